@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the data plane and the system tests need. Idempotent; run as root.
+set -euo pipefail
+PKGS=(wireguard-tools wireguard-go iproute2 iptables iputils-ping redis-server procps)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "system packages present: ${PKGS[*]}"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "need root to install: ${missing[*]} (run: sudo $0)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "installed: ${missing[*]}"
