@@ -1,0 +1,121 @@
+// The data-plane seam: what the panel asks of a gateway, implemented by `linux` (real tools) and `simulated` (twin).
+
+/** One WireGuard interface as the store wants it. */
+export interface InterfaceSpec {
+  /** Interface name, `wg<number>`; unique on the host (wireguard-go sockets live in a shared /var/run/wireguard). */
+  name: string;
+  /** Base64 private key of the interface. */
+  privateKey: string;
+  /** UDP listen port. */
+  listenPort: number;
+  /** Server address in its subnet as CIDR, e.g. `10.0.1.1/24`. */
+  address: string;
+  /** Optional IPv6 address as CIDR, or null. */
+  addressIpv6: string | null;
+  /** MTU; 0 means the tool's default (1420). */
+  mtu: number;
+  /** Source address for SNAT of peer traffic; null means MASQUERADE on the outgoing interface. */
+  externalIp: string | null;
+  /** Outgoing interface for NAT, e.g. `eth0`; null means any. */
+  externalInterface: string | null;
+  /** Whether peers of this interface may reach each other. */
+  internalTraffic: boolean;
+}
+
+/** One peer as the store wants it. */
+export interface PeerSpec {
+  /** Base64 public key of the peer. */
+  publicKey: string;
+  /** Allowed IPs as CIDRs (`10.0.1.2/32`, optionally an IPv6 /128). */
+  allowedIps: string[];
+  /** PersistentKeepalive seconds the server sends; 0 = off. */
+  persistentKeepalive: number;
+}
+
+/** A batch of peer changes on one interface, applied as one `wg set` (chunked only when huge). */
+export interface PeerChanges {
+  /** Peers to add or update (matched by public key). */
+  upsert: PeerSpec[];
+  /** Public keys of peers to remove. */
+  remove: string[];
+}
+
+/** Live state of one peer, as `wg show <if> dump` reports it. */
+export interface PeerState {
+  publicKey: string;
+  /** `ip:port` of the last packet, or null when none yet. */
+  endpoint: string | null;
+  allowedIps: string[];
+  /** Unix seconds of the latest handshake; 0 when never. */
+  latestHandshake: number;
+  /** Bytes received from the peer. */
+  transferRx: number;
+  /** Bytes sent to the peer. */
+  transferTx: number;
+  /** Seconds; 0 = off. */
+  persistentKeepalive: number;
+}
+
+/** Live state of one interface. */
+export interface InterfaceState {
+  name: string;
+  publicKey: string;
+  listenPort: number;
+  /** Addresses on the link as CIDRs. */
+  addresses: string[];
+  mtu: number;
+  /** Whether the link is administratively up. */
+  up: boolean;
+  peers: PeerState[];
+}
+
+/** Versions of the WireGuard pieces, as the tools print them. */
+export interface WireguardVersions {
+  wireguard: string;
+  'wireguard-dkms': string;
+  'wireguard-tools': string;
+}
+
+/** Result of a health probe. */
+export interface DriverHealth {
+  ok: boolean;
+  /** Why not ok, for the status text. */
+  detail?: string;
+}
+
+/**
+ * A gateway data plane. The store is the desired state; a driver only makes the host match what it is told.
+ * Every method is idempotent. Implementations: `LinuxDriver` (wg, wireguard-go, ip, iptables) and
+ * `SimulatedDriver` (in memory, same invariants, same errors, same dump shapes).
+ */
+export interface Driver {
+  /** `linux` or `simulated`. */
+  readonly kind: 'linux' | 'simulated';
+  /** Probes that the tools work; used by `status` and reload. */
+  health(): Promise<DriverHealth>;
+  /** Versions of kernel module / wireguard-go and wireguard-tools. */
+  versions(): Promise<WireguardVersions>;
+  /** Names of the WireGuard interfaces this driver manages that exist now. */
+  listInterfaces(): Promise<string[]>;
+  /**
+   * Creates the interface when missing, otherwise changes in place only what differs (key, port, address, MTU,
+   * NAT, internal traffic). Never touches peers and never restarts a link that is already right.
+   */
+  ensureInterface(spec: InterfaceSpec): Promise<void>;
+  /** Removes the interface with its NAT and filter rules; no-op when absent. */
+  removeInterface(name: string): Promise<void>;
+  /** Applies peer additions, updates and removals with one incremental `wg set` (no syncconf, no restart). */
+  applyPeers(name: string, changes: PeerChanges): Promise<void>;
+  /** Live state of an interface, or null when it does not exist. */
+  inspect(name: string): Promise<InterfaceState | null>;
+  /** Releases resources held by the driver (not the interfaces: they outlive the panel). */
+  close(): Promise<void>;
+}
+
+/** Error raised by a driver when a tool fails; `detail` holds the tool's stderr (never secrets). */
+export class DataplaneError extends Error {
+  constructor(message: string, readonly detail?: string) {
+    super(message);
+    this.name = 'DataplaneError';
+  }
+}

@@ -1,0 +1,71 @@
+// Test entry (`npm test`): runs every tier with node's test runner and prints one closing count line.
+// Tiers run one after another; system tests run one file at a time (they share /var/run/wireguard and iptables).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const tiers: Array<{ name: string; dir: string; concurrency: number }> = [
+  { name: 'unit', dir: 'test/unit', concurrency: 2 },
+  { name: 'contract', dir: 'test/contract', concurrency: 1 },
+  { name: 'integration', dir: 'test/integration', concurrency: 2 },
+  { name: 'system', dir: 'test/system', concurrency: 1 },
+  { name: 'browser', dir: 'test/browser', concurrency: 1 },
+];
+
+function findTests(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return entry.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const only = process.argv.slice(2);
+const tapDir = mkdtempSync(join(tmpdir(), 'vpnhost-test-'));
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let exitCode = 0;
+
+for (const tier of tiers) {
+  if (only.length && !only.includes(tier.name)) continue;
+  const files = findTests(join(root, tier.dir)).sort();
+  if (files.length === 0) continue;
+  const tap = join(tapDir, `${tier.name}.tap`);
+  process.stdout.write(`\n== ${tier.name} tier: ${files.length} file(s)\n`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx', '--test',
+      `--test-concurrency=${tier.concurrency}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      ...files.map((f) => relative(root, f)),
+    ],
+    { cwd: root, stdio: 'inherit', env: process.env },
+  );
+  const text = readFileSync(tap, 'utf8');
+  const count = (label: string) => sumOf(text, label);
+  passed += count('pass');
+  failed += count('fail');
+  skipped += count('skipped');
+  if (result.status !== 0) exitCode = 1;
+}
+
+function sumOf(text: string, label: string): number {
+  let total = 0;
+  for (const match of text.matchAll(new RegExp(`^# ${label} (\\d+)$`, 'gm'))) total += Number(match[1]);
+  return total;
+}
+
+if (failed > 0) exitCode = 1;
+process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+process.exit(exitCode);
