@@ -1,0 +1,212 @@
+// In-memory twin of the linux data plane: same invariants, same errors, same inspect shapes; for tests and demo.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { normalizeAddress, normalizeAllowedIp } from '../cidr.ts';
+import {
+  DataplaneError,
+  type Driver,
+  type DriverHealth,
+  type InterfaceSpec,
+  type InterfaceState,
+  type PeerChanges,
+  type PeerState,
+  type WireguardVersions,
+} from '../driver.ts';
+import { isValidKey, publicKeyFrom } from '../keys.ts';
+import { sortPeers } from '../render/peer-order.ts';
+import * as msg from '../tool-messages.ts';
+
+/** Options of the simulated driver. */
+export interface SimulatedDriverOptions {
+  /** Delay added to every call, to mimic tool latency (default 0). */
+  latencyMs?: number;
+  /** Clock for handshake defaults (unix seconds); defaults to the wall clock. */
+  now?: () => number;
+}
+
+/** Operation counters, so tests can prove "one call per change" and "no restart". */
+export interface SimulatedStats {
+  /** ensureInterface calls. */
+  ensureCalls: number;
+  /** applyPeers calls (one `wg set` each on the real driver). */
+  applyPeersCalls: number;
+  /** Links created under a name this driver had removed before (a down/up cycle of an interface). */
+  restarts: number;
+  /** Links created, first time or not. */
+  creates: number;
+}
+
+/** Live-traffic facts a test injects with {@link SimulatedDriver.simulateHandshake}. */
+export interface SimulatedHandshake {
+  /** `ip:port` the peer's packets came from. */
+  endpoint: string;
+  /** Unix seconds of the handshake (default: now). */
+  at?: number;
+  /** Bytes received from the peer (default: unchanged). */
+  rx?: number;
+  /** Bytes sent to the peer (default: unchanged). */
+  tx?: number;
+}
+
+interface SimLink {
+  spec: InterfaceSpec;
+  publicKey: string;
+  /** Simulated ifindex; changes only when the link is re-created. */
+  index: number;
+  peers: Map<string, PeerState>;
+}
+
+const fail = (tool: string, line: string): never => {
+  throw new DataplaneError(msg.toolMessage(tool, line), line);
+};
+
+/**
+ * The simulated data plane. State lives in memory for the life of the object (like links outlive the panel,
+ * it outlives nothing). Errors carry the same texts the linux driver surfaces from wg and ip.
+ */
+export class SimulatedDriver implements Driver {
+  readonly kind = 'simulated' as const;
+  private readonly links = new Map<string, SimLink>();
+  private readonly removed = new Set<string>();
+  private readonly counters: SimulatedStats = { ensureCalls: 0, applyPeersCalls: 0, restarts: 0, creates: 0 };
+  private nextIndex = 2;
+  private readonly latencyMs: number;
+  private readonly now: () => number;
+
+  constructor(opts: SimulatedDriverOptions = {}) {
+    this.latencyMs = opts.latencyMs ?? 0;
+    this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  async health(): Promise<DriverHealth> {
+    await this.delay();
+    return { ok: true };
+  }
+
+  async versions(): Promise<WireguardVersions> {
+    await this.delay();
+    return { wireguard: 'simulated', 'wireguard-dkms': 'simulated', 'wireguard-tools': 'simulated' };
+  }
+
+  async listInterfaces(): Promise<string[]> {
+    await this.delay();
+    return [...this.links.keys()].sort();
+  }
+
+  async ensureInterface(spec: InterfaceSpec): Promise<void> {
+    this.counters.ensureCalls++;
+    await this.delay();
+    checkSpec(spec);
+    const publicKey = publicKeyFrom(spec.privateKey);
+    if (spec.listenPort !== 0) {
+      for (const [name, link] of this.links) {
+        if (name !== spec.name && link.spec.listenPort === spec.listenPort) fail('wg', msg.WG_ADDRESS_IN_USE);
+      }
+    }
+    const link = this.links.get(spec.name);
+    if (link) {
+      link.spec = { ...spec };
+      link.publicKey = publicKey;
+      return;
+    }
+    this.counters.creates++;
+    if (this.removed.has(spec.name)) this.counters.restarts++;
+    this.links.set(spec.name, { spec: { ...spec }, publicKey, index: this.nextIndex++, peers: new Map() });
+  }
+
+  async removeInterface(name: string): Promise<void> {
+    await this.delay();
+    if (this.links.delete(name)) this.removed.add(name);
+  }
+
+  async applyPeers(name: string, changes: PeerChanges): Promise<void> {
+    this.counters.applyPeersCalls++;
+    await this.delay();
+    // wg parses the whole command line before touching the device: validation errors change nothing.
+    for (const key of changes.remove) if (!isValidKey(key)) fail('wg', msg.wgBadKey(key));
+    const upserts = changes.upsert.map((peer) => {
+      if (!isValidKey(peer.publicKey)) fail('wg', msg.wgBadKey(peer.publicKey));
+      const keepalive = peer.persistentKeepalive;
+      if (!Number.isInteger(keepalive) || keepalive < 0 || keepalive > 65535) fail('wg', msg.wgBadKeepalive(keepalive));
+      const allowedIps = peer.allowedIps.map((ip) => normalizeAllowedIp(ip) ?? fail('wg', msg.wgBadAllowedIp(ip)));
+      return { publicKey: peer.publicKey, allowedIps: dedupe(allowedIps), keepalive };
+    });
+    const link = this.links.get(name);
+    if (!link) return fail('wg', msg.WG_NO_DEVICE);
+    for (const key of changes.remove) link.peers.delete(key);
+    for (const peer of upserts) {
+      for (const other of link.peers.values()) {
+        if (other.publicKey !== peer.publicKey) other.allowedIps = other.allowedIps.filter((ip) => !peer.allowedIps.includes(ip));
+      }
+      const current = link.peers.get(peer.publicKey);
+      link.peers.set(peer.publicKey, {
+        publicKey: peer.publicKey,
+        endpoint: current?.endpoint ?? null,
+        allowedIps: peer.allowedIps,
+        latestHandshake: current?.latestHandshake ?? 0,
+        transferRx: current?.transferRx ?? 0,
+        transferTx: current?.transferTx ?? 0,
+        persistentKeepalive: peer.keepalive,
+      });
+    }
+  }
+
+  async inspect(name: string): Promise<InterfaceState | null> {
+    await this.delay();
+    const link = this.links.get(name);
+    if (!link) return null;
+    const { spec } = link;
+    const addresses = [spec.address, spec.addressIpv6].filter((a): a is string => !!a).map((a) => normalizeAddress(a) ?? a);
+    return {
+      name,
+      publicKey: link.publicKey,
+      listenPort: spec.listenPort,
+      addresses,
+      mtu: spec.mtu || msg.DEFAULT_MTU,
+      up: true,
+      peers: sortPeers([...link.peers.values()].map((p) => ({ ...p, allowedIps: [...p.allowedIps] }))),
+    };
+  }
+
+  async close(): Promise<void> {}
+
+  /** Simulation only: counters of driver operations since construction. */
+  stats(): SimulatedStats {
+    return { ...this.counters };
+  }
+
+  /** Simulation only: the link's index, which changes only when the link is re-created (like an ifindex). */
+  linkIndex(name: string): number | null {
+    return this.links.get(name)?.index ?? null;
+  }
+
+  /** Simulation only: records a handshake (and optionally traffic counters) of a peer, as if it had connected. */
+  simulateHandshake(iface: string, publicKey: string, handshake: SimulatedHandshake): void {
+    const peer = this.links.get(iface)?.peers.get(publicKey);
+    if (!peer) throw new DataplaneError(`no peer ${publicKey} on ${iface}`);
+    peer.endpoint = handshake.endpoint;
+    peer.latestHandshake = handshake.at ?? this.now();
+    if (handshake.rx !== undefined) peer.transferRx = handshake.rx;
+    if (handshake.tx !== undefined) peer.transferTx = handshake.tx;
+  }
+
+  private async delay(): Promise<void> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  }
+}
+
+/** Validates what the real tools would refuse, with their texts. */
+function checkSpec(spec: InterfaceSpec): void {
+  if (!msg.INTERFACE_NAME_PATTERN.test(spec.name)) fail('ip', msg.invalidInterfaceName(spec.name));
+  if (!isValidKey(spec.privateKey)) fail('wg', msg.WG_BAD_PRIVATE_KEY);
+  if (!Number.isInteger(spec.listenPort) || spec.listenPort < 0 || spec.listenPort > 65535) fail('wg', msg.INVALID_PORT);
+  if (!normalizeAddress(spec.address) || !spec.address.includes('/')) fail('ip', msg.ipBadPrefix(spec.address));
+  if (spec.addressIpv6 && (!normalizeAddress(spec.addressIpv6) || !spec.addressIpv6.includes('/'))) {
+    fail('ip', msg.ipBadPrefix(spec.addressIpv6));
+  }
+  if (spec.mtu !== 0 && spec.mtu < 68) fail('ip', msg.IP_MTU_TOO_SMALL);
+  if (spec.mtu > 65535) fail('ip', msg.IP_MTU_TOO_BIG);
+}
+
+function dedupe(values: string[]): string[] {
+  return [...new Set(values)];
+}
