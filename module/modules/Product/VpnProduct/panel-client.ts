@@ -1,0 +1,195 @@
+// Typed HTTP client of one VPN panel: an undici Pool (keep-alive, timeouts), the access_hash cookie, form bodies,
+// every answer parsed with the panel's own zod schemas; panel errors surface verbatim as PanelError.
+import { Pool, errors as undiciErrors } from 'undici';
+import { z } from 'zod';
+import {
+  AccountListSchema, AccountSchema, AvailableIpsSchema, EnvelopeSchema, SuccessSchema, SystemStatusSchema,
+  WireguardServerMapSchema, WireguardServerSchema,
+  type Account, type SystemStatus, type WireguardServer,
+} from './wire-schemas.ts';
+
+/** An error answered by the panel; `message` is the panel's `error` text byte for byte. */
+export class PanelError extends Error {
+  constructor(message: string, readonly httpStatus?: number) {
+    super(message);
+    this.name = 'PanelError';
+  }
+}
+
+/** The panel could not be reached (connect, timeout, reset); message `cannot reach panel: <cause>`. */
+export class PanelUnreachableError extends PanelError {
+  constructor(cause: string) {
+    super(`cannot reach panel: ${cause}`);
+    this.name = 'PanelUnreachableError';
+  }
+}
+
+export const ACCOUNT_NOT_FOUND = 'Account not found';
+export const NAME_IN_USE = 'The name is already in use';
+export const USERNAME_IN_USE = 'The username is already in use';
+export const IP_IN_USE = 'IP address already in use';
+export const SERVER_NOT_FOUND = 'Wireguard server not found';
+
+export interface PanelClientOptions {
+  /** `{base_url}` or the API root `{base_url}/api/v1`. */
+  apiUrl: string;
+  accessHash: string;
+  /** Sockets kept per panel (default 16). */
+  connections?: number;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+type Params = Record<string, string | number | boolean | undefined>;
+
+/** Parameters of POST /account. */
+export interface CreateAccountParams {
+  wg_name: string;
+  allowed_IPs: string;
+  name?: string;
+  status?: 'enable' | 'disable';
+  username?: string;
+  password?: string;
+  b_download?: number;
+  b_upload?: number;
+}
+
+/** Parameters of PUT /account/<name>. */
+export interface UpdateAccountParams {
+  status?: 'enable' | 'disable';
+  password?: string;
+  allowed_IPs?: string;
+  b_download?: number;
+  b_upload?: number;
+}
+
+/** Client of the panel REST API (`/api/v1`). One instance per panel; share it, it pools connections. */
+export class PanelClient {
+  private readonly pool: Pool;
+  private readonly root: string;
+  private readonly cookie: string;
+
+  constructor(opts: PanelClientOptions) {
+    const url = new URL(opts.apiUrl);
+    const path = url.pathname.replace(/\/+$/, '');
+    this.root = /\/api\/v1$/.test(path) ? path : `${path}/api/v1`;
+    this.cookie = `access_hash=${encodeURIComponent(opts.accessHash)}`;
+    this.pool = new Pool(url.origin, {
+      connections: opts.connections ?? 16,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: opts.connectTimeoutMs ?? 5_000 },
+      headersTimeout: opts.headersTimeoutMs ?? 30_000,
+      bodyTimeout: opts.bodyTimeoutMs ?? 30_000,
+    });
+  }
+
+  systemStatus(signal?: AbortSignal): Promise<SystemStatus> {
+    return this.call('GET', '/system/status', SystemStatusSchema, undefined, signal);
+  }
+
+  getAccount(name: string, signal?: AbortSignal): Promise<Account> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}`, AccountSchema, undefined, signal);
+  }
+
+  /** The account, or null when the panel answers `Account not found`. */
+  async findAccount(name: string, signal?: AbortSignal): Promise<Account | null> {
+    try {
+      return await this.getAccount(name, signal);
+    } catch (err) {
+      if (err instanceof PanelError && err.message === ACCOUNT_NOT_FOUND) return null;
+      throw err;
+    }
+  }
+
+  listAccounts(signal?: AbortSignal): Promise<Account[]> {
+    return this.call('GET', '/account', AccountListSchema, undefined, signal);
+  }
+
+  createAccount(params: CreateAccountParams, signal?: AbortSignal): Promise<Account> {
+    return this.call('POST', '/account', AccountSchema, params as unknown as Params, signal);
+  }
+
+  updateAccount(name: string, params: UpdateAccountParams, signal?: AbortSignal): Promise<Account> {
+    return this.call('PUT', `/account/${encodeURIComponent(name)}`, AccountSchema, params as unknown as Params, signal);
+  }
+
+  async deleteAccount(name: string, signal?: AbortSignal): Promise<void> {
+    await this.call('DELETE', `/account/${encodeURIComponent(name)}`, SuccessSchema, undefined, signal);
+  }
+
+  listServers(signal?: AbortSignal): Promise<Record<string, WireguardServer>> {
+    return this.call('GET', '/wireguard', WireguardServerMapSchema, undefined, signal);
+  }
+
+  getServer(name: string, signal?: AbortSignal): Promise<WireguardServer> {
+    return this.call('GET', `/wireguard/${encodeURIComponent(name)}`, WireguardServerSchema, undefined, signal);
+  }
+
+  availableIps(server: string, signal?: AbortSignal): Promise<string[]> {
+    return this.call('GET', `/wireguard/${encodeURIComponent(server)}/available_ips`, AvailableIpsSchema, undefined, signal);
+  }
+
+  /** Closes the pool's sockets. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  /** One request; resolves with `msg` parsed by `schema`, rejects with PanelError carrying the panel's text. */
+  async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, schema: z.ZodType<T>, params?: Params, signal?: AbortSignal): Promise<T> {
+    const body = params ? formEncode(params) : undefined;
+    let statusCode: number;
+    let text: string;
+    try {
+      const res = await this.pool.request({
+        method,
+        path: this.root + path,
+        headers: {
+          cookie: this.cookie,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body,
+        signal,
+      });
+      statusCode = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      throw new PanelUnreachableError(describe(err));
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new PanelError(`unexpected answer from panel: HTTP ${statusCode}, not JSON`, statusCode);
+    }
+    const envelope = EnvelopeSchema.safeParse(json);
+    if (!envelope.success) throw new PanelError(`unexpected answer from panel: HTTP ${statusCode}, no envelope`, statusCode);
+    if (envelope.data.error !== '') throw new PanelError(envelope.data.error, statusCode);
+    const msg = schema.safeParse(envelope.data.msg);
+    if (!msg.success) {
+      const issue = msg.error.issues[0];
+      throw new PanelError(`unexpected answer from panel: ${issue ? `${issue.path.join('.') || 'msg'}: ${issue.message}` : 'invalid msg'}`, statusCode);
+    }
+    return msg.data;
+  }
+}
+
+function formEncode(params: Params): string {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    form.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  }
+  return form.toString();
+}
+
+function describe(err: unknown): string {
+  if (err instanceof undiciErrors.ConnectTimeoutError) return 'connect timeout';
+  if (err instanceof undiciErrors.HeadersTimeoutError) return 'timeout waiting for the answer';
+  if (err instanceof undiciErrors.BodyTimeoutError) return 'timeout reading the answer';
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e.code ?? e.cause?.code;
+  return code && !e.message.includes(code) ? `${code} ${e.message}` : e.message || String(err);
+}

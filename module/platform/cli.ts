@@ -1,0 +1,120 @@
+// `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ), admin-token create|list|delete.
+import { parseArgs } from 'node:util';
+import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
+import { openPlatformDb } from './store/db.ts';
+import { startPlatform, startWorkerOnly, type RunningPlatform } from './server.ts';
+
+const USAGE = `usage:
+  vpnhost platform serve [--listen HOST:PORT] [--data DIR] [--queue embedded|redis://HOST:PORT] [--workers N]
+  vpnhost platform worker [--data DIR] --queue redis://HOST:PORT [--workers N]
+  vpnhost platform admin-token create [--data DIR] [--comment TEXT]
+  vpnhost platform admin-token list [--data DIR]
+  vpnhost platform admin-token delete ID [--data DIR]
+
+environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS`;
+
+const DEFAULT_LISTEN = '127.0.0.1:8090';
+const DEFAULT_DATA = './data/platform';
+
+/** Runs a `platform` subcommand; resolves to the exit code (serve and worker resolve after shutdown). */
+export async function platformCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      listen: { type: 'string' },
+      data: { type: 'string' },
+      queue: { type: 'string' },
+      workers: { type: 'string' },
+      comment: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (!sub || values.help || sub === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return sub ? 0 : 2;
+  }
+  const dataDir = values.data ?? process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA;
+  const queue = values.queue ?? process.env.VPNHOST_PLATFORM_QUEUE ?? 'embedded';
+  const workers = parseWorkers(values.workers ?? process.env.VPNHOST_PLATFORM_WORKERS);
+  switch (sub) {
+    case 'serve': {
+      const running = await startPlatform({
+        listen: values.listen ?? process.env.VPNHOST_PLATFORM_LISTEN ?? DEFAULT_LISTEN,
+        dataDir, queue, workers,
+      });
+      process.stdout.write(`platform listening on ${running.url}\n`);
+      return runUntilSignal(running);
+    }
+    case 'worker': {
+      if (!queue.startsWith('redis://')) throw new Error('worker needs --queue redis://HOST:PORT (the embedded queue runs inside `platform serve`)');
+      const running = await startWorkerOnly({ dataDir, queue, workers });
+      process.stdout.write(`platform worker started (${workers ?? 'default'} concurrency) on ${redactUrl(queue)}\n`);
+      return runUntilSignal(running);
+    }
+    case 'admin-token':
+      return adminToken(positionals, dataDir, values.comment ?? '');
+    default:
+      process.stderr.write(`vpnhost platform: unknown subcommand '${sub}'\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+function adminToken(positionals: string[], dataDir: string, comment: string): number {
+  const [action, id] = positionals;
+  const db = openPlatformDb(dataDir);
+  try {
+    const tokens = new AdminTokenRepository(db);
+    if (action === 'create') {
+      process.stdout.write(tokens.create(comment).token + '\n');
+      return 0;
+    }
+    if (action === 'list') {
+      for (const t of tokens.list()) {
+        process.stdout.write(`${t.id}\t${t.created_at}\t${t.last_used_at ?? '-'}\t${t.comment}\n`);
+      }
+      return 0;
+    }
+    if (action === 'delete' && id && /^\d+$/.test(id)) {
+      if (tokens.delete(Number(id))) return 0;
+      process.stderr.write(`vpnhost platform admin-token: no token with id ${id}\n`);
+      return 1;
+    }
+    process.stderr.write(`vpnhost platform admin-token: expected create, list or delete ID\n${USAGE}\n`);
+    return 2;
+  } finally {
+    db.close();
+  }
+}
+
+function parseWorkers(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 512) throw new Error(`--workers must be an integer 1-512, got '${value}'`);
+  return n;
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** Waits for SIGTERM/SIGINT, then shuts down gracefully; a second signal exits at once. */
+function runUntilSignal(running: { close(): Promise<void> }): Promise<number> {
+  return new Promise((resolve) => {
+    let closing = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (closing) process.exit(130);
+      closing = true;
+      process.stderr.write(`platform: ${signal}, shutting down\n`);
+      running.close().then(() => resolve(0), (err: Error) => {
+        process.stderr.write(`platform: shutdown failed: ${err.message}\n`);
+        resolve(1);
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+export type { RunningPlatform };

@@ -1,0 +1,41 @@
+// The admin API's error catalogue and the one mapper turning errors into `{error}` JSON answers.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+export const UNAUTHORIZED = 'unauthorized: a valid admin bearer token is required';
+export const NOT_FOUND = 'not found';
+export const INTERNAL_ERROR = 'internal error';
+export const UNKNOWN_MODULE = (name: string) => `unknown module: ${name}`;
+export const UNKNOWN_PRODUCT = (uuid: string) => `product not found: ${uuid}`;
+export const UNKNOWN_SERVICE = (uuid: string) => `service not found: ${uuid}`;
+export const UNKNOWN_ACTION = (action: string) => `unknown action: ${action} (one of create, suspend, unsuspend, termination, change_package)`;
+export const UNKNOWN_TASK = (id: string) => `task not found: ${id}`;
+export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
+
+/** An error with the HTTP status and the JSON body it answers with. */
+export class HttpError extends Error {
+  constructor(readonly statusCode: number, message: string, readonly extra: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** Fastify error handler: HttpError as is, schema failures as 400 with the first issue, everything else 500. */
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof HttpError) {
+    void reply.code(error.statusCode).send({ error: error.message, ...error.extra });
+    return;
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.map((v) => `${v.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'body'}: ${v.message}`);
+    void reply.code(400).send({ error: `invalid request: ${issues.join('; ')}` });
+    return;
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status && status >= 400 && status < 500) {
+    void reply.code(status).send({ error: error.message });
+    return;
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  void reply.code(500).send({ error: INTERNAL_ERROR });
+}

@@ -1,0 +1,52 @@
+// Numbered schema migrations of the platform store (panels, products, services, admin tokens).
+
+/** One schema step; `id` is applied once, in ascending order, and never edited after release. */
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export const PLATFORM_MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE panels (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        location TEXT NOT NULL UNIQUE,
+        api_url TEXT NOT NULL,
+        access_hash_sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE products (
+        uuid TEXT PRIMARY KEY,
+        module TEXT NOT NULL,
+        product_data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE services (
+        uuid TEXT PRIMARY KEY,
+        product_uuid TEXT NOT NULL REFERENCES products(uuid),
+        module TEXT NOT NULL,
+        service_data TEXT NOT NULL,
+        provision_status TEXT NOT NULL,
+        status_reason TEXT,
+        provision_data TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX services_product ON services(product_uuid);
+      CREATE INDEX services_status ON services(provision_status);
+      CREATE TABLE admin_tokens (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        digest TEXT NOT NULL UNIQUE,
+        comment TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        last_used_at TEXT
+      );
+    `,
+  },
+];
