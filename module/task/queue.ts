@@ -39,6 +39,10 @@ export interface TaskRecord {
   /** ISO timestamps. */
   createdAt: string;
   updatedAt: string;
+  /** For a `duplicate` record: the id of the pending or processing task it duplicates. */
+  duplicateOf?: string | null;
+  /** ISO time the record became `completed`, `failed` or `duplicate`. */
+  finishedAt?: string | null;
 }
 
 /** What a handler gets besides its input. */
@@ -55,6 +59,9 @@ export interface TaskContext {
  * (retried by `tries`); a throw fails the attempt and counts toward `maxExceptions`.
  */
 export type TaskHandler = (input: Record<string, unknown>, ctx: TaskContext) => Promise<unknown>;
+
+/** Terminal statuses: `waitFor` resolves on them. */
+export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'duplicate'];
 
 /** Answer of `add`. */
 export interface TaskAdded {
@@ -82,7 +89,10 @@ export interface TaskQueue {
   register(job: string, handler: TaskHandler): void;
   /** Queues a task; never runs it inline. */
   add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded>;
-  /** Starts workers on the given queues (all when omitted); recovers tasks a crashed worker left `processing`. */
+  /**
+   * Starts workers on the given queues (all when omitted); recovers tasks a crashed worker left `processing`.
+   * `concurrency` is the number of attempts run at once by this process (per queue for BullMQ), default 1.
+   */
   start(opts?: { queues?: string[]; concurrency?: number }): Promise<void>;
   /** Stops taking work, aborts nothing that can finish within `graceMs`, then closes connections. */
   stop(graceMs?: number): Promise<void>;

@@ -1,0 +1,218 @@
+// BullMQ backend (`--queue redis://HOST:PORT`): Redis schedules and distributes attempts; the task record stays in
+// the platform SQLite, so every worker process must open the same data directory (i.e. run on the same host).
+import { randomUUID } from 'node:crypto';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { decide, LOST_WORKER_ERROR, runAttempt } from './attempt.ts';
+import { resolveOptions } from './options.ts';
+import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
+import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
+import type { TaskStore } from './task-store.ts';
+
+export const ENQUEUE_ERROR = 'Task could not be queued';
+
+export interface BullmqQueueOptions {
+  /** `redis://[user:password@]HOST:PORT[/db]` (or `rediss://`). */
+  url: string;
+  /** Redis key prefix, default `vpnhost`. */
+  prefix?: string;
+  workerId?: string;
+  /** Interval of waitFor's record polls, default 250 ms. */
+  pollMs?: number;
+  /** BullMQ job lock; a worker that dies loses it after this long. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often workers look for jobs whose lock expired (stalled), default 30 s. */
+  stalledIntervalMs?: number;
+  logger?: TaskLogger;
+}
+
+interface JobData {
+  taskId: string;
+}
+
+/**
+ * BullMQ `TaskQueue` (kind `bullmq`). Redis holds only the task id (job id = task id, data `{taskId}`); inputs and
+ * their secrets never leave the SQLite record. BullMQ `attempts` = tries and a fixed backoff of `backoff` seconds;
+ * the store counts attempts and exceptions and ends retries early with an UnrecoverableError (maxExceptions, or
+ * an attempt lost to a dead worker when no tries are left). Stalled jobs are re-delivered by BullMQ's checker.
+ */
+export class BullmqQueue extends StoreBackedQueue {
+  readonly kind = 'bullmq' as const;
+  private readonly workerId: string;
+  private readonly prefix: string;
+  private readonly lockDurationMs: number;
+  private readonly stalledIntervalMs: number;
+  private connection: Redis | undefined;
+  private readonly queues = new Map<string, Queue<JobData>>();
+  private readonly workers = new Map<string, { worker: Worker<JobData>; connection: Redis }>();
+  private readonly active = new Map<string, AbortController>();
+  private running = false;
+  private startOpts: { queues?: string[]; concurrency?: number } = {};
+  private rescanTimer: NodeJS.Timeout | undefined;
+
+  constructor(store: TaskStore, private readonly opts: BullmqQueueOptions) {
+    super(store, opts.pollMs ?? 250, opts.logger);
+    this.workerId = opts.workerId ?? randomUUID();
+    this.prefix = opts.prefix ?? 'vpnhost';
+    this.lockDurationMs = opts.lockDurationMs ?? 30_000;
+    this.stalledIntervalMs = opts.stalledIntervalMs ?? 30_000;
+  }
+
+  async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
+    const resolved = resolveOptions(options);
+    const added = this.store.insert({ backend: 'bullmq', job, queue, input, tags, options: resolved });
+    if (added.status === 'duplicate') {
+      this.notify(added.id);
+      return added;
+    }
+    await this.enqueue(queue, job, added.id, resolved);
+    if (this.running && !this.startOpts.queues) this.ensureWorker(queue);
+    return added;
+  }
+
+  private async enqueue(queue: string, job: string, id: string, options: TaskOptions): Promise<void> {
+    try {
+      await this.queueFor(queue).add(job, { taskId: id }, {
+        jobId: id,
+        attempts: options.tries,
+        backoff: { type: 'fixed', delay: Math.round(options.backoff * 1000) },
+        removeOnComplete: true,
+        removeOnFail: true,
+      });
+    } catch (error) {
+      this.store.fail(id, `${ENQUEUE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
+      this.notify(id);
+      throw error;
+    }
+  }
+
+  async start(opts: { queues?: string[]; concurrency?: number } = {}): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.started = true;
+    this.startOpts = opts;
+    const names = opts.queues ?? this.store.activeQueues('bullmq');
+    for (const name of names) this.ensureWorker(name);
+    if (!opts.queues) {
+      this.rescanTimer = setInterval(() => {
+        for (const name of this.store.activeQueues('bullmq')) this.ensureWorker(name);
+      }, Math.max(1000, this.stalledIntervalMs));
+    }
+    await Promise.all([...this.workers.values()].map(({ worker }) => worker.waitUntilReady()));
+  }
+
+  /** Closes workers (waiting up to `graceMs` for running attempts, then aborting them), queues and connections. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.started = false;
+    clearInterval(this.rescanTimer);
+    const closing = Promise.allSettled([...this.workers.values()].map(({ worker }) => worker.close()));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    clearTimeout(timer);
+    if (graceOver) {
+      for (const controller of this.active.values()) controller.abort();
+      await closing;
+    }
+    await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
+    const connections = [...this.workers.values()].map((entry) => entry.connection);
+    if (this.connection) connections.push(this.connection);
+    await Promise.allSettled(connections.map((connection) => connection.quit()));
+    this.workers.clear();
+    this.queues.clear();
+    this.connection = undefined;
+  }
+
+  async retry(id: string): Promise<TaskRecord> {
+    const record = this.store.resetForRetry(id, 'bullmq');
+    const queue = this.queueFor(record.queue);
+    await queue.remove(id).catch(() => 0);
+    await this.enqueue(record.queue, record.job, id, record.options);
+    if (this.running && !this.startOpts.queues) this.ensureWorker(record.queue);
+    this.notify(id);
+    return record;
+  }
+
+  private redis(): Redis {
+    const connection = new Redis(this.opts.url, { maxRetriesPerRequest: null });
+    connection.on('error', (error: Error) => this.logger.error({ err: error.message }, 'redis connection error'));
+    return connection;
+  }
+
+  private queueFor(name: string): Queue<JobData> {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      if (!this.connection) {
+        this.connection = new Redis(this.opts.url, { maxRetriesPerRequest: 2 });
+        this.connection.on('error', (error: Error) => this.logger.error({ err: error.message }, 'redis connection error'));
+      }
+      queue = new Queue<JobData>(name, { connection: this.connection, prefix: this.prefix });
+      queue.on('error', (error: Error) => this.logger.error({ err: error.message, queue: name }, 'bullmq queue error'));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private ensureWorker(name: string): void {
+    if (!this.running || this.workers.has(name)) return;
+    const connection = this.redis();
+    const worker = new Worker<JobData>(name, (job) => this.process(job), {
+      connection,
+      prefix: this.prefix,
+      concurrency: Math.max(1, this.startOpts.concurrency ?? 1),
+      lockDuration: this.lockDurationMs,
+      stalledInterval: this.stalledIntervalMs,
+      // Stalls are bounded by the record's tries (see process); BullMQ's own stall limit would fail the job
+      // without telling the record.
+      maxStalledCount: 1_000_000,
+    });
+    worker.on('error', (error: Error) => this.logger.error({ err: error.message, queue: name }, 'bullmq worker error'));
+    worker.on('failed', (job, error) => {
+      if (job && job.finishedOn) this.reconcileFailed(job.data.taskId, error.message);
+    });
+    this.workers.set(name, { worker, connection });
+  }
+
+  /** A job BullMQ failed for good while the record is still open: close the record too. */
+  private reconcileFailed(taskId: string, message: string): void {
+    const record = this.store.get(taskId);
+    if (record && (record.status === 'pending' || record.status === 'processing')) {
+      this.store.fail(taskId, message);
+      this.notify(taskId);
+    }
+  }
+
+  /** The BullMQ processor: one attempt of the record, the outcome mapped onto BullMQ's retry machinery. */
+  private async process(job: Job<JobData>): Promise<null> {
+    const taskId = job.data.taskId;
+    const claimed = this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
+    if (!claimed) {
+      this.notify(taskId);
+      const record = this.store.get(taskId);
+      if (record?.status === 'failed') throw new UnrecoverableError(record.lastError ?? LOST_WORKER_ERROR);
+      return null;
+    }
+    const { record, rawInput } = claimed;
+    this.notify(taskId);
+    const controller = new AbortController();
+    this.active.set(taskId, controller);
+    try {
+      const outcome = await runAttempt(this.handlerFor(record.job), rawInput, {
+        taskId, attempt: record.attempts, timeout: record.options.timeout, stopSignal: controller.signal,
+      });
+      let updated: TaskRecord | null;
+      if (outcome.kind === 'stopped') {
+        this.store.release('bullmq', { workerId: this.workerId, ids: [taskId] });
+        updated = this.store.get(taskId);
+      } else {
+        updated = this.store.settle(taskId, this.workerId, decide(record, outcome, Date.now()));
+      }
+      if (!updated || updated.status === 'completed') return null;
+      const message = updated.lastError ?? LOST_WORKER_ERROR;
+      throw updated.status === 'failed' ? new UnrecoverableError(message) : new Error(message);
+    } finally {
+      this.active.delete(taskId);
+      this.notify(taskId);
+    }
+  }
+}

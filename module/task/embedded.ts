@@ -1,0 +1,141 @@
+// The default backend: tasks scheduled from the platform SQLite by in-process workers (several processes may share
+// one database file: claims are single atomic UPDATE … RETURNING statements, leases expire when a worker dies).
+import { randomUUID } from 'node:crypto';
+import { decide, runAttempt } from './attempt.ts';
+import { resolveOptions } from './options.ts';
+import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
+import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
+import type { ClaimedTask, TaskStore } from './task-store.ts';
+
+export interface EmbeddedQueueOptions {
+  /** Identifies this process's leases; default a random UUID. */
+  workerId?: string;
+  /** Poll interval for due tasks (backoffs, other processes' adds), default 250 ms. */
+  pollMs?: number;
+  /** Lease of a claimed task, renewed by heartbeats every third of it; a dead worker's task is retaken after it. Default 30 s. */
+  leaseMs?: number;
+  logger?: TaskLogger;
+}
+
+/** Embedded `TaskQueue` (kind `embedded`). */
+export class EmbeddedQueue extends StoreBackedQueue {
+  readonly kind = 'embedded' as const;
+  private readonly workerId: string;
+  private readonly leaseMs: number;
+  private running = false;
+  private queues: string[] | undefined;
+  private concurrency = 1;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timers: NodeJS.Timeout[] = [];
+  private stopController = new AbortController();
+  private wakeQueued = false;
+
+  constructor(store: TaskStore, opts: EmbeddedQueueOptions = {}) {
+    super(store, opts.pollMs ?? 250, opts.logger);
+    this.workerId = opts.workerId ?? randomUUID();
+    this.leaseMs = opts.leaseMs ?? 30_000;
+  }
+
+  async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
+    const added = this.store.insert({ backend: 'embedded', job, queue, input, tags, options: resolveOptions(options) });
+    if (added.status === 'duplicate') this.notify(added.id);
+    else this.wake();
+    return added;
+  }
+
+  async start(opts: { queues?: string[]; concurrency?: number } = {}): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.started = true;
+    this.queues = opts.queues;
+    this.concurrency = Math.max(1, opts.concurrency ?? 1);
+    this.recover();
+    this.timers = [
+      setInterval(() => this.pump(), this.pollMs),
+      setInterval(() => this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs)), Math.max(50, Math.floor(this.leaseMs / 3))),
+      setInterval(() => this.recover(), Math.max(100, Math.floor(this.leaseMs / 2))),
+    ];
+    this.wake();
+  }
+
+  /** Stops claiming; waits up to `graceMs` for running attempts, then aborts them (each counts as a lost attempt). */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    const [poll, heartbeat, recovery] = this.timers;
+    clearInterval(poll);
+    clearInterval(recovery);
+    const all = Promise.allSettled([...this.inFlight.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    if (this.inFlight.size > 0) {
+      this.stopController.abort();
+      await all;
+    }
+    clearInterval(heartbeat);
+    this.timers = [];
+    this.stopController = new AbortController();
+    this.started = false;
+  }
+
+  async retry(id: string): Promise<TaskRecord> {
+    const record = this.store.resetForRetry(id, 'embedded');
+    this.notify(id);
+    this.wake();
+    return record;
+  }
+
+  private wake(): void {
+    if (!this.running || this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.pump();
+    });
+  }
+
+  /** Claims due tasks until `concurrency` attempts run. */
+  private pump(): void {
+    while (this.running && this.inFlight.size < this.concurrency) {
+      const claimed = this.safely(() => this.store.claimNext('embedded', this.workerId, this.leaseMs, this.queues));
+      if (!claimed) return;
+      const id = claimed.record.id;
+      const run = this.execute(claimed)
+        .catch((error: unknown) => this.logger.error({ err: String(error), taskId: id }, 'task attempt bookkeeping failed'))
+        .finally(() => {
+          this.inFlight.delete(id);
+          this.notify(id);
+          this.wake();
+        });
+      this.inFlight.set(id, run);
+    }
+  }
+
+  private async execute({ record, rawInput }: ClaimedTask): Promise<void> {
+    const outcome = await runAttempt(this.handlerFor(record.job), rawInput, {
+      taskId: record.id,
+      attempt: record.attempts,
+      timeout: record.options.timeout,
+      stopSignal: this.stopController.signal,
+    });
+    if (outcome.kind === 'stopped') this.store.release('embedded', { workerId: this.workerId, ids: [record.id] });
+    else this.store.settle(record.id, this.workerId, decide(record, outcome, Date.now()));
+  }
+
+  /** Retakes tasks whose worker's lease expired (crashed process). */
+  private recover(): void {
+    const ids = this.safely(() => this.store.release('embedded', { expired: true })) ?? [];
+    for (const id of ids) this.notify(id);
+    if (ids.length > 0) this.wake();
+  }
+
+  private safely<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (error) {
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task store access failed');
+      return undefined;
+    }
+  }
+}

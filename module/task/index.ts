@@ -1,0 +1,54 @@
+// Entry of the task package: the queue factory and the public names other parts import.
+import type { Database } from 'better-sqlite3';
+import { z } from 'zod';
+import type { SecretBox } from '../../panel/security/secret-box.ts';
+import { BullmqQueue } from './bullmq.ts';
+import { EmbeddedQueue } from './embedded.ts';
+import type { TaskQueue } from './queue.ts';
+import type { TaskLogger } from './store-backed-queue.ts';
+import { migrateTaskStore, TaskStore } from './task-store.ts';
+
+export * from './queue.ts';
+export { Task } from './task.ts';
+export { createModuleJob, MODULE_JOB, toModuleRef, type ModuleRef, type ModuleResolver } from './module-job.ts';
+export { migrateTaskStore, TaskStore } from './task-store.ts';
+export { EmbeddedQueue } from './embedded.ts';
+export { BullmqQueue } from './bullmq.ts';
+export type { TaskLogger } from './store-backed-queue.ts';
+
+export interface CreateTaskQueueOptions {
+  /** `embedded` (default) or `redis://HOST:PORT` for BullMQ. */
+  url?: string;
+  /** The platform's better-sqlite3 database (WAL and a busy timeout recommended when processes share it). */
+  db: Database;
+  /** Seals inputs holding secrets; without one such input is refused. */
+  secretBox?: SecretBox;
+  workerId?: string;
+  /** Record poll interval (embedded scheduling, waitFor), default 250 ms. */
+  pollMs?: number;
+  /** Embedded: lease of a claimed task (crash recovery delay), default 30 s. */
+  leaseMs?: number;
+  /** BullMQ: Redis key prefix, default `vpnhost`. */
+  prefix?: string;
+  /** BullMQ: job lock duration, default 30 s. */
+  lockDurationMs?: number;
+  /** BullMQ: stalled-job check interval, default 30 s. */
+  stalledIntervalMs?: number;
+  logger?: TaskLogger;
+}
+
+const urlSchema = z.union([z.literal('embedded'), z.string().regex(/^rediss?:\/\/[^\s]+$/, 'expected embedded or redis://HOST:PORT')]);
+
+/** Builds the task queue the `--queue` option names; creates the task tables when missing. Not started. */
+export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
+  const url = urlSchema.parse(opts.url ?? 'embedded');
+  migrateTaskStore(opts.db);
+  const store = new TaskStore(opts.db, opts.secretBox);
+  if (url === 'embedded') {
+    return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger });
+  }
+  return new BullmqQueue(store, {
+    url, prefix: opts.prefix, workerId: opts.workerId, pollMs: opts.pollMs,
+    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, logger: opts.logger,
+  });
+}

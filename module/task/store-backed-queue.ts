@@ -1,0 +1,81 @@
+// What both backends share: handler registry, record reads from the task store, waitFor, lifecycle notices.
+import { EventEmitter } from 'node:events';
+import { FINAL_STATUSES, type TaskAdded, type TaskFilter, type TaskHandler, type TaskOptions, type TaskQueue, type TaskRecord } from './queue.ts';
+import type { TaskStore } from './task-store.ts';
+
+/** pino-compatible sink for worker errors (defaults to stderr). */
+export interface TaskLogger {
+  error(obj: object, msg: string): void;
+}
+
+const stderrLogger: TaskLogger = {
+  error: (obj, msg) => process.stderr.write(`[task] ${msg} ${JSON.stringify(obj)}\n`),
+};
+
+export const NO_HANDLER_ERROR = 'No handler registered for job';
+
+/** Base of the embedded and BullMQ queues: records live in the platform SQLite through a TaskStore. */
+export abstract class StoreBackedQueue implements TaskQueue {
+  abstract readonly kind: 'embedded' | 'bullmq';
+  protected readonly handlers = new Map<string, TaskHandler>();
+  /** Emits `<taskId>` whenever this process changed a record, so waitFor need not wait a full poll. */
+  private readonly changes = new EventEmitter();
+  protected started = false;
+  protected readonly logger: TaskLogger;
+
+  protected constructor(protected readonly store: TaskStore, protected readonly pollMs: number, logger?: TaskLogger) {
+    this.changes.setMaxListeners(0);
+    this.logger = logger ?? stderrLogger;
+  }
+
+  register(job: string, handler: TaskHandler): void {
+    if (this.started) throw new Error(`Register job ${job} before starting the queue`);
+    this.handlers.set(job, handler);
+  }
+
+  abstract add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded>;
+  abstract start(opts?: { queues?: string[]; concurrency?: number }): Promise<void>;
+  abstract stop(graceMs?: number): Promise<void>;
+  abstract retry(id: string): Promise<TaskRecord>;
+
+  async get(id: string): Promise<TaskRecord | null> {
+    return this.store.get(id);
+  }
+
+  async list(filter?: TaskFilter): Promise<TaskRecord[]> {
+    return this.store.list(filter);
+  }
+
+  /** Polls the record (every `pollMs`, sooner when this process changes it) until final or `timeoutMs` passes. */
+  async waitFor(id: string, timeoutMs = 60_000): Promise<TaskRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = this.store.get(id);
+      if (!record) throw new Error(`Task ${id} not found`);
+      if (FINAL_STATUSES.includes(record.status)) return record;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`Task ${id} did not finish within ${timeoutMs} ms (status ${record.status})`);
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.changes.off(id, done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(left, this.pollMs));
+        this.changes.once(id, done);
+      });
+    }
+  }
+
+  protected notify(id: string): void {
+    this.changes.emit(id);
+  }
+
+  protected handlerFor(job: string): TaskHandler {
+    const handler = this.handlers.get(job);
+    if (handler) return handler;
+    return async () => {
+      throw new Error(`${NO_HANDLER_ERROR} ${job}`);
+    };
+  }
+}
