@@ -13,6 +13,7 @@ import {
 } from '../driver.ts';
 import { isValidKey, publicKeyFrom } from '../keys.ts';
 import { sortPeers } from '../render/peer-order.ts';
+import { checkInterfaceSpec } from '../spec-check.ts';
 import * as msg from '../tool-messages.ts';
 
 /** Options of the simulated driver. */
@@ -95,7 +96,7 @@ export class SimulatedDriver implements Driver {
   async ensureInterface(spec: InterfaceSpec): Promise<void> {
     this.counters.ensureCalls++;
     await this.delay();
-    checkSpec(spec);
+    checkInterfaceSpec(spec);
     const publicKey = publicKeyFrom(spec.privateKey);
     if (spec.listenPort !== 0) {
       for (const [name, link] of this.links) {
@@ -192,19 +193,6 @@ export class SimulatedDriver implements Driver {
   private async delay(): Promise<void> {
     if (this.latencyMs > 0) await sleep(this.latencyMs);
   }
-}
-
-/** Validates what the real tools would refuse, with their texts. */
-function checkSpec(spec: InterfaceSpec): void {
-  if (!msg.INTERFACE_NAME_PATTERN.test(spec.name)) fail('ip', msg.invalidInterfaceName(spec.name));
-  if (!isValidKey(spec.privateKey)) fail('wg', msg.WG_BAD_PRIVATE_KEY);
-  if (!Number.isInteger(spec.listenPort) || spec.listenPort < 0 || spec.listenPort > 65535) fail('wg', msg.INVALID_PORT);
-  if (!normalizeAddress(spec.address) || !spec.address.includes('/')) fail('ip', msg.ipBadPrefix(spec.address));
-  if (spec.addressIpv6 && (!normalizeAddress(spec.addressIpv6) || !spec.addressIpv6.includes('/'))) {
-    fail('ip', msg.ipBadPrefix(spec.addressIpv6));
-  }
-  if (spec.mtu !== 0 && spec.mtu < 68) fail('ip', msg.IP_MTU_TOO_SMALL);
-  if (spec.mtu > 65535) fail('ip', msg.IP_MTU_TOO_BIG);
 }
 
 function dedupe(values: string[]): string[] {
