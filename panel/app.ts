@@ -1,0 +1,66 @@
+// buildApp(deps): the panel's Fastify instance with body parsers, envelope errors, access-hash auth and routes.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { accessHashHook } from './http/auth.ts';
+import { registerBodyParsers, BODY_LIMIT } from './http/body-parsers.ts';
+import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import type { PanelRoutes } from './http/route-plugin.ts';
+import { licenseRoutes } from './routes/license.ts';
+import { systemRoutes } from './routes/system.ts';
+import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
+
+export type { PanelDeps, PanelServices } from './services/index.ts';
+
+/** API root. */
+export const API_PREFIX = '/api/v1';
+
+/** Route plugins registered under /api/v1, one per resource. */
+const routes: PanelRoutes[] = [
+  systemRoutes,
+  licenseRoutes,
+  // ── H2b: wireguardRoutes, accountRoutes ──
+];
+
+/** One registered route (method and full path), as collected by buildApp. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The panel's services (tests and server.ts use them; routes get them as plugin options). */
+    services: PanelServices;
+    /** Every route registered (method, full path), for route-enumerating tests. */
+    routeTable: RouteEntry[];
+  }
+}
+
+/** Builds the panel app from `deps`; it never listens (server.ts does), tests use `inject()`. */
+export function buildApp(deps: PanelDeps): FastifyInstance {
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: 'idle',
+  }) as unknown as FastifyInstance;
+  const services = buildServices(deps);
+  const routeTable: RouteEntry[] = [];
+  app.decorate('services', services);
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url });
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  registerBodyParsers(app);
+  void app.register(
+    async (api) => {
+      api.addHook('onRequest', accessHashHook(services.accessHashes, deps.trustProxy ?? []));
+      api.setNotFoundHandler(notFoundHandler);
+      for (const plugin of routes) await api.register(plugin, { services, deps });
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,81 @@
+// Builds every panel service from the injected side effects (database, driver, clock, keys) in one place.
+import type { KeyObject } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Driver } from '../dataplane/driver.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { Db } from '../store/db.ts';
+import { AccessHashRepository } from '../store/repositories/access-hashes.ts';
+import { LicenseRepository } from '../store/repositories/license.ts';
+import { SettingsRepository } from '../store/repositories/settings.ts';
+import { AccessHashService } from './access-hashes.ts';
+import { LicenseService } from './license.ts';
+import { toLicensePublicKey } from './license-key.ts';
+import { ReconcilerStatus, type ReconcileFn } from './reconciler-status.ts';
+import { SystemConfigService } from './system-config.ts';
+import { SystemService } from './system.ts';
+
+/** Side effects and settings the panel is built from; `buildApp` never opens files or ports itself. */
+export interface PanelDeps {
+  /** Open database (panel/store/db.ts `openDatabase`), migrations applied. */
+  db: Db;
+  /** The data plane (linux or simulated). */
+  driver: Driver;
+  /** Data directory (secret key file, later backups and one-time-link data). */
+  dataDir: string;
+  /** Seals secrets at rest. */
+  secretBox: SecretBox;
+  /** Clock; defaults to `() => new Date()`. */
+  clock?: () => Date;
+  /** pino logger; defaults to none. */
+  logger?: Logger;
+  /** Public base URL of the panel (one-time links are `{baseUrl}/otl/<key>`). */
+  baseUrl: string;
+  /** Proxy addresses whose X-Forwarded-For is honoured; none by default. */
+  trustProxy?: string[];
+  /** Vendor Ed25519 public key (PEM text, KeyObject or WebCrypto key); null → only the free tier. */
+  licensePublicKey?: KeyObject | CryptoKey | string | null;
+  /** Panel version (package.json), shown in GET /system/status. */
+  version: string;
+  /** Outgoing interface for NAT of peer traffic (`--external-interface`), null = any. */
+  externalInterface?: string | null;
+}
+
+/** Every service the routes use. H2b adds `servers`, `accounts`, `dataplaneSync`. */
+export interface PanelServices {
+  clock: () => Date;
+  settings: SettingsRepository;
+  accessHashes: AccessHashService;
+  license: LicenseService;
+  systemConfig: SystemConfigService;
+  reconciler: ReconcilerStatus;
+  system: SystemService;
+  // ── H2b: add `servers`, `accounts`, `dataplaneSync` members here ──
+}
+
+/** Builds the services from `deps`. */
+export function buildServices(deps: PanelDeps): PanelServices {
+  const clock = deps.clock ?? (() => new Date());
+  const settings = new SettingsRepository(deps.db);
+  const accessHashes = new AccessHashService(new AccessHashRepository(deps.db), clock);
+  const license = new LicenseService(new LicenseRepository(deps.db), deps.secretBox, toLicensePublicKey(deps.licensePublicKey), clock);
+  const systemConfig = new SystemConfigService(settings, clock);
+  const reconciler = new ReconcilerStatus();
+
+  // ── H2b: build WireGuard servers, accounts and data-plane sync here, e.g.
+  //   const dataplaneSync = new DataplaneSync({ db: deps.db, driver: deps.driver, ... });
+  //   const servers = new ServerService(...); const accounts = new AccountService({ ..., license });
+  // and replace the no-op below with `(onProgress) => dataplaneSync.reconcileAll(onProgress)`.
+  const reconcileAll: ReconcileFn = async (onProgress) => onProgress(0, 0);
+  // ── end H2b ──
+
+  const system = new SystemService({
+    db: deps.db,
+    driver: deps.driver,
+    license,
+    reconciler,
+    reconcileAll,
+    version: deps.version,
+    onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
+  });
+  return { clock, settings, accessHashes, license, systemConfig, reconciler, system };
+}

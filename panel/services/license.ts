@@ -1,0 +1,116 @@
+// The installed license: account limit (free tier without a valid key), GET /license, and installing a key.
+import type { KeyObject } from 'node:crypto';
+import { ApiError, E } from '../http/errors.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import { FREE_TIER_ACCOUNTS, type License, type LicenseClaims } from '../schemas/license.ts';
+import type { LicenseRepository } from '../store/repositories/license.ts';
+import { isoWithOffset } from './iso-time.ts';
+import { LICENSE_PROBLEM_TEXT, maskLicenseKey, verifyLicenseKey, type LicenseProblem } from './license-key.ts';
+
+/** Thrown by `install` when a key is refused; the message never contains the key. */
+export class LicenseInstallError extends Error {
+  constructor(readonly problem: LicenseProblem) {
+    super(LICENSE_PROBLEM_TEXT[problem]);
+    this.name = 'LicenseInstallError';
+  }
+}
+
+interface Verified {
+  sealed: string;
+  key: string;
+  claims: LicenseClaims | null;
+  signatureOk: boolean;
+}
+
+/** Current license evaluation: valid with claims, or not. */
+export interface LicenseState {
+  valid: boolean;
+  claims: LicenseClaims | null;
+}
+
+/**
+ * Reads the license from SQLite on every call (so a key installed by the CLI counts at once); the signature of a
+ * given stored key is verified once and cached, expiry is checked against the clock on every call.
+ */
+export class LicenseService {
+  private cache: Verified | null = null;
+
+  constructor(
+    private readonly repo: LicenseRepository,
+    private readonly secretBox: SecretBox,
+    private readonly publicKey: KeyObject | null,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** Account limit: the valid license's `accounts`, else the free tier (50). */
+  accountLimit(): number {
+    const state = this.state();
+    return state.valid && state.claims ? state.claims.accounts : FREE_TIER_ACCOUNTS;
+  }
+
+  /** Whether a valid license is installed, with its claims. */
+  state(): LicenseState {
+    const verified = this.load();
+    if (!verified || !verified.signatureOk || !verified.claims) return { valid: false, claims: null };
+    const valid = verified.claims.exp * 1000 > this.clock().getTime();
+    return { valid, claims: valid ? verified.claims : null };
+  }
+
+  /** Expiry of the valid license, or null on the free tier. */
+  expiry(): Date | null {
+    const { claims } = this.state();
+    return claims ? new Date(claims.exp * 1000) : null;
+  }
+
+  /**
+   * GET /license: re-verifies the stored key (recording `last_check`) and returns the License with the key masked.
+   * Throws `The license is not active` when there is no valid license.
+   */
+  status(): License {
+    this.cache = null;
+    const state = this.state();
+    const key = this.load()?.key ?? '';
+    const row = this.repo.get();
+    if (!state.valid || !state.claims || !row) throw new ApiError(E.LICENSE_NOT_ACTIVE);
+    return {
+      accounts: state.claims.accounts,
+      expiration_date: isoWithOffset(new Date(state.claims.exp * 1000)),
+      key: maskLicenseKey(key),
+      last_check: row.last_check ? isoWithOffset(new Date(row.last_check)) : '',
+      valid: true,
+    };
+  }
+
+  /** Verifies and stores a key (sealed). Throws LicenseInstallError when malformed, foreign or expired. */
+  install(key: string): LicenseClaims {
+    const trimmed = key.trim();
+    const verdict = verifyLicenseKey(trimmed, this.publicKey, this.clock());
+    if (!verdict.ok) throw new LicenseInstallError(verdict.problem);
+    const now = this.clock().toISOString();
+    const sealed = this.secretBox.seal(trimmed);
+    this.repo.put(sealed, now, now);
+    this.cache = { sealed, key: trimmed, claims: verdict.claims, signatureOk: true };
+    return verdict.claims;
+  }
+
+  private load(): Verified | null {
+    const row = this.repo.get();
+    if (!row) {
+      this.cache = null;
+      return null;
+    }
+    if (this.cache && this.cache.sealed === row.key_sealed) return this.cache;
+    let key: string;
+    try {
+      key = this.secretBox.open(row.key_sealed);
+    } catch {
+      this.cache = { sealed: row.key_sealed, key: '', claims: null, signatureOk: false };
+      return this.cache;
+    }
+    const verdict = verifyLicenseKey(key, this.publicKey, this.clock());
+    const signatureOk = verdict.ok || verdict.problem === 'expired';
+    this.cache = { sealed: row.key_sealed, key, claims: verdict.claims ?? null, signatureOk };
+    if (signatureOk) this.repo.touchLastCheck(row.key_sealed, this.clock().toISOString());
+    return this.cache;
+  }
+}

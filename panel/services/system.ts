@@ -1,0 +1,96 @@
+// System status and reload: real counts, license figures, the status text, and full reconciles (single flight).
+import type { Driver } from '../dataplane/driver.ts';
+import { ApiError, E } from '../http/errors.ts';
+import type { SystemStatus } from '../schemas/system.ts';
+import { tableExists, type Db } from '../store/db.ts';
+import { isoWithOffset } from './iso-time.ts';
+import type { LicenseService } from './license.ts';
+import { ReconcileBusyError, type ReconcileFn, type ReconcilerStatus } from './reconciler-status.ts';
+
+/** What the system service needs. */
+export interface SystemServiceDeps {
+  db: Db;
+  driver: Driver;
+  license: LicenseService;
+  reconciler: ReconcilerStatus;
+  /** Full reconcile of the data plane from the store (H2b: `dataplaneSync.reconcileAll`). */
+  reconcileAll: ReconcileFn;
+  version: string;
+  /** Logs reconcile failures (never secrets). */
+  onReconcileError?: (err: unknown) => void;
+}
+
+/** Counts rows of a table that a later migration may add; 0 while the table does not exist. */
+function counter(db: Db, table: 'accounts' | 'wireguard_servers'): () => number {
+  let stmt: { get(): unknown } | null = null;
+  return () => {
+    if (!stmt) {
+      if (!tableExists(db, table)) return 0;
+      stmt = db.prepare(`SELECT COUNT(*) AS n FROM ${table}`);
+    }
+    return (stmt.get() as { n: number }).n;
+  };
+}
+
+/** GET /system/status and PUT /system/reload. */
+export class SystemService {
+  private readonly countAccounts: () => number;
+  private readonly countServers: () => number;
+
+  constructor(private readonly deps: SystemServiceDeps) {
+    this.countAccounts = counter(deps.db, 'accounts');
+    this.countServers = counter(deps.db, 'wireguard_servers');
+  }
+
+  /**
+   * The status text: `Loading (<done>/<total>)` during a full reconcile; `Error: data plane not healthy: <detail>`
+   * when the driver's probe fails; `Error: reconcile failed: <message>` after a failed reconcile; else `OK`.
+   */
+  async statusText(): Promise<string> {
+    const busy = this.deps.reconciler.text();
+    if (this.deps.reconciler.running && busy) return busy;
+    const health = await this.deps.driver.health().catch((err: unknown) => ({ ok: false, detail: (err as Error)?.message }));
+    if (!health.ok) return `Error: data plane not healthy: ${health.detail ?? 'unknown'}`;
+    return busy ?? 'OK';
+  }
+
+  async status(): Promise<SystemStatus> {
+    const accounts = this.countAccounts();
+    const limit = this.deps.license.accountLimit();
+    const expiry = this.deps.license.expiry();
+    return {
+      count_accounts: accounts,
+      count_accounts_available: Math.max(0, limit - accounts),
+      count_wireguard: this.countServers(),
+      license: expiry ? isoWithOffset(expiry) : '',
+      license_valid: expiry !== null,
+      status: await this.statusText(),
+      version: this.deps.version,
+    };
+  }
+
+  /**
+   * PUT /system/reload: a full reconcile, answered when done. `CONTROLPANEL status not OK` (409) when a reconcile
+   * is already running, when the driver's probe fails, or when the reconcile fails.
+   */
+  async reload(): Promise<void> {
+    if (this.deps.reconciler.running) throw new ApiError(E.CONTROLPANEL_STATUS_NOT_OK);
+    const health = await this.deps.driver.health().catch(() => ({ ok: false }));
+    if (!health.ok) throw new ApiError(E.CONTROLPANEL_STATUS_NOT_OK);
+    try {
+      await this.deps.reconciler.run(this.deps.reconcileAll);
+    } catch (err) {
+      if (!(err instanceof ReconcileBusyError)) this.deps.onReconcileError?.(err);
+      throw new ApiError(E.CONTROLPANEL_STATUS_NOT_OK);
+    }
+  }
+
+  /** The boot reconcile (status shows Loading meanwhile); failures are recorded in the status text, not thrown. */
+  async reconcileOnBoot(): Promise<void> {
+    try {
+      await this.deps.reconciler.run(this.deps.reconcileAll);
+    } catch (err) {
+      if (!(err instanceof ReconcileBusyError)) this.deps.onReconcileError?.(err);
+    }
+  }
+}

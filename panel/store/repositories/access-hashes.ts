@@ -1,0 +1,43 @@
+// Access-hash rows: digest (SHA-256 hex), bound client IP, comment, creation time. Prepared statements only.
+import type { Db } from '../db.ts';
+
+/** A stored access hash (never the hash itself). */
+export interface AccessHashRow {
+  id: number;
+  digest: string;
+  ip: string;
+  comment: string;
+  created_at: string;
+}
+
+/** Reads and writes `access_hashes`. Every lookup hits SQLite, so rows written by another process count at once. */
+export class AccessHashRepository {
+  private readonly byDigest;
+  private readonly insertRow;
+  private readonly all;
+  private readonly remove;
+
+  constructor(db: Db) {
+    this.byDigest = db.prepare<[string], AccessHashRow>('SELECT id, digest, ip, comment, created_at FROM access_hashes WHERE digest = ?');
+    this.insertRow = db.prepare<[string, string, string, string]>('INSERT INTO access_hashes (digest, ip, comment, created_at) VALUES (?, ?, ?, ?)');
+    this.all = db.prepare<[], AccessHashRow>('SELECT id, digest, ip, comment, created_at FROM access_hashes ORDER BY id');
+    this.remove = db.prepare<[number]>('DELETE FROM access_hashes WHERE id = ?');
+  }
+
+  findByDigest(digest: string): AccessHashRow | undefined {
+    return this.byDigest.get(digest);
+  }
+
+  insert(digest: string, ip: string, comment: string, createdAt: string): number {
+    return Number(this.insertRow.run(digest, ip, comment, createdAt).lastInsertRowid);
+  }
+
+  list(): AccessHashRow[] {
+    return this.all.all();
+  }
+
+  /** Deletes a row; true when it existed. */
+  delete(id: number): boolean {
+    return this.remove.run(id).changes > 0;
+  }
+}
