@@ -7,6 +7,8 @@ import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import type { PanelRoutes } from './http/route-plugin.ts';
 import { licenseRoutes } from './routes/license.ts';
 import { systemRoutes } from './routes/system.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { wireguardRoutes } from './routes/wireguard.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
 export type { PanelDeps, PanelServices } from './services/index.ts';
@@ -18,7 +20,8 @@ export const API_PREFIX = '/api/v1';
 const routes: PanelRoutes[] = [
   systemRoutes,
   licenseRoutes,
-  // ── H2b: wireguardRoutes, accountRoutes ──
+  wireguardRoutes, // H2b
+  accountRoutes, // H2b
 ];
 
 /** One registered route (method and full path), as collected by buildApp. */

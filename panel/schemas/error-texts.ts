@@ -161,6 +161,26 @@ export const OWN = {
   BODY_TOO_LARGE: 'Request body too large',
   BAD_REQUEST: 'Bad request',
   INTERNAL: 'Internal server error',
+  // WireGuard servers and accounts: parameters the spec gives no error text for
+  WRONG_ADDRESS: 'Wrong address format (IPv4 CIDR of a host in a /30 or wider subnet)',
+  WRONG_MTU: 'Wrong MTU format (0 or 68-9100)',
+  WRONG_KEEP_ALIVE: 'Wrong keep_alive format (0-2147483647)',
+  WRONG_ALLOWED_IPS: 'Wrong allowed_ips format (comma-separated CIDR list)',
+  WRONG_ENDPOINT: 'Wrong endpoint format (IP address or domain)',
+  WRONG_INTERNAL_TRAFFIC: 'Wrong internal_traffic format (1 or 0)',
+  WRONG_IPV6_FLAG: 'Wrong ipv6 format (1 or 0)',
+  WRONG_IKEV2_FLAG: 'Wrong ikev2 format (1 or 0)',
+  WRONG_ADDRESS_IPV6: 'Wrong address_ipv6 format (IPv6 CIDR)',
+  WRONG_DNS1_IPV6: 'Wrong DNS1 IPv6 format',
+  WRONG_DNS2_IPV6: 'Wrong DNS2 IPv6 format',
+  WRONG_B_DOWNLOAD: 'Wrong b_download format (0-10000)',
+  WRONG_B_UPLOAD: 'Wrong b_upload format (0-10000)',
+  WRONG_STATUS: 'Wrong status (enable or disable)',
+  WRONG_PASSWORD: 'Wrong password format (1-128 printable characters)',
+  PEERS_OUTSIDE_ADDRESS: 'Accounts of this server would lie outside the new address range',
+  NO_FREE_SUBNET: 'No free subnet for a new wireguard server',
+  NO_FREE_PORT: 'No free listen port for a new wireguard server',
+  NO_EXTERNAL_IP: 'External IP not detected (no default route); pass external_ip',
 } as const;
 
 /** Any seed error text. */

@@ -4,6 +4,15 @@ import type { Logger } from 'pino';
 import type { Driver } from '../dataplane/driver.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { Db } from '../store/db.ts';
+import { fixedRouteProbe, LinuxDefaultRouteProbe, type DefaultRouteProbe } from '../dataplane/default-route.ts';
+import { ExecaRunner } from '../dataplane/linux/runner.ts';
+import { AccountsRepository } from '../store/repositories/accounts.ts';
+import { ServersRepository } from '../store/repositories/servers.ts';
+import { AccountConfigService } from './account-config.ts';
+import { AccountService } from './accounts.ts';
+import { DataplaneSync } from './dataplane-sync.ts';
+import { OnlineService } from './online.ts';
+import { ServerService } from './servers.ts';
 import { AccessHashRepository } from '../store/repositories/access-hashes.ts';
 import { LicenseRepository } from '../store/repositories/license.ts';
 import { SettingsRepository } from '../store/repositories/settings.ts';
@@ -38,6 +47,8 @@ export interface PanelDeps {
   version: string;
   /** Outgoing interface for NAT of peer traffic (`--external-interface`), null = any. */
   externalInterface?: string | null;
+  /** Default-route probe for new servers' external_ip (default: fixed when simulated, `ip route` when linux). */
+  routeProbe?: DefaultRouteProbe;
 }
 
 /** Every service the routes use. H2b adds `servers`, `accounts`, `dataplaneSync`. */
@@ -49,7 +60,12 @@ export interface PanelServices {
   systemConfig: SystemConfigService;
   reconciler: ReconcilerStatus;
   system: SystemService;
-  // ── H2b: add `servers`, `accounts`, `dataplaneSync` members here ──
+  // ── H2b ──
+  servers: ServerService;
+  accounts: AccountService;
+  accountConfig: AccountConfigService;
+  online: OnlineService;
+  dataplaneSync: DataplaneSync;
 }
 
 /** Builds the services from `deps`. */
@@ -61,11 +77,20 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const systemConfig = new SystemConfigService(settings, clock);
   const reconciler = new ReconcilerStatus();
 
-  // ── H2b: build WireGuard servers, accounts and data-plane sync here, e.g.
-  //   const dataplaneSync = new DataplaneSync({ db: deps.db, driver: deps.driver, ... });
-  //   const servers = new ServerService(...); const accounts = new AccountService({ ..., license });
-  // and replace the no-op below with `(onProgress) => dataplaneSync.reconcileAll(onProgress)`.
-  const reconcileAll: ReconcileFn = async (onProgress) => onProgress(0, 0);
+  // ── H2b: WireGuard servers, accounts and data-plane sync ──
+  const serverRepo = new ServersRepository(deps.db);
+  const accountRepo = new AccountsRepository(deps.db);
+  const dataplaneSync = new DataplaneSync(deps.driver, serverRepo, accountRepo, deps.secretBox);
+  const routeProbe =
+    deps.routeProbe ?? (deps.driver.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
+  const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync };
+  const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface });
+  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit() });
+  const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, deps.driver);
+  const online = new OnlineService(serverRepo, accountRepo, deps.driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
+  const reconcileAll: ReconcileFn = async (onProgress) => {
+    await dataplaneSync.reconcileAll(onProgress);
+  };
   // ── end H2b ──
 
   const system = new SystemService({
@@ -77,5 +102,5 @@ export function buildServices(deps: PanelDeps): PanelServices {
     version: deps.version,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
   });
-  return { clock, settings, accessHashes, license, systemConfig, reconciler, system };
+  return { clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync };
 }

@@ -1,0 +1,35 @@
+// Account routes: list/create/read/edit/delete, client configuration as text and QR code, live dump.
+import { ok, SUCCESS } from '../http/envelope.ts';
+import type { PanelRoutes } from '../http/route-plugin.ts';
+import { parseInput } from '../http/validate.ts';
+import { AccountCreateBodySchema, AccountUpdateBodySchema } from '../schemas/account.ts';
+import { NameParamsSchema } from '../schemas/common-wire.ts';
+
+export const accountRoutes: PanelRoutes = async (app, { services }) => {
+  const { accounts, accountConfig } = services;
+  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+
+  app.get('/account', async () => ok(accounts.list()));
+
+  app.post('/account', async (request) => ok(await accounts.create(parseInput(AccountCreateBodySchema, request.body))));
+
+  app.get('/account/:name', async (request) => ok(accounts.get((request.params as { name: string }).name)));
+
+  app.put('/account/:name', async (request) => {
+    const name = nameOf(request.params);
+    return ok(await accounts.update(name, parseInput(AccountUpdateBodySchema, request.body)));
+  });
+
+  app.delete('/account/:name', async (request) => {
+    await accounts.remove(nameOf(request.params));
+    return ok(SUCCESS);
+  });
+
+  app.get('/account/:name/config_text', async (request) =>
+    ok(accountConfig.configText(accounts.require(nameOf(request.params)))));
+
+  app.get('/account/:name/config_qr', async (request) =>
+    ok(await accountConfig.configQr(accounts.require(nameOf(request.params)))));
+
+  app.get('/account/:name/dump', async (request) => ok(await accountConfig.dump(accounts.require(nameOf(request.params)))));
+};

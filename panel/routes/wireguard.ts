@@ -1,0 +1,37 @@
+// WireGuard server routes: list/create/read/edit/delete, info, online sessions, dump, free addresses, peers.
+import { ok, SUCCESS } from '../http/envelope.ts';
+import type { PanelRoutes } from '../http/route-plugin.ts';
+import { parseInput } from '../http/validate.ts';
+import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { WireguardCreateBodySchema, WireguardUpdateBodySchema } from '../schemas/wireguard.ts';
+
+export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
+  const { servers, accounts, online } = services;
+  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+
+  app.get('/wireguard/info', async () => ok(await servers.info()));
+
+  app.get('/wireguard/online', async () => ok(await online.list()));
+
+  app.get('/wireguard', async () => ok(servers.list()));
+
+  app.post('/wireguard', async (request) => ok(await servers.create(parseInput(WireguardCreateBodySchema, request.body))));
+
+  app.get('/wireguard/:name', async (request) => ok(servers.get(nameOf(request.params))));
+
+  app.put('/wireguard/:name', async (request) => {
+    const name = nameOf(request.params);
+    return ok(await servers.update(name, parseInput(WireguardUpdateBodySchema, request.body)));
+  });
+
+  app.delete('/wireguard/:name', async (request) => {
+    await servers.remove(nameOf(request.params));
+    return ok(SUCCESS);
+  });
+
+  app.get('/wireguard/:name/dump', async (request) => ok(await servers.dump(nameOf(request.params))));
+
+  app.get('/wireguard/:name/available_ips', async (request) => ok(servers.availableIps(nameOf(request.params))));
+
+  app.get('/wireguard/:name/peers', async (request) => ok(accounts.peersOf(servers.require(nameOf(request.params)))));
+};

@@ -1,0 +1,168 @@
+// Accounts (peers): CRUD with generated unique values, each change mirrored by exactly one incremental applyPeers.
+import { randomInt } from 'node:crypto';
+import { generateKeyPair } from '../dataplane/keys.ts';
+import { ApiError, E } from '../http/errors.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
+import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
+import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
+import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
+import { formatIpv4 } from './addressing.ts';
+import type { DataplaneSync } from './dataplane-sync.ts';
+
+/** Collaborators of the account service. */
+export interface AccountServiceDeps {
+  servers: ServersRepository;
+  accounts: AccountsRepository;
+  box: SecretBox;
+  sync: DataplaneSync;
+  /** The license's account limit (LicenseService.accountLimit). */
+  accountLimit(): number;
+}
+
+const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+const PASSWORD_LENGTH = 16;
+
+/** Account operations behind /account. */
+export class AccountService {
+  constructor(private readonly deps: AccountServiceDeps) {}
+
+  /** Every account, oldest first. */
+  list(): Account[] {
+    const out: Account[] = [];
+    for (const row of this.deps.accounts.iterate()) out.push(this.toWire(row));
+    return out;
+  }
+
+  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers). */
+  peersOf(server: ServerRow): Record<string, Account> {
+    const out: Record<string, Account> = {};
+    for (const row of this.deps.accounts.iterateOfServer(server.id)) out[row.name] = this.toWire(row);
+    return out;
+  }
+
+  get(name: string): Account {
+    return this.toWire(this.require(name));
+  }
+
+  /** The stored account, or `Account not found`. */
+  require(name: string): AccountWithServer {
+    const row = this.deps.accounts.get(name);
+    if (!row) throw new ApiError(E.ACCOUNT_NOT_FOUND);
+    return row;
+  }
+
+  /**
+   * POST /account: ordered checks, generated name/username/password/keys/mangle, one committed insert, then one
+   * applyPeers upserting the peer (when enabled). A driver failure deletes the row again and fails the request.
+   */
+  create(body: AccountCreateBody): Promise<Account> {
+    const { accounts, sync } = this.deps;
+    return sync.serial(async () => {
+      const { server, input } = checkAccountCreate(body, this.deps);
+      const row = accounts.create((seq) => this.newRow(seq, server, input));
+      try {
+        await sync.applyAccountChange(server.interface_name, null, row);
+      } catch (err) {
+        accounts.delete(row.id);
+        throw err;
+      }
+      return this.toWire({ ...row, wg_name: server.name });
+    });
+  }
+
+  /**
+   * PUT /account/<name>: `disable` removes the peer from the interface and keeps the row, `enable` puts it back, a
+   * new address re-applies the peer; each with at most one applyPeers. The old row is written back on failure.
+   */
+  update(name: string, body: AccountUpdateBody): Promise<Account> {
+    const { servers, accounts, sync } = this.deps;
+    return sync.serial(async () => {
+      const before = this.require(name);
+      const server = servers.getById(before.server_id)!;
+      const input = checkAccountUpdate(body, before, server, this.deps);
+      const after: AccountWithServer = { ...before };
+      if (input.status !== undefined) after.status = input.status;
+      if (input.password !== undefined) after.password = this.deps.box.seal(input.password);
+      if (input.ip !== undefined) after.ip = input.ip;
+      if (input.ipv6 !== undefined) after.allowed_ips_ipv6 = input.ipv6;
+      if (input.b_download !== undefined) after.b_download = input.b_download;
+      if (input.b_upload !== undefined) after.b_upload = input.b_upload;
+      accounts.update(after);
+      try {
+        await sync.applyAccountChange(server.interface_name, before, after);
+      } catch (err) {
+        accounts.update(before);
+        throw err;
+      }
+      return this.toWire(after);
+    });
+  }
+
+  /** DELETE /account/<name>: removes the row and (when enabled) the peer; the row is restored on failure. */
+  remove(name: string): Promise<void> {
+    const { servers, accounts, sync } = this.deps;
+    return sync.serial(async () => {
+      const row = this.require(name);
+      const server = servers.getById(row.server_id)!;
+      accounts.delete(row.id);
+      try {
+        await sync.applyAccountChange(server.interface_name, row, null);
+      } catch (err) {
+        accounts.restore(row);
+        throw err;
+      }
+    });
+  }
+
+  /** The wire shape; opens this row's password and private key only. */
+  toWire(row: AccountWithServer): Account {
+    const { box } = this.deps;
+    return {
+      name: row.name,
+      username: row.username,
+      password: box.open(row.password),
+      status: row.status,
+      wg_name: row.wg_name,
+      allowed_IPs: formatIpv4(row.ip),
+      b_download: String(row.b_download),
+      b_upload: String(row.b_upload),
+      mangle: String(row.mangle),
+      private_key: row.private_key ? box.open(row.private_key) : '',
+      public_key: row.public_key,
+    };
+  }
+
+  /** A new row from checked input; `seq` (never reused) is the mangle mark and numbers generated names. */
+  private newRow(seq: number, server: ServerRow, input: AccountInput): Omit<AccountRow, 'id'> {
+    const { accounts, box } = this.deps;
+    const keys = input.keys ?? generateKeyPair();
+    return {
+      name: input.name ?? freeName(`Account_${seq}`, (v) => accounts.nameInUse(v)),
+      username: input.username ?? freeName(`User_${seq}`, (v) => accounts.usernameInUse(v)),
+      password: box.seal(input.password ?? randomPassword()),
+      status: input.status ?? 'enable',
+      server_id: server.id,
+      ip: input.ip!,
+      allowed_ips_ipv6: input.ipv6 ?? null,
+      b_download: input.b_download ?? 0,
+      b_upload: input.b_upload ?? 0,
+      mangle: seq,
+      private_key: keys.privateKey ? box.seal(keys.privateKey) : '',
+      public_key: keys.publicKey,
+    };
+  }
+}
+
+/** `base`, or `base_<k>` for the smallest k that is free (someone may have picked the generated name by hand). */
+function freeName(base: string, taken: (value: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let k = 2; ; k++) if (!taken(`${base}_${k}`)) return `${base}_${k}`;
+}
+
+/** 16 characters from an unambiguous alphabet, uniformly drawn with the CSPRNG. */
+function randomPassword(): string {
+  let out = '';
+  for (let i = 0; i < PASSWORD_LENGTH; i++) out += PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)];
+  return out;
+}

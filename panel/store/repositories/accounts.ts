@@ -1,0 +1,204 @@
+// Prepared-statement access to `accounts`; every lookup a request makes is an indexed one (no scans per change).
+import type { Db } from '../db.ts';
+
+/** One stored account; `password` and `private_key` are sealed. */
+export interface AccountRow {
+  id: number;
+  name: string;
+  username: string;
+  password: string;
+  status: 'enable' | 'disable';
+  server_id: number;
+  ip: number;
+  allowed_ips_ipv6: string | null;
+  b_download: number;
+  b_upload: number;
+  mangle: number;
+  private_key: string;
+  public_key: string;
+}
+
+/** An account joined with the name of its server. */
+export interface AccountWithServer extends AccountRow {
+  wg_name: string;
+}
+
+/** A row to write (the id is assigned by SQLite on insert). */
+export type AccountValues = Omit<AccountRow, 'id'>;
+
+/** What the data plane needs of an enabled peer. */
+export interface PeerRow {
+  public_key: string;
+  ip: number;
+  allowed_ips_ipv6: string | null;
+}
+
+const COLUMNS: Array<keyof AccountValues> = [
+  'name', 'username', 'password', 'status', 'server_id', 'ip', 'allowed_ips_ipv6', 'b_download', 'b_upload', 'mangle',
+  'private_key', 'public_key',
+];
+const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
+
+/** Repository of accounts; every statement is prepared once. */
+export class AccountsRepository {
+  private readonly byName;
+  private readonly byPublicKey;
+  private readonly all;
+  private readonly ofServer;
+  private readonly peersOfServer;
+  private readonly ipsOfServer;
+  private readonly insertStmt;
+  private readonly insertWithIdStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly nameTaken;
+  private readonly usernameTaken;
+  private readonly ipTaken;
+  private readonly ipv6Taken;
+  private readonly publicKeyTaken;
+  private readonly anyOfServer;
+  private readonly rangeOfServer;
+  private readonly countStmt;
+  private readonly nextSeqStmt;
+
+  private readonly createTx: (make: (seq: number) => AccountValues) => AccountRow;
+
+  constructor(db: Db) {
+    const named = COLUMNS.map((c) => `@${c}`).join(', ');
+    this.byName = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.name = ?`);
+    this.byPublicKey = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.public_key = ?`);
+    this.all = db.prepare<[], AccountWithServer>(`${SELECT} ORDER BY a.id`);
+    this.ofServer = db.prepare<[number], AccountWithServer>(`${SELECT} WHERE a.server_id = ? ORDER BY a.id`);
+    this.peersOfServer = db.prepare<[number], PeerRow>(
+      "SELECT public_key, ip, allowed_ips_ipv6 FROM accounts WHERE server_id = ? AND status = 'enable'",
+    );
+    this.ipsOfServer = db
+      .prepare<[number], number>('SELECT ip FROM accounts WHERE server_id = ? ORDER BY ip')
+      .pluck();
+    this.insertStmt = db.prepare(`INSERT INTO accounts (${COLUMNS.join(', ')}) VALUES (${named})`);
+    this.insertWithIdStmt = db.prepare(`INSERT INTO accounts (id, ${COLUMNS.join(', ')}) VALUES (@id, ${named})`);
+    this.updateStmt = db.prepare(`UPDATE accounts SET ${COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
+    this.deleteStmt = db.prepare<[number]>('DELETE FROM accounts WHERE id = ?');
+    this.nameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE name = ?');
+    this.usernameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE username = ?');
+    this.ipTaken = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE ip = ?');
+    this.ipv6Taken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE allowed_ips_ipv6 = ?');
+    this.publicKeyTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE public_key = ?');
+    this.anyOfServer = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE server_id = ? LIMIT 1');
+    this.rangeOfServer = db.prepare<[number], { lo: number | null; hi: number | null }>(
+      'SELECT MIN(ip) AS lo, MAX(ip) AS hi FROM accounts WHERE server_id = ?',
+    );
+    this.countStmt = db.prepare<[], number>("SELECT value FROM wireguard_counters WHERE name = 'accounts'").pluck();
+    this.nextSeqStmt = db
+      .prepare<[], number>("UPDATE wireguard_counters SET value = value + 1 WHERE name = 'account_seq' RETURNING value")
+      .pluck();
+    this.createTx = db.transaction((make: (seq: number) => AccountValues) => {
+      const values = make(this.nextSequence());
+      return { id: this.insert(values), ...values };
+    });
+  }
+
+  /**
+   * Draws the next sequence value and inserts the row `make` builds from it, in one transaction (one commit).
+   * Returns the stored row.
+   */
+  create(make: (seq: number) => AccountValues): AccountRow {
+    return this.createTx(make);
+  }
+
+  get(name: string): AccountWithServer | undefined {
+    return this.byName.get(name);
+  }
+
+  getByPublicKey(key: string): AccountWithServer | undefined {
+    return this.byPublicKey.get(key);
+  }
+
+  /** Every account, oldest first, streamed. */
+  iterate(): IterableIterator<AccountWithServer> {
+    return this.all.iterate();
+  }
+
+  /** Accounts of one server, oldest first, streamed. */
+  iterateOfServer(serverId: number): IterableIterator<AccountWithServer> {
+    return this.ofServer.iterate(serverId);
+  }
+
+  /** Enabled peers of one server (what its interface should carry), streamed. */
+  iterateEnabledPeers(serverId: number): IterableIterator<PeerRow> {
+    return this.peersOfServer.iterate(serverId);
+  }
+
+  /** Used IPv4 addresses of one server in ascending order, streamed through the (server_id, ip) index. */
+  iterateIps(serverId: number): IterableIterator<number> {
+    return this.ipsOfServer.iterate(serverId);
+  }
+
+  /** Lowest and highest peer address of a server (two index probes), null when it has none. */
+  ipRange(serverId: number): { lo: number; hi: number } | null {
+    const row = this.rangeOfServer.get(serverId);
+    return row && row.lo !== null && row.hi !== null ? { lo: row.lo, hi: row.hi } : null;
+  }
+
+  hasAccounts(serverId: number): boolean {
+    return this.anyOfServer.get(serverId) !== undefined;
+  }
+
+  /** Number of accounts, kept by triggers (O(1)). */
+  count(): number {
+    return this.countStmt.get() ?? 0;
+  }
+
+  /** Next value of the account sequence (mangle marks and generated names); never reused. */
+  nextSequence(): number {
+    return this.nextSeqStmt.get()!;
+  }
+
+  insert(values: AccountValues): number {
+    return Number(this.insertStmt.run(values).lastInsertRowid);
+  }
+
+  /** Re-inserts a row under its old id (compensation after a failed data-plane call). */
+  restore(row: AccountRow): void {
+    this.insertWithIdStmt.run(pick(row));
+  }
+
+  update(row: AccountRow): void {
+    this.updateStmt.run(pick(row));
+  }
+
+  delete(id: number): void {
+    this.deleteStmt.run(id);
+  }
+
+  nameInUse(name: string, exceptId = 0): boolean {
+    return taken(this.nameTaken.get(name), exceptId);
+  }
+
+  usernameInUse(username: string, exceptId = 0): boolean {
+    return taken(this.usernameTaken.get(username), exceptId);
+  }
+
+  ipInUse(ip: number, exceptId = 0): boolean {
+    return taken(this.ipTaken.get(ip), exceptId);
+  }
+
+  ipv6InUse(cidr: string, exceptId = 0): boolean {
+    return taken(this.ipv6Taken.get(cidr), exceptId);
+  }
+
+  publicKeyInUse(key: string, exceptId = 0): boolean {
+    return taken(this.publicKeyTaken.get(key), exceptId);
+  }
+}
+
+function taken(row: { id: number } | undefined, exceptId: number): boolean {
+  return row !== undefined && row.id !== exceptId;
+}
+
+/** Only the table's columns (a joined row also carries `wg_name`). */
+function pick(row: AccountRow): AccountRow {
+  const out = { id: row.id } as AccountRow;
+  for (const column of COLUMNS) (out as unknown as Record<string, unknown>)[column] = row[column];
+  return out;
+}
