@@ -37,7 +37,10 @@ export interface PanelDeps {
   clock?: () => Date;
   /** pino logger; defaults to none. */
   logger?: Logger;
-  /** Public base URL of the panel (one-time links are `{baseUrl}/otl/<key>`). */
+  /**
+   * Public base URL of the panel (one-time links are `{baseUrl}/otl/<key>`). Read `deps.baseUrl` when a link is
+   * made, not at build time: when listening on port 0 the server fills it in after `listen`.
+   */
   baseUrl: string;
   /** Proxy addresses whose X-Forwarded-For is honoured; none by default. */
   trustProxy?: string[];

@@ -3,6 +3,9 @@ import { KeyObject, createPublicKey, verify } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { licenseClaimsSchema, type LicenseClaims } from '../schemas/license.ts';
 
+/** Settings key under which a running panel records its license public key (PEM) for `panel license install`. */
+export const LICENSE_PUBLIC_KEY_SETTING = 'license_public_key';
+
 /** Why a key was refused. */
 export type LicenseProblem = 'malformed' | 'signature' | 'expired' | 'no-public-key';
 

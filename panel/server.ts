@@ -1,0 +1,146 @@
+// Runs the panel: opens the data directory, builds the driver and app, listens, reconciles on boot, shuts down cleanly.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Driver } from './dataplane/driver.ts';
+import { createLogger } from './logger.ts';
+import { SecretBox } from './security/secret-box.ts';
+import { LICENSE_PUBLIC_KEY_SETTING, toLicensePublicKey } from './services/license-key.ts';
+import { databasePath, openDatabase } from './store/db.ts';
+import { SettingsRepository } from './store/repositories/settings.ts';
+
+/** Everything `vpnhost panel serve` can be told. */
+export interface ServeOptions {
+  /** `HOST:PORT` (`[::1]:8080` for IPv6); port 0 picks a free port. */
+  listen: string;
+  dataDir: string;
+  driver: 'linux' | 'simulated';
+  /** Public base URL; defaults to `http://<listen address>`. */
+  baseUrl?: string;
+  wireguard: 'auto' | 'kernel' | 'userspace';
+  externalInterface: string | null;
+  trustProxy: string[];
+  /** PEM text of the vendor public key, or null. */
+  licensePublicKeyPem: string | null;
+  logger?: Logger;
+}
+
+/** A running panel. */
+export interface RunningPanel {
+  app: FastifyInstance;
+  /** `http://host:port` actually bound. */
+  url: string;
+  /** Settles when the boot reconcile is over. */
+  bootReconcile: Promise<void>;
+  /** Stops accepting, finishes in-flight requests and the running reconcile, closes driver and database. */
+  close(): Promise<void>;
+}
+
+/** `HOST:PORT` → host and port; throws on anything else. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(listen);
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new Error(`--listen must be HOST:PORT, got '${listen}'`);
+  return { host: match[1] ?? match[2], port };
+}
+
+function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The panel's version from package.json. */
+export function panelVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/** Builds the data-plane driver; implementations are imported lazily. */
+export async function createDriver(opts: Pick<ServeOptions, 'driver' | 'dataDir' | 'wireguard' | 'externalInterface'>): Promise<Driver> {
+  if (opts.driver === 'simulated') {
+    const { SimulatedDriver } = await import('./dataplane/simulated/simulated-driver.ts');
+    return new SimulatedDriver();
+  }
+  const { LinuxDriver } = await import('./dataplane/linux/linux-driver.ts');
+  const { ExecaRunner } = await import('./dataplane/linux/runner.ts');
+  return new LinuxDriver({
+    runner: new ExecaRunner(),
+    stateDir: join(opts.dataDir, 'dataplane'),
+    wireguard: opts.wireguard,
+    externalInterface: opts.externalInterface,
+  });
+}
+
+/** Starts the panel and resolves once it listens; the boot reconcile then runs in the background. */
+export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
+  const { host, port } = parseListen(opts.listen);
+  const logger = opts.logger ?? createLogger();
+  const publicKey = toLicensePublicKey(opts.licensePublicKeyPem);
+  const db = openDatabase(databasePath(opts.dataDir));
+  let driver: Driver | null = null;
+  try {
+    if (opts.licensePublicKeyPem && publicKey) new SettingsRepository(db).set(LICENSE_PUBLIC_KEY_SETTING, opts.licensePublicKeyPem);
+    driver = await createDriver(opts);
+    const secretBox = SecretBox.open(opts.dataDir);
+    const deps = {
+      db, driver, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
+      licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface,
+      baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
+    };
+    const app = buildApp(deps);
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const url = httpUrl(host, boundPort);
+    if (!deps.baseUrl) deps.baseUrl = url; // port 0: known only now
+    const bootReconcile = app.services.system.reconcileOnBoot();
+    let closing: Promise<void> | null = null;
+    const activeDriver = driver;
+    const close = () =>
+      (closing ??= (async () => {
+        await app.close();
+        await bootReconcile;
+        await app.services.reconciler.whenIdle();
+        await activeDriver.close();
+        db.close();
+      })());
+    return { app, url, bootReconcile, close };
+  } catch (err) {
+    await driver?.close().catch(() => undefined);
+    db.close();
+    throw err;
+  }
+}
+
+/** `vpnhost panel serve`: starts, prints `panel listening on <url>`, runs until SIGTERM/SIGINT; resolves to the exit code. */
+export async function servePanel(opts: ServeOptions): Promise<number> {
+  const logger = opts.logger ?? createLogger();
+  const panel = await startPanel({ ...opts, logger });
+  process.stdout.write(`panel listening on ${panel.url}\n`);
+  return new Promise<number>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        logger.warn({ signal }, 'second signal: exiting without waiting');
+        process.exit(1);
+      }
+      logger.info({ signal }, 'shutting down');
+      panel.close().then(
+        () => {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          logger.info('panel stopped');
+          resolve(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
