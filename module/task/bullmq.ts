@@ -30,6 +30,11 @@ interface JobData {
   taskId: string;
 }
 
+/** BullMQ job id of a record: the task id, suffixed per `retry` so a retried task never meets its old job. */
+export function bullJobId(taskId: string, retries = 0): string {
+  return retries === 0 ? taskId : `${taskId}-retry-${retries}`;
+}
+
 /**
  * BullMQ `TaskQueue` (kind `bullmq`). Redis holds only the task id (job id = task id, data `{taskId}`); inputs and
  * their secrets never leave the SQLite record. BullMQ `attempts` = tries and a fixed backoff of `backoff` seconds;
@@ -65,15 +70,15 @@ export class BullmqQueue extends StoreBackedQueue {
       this.notify(added.id);
       return added;
     }
-    await this.enqueue(queue, job, added.id, resolved);
+    await this.enqueue(queue, job, added.id, bullJobId(added.id), resolved);
     if (this.running && !this.startOpts.queues) this.ensureWorker(queue);
     return added;
   }
 
-  private async enqueue(queue: string, job: string, id: string, options: TaskOptions): Promise<void> {
+  private async enqueue(queue: string, job: string, id: string, jobId: string, options: TaskOptions): Promise<void> {
     try {
       await this.queueFor(queue).add(job, { taskId: id }, {
-        jobId: id,
+        jobId,
         attempts: options.tries,
         backoff: { type: 'fixed', delay: Math.round(options.backoff * 1000) },
         removeOnComplete: true,
@@ -125,9 +130,7 @@ export class BullmqQueue extends StoreBackedQueue {
 
   async retry(id: string): Promise<TaskRecord> {
     const record = this.store.resetForRetry(id, 'bullmq');
-    const queue = this.queueFor(record.queue);
-    await queue.remove(id).catch(() => 0);
-    await this.enqueue(record.queue, record.job, id, record.options);
+    await this.enqueue(record.queue, record.job, id, bullJobId(id, record.retries), record.options);
     if (this.running && !this.startOpts.queues) this.ensureWorker(record.queue);
     this.notify(id);
     return record;
@@ -168,15 +171,15 @@ export class BullmqQueue extends StoreBackedQueue {
     });
     worker.on('error', (error: Error) => this.logger.error({ err: error.message, queue: name }, 'bullmq worker error'));
     worker.on('failed', (job, error) => {
-      if (job && job.finishedOn) this.reconcileFailed(job.data.taskId, error.message);
+      if (job && job.finishedOn && job.id) this.reconcileFailed(job.data.taskId, job.id, error.message);
     });
     this.workers.set(name, { worker, connection });
   }
 
   /** A job BullMQ failed for good while the record is still open: close the record too. */
-  private reconcileFailed(taskId: string, message: string): void {
+  private reconcileFailed(taskId: string, jobId: string, message: string): void {
     const record = this.store.get(taskId);
-    if (record && (record.status === 'pending' || record.status === 'processing')) {
+    if (record && bullJobId(taskId, record.retries) === jobId && (record.status === 'pending' || record.status === 'processing')) {
       this.store.fail(taskId, message);
       this.notify(taskId);
     }
@@ -185,6 +188,9 @@ export class BullmqQueue extends StoreBackedQueue {
   /** The BullMQ processor: one attempt of the record, the outcome mapped onto BullMQ's retry machinery. */
   private async process(job: Job<JobData>): Promise<null> {
     const taskId = job.data.taskId;
+    const current = this.store.get(taskId);
+    // A job of an earlier generation (the task was retried since) or of a vanished record: nothing to do.
+    if (!current || bullJobId(taskId, current.retries) !== job.id) return null;
     const claimed = this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
     if (!claimed) {
       this.notify(taskId);

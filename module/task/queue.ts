@@ -39,6 +39,8 @@ export interface TaskRecord {
   /** ISO timestamps. */
   createdAt: string;
   updatedAt: string;
+  /** How many times `retry` re-queued this task. */
+  retries?: number;
   /** For a `duplicate` record: the id of the pending or processing task it duplicates. */
   duplicateOf?: string | null;
   /** ISO time the record became `completed`, `failed` or `duplicate`. */

@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   options      TEXT NOT NULL,
   attempts     INTEGER NOT NULL DEFAULT 0,
   exceptions   INTEGER NOT NULL DEFAULT 0,
+  retries      INTEGER NOT NULL DEFAULT 0,
   last_error   TEXT,
   result       TEXT,
   dedupe_key   TEXT NOT NULL,
@@ -58,6 +59,7 @@ export interface TaskRow {
   options: string;
   attempts: number;
   exceptions: number;
+  retries: number;
   last_error: string | null;
   result: string | null;
   dedupe_key: string;
@@ -86,6 +88,7 @@ export function toRecord(row: TaskRow): TaskRecord {
     result: row.result === null ? null : (JSON.parse(row.result) as unknown),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    retries: row.retries,
     duplicateOf: row.duplicate_of,
     finishedAt: row.finished_at,
   };

@@ -236,7 +236,7 @@ export class TaskStore {
     const iso = new Date(now).toISOString();
     const row = this.db
       .prepare(
-        `UPDATE tasks SET status = 'pending', attempts = 0, exceptions = 0, last_error = NULL, result = NULL, backend = ?,
+        `UPDATE tasks SET status = 'pending', attempts = 0, exceptions = 0, retries = retries + 1, last_error = NULL, result = NULL, backend = ?,
            available_at = ?, lease_until = NULL, worker_id = NULL, updated_at = ?, finished_at = NULL
          WHERE id = ? AND status = 'failed' RETURNING *`,
       )
