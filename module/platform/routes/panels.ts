@@ -12,7 +12,7 @@ const PanelBodySchema = z.object({
 /** `POST /api/admin/panels`, `GET /api/admin/panels`. */
 export const panelRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
   app.post('/panels', { schema: { body: PanelBodySchema } }, async (request, reply) => {
-    const panel = await platform.registerPanel(request.body);
+    const panel = await platform.ops.registerPanel(request.body);
     return reply.code(201).send(panel);
   });
 

@@ -22,10 +22,5 @@ export const taskRoutes = (platform: Platform): FastifyPluginAsyncZod => async (
     return task;
   });
 
-  app.post('/tasks/:id/retry', { schema: { params: z.object({ id: z.string().max(100) }) } }, async (request) => {
-    const task = await platform.queue.get(request.params.id);
-    if (!task) throw new HttpError(404, UNKNOWN_TASK(request.params.id));
-    if (task.status !== 'failed') throw new HttpError(409, `task ${task.id} is ${task.status}; only a failed task can be retried`);
-    return platform.queue.retry(task.id);
-  });
+  app.post('/tasks/:id/retry', { schema: { params: z.object({ id: z.string().max(100) }) } }, async (request) => platform.ops.retryTask(request.params.id));
 };

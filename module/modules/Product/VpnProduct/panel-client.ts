@@ -3,7 +3,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import {
-  AccountListSchema, AccountSchema, AvailableIpsSchema, EnvelopeSchema, SuccessSchema, SystemStatusSchema,
+  AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, PANEL_ERRORS, SuccessSchema, SystemStatusSchema,
   WireguardServerMapSchema, WireguardServerSchema,
   type Account, type SystemStatus, type WireguardServer,
 } from './wire-schemas.ts';
@@ -24,11 +24,10 @@ export class PanelUnreachableError extends PanelError {
   }
 }
 
-export const ACCOUNT_NOT_FOUND = 'Account not found';
-export const NAME_IN_USE = 'The name is already in use';
-export const USERNAME_IN_USE = 'The username is already in use';
-export const IP_IN_USE = 'IP address already in use';
-export const SERVER_NOT_FOUND = 'Wireguard server not found';
+export const ACCOUNT_NOT_FOUND = PANEL_ERRORS.ACCOUNT_NOT_FOUND;
+export const NAME_IN_USE = PANEL_ERRORS.NAME_IN_USE;
+export const USERNAME_IN_USE = PANEL_ERRORS.USERNAME_IN_USE;
+export const IP_IN_USE = PANEL_ERRORS.IP_IN_USE;
 
 export interface PanelClientOptions {
   /** `{base_url}` or the API root `{base_url}/api/v1`. */
@@ -164,15 +163,15 @@ export class PanelClient {
     } catch {
       throw new PanelError(`unexpected answer from panel: HTTP ${statusCode}, not JSON`, statusCode);
     }
-    const envelope = EnvelopeSchema.safeParse(json);
-    if (!envelope.success) throw new PanelError(`unexpected answer from panel: HTTP ${statusCode}, no envelope`, statusCode);
-    if (envelope.data.error !== '') throw new PanelError(envelope.data.error, statusCode);
-    const msg = schema.safeParse(envelope.data.msg);
-    if (!msg.success) {
-      const issue = msg.error.issues[0];
-      throw new PanelError(`unexpected answer from panel: ${issue ? `${issue.path.join('.') || 'msg'}: ${issue.message}` : 'invalid msg'}`, statusCode);
+    const answer = envelopeSchema(schema).safeParse(json);
+    if (answer.success) {
+      if (answer.data.status === 'error') throw new PanelError(answer.data.error, statusCode);
+      return answer.data.msg as T;
     }
-    return msg.data;
+    const error = (json as { error?: unknown } | null)?.error;
+    if (typeof error === 'string' && error !== '') throw new PanelError(error, statusCode);
+    const issue = answer.error.issues[0];
+    throw new PanelError(`unexpected answer from panel: HTTP ${statusCode}${issue ? `, ${issue.path.join('.') || 'body'}: ${issue.message}` : ''}`, statusCode);
   }
 }
 

@@ -2,28 +2,34 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../../../panel/security/secret-box.ts';
 import { SECRET_KEY_PATTERN } from '../../../contract/redact.ts';
+import type { ProvisionStatus } from '../../../contract/provision-status.ts';
+import type { ServiceRepository } from '../../../contract/platform-context.ts';
 import type { Db } from '../db.ts';
 
-export interface ServiceRecord {
+/** A stored service; service and provision data come with their secrets opened (for modules only). */
+export interface StoredService {
   uuid: string;
   product_uuid: string;
-  module: string;
-  /** Service data with secrets opened (for the module only; never answered to an API client as is). */
+  module_name: string;
   service_data: Record<string, unknown>;
-  provision_status: string;
+  provision_status: ProvisionStatus;
   status_reason: string | null;
   provision_data: Record<string, unknown>;
   created_at: string;
   updated_at: string;
 }
 
-interface ServiceRow extends Omit<ServiceRecord, 'service_data' | 'provision_data'> {
+interface ServiceRow extends Omit<StoredService, 'service_data' | 'provision_data' | 'module_name'> {
+  module: string;
   service_data: string;
   provision_data: string;
 }
 
-/** Repository of the `services` table; secret-named members of service data are sealed at rest. */
-export class ServiceStore {
+/**
+ * Repository of the `services` table (the modules' ServiceRepository); secret-named members of service and
+ * provision data are sealed at rest with the platform SecretBox.
+ */
+export class ServiceStore implements ServiceRepository {
   private readonly getStmt;
   private readonly statusStmt;
   private readonly dataStmt;
@@ -34,22 +40,22 @@ export class ServiceStore {
     this.dataStmt = db.prepare('UPDATE services SET provision_data = ?, updated_at = ? WHERE uuid = ?');
   }
 
-  create(input: { product_uuid: string; module: string; service_data: Record<string, unknown>; provision_status?: string }): ServiceRecord {
+  create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): StoredService {
     const uuid = randomUUID();
     const now = new Date().toISOString();
     this.db
       .prepare(`INSERT INTO services (uuid, product_uuid, module, service_data, provision_status, provision_data, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`)
-      .run(uuid, input.product_uuid, input.module, this.seal(input.service_data), input.provision_status ?? 'pending', now, now);
+      .run(uuid, input.product_uuid, input.module_name, this.seal(input.service_data), 'pending', now, now);
     return this.get(uuid)!;
   }
 
-  get(uuid: string): ServiceRecord | null {
+  get(uuid: string): StoredService | null {
     const row = this.getStmt.get(uuid) as ServiceRow | undefined;
     return row ? this.toRecord(row) : null;
   }
 
-  list(filter: { status?: string; product_uuid?: string } = {}): ServiceRecord[] {
+  list(filter: { status?: string; product_uuid?: string } = {}): StoredService[] {
     const rows = this.db
       .prepare(`SELECT * FROM services WHERE (@status IS NULL OR provision_status = @status)
         AND (@product IS NULL OR product_uuid = @product) ORDER BY created_at`)
@@ -63,15 +69,15 @@ export class ServiceStore {
     return Object.fromEntries(rows.map((r) => [r.s, r.n]));
   }
 
-  setStatus(uuid: string, status: string, reason: string | null = null): void {
-    this.statusStmt.run(status, reason, new Date().toISOString(), uuid);
+  setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): void {
+    this.statusStmt.run(status, reason ?? null, new Date().toISOString(), uuid);
   }
 
-  setProvisionData(uuid: string, data: Record<string, unknown>): void {
-    this.dataStmt.run(JSON.stringify(data), new Date().toISOString(), uuid);
+  saveProvisionData(uuid: string, data: Record<string, unknown>): void {
+    this.dataStmt.run(this.seal(data), new Date().toISOString(), uuid);
   }
 
-  setServiceData(uuid: string, data: Record<string, unknown>): void {
+  saveServiceData(uuid: string, data: Record<string, unknown>): void {
     this.db.prepare('UPDATE services SET service_data = ?, updated_at = ? WHERE uuid = ?').run(this.seal(data), new Date().toISOString(), uuid);
   }
 
@@ -87,12 +93,17 @@ export class ServiceStore {
     return JSON.stringify(out);
   }
 
-  private toRecord(row: ServiceRow): ServiceRecord {
-    const sealed = JSON.parse(row.service_data) as Record<string, unknown>;
+  private unseal(text: string): Record<string, unknown> {
+    const sealed = JSON.parse(text) as Record<string, unknown>;
     const data: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(sealed)) {
       data[key] = typeof value === 'string' && SECRET_KEY_PATTERN.test(key) && value.startsWith('enc:v1:') ? this.box.open(value) : value;
     }
-    return { ...row, service_data: data, provision_data: JSON.parse(row.provision_data) as Record<string, unknown> };
+    return data;
+  }
+
+  private toRecord(row: ServiceRow): StoredService {
+    const { module, ...rest } = row;
+    return { ...rest, module_name: module, service_data: this.unseal(row.service_data), provision_data: this.unseal(row.provision_data) };
   }
 }

@@ -1,0 +1,47 @@
+// buildPlatformApp: the Fastify admin API over a Platform (bearer-token auth, zod schemas); never listens.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
+import type { Platform } from './platform.ts';
+import { requireAdminToken } from './routes/auth.ts';
+import { panelRoutes } from './routes/panels.ts';
+import { productRoutes } from './routes/products.ts';
+import { serviceRoutes } from './routes/services.ts';
+import { taskRoutes } from './routes/tasks.ts';
+
+export interface PlatformAppDeps {
+  platform: Platform;
+  /** Request logging (defaults to the platform's logger at warn level, so the hot path stays quiet). */
+  logger?: Logger;
+}
+
+/** The admin API app: `/api/admin/*` behind bearer tokens, `/healthz` open. */
+export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })) as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: 256 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}` });
+  });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(
+    async (api) => {
+      requireAdminToken(api, deps.platform.tokens);
+      await api.register(panelRoutes(deps.platform));
+      await api.register(productRoutes(deps.platform));
+      await api.register(serviceRoutes(deps.platform));
+      await api.register(taskRoutes(deps.platform));
+      api.setNotFoundHandler((request) => {
+        throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
+      });
+    },
+    { prefix: '/api/admin' },
+  );
+  return app;
+}

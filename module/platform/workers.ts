@@ -1,0 +1,60 @@
+// Job workers of a platform process: the ModuleJob handler (module resolver + state machine) and the sweeper timer.
+import type { Logger } from 'pino';
+import type { Product } from '../contract/product.ts';
+import { isJobMethod } from '../contract/provision-status.ts';
+import { MODULE_JOB, type TaskQueue } from '../task/index.ts';
+import { moduleJobInputSchema, MODULE_REF_ERROR } from '../task/module-job.ts';
+import type { TaskHandler } from '../task/queue.ts';
+import type { StuckServiceSweeper } from './sweeper.ts';
+
+export interface WorkerDeps {
+  queue: TaskQueue;
+  concurrency: number;
+  /** Rebuilds the Product instance of a service (cheap: two indexed reads). */
+  resolve: (serviceUuid: string) => Product;
+  sweeper: StuckServiceSweeper;
+  logger: Logger;
+  /** Sweep interval, default 5 s. */
+  sweepMs?: number;
+}
+
+export interface Workers {
+  stop(): Promise<void>;
+}
+
+/**
+ * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's
+ * `runJob(method)` with the attempt number and tries, so the spec's status transitions apply to the outcome.
+ */
+export function moduleJobHandler(queue: TaskQueue, resolve: (serviceUuid: string) => Product): TaskHandler {
+  return async (input, ctx) => {
+    const parsed = moduleJobInputSchema.safeParse(input);
+    if (!parsed.success) throw new Error(MODULE_REF_ERROR);
+    const { module: ref, method } = parsed.data;
+    if (ref.type !== 'Product' || !ref.service_uuid || !isJobMethod(method)) {
+      throw new Error(`ModuleJob ${ref.type}/${ref.name}.${method} is not a provisioning job`);
+    }
+    const product = resolve(ref.service_uuid);
+    const record = await queue.get(ctx.taskId);
+    return product.runJob(method, { signal: ctx.signal, attempt: ctx.attempt, tries: record?.options.tries ?? ctx.attempt });
+  };
+}
+
+/** Registers the handler, starts the queue with `concurrency` slots and a periodic sweep. */
+export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
+  deps.queue.register(MODULE_JOB, moduleJobHandler(deps.queue, deps.resolve));
+  await deps.queue.start({ concurrency: deps.concurrency });
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = deps.sweeper.run().catch((err: Error) => deps.logger.error({ err: err.message }, 'service sweep failed'));
+  };
+  sweep();
+  const timer = setInterval(sweep, deps.sweepMs ?? 5_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
+}
