@@ -1,0 +1,37 @@
+// Module configuration (the spec's config.php): one typed section per module, read through Module.config(key).
+
+/** Keys every module section has; modules add their own. */
+export interface ModuleSettings {
+  /** Loaded by the platform when true. */
+  enabled: boolean;
+  /** Code version of the module; a change triggers its `update()`. */
+  version: string;
+  [key: string]: unknown;
+}
+
+export type ModuleTypeName = 'Product' | 'Plugin' | 'Payment' | 'Notification';
+
+export interface ModulesConfig {
+  modules: Record<ModuleTypeName, Record<string, ModuleSettings>>;
+}
+
+export const config = {
+  modules: {
+    Product: {
+      VpnProduct: {
+        enabled: true,
+        version: '1.0.0',
+        /** Timeout of one panel API call. */
+        api_timeout_ms: 10_000,
+      },
+    },
+    Plugin: {},
+    Payment: {},
+    Notification: {},
+  },
+} satisfies ModulesConfig;
+
+/** The section of `type`/`name` (an empty object when the module has none). */
+export function moduleSettings(type: ModuleTypeName, name: string, source: ModulesConfig = config): Readonly<Record<string, unknown>> {
+  return source.modules[type][name] ?? {};
+}

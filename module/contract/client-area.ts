@@ -1,0 +1,59 @@
+// Client-area tabs of Product modules: tab rendering through variables_<tab>() and AJAX dispatch to controllerClient_<tab><Method>().
+import type { ModuleRequest, ModuleResponse } from './http.ts';
+import type { Module } from './module.ts';
+import { JOB_ERRORS } from './result.ts';
+
+/** One tab: its title and template path (`client_area.<template_name>`). */
+export interface ClientAreaTab {
+  name: string;
+  template: string;
+}
+
+export type ClientAreaMenu = Record<string, ClientAreaTab>;
+
+/** What a client-area AJAX call answers: `{success:true, data}` (200) or `{success:false, message}` (500). */
+export type ClientAreaBody = { success: true; data: unknown } | { success: false; message: string };
+
+const TAB_KEY = /^[A-Za-z0-9_]+$/;
+const METHOD = /^[A-Za-z]+$/;
+
+interface WithMenu extends Module {
+  getClientAreaMenuConfig(): ClientAreaMenu;
+}
+
+function member(module: Module, name: string): ((...args: unknown[]) => unknown) | null {
+  const fn = (module as unknown as Record<string, unknown>)[name];
+  return typeof fn === 'function' ? (fn as (...args: unknown[]) => unknown).bind(module) : null;
+}
+
+/** Variables of tab `tab` from `variables_<tab>()` ({} when the module has none). */
+export async function clientAreaVariables(module: Module, tab: string): Promise<Record<string, unknown>> {
+  if (!TAB_KEY.test(tab)) throw new Error(`invalid tab ${JSON.stringify(tab)}`);
+  const fn = member(module, `variables_${tab}`);
+  return fn ? ((await fn()) as Record<string, unknown>) ?? {} : {};
+}
+
+/** HTML of a client-area tab: its template rendered with `variables_<tab>()`. Throws for a tab not in the menu. */
+export async function renderClientAreaTab(module: WithMenu, tab: string): Promise<string> {
+  const menu = module.getClientAreaMenuConfig();
+  const entry = Object.hasOwn(menu, tab) ? menu[tab] : undefined;
+  if (!entry) throw new Error(`unknown client-area tab ${JSON.stringify(tab)}`);
+  return module.view(entry.template, await clientAreaVariables(module, tab));
+}
+
+/**
+ * Dispatches an AJAX call to `controllerClient_<tab><Method>(request)` (`general` + `Get` →
+ * `controllerClient_generalGet`). The handler returns its data; a throw answers 500 with a generic message (the
+ * real error goes to the module log). An unknown tab or handler answers 404.
+ */
+export async function callClientAreaController(module: WithMenu, tab: string, method: string, request: ModuleRequest): Promise<ModuleResponse & { body: ClientAreaBody }> {
+  const name = `controllerClient_${tab}${method.charAt(0).toUpperCase()}${method.slice(1)}`;
+  const handler = TAB_KEY.test(tab) && METHOD.test(method) && Object.hasOwn(module.getClientAreaMenuConfig(), tab) ? member(module, name) : null;
+  if (!handler) return { status: 404, body: { success: false, message: 'Not found' } };
+  try {
+    return { status: 200, body: { success: true, data: await handler(request) } };
+  } catch (error) {
+    module.logError(`client_area.${tab}`, { handler: name }, error instanceof Error ? error.message : String(error));
+    return { status: 500, body: { success: false, message: JOB_ERRORS.unexpected } };
+  }
+}

@@ -1,0 +1,25 @@
+// Framework-neutral request/response shapes for module handlers (webhooks, client-area AJAX), filled by the platform routes.
+
+/** An incoming HTTP request as a module handler sees it. */
+export interface ModuleRequest {
+  method: string;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  /** Parsed body (JSON object, form fields) or the raw text. */
+  body: unknown;
+  /** Exact bytes received, for signature checks. */
+  rawBody?: string | Buffer;
+  ip?: string;
+}
+
+/** What a module handler answers; the platform route writes it out unchanged. */
+export interface ModuleResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export function isModuleResponse(value: unknown): value is ModuleResponse {
+  return !!value && typeof value === 'object' && typeof (value as ModuleResponse).status === 'number' && 'body' in value;
+}

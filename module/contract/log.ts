@@ -1,0 +1,150 @@
+// Module logs (logModule): redacted entries stored in the platform database's module_logs table and sent to pino.
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { Clock } from './platform-context.ts';
+import { redact, redactText, REDACTED, SECRET_KEY_PATTERN } from './redact.ts';
+
+export const LOG_LEVELS = ['info', 'error', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The spec's `logModule($type, $name, $action, $level, $request = [], $response = [])`, plus a context. */
+export type LogModule = (
+  type: string,
+  name: string,
+  action: string,
+  level: LogLevel,
+  request?: unknown,
+  response?: unknown,
+  context?: Record<string, unknown>,
+) => void;
+
+/** A stored log row (request, response and context as parsed JSON). */
+export interface ModuleLogRow {
+  id: number;
+  module_type: string;
+  module_name: string;
+  action: string;
+  level: LogLevel;
+  request: unknown;
+  response: unknown;
+  context: Record<string, unknown>;
+  created_at: string;
+}
+
+const migrated = new WeakSet<Database.Database>();
+
+/** Creates the module_logs table and its index when missing (idempotent). */
+export function migrateModuleLogStore(db: Database.Database): void {
+  if (migrated.has(db)) return;
+  db.exec(`CREATE TABLE IF NOT EXISTS module_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    module_type TEXT NOT NULL,
+    module_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    level TEXT NOT NULL CHECK (level IN ('info', 'error', 'debug')),
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    context TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS module_logs_module ON module_logs (module_type, module_name, id);`);
+  migrated.add(db);
+}
+
+/** `password=…`, `"api_key": "…"`, `token: …` and `Bearer …` inside free text. */
+const INLINE_SECRET =
+  /((?:[\w-]*(?:pass(?:word)?|secret|token|api_?key|private_?key|access_?hash|license)[\w-]*)["']?\s*[:=]\s*["']?)([^"'&\s,;}]+)/gi;
+const BEARER = /(\bBearer\s+)[A-Za-z0-9._~+/=-]+/g;
+
+/** String values held under secret-named keys anywhere inside `value`. */
+export function collectSecretValues(value: unknown, out = new Set<string>(), seen = new WeakSet<object>()): Set<string> {
+  if (!value || typeof value !== 'object' || seen.has(value)) return out;
+  seen.add(value);
+  for (const [key, member] of Object.entries(value)) {
+    if (SECRET_KEY_PATTERN.test(key) && (typeof member === 'string' || typeof member === 'number')) out.add(String(member));
+    else collectSecretValues(member, out, seen);
+  }
+  return out;
+}
+
+/** JSON-safe copy: errors as {name, message}, bigints as strings, functions dropped, cycles cut. */
+function plain(value: unknown, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Date) return value.toISOString();
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => plain(item, seen));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v, seen)]));
+}
+
+/** Secret-named members replaced, known secret values and inline `key=value` secrets removed from every string. */
+export function scrub(value: unknown, secrets: Iterable<string>): unknown {
+  const list = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  const text = (s: string) => redactText(s, list).replace(INLINE_SECRET, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, m]) => [k, walk(m)]));
+    return v;
+  };
+  return walk(redact(plain(value)));
+}
+
+/** What the log function writes to. `secrets` are extra values to remove (e.g. the module's configured API key). */
+export interface ModuleLogDeps {
+  db: Database.Database;
+  logger: Logger;
+  clock: Clock;
+  secrets?: Iterable<string> | (() => Iterable<string>);
+}
+
+/**
+ * Builds the spec's `logModule`. Every entry is scrubbed BEFORE storage: members with secret-named keys become
+ * `[redacted]`, and their values (plus `deps.secrets`) are cut out of every other string, e.g. an error echoing a password.
+ */
+export function createLogModule(deps: ModuleLogDeps): LogModule {
+  migrateModuleLogStore(deps.db);
+  const insert = deps.db.prepare(
+    'INSERT INTO module_logs (module_type, module_name, action, level, request, response, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const extraSecrets = () => (typeof deps.secrets === 'function' ? deps.secrets() : (deps.secrets ?? []));
+  return (type, name, action, level, request = [], response = [], context = {}) => {
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new RangeError(`unknown log level ${String(level)}`);
+    const secrets = collectSecretValues({ request, response, context });
+    for (const s of extraSecrets()) secrets.add(s);
+    const entry = {
+      request: scrub(request, secrets),
+      response: scrub(response, secrets),
+      context: scrub(context, secrets) as Record<string, unknown>,
+    };
+    const at = deps.clock.now().toISOString();
+    insert.run(type, name, action, level, JSON.stringify(entry.request ?? null), JSON.stringify(entry.response ?? null), JSON.stringify(entry.context ?? {}), at);
+    deps.logger[level]({ ...entry.context, module_type: type, module_name: name, action, request: entry.request, response: entry.response }, `module ${action}`);
+  };
+}
+
+/** Stored log rows of a module, newest first. */
+export function readModuleLogs(db: Database.Database, filter: { type?: string; name?: string; level?: LogLevel; limit?: number } = {}): ModuleLogRow[] {
+  migrateModuleLogStore(db);
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.type) (where.push('module_type = ?'), args.push(filter.type));
+  if (filter.name) (where.push('module_name = ?'), args.push(filter.name));
+  if (filter.level) (where.push('level = ?'), args.push(filter.level));
+  const sql = `SELECT * FROM module_logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+  const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<Record<string, string | number>>;
+  return rows.map((row) => ({
+    id: Number(row.id),
+    module_type: String(row.module_type),
+    module_name: String(row.module_name),
+    action: String(row.action),
+    level: row.level as LogLevel,
+    request: JSON.parse(String(row.request)),
+    response: JSON.parse(String(row.response)),
+    context: JSON.parse(String(row.context)),
+    created_at: String(row.created_at),
+  }));
+}

@@ -1,0 +1,131 @@
+// Payment modules: payment form, settings page, signed gateway webhooks dispatched by `type`, success/failure/refund.
+import type { ModuleRequest, ModuleResponse } from './http.ts';
+import { isModuleResponse } from './http.ts';
+import { Module } from './module.ts';
+import type { MaybePromise, PlatformContext } from './platform-context.ts';
+import { JOB_ERRORS } from './result.ts';
+import { sanitizeInput } from './validation.ts';
+
+/** The invoice members a payment form uses. */
+export interface Invoice {
+  uuid: string;
+  number: string;
+  /** Amount still due. */
+  dueAmount(): number;
+  /** The client's currency code, e.g. `EUR`. */
+  currency: string;
+}
+
+/** What a gateway payment session is created from. */
+export interface PaymentSession {
+  reference_id: string;
+  invoice_id: string;
+  description: string;
+  amount: number;
+  currency: string;
+  return_url: string;
+  cancel_url: string;
+}
+
+/** A gateway callback; `type` selects the handler. */
+export type WebhookPayload = Record<string, unknown> & { type?: unknown };
+
+/** The spec's Events table: callback `type` → handler. Any other type (or none) answers `ok`. */
+export const PAYMENT_EVENT_HANDLERS = {
+  'payment_intent.succeeded': 'onPaymentSuccess',
+  'payment_intent.payment_failed': 'onPaymentFailed',
+} as const satisfies Record<string, 'onPaymentSuccess' | 'onPaymentFailed'>;
+
+/** Body `ok`, status 200: the answer to unhandled callbacks and GET verification. */
+export const WEBHOOK_OK: Readonly<ModuleResponse> = Object.freeze({ status: 200, body: 'ok' });
+export const INVALID_SIGNATURE = 'Invalid signature';
+
+/** The callback payload of a request body (JSON text is parsed; anything else becomes {}). */
+export function webhookPayload(body: unknown): WebhookPayload {
+  let value = body;
+  if (typeof value === 'string' || Buffer.isBuffer(value)) {
+    try {
+      value = JSON.parse(value.toString());
+    } catch {
+      return {};
+    }
+  }
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as WebhookPayload) : {};
+}
+
+/**
+ * A Payment module. Subclasses render the payment form and settings page (which must show a generated
+ * `webhook_url`), verify gateway signatures in `verifyWebhook` and record outcomes in onPaymentSuccess/onPaymentFailed.
+ */
+export abstract class Payment extends Module {
+  constructor(ctx: PlatformContext) {
+    super(ctx, 'Payment');
+  }
+
+  /** Sanitized gateway configuration (keys, secrets, webhook secret, sandbox flag); kept as `module_data`. */
+  getModuleData(data: Record<string, unknown> = {}): Record<string, unknown> {
+    const clean = sanitizeInput(data);
+    if ('sandbox' in clean) clean.sandbox = clean.sandbox === true || clean.sandbox === 'true' || clean.sandbox === '1' || clean.sandbox === 1 || clean.sandbox === 'on';
+    this.module_data = clean;
+    return clean;
+  }
+
+  /** HTML of the payment form or session for `data.invoice`. */
+  abstract getClientAreaHtml(data: { invoice: Invoice; [key: string]: unknown }): MaybePromise<string>;
+
+  /** HTML of the gateway settings page; must provide the generated `webhook_url`. */
+  abstract getSettingsPage(data?: Record<string, unknown>): MaybePromise<string>;
+
+  /** Checks the gateway signature of a callback (raw body in `request.rawBody`). Runs before any handler. */
+  protected abstract verifyWebhook(request: ModuleRequest): MaybePromise<boolean>;
+
+  /** Marks the invoice paid and logs the transaction. */
+  abstract onPaymentSuccess(payload: WebhookPayload): MaybePromise<unknown>;
+
+  /** Records the failure. */
+  abstract onPaymentFailed(payload: WebhookPayload): MaybePromise<unknown>;
+
+  /** POST callback: signature check (400 `Invalid signature` when it fails), then dispatch by `type`. */
+  async apiWebhookPost(request: ModuleRequest): Promise<ModuleResponse> {
+    let verified = false;
+    try {
+      verified = (await this.verifyWebhook(request)) === true;
+    } catch (error) {
+      this.logError('webhook', { reason: 'signature check threw' }, error);
+    }
+    if (!verified) {
+      this.logError('webhook', { reason: 'invalid signature' }, []);
+      return { status: 400, body: INVALID_SIGNATURE };
+    }
+    return this.dispatchWebhook(webhookPayload(request.body));
+  }
+
+  /** GET verification: body `ok`, status 200. */
+  async apiWebhookGet(_request: ModuleRequest): Promise<ModuleResponse> {
+    return { ...WEBHOOK_OK };
+  }
+
+  /** Calls the handler the payload's `type` selects (PAYMENT_EVENT_HANDLERS); unknown types answer `ok`. */
+  async dispatchWebhook(payload: WebhookPayload): Promise<ModuleResponse> {
+    const type = typeof payload.type === 'string' ? payload.type : null;
+    const handler = type !== null && Object.hasOwn(PAYMENT_EVENT_HANDLERS, type) ? PAYMENT_EVENT_HANDLERS[type as keyof typeof PAYMENT_EVENT_HANDLERS] : null;
+    if (!handler) {
+      this.logDebug('webhook', { type }, 'ignored');
+      return { ...WEBHOOK_OK };
+    }
+    try {
+      const out = await this[handler](payload);
+      this.logInfo('webhook', { type }, { handler });
+      if (out === undefined) return { ...WEBHOOK_OK };
+      return isModuleResponse(out) ? out : { status: 200, body: out };
+    } catch (error) {
+      this.logError('webhook', { type, handler }, error);
+      return { status: 500, body: { status: 'error', message: JOB_ERRORS.unexpected } };
+    }
+  }
+
+  /** Refunds `amount` of a transaction; gateways without refunds keep this default. */
+  async refund(_transactionId: string, _amount: number): Promise<Record<string, unknown>> {
+    return { status: 'error', message: 'Refunds are not supported' };
+  }
+}

@@ -1,0 +1,86 @@
+// What the platform injects into a module instance: database, service store, task queue, hooks, logger, config, views, clock.
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { moduleSettings, type ModulesConfig, type ModuleTypeName } from '../../config.ts';
+import type { Hooks } from '../../hooks.ts';
+import { ModuleCache } from './cache.ts';
+import type { ProvisionStatus } from './provision-status.ts';
+
+export type ModuleType = ModuleTypeName;
+export const MODULE_TYPES: readonly ModuleType[] = ['Product', 'Plugin', 'Payment', 'Notification'];
+
+/** Value or promise of it: repositories may be synchronous (better-sqlite3) or not. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Time source; tests inject a fixed or stepping clock. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A hosting service as the platform stores it (fields beyond these are the store's own). */
+export interface ServiceRecord {
+  uuid: string;
+  product_uuid: string | null;
+  /** Type and name of the Product module handling it, e.g. `VpnProduct`. */
+  module_name?: string;
+  provision_status: ProvisionStatus;
+  /** Reason given with the last status change (e.g. a failure text). */
+  status_reason?: string | null;
+  /** Values the customer/admin entered (saveServiceData). */
+  service_data: Record<string, unknown>;
+  /** What provisioning produced (account ids, access hashes, …); secret members are encrypted at rest by the store. */
+  provision_data: Record<string, unknown>;
+  created_at?: string;
+  updated_at?: string;
+}
+
+/**
+ * The platform's service store as modules see it. Implemented by the platform store (helper H5); the unit tests use
+ * an in-memory twin. Implementations encrypt secret members of `provision_data` at rest and never log them.
+ */
+export interface ServiceRepository {
+  /** The service, or null when it does not exist. */
+  get(uuid: string): MaybePromise<ServiceRecord | null>;
+  /** Sets `provision_status` (and the reason, cleared when omitted). */
+  setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): MaybePromise<void>;
+  /** Replaces `provision_data`. */
+  saveProvisionData(uuid: string, data: Record<string, unknown>): MaybePromise<void>;
+  /** Replaces `service_data`. */
+  saveServiceData(uuid: string, data: Record<string, unknown>): MaybePromise<void>;
+}
+
+/**
+ * The queue facade modules use (`Task.add` of module/task/task.ts). Job options (tries, backoff, timeout,
+ * maxExceptions) travel inside `inputData` as the spec's ModuleJob keys. Resolves with the task id.
+ */
+export interface TaskFacade {
+  add(jobName: string, queue: string, inputData: Record<string, unknown>, tags: string[]): Promise<string>;
+}
+
+/** Everything a module instance gets from the platform; one context per module (its own `config` section). */
+export interface PlatformContext {
+  /** The platform database (module_logs, module_versions live here). */
+  db: Database.Database;
+  services: ServiceRepository;
+  tasks: TaskFacade;
+  hooks: Hooks;
+  logger: Logger;
+  /** This module's section of config.ts. */
+  config: Readonly<Record<string, unknown>>;
+  /** The `views/` root; a module renders from `<viewsDir>/modules/<Type>/<ModuleName>/`. */
+  viewsDir: string;
+  clock: Clock;
+  /** Shared cache of expensive lookups; a private one is made when absent. */
+  cache?: ModuleCache;
+}
+
+/** Services shared by every module of a platform process. */
+export type PlatformServices = Omit<PlatformContext, 'config'> & { modulesConfig?: ModulesConfig };
+
+/** The context of module `type`/`name`: the shared services plus that module's config.ts section. */
+export function contextFor(shared: PlatformServices, type: ModuleType, name: string): PlatformContext {
+  const { modulesConfig, ...rest } = shared;
+  return { ...rest, config: moduleSettings(type, name, modulesConfig) };
+}

@@ -1,0 +1,169 @@
+// Product modules: product/service data, admin pages, the provisioning lifecycle and its background jobs.
+import { z } from 'zod';
+import { DEFAULT_TASK_OPTIONS, type TaskOptions } from '../task/queue.ts';
+import type { ClientAreaMenu } from './client-area.ts';
+import { Module } from './module.ts';
+import type { PlatformContext } from './platform-context.ts';
+import { queueProvisionAction, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
+import { JOB_TRANSITIONS, type JobMethod } from './provision-status.ts';
+import { successResult, validationErrorResult, type JobResult, type SaveResult } from './result.ts';
+import { productDataSchema, sanitizeInput, serviceDataSchema, validate } from './validation.ts';
+
+/**
+ * A Product module provisions customer services. Subclasses implement the five job methods (createJob …
+ * change_packageJob) against their provider and may widen `productSchema()` / `serviceSchema()`.
+ *
+ * Lifecycle methods (create, suspend, unsuspend, termination, change_package) set the status of the spec's table,
+ * queue the job and return at once. A job method as written by the subclass only talks to the provider and answers
+ * `{status, message?}` (it may read `this.abortSignal` and call `this.saveProvisionData()`). The constructor wraps
+ * each job method on the instance, so whoever calls `instance.createJob()` (the ModuleJob worker, a test) gets the
+ * state machine around it: outcome transition, logs, service events, exceptions turned into `{status:'error'}`.
+ * The wrapped method takes optional `JobRunOptions` ({signal, attempt, tries}); a worker that knows the attempt can
+ * also set `jobAttempt` before the call. The raw implementation stays reachable as `Class.prototype.createJob`.
+ *
+ * Client-area tabs: `getClientAreaMenuConfig()` lists them; each tab `<tab>` has `variables_<tab>()` and optional
+ * AJAX handlers `controllerClient_<tab><Method>(request)` (see client-area.ts).
+ */
+export abstract class Product extends Module {
+  /** Task options of this module's jobs, over the spec defaults (tries 1, backoff 10 s, timeout 600 s, maxExceptions 2). */
+  static jobOptions: Partial<TaskOptions> = {};
+
+  /** Attempt of the job about to run, when the worker knows it (a failure before the last attempt keeps the status). */
+  jobAttempt: { attempt: number; tries: number } | undefined = undefined;
+
+  constructor(ctx: PlatformContext) {
+    super(ctx, 'Product');
+    for (const method of Object.keys(JOB_TRANSITIONS) as JobMethod[]) {
+      const implementation = this[method] as () => Promise<JobResult>;
+      Object.defineProperty(this, method, {
+        value: (opts?: JobRunOptions) => runProvisionJob(this, method, this.ctx, opts ?? { ...this.jobAttempt }, implementation),
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
+    }
+  }
+
+  /** Options queued with `method` (override for per-method values). */
+  jobOptions(_method: JobMethod): TaskOptions {
+    return { ...DEFAULT_TASK_OPTIONS, ...(this.constructor as typeof Product).jobOptions };
+  }
+
+  /** Validation of saveProductData (the spec's product data pattern by default). */
+  protected productSchema(): z.ZodType<Record<string, unknown>> {
+    return productDataSchema;
+  }
+
+  /** Validation of saveServiceData (the spec's service data pattern by default). */
+  protected serviceSchema(): z.ZodType<Record<string, unknown>> {
+    return serviceDataSchema;
+  }
+
+  /** Fields getProductData guarantees (the keys of an object productSchema). */
+  protected productFields(): string[] {
+    const schema = this.productSchema();
+    return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  }
+
+  /** Normalized product configuration: missing fields filled with ''; also kept as `product_data`. */
+  getProductData(data: Record<string, unknown> = {}): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...data };
+    for (const field of this.productFields()) if (out[field] === undefined || out[field] === null) out[field] = '';
+    this.product_data = out;
+    return out;
+  }
+
+  /** Validates product configuration: `{status:'success', data, code:200}` or the 422 error bag. */
+  async saveProductData(data: Record<string, unknown> = {}): Promise<SaveResult> {
+    const checked = validate(this.productSchema(), sanitizeInput(data));
+    if (!checked.success) return validationErrorResult(checked.errors);
+    this.product_data = checked.data;
+    return successResult(checked.data);
+  }
+
+  /** HTML of the admin product page (`admin/product.hbs`). */
+  getProductPage(): string {
+    return this.view('admin.product', { module_name: this.module_name, product_data: this.product_data });
+  }
+
+  /** Service values for display: domain lower-cased and trimmed, username trimmed, notes null when absent. */
+  getServiceData(data: Record<string, unknown> = {}): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...(Object.keys(data).length ? data : this.service_data) };
+    if (typeof out.domain === 'string') out.domain = out.domain.trim().toLowerCase();
+    if (typeof out.username === 'string') out.username = out.username.trim();
+    if (out.notes === undefined) out.notes = null;
+    this.service_data = out;
+    return out;
+  }
+
+  /** Validates service values and stores them on the current service. */
+  async saveServiceData(data: Record<string, unknown> = {}): Promise<SaveResult> {
+    const checked = validate(this.serviceSchema(), sanitizeInput(data));
+    if (!checked.success) return validationErrorResult(checked.errors);
+    this.service_data = checked.data;
+    if (this.service_uuid) await this.ctx.services.saveServiceData(this.service_uuid, checked.data);
+    return successResult(checked.data);
+  }
+
+  /** HTML of the admin service page (`admin/service.hbs`). */
+  getServicePage(): string {
+    return this.view('admin.service', { module_name: this.module_name, service_uuid: this.service_uuid, service_data: this.service_data });
+  }
+
+  /** Binds the instance to a service: `service_uuid` and `service_data` from the store. False when it does not exist. */
+  async loadService(uuid: string): Promise<boolean> {
+    const service = await this.ctx.services.get(uuid);
+    if (!service) return false;
+    this.service_uuid = uuid;
+    this.service_data = { ...service.service_data };
+    return true;
+  }
+
+  /** Stores what provisioning produced on the current service (secret members are encrypted by the store). */
+  protected async saveProvisionData(data: Record<string, unknown>): Promise<void> {
+    if (!this.service_uuid) throw new Error('saveProvisionData: no current service');
+    await this.ctx.services.saveProvisionData(this.service_uuid, data);
+  }
+
+  /** Provision data of the current service ({} when none). */
+  protected async getProvisionData(): Promise<Record<string, unknown>> {
+    const service = this.service_uuid ? await this.ctx.services.get(this.service_uuid) : null;
+    return { ...(service?.provision_data ?? {}) };
+  }
+
+  create(): Promise<JobResult> {
+    return queueProvisionAction(this, 'create', this.ctx);
+  }
+
+  suspend(): Promise<JobResult> {
+    return queueProvisionAction(this, 'suspend', this.ctx);
+  }
+
+  unsuspend(): Promise<JobResult> {
+    return queueProvisionAction(this, 'unsuspend', this.ctx);
+  }
+
+  termination(): Promise<JobResult> {
+    return queueProvisionAction(this, 'termination', this.ctx);
+  }
+
+  change_package(): Promise<JobResult> {
+    return queueProvisionAction(this, 'change_package', this.ctx);
+  }
+
+  abstract createJob(): Promise<JobResult>;
+  abstract suspendJob(): Promise<JobResult>;
+  abstract unsuspendJob(): Promise<JobResult>;
+  abstract terminationJob(): Promise<JobResult>;
+  abstract change_packageJob(): Promise<JobResult>;
+
+  /** Runs a job method with the state machine around it (same as calling the wrapped `this[method](opts)`). */
+  runJob(method: JobMethod, opts: JobRunOptions = {}): Promise<JobResult> {
+    return (this[method] as (o: JobRunOptions) => Promise<JobResult>)(opts);
+  }
+
+  /** Client-area tabs keyed by tab key: `{ name, template: 'client_area.<template>' }`. */
+  getClientAreaMenuConfig(): ClientAreaMenu {
+    return {};
+  }
+}

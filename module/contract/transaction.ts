@@ -1,0 +1,16 @@
+// Runs multi-step writes atomically in one better-sqlite3 transaction (nested calls become savepoints).
+import type Database from 'better-sqlite3';
+
+/**
+ * Runs `fn` inside a transaction: committed when it returns, rolled back when it throws. better-sqlite3
+ * transactions are synchronous, so `fn` must not return a promise (that would commit before the work is done).
+ */
+export function transaction<T>(db: Database.Database, fn: () => T): T {
+  return db.transaction(() => {
+    const value = fn();
+    if (value && typeof (value as { then?: unknown }).then === 'function') {
+      throw new TypeError('transaction(): the callback must be synchronous');
+    }
+    return value;
+  })();
+}

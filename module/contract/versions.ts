@@ -1,0 +1,122 @@
+// Installed module versions (module_versions table), version comparison and the update() runner.
+import type Database from 'better-sqlite3';
+import type { Clock } from './platform-context.ts';
+import { toLifecycleResult, type LifecycleResult } from './result.ts';
+
+/** Version reported for a module that was never installed. */
+export const NO_VERSION = '0.0.0';
+
+const migrated = new WeakSet<Database.Database>();
+
+/** Creates the module_versions table when missing (idempotent). */
+export function migrateModuleVersionStore(db: Database.Database): void {
+  if (migrated.has(db)) return;
+  db.exec(`CREATE TABLE IF NOT EXISTS module_versions (
+    module_type TEXT NOT NULL,
+    module_name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (module_type, module_name)
+  )`);
+  migrated.add(db);
+}
+
+/** The installed version, or null when none is recorded. */
+export function installedVersion(db: Database.Database, type: string, name: string): string | null {
+  migrateModuleVersionStore(db);
+  const row = db.prepare('SELECT version FROM module_versions WHERE module_type = ? AND module_name = ?').get(type, name) as
+    | { version: string }
+    | undefined;
+  return row?.version ?? null;
+}
+
+export function recordVersion(db: Database.Database, type: string, name: string, version: string, clock: Clock): void {
+  migrateModuleVersionStore(db);
+  db.prepare(
+    `INSERT INTO module_versions (module_type, module_name, version, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (module_type, module_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+  ).run(type, name, version, clock.now().toISOString());
+}
+
+function parse(version: string): { core: number[]; pre: string[] } {
+  const text = version.trim().replace(/^v/i, '').split('+')[0];
+  const dash = text.indexOf('-');
+  const core = (dash < 0 ? text : text.slice(0, dash)).split('.').map((part) => {
+    if (!/^\d+$/.test(part)) throw new Error(`invalid version ${JSON.stringify(version)}`);
+    return Number(part);
+  });
+  return { core, pre: dash < 0 ? [] : text.slice(dash + 1).split('.') };
+}
+
+/**
+ * -1, 0 or 1 as `a` is older than, equal to or newer than `b`. Numeric dot segments (missing ones count as 0, so
+ * `1.1` equals `1.1.0`); a pre-release (`1.1.0-beta.2`) sorts before its release, identifiers compared as in semver.
+ */
+export function compareVersions(a: string, b: string): -1 | 0 | 1 {
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.core.length, y.core.length); i++) {
+    const d = (x.core[i] ?? 0) - (y.core[i] ?? 0);
+    if (d) return d < 0 ? -1 : 1;
+  }
+  if (!x.pre.length || !y.pre.length) return x.pre.length === y.pre.length ? 0 : x.pre.length ? -1 : 1;
+  for (let i = 0; i < Math.max(x.pre.length, y.pre.length); i++) {
+    const p = x.pre[i];
+    const q = y.pre[i];
+    if (p === undefined) return -1;
+    if (q === undefined) return 1;
+    if (p === q) continue;
+    const pn = /^\d+$/.test(p);
+    const qn = /^\d+$/.test(q);
+    if (pn && qn) return Number(p) < Number(q) ? -1 : 1;
+    if (pn !== qn) return pn ? -1 : 1;
+    return p < q ? -1 : 1;
+  }
+  return 0;
+}
+
+function sameVersion(a: string, b: string): boolean {
+  try {
+    return compareVersions(a, b) === 0;
+  } catch {
+    return a === b;
+  }
+}
+
+/** What a module must offer to be version-synced. */
+export interface VersionedModule {
+  readonly module_type: string;
+  readonly module_name: string;
+  readonly version: string;
+  update(): Promise<LifecycleResult | string> | LifecycleResult | string;
+}
+
+export type VersionSync =
+  | { action: 'installed'; to: string }
+  | { action: 'current'; version: string }
+  | { action: 'updated'; from: string; to: string; result: 'success' }
+  | { action: 'failed'; from: string; to: string; result: LifecycleResult };
+
+/**
+ * Brings the recorded version in line with the code: nothing recorded → records it (fresh install, no update());
+ * recorded = code → nothing; otherwise calls `update()` (which reads the old version through getCurrentVersion())
+ * and records the code version only when it answers `success`. Exceptions become `Error: <message>`.
+ */
+export async function syncModuleVersion(module: VersionedModule, deps: { db: Database.Database; clock: Clock }): Promise<VersionSync> {
+  const from = installedVersion(deps.db, module.module_type, module.module_name);
+  const to = module.version;
+  if (from === null) {
+    recordVersion(deps.db, module.module_type, module.module_name, to, deps.clock);
+    return { action: 'installed', to };
+  }
+  if (sameVersion(from, to)) return { action: 'current', version: to };
+  let result: LifecycleResult;
+  try {
+    result = toLifecycleResult(await module.update());
+  } catch (error) {
+    result = toLifecycleResult(error);
+  }
+  if (result !== 'success') return { action: 'failed', from, to, result };
+  recordVersion(deps.db, module.module_type, module.module_name, to, deps.clock);
+  return { action: 'updated', from, to, result };
+}

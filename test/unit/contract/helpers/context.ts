@@ -1,0 +1,77 @@
+// Builds a PlatformContext for contract unit tests: real SQLite in a temp dir, in-memory services and queue, captured pino.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import { createHooks, type HookEvents, type Hooks } from '../../../../hooks.ts';
+import { ModuleCache } from '../../../../module/contract/cache.ts';
+import type { Clock, PlatformContext } from '../../../../module/contract/platform-context.ts';
+import { runModuleJob } from '../../../../module/contract/run-module-job.ts';
+import type { Module } from '../../../../module/contract/module.ts';
+import { DEFAULT_VIEWS_DIR } from '../../../../module/contract/view.ts';
+import { FakeQueue, taskFacade } from './fake-queue.ts';
+import { MemoryServices } from './memory-services.ts';
+
+/** A clock the test moves by hand. */
+export class ManualClock implements Clock {
+  constructor(private ms = Date.parse('2026-01-01T00:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.ms);
+  }
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+}
+
+export interface TestPlatform {
+  ctx: PlatformContext;
+  dir: string;
+  db: Database.Database;
+  services: MemoryServices;
+  queue: FakeQueue;
+  hooks: Hooks;
+  clock: ManualClock;
+  /** Raw pino output lines. */
+  logLines: string[];
+  /** Every service event emitted, in order. */
+  events: Array<{ event: keyof HookEvents; payload: HookEvents[keyof HookEvents] }>;
+  cleanup(): void;
+}
+
+export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?: string } = {}): TestPlatform {
+  const dir = mkdtempSync(join(tmpdir(), 'vpnhost-contract-'));
+  const db = new Database(join(dir, 'platform.sqlite'));
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  const hooks = createHooks(logger);
+  const events: TestPlatform['events'] = [];
+  for (const event of ['service.created', 'service.provisioned', 'service.failed', 'service.suspended', 'service.unsuspended', 'service.terminated', 'service.package_changed'] as const) {
+    hooks.on(event, (payload) => void events.push({ event, payload }));
+  }
+  const services = new MemoryServices();
+  const queue = new FakeQueue();
+  queue.register('ModuleJob', async (input, taskCtx) => {
+    const record = queue.records.find((r) => r.id === taskCtx.taskId);
+    return runModuleJob(input.module as Module, String(input.method), { signal: taskCtx.signal, attempt: taskCtx.attempt, tries: record?.options.tries });
+  });
+  const clock = new ManualClock();
+  const ctx: PlatformContext = {
+    db,
+    services,
+    tasks: taskFacade(queue),
+    hooks,
+    logger,
+    config: opts.config ?? { enabled: true, version: '1.0.0' },
+    viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
+    clock,
+    cache: new ModuleCache(clock),
+  };
+  return {
+    ctx, dir, db, services, queue, hooks, clock, logLines, events,
+    cleanup() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
