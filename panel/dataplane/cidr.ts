@@ -95,6 +95,10 @@ function bigIntToV6(value: bigint): string {
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));
+  // Embedded IPv4 as inet_ntop writes it: ::a.b.c.d (compatible) and ::ffff:a.b.c.d (mapped).
+  if (bestStart === 0 && (bestLen === 6 || (bestLen === 5 && groups[5] === 0xffff))) {
+    return `::${bestLen === 5 ? 'ffff:' : ''}${bigIntToV4(value & 0xffffffffn)}`;
+  }
   if (bestStart < 0) return hex.join(':');
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
 }

@@ -1,7 +1,7 @@
 // Driver contract: the behaviour every data-plane driver (simulated, linux) must show; run by each implementation.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it, type TestContext } from 'node:test';
 import { DataplaneError, type Driver, type InterfaceSpec, type PeerSpec } from '../../panel/dataplane/driver.ts';
 import { generateKeyPair, publicKeyFrom } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
@@ -18,8 +18,14 @@ export interface DriverFixture {
 
 const key = () => generateKeyPair().publicKey;
 
-/** Runs the contract against the driver `setup` builds (one fixture for the whole suite). */
-export function runDriverContract(label: string, setup: () => Promise<DriverFixture>): void {
+/** Options of {@link runDriverContract}. */
+export interface ContractOptions {
+  /** Checked by every test before the fixture is built; false skips the test (e.g. `requireTools`). */
+  gate?(t: TestContext): boolean;
+}
+
+/** Runs the contract against the driver `setup` builds (one fixture for the whole suite, built on first use). */
+export function runDriverContract(label: string, setup: () => Promise<DriverFixture>, opts: ContractOptions = {}): void {
   describe(`Driver contract: ${label}`, () => {
     let fx: DriverFixture;
     let driver: Driver;
@@ -45,11 +51,16 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
     const peer = (ips: string[], keepalive = 0): PeerSpec => ({ publicKey: key(), allowedIps: ips, persistentKeepalive: keepalive });
     const identity = async (n: string) => (fx.linkIdentity ? fx.linkIdentity(n) : null);
 
-    before(async () => {
-      fx = await setup();
+    let building: Promise<DriverFixture> | null = null;
+    const ready = async (t: TestContext): Promise<boolean> => {
+      if (opts.gate && !opts.gate(t)) return false;
+      building ??= setup();
+      fx = await building;
       driver = fx.driver;
-    });
+      return true;
+    };
     after(async () => {
+      if (!building || !(await building.catch(() => null))) return;
       try {
         for (const n of used) await driver.removeInterface(n).catch(() => undefined);
         await driver.close();
@@ -58,7 +69,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       }
     });
 
-    it('reports health and version labels', async () => {
+    it('reports health and version labels', async (t) => {
+      if (!(await ready(t))) return;
       assert.deepEqual(await driver.health(), { ok: true });
       const versions = await driver.versions();
       for (const field of ['wireguard', 'wireguard-dkms', 'wireguard-tools'] as const) {
@@ -67,7 +79,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       }
     });
 
-    it('creates an interface and inspects it in the shape wg and ip report', async () => {
+    it('creates an interface and inspects it in the shape wg and ip report', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       const s = spec(n, { addressIpv6: 'fd00:0:0:7::1/64' });
       assert.equal(await driver.inspect(n), null);
@@ -85,7 +98,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.ok((await driver.listInterfaces()).includes(n));
     });
 
-    it('ensureInterface on a right interface changes nothing and restarts nothing', async () => {
+    it('ensureInterface on a right interface changes nothing and restarts nothing', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       const s = spec(n);
       await driver.ensureInterface(s);
@@ -99,7 +113,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.equal(await identity(n), id);
     });
 
-    it('changes port, key, address and MTU in place, keeping peers', async () => {
+    it('changes port, key, address and MTU in place, keeping peers', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       const s = spec(n, { addressIpv6: 'fd00:0:0:8::1/64' });
       await driver.ensureInterface(s);
@@ -119,7 +134,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.equal(await identity(n), id);
     });
 
-    it('refuses a listen port another interface holds, and leaves no half-made interface', async () => {
+    it('refuses a listen port another interface holds, and leaves no half-made interface', async (t) => {
+      if (!(await ready(t))) return;
       const a = spec(name());
       await driver.ensureInterface(a);
       const n = name();
@@ -132,7 +148,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.ok(!(await driver.listInterfaces()).includes(n));
     });
 
-    it('adds, updates and removes peers in one batch', async () => {
+    it('adds, updates and removes peers in one batch', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       await driver.ensureInterface(spec(n));
       const a = peer(['10.9.2.2/32'], 25);
@@ -166,7 +183,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.deepEqual(state.peers.map((x) => x.publicKey), [a.publicKey, c.publicKey].sort());
     });
 
-    it('moves an allowed IP to the peer it is given to, and masks host bits like wg', async () => {
+    it('moves an allowed IP to the peer it is given to, and masks host bits like wg', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       await driver.ensureInterface(spec(n));
       const a = peer(['10.9.3.2/32', '10.9.3.5/32']);
@@ -180,7 +198,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.deepEqual(byKey.get(b.publicKey), ['10.9.3.5/32', '10.9.4.0/24']);
     });
 
-    it('rejects malformed keys without applying any part of the batch', async () => {
+    it('rejects malformed keys without applying any part of the batch', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       await driver.ensureInterface(spec(n));
       const good = peer(['10.9.5.2/32']);
@@ -197,7 +216,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       });
     });
 
-    it('fails applyPeers on a missing interface and inspects it as null', async () => {
+    it('fails applyPeers on a missing interface and inspects it as null', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       await assert.rejects(
         driver.applyPeers(n, { upsert: [peer(['10.9.6.2/32'])], remove: [] }),
@@ -206,7 +226,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.equal(await driver.inspect(n), null);
     });
 
-    it('removes an interface, and removing it again is a no-op', async () => {
+    it('removes an interface, and removing it again is a no-op', async (t) => {
+      if (!(await ready(t))) return;
       const n = name();
       await driver.ensureInterface(spec(n));
       await driver.removeInterface(n);
@@ -215,7 +236,8 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       await driver.removeInterface(n);
     });
 
-    it('reconciles: adds what is missing, fixes what differs, removes extras, leaves the rest alone', async () => {
+    it('reconciles: adds what is missing, fixes what differs, removes extras, leaves the rest alone', async (t) => {
+      if (!(await ready(t))) return;
       const keep = spec(name());
       const extra = spec(name());
       const fresh = spec(name());

@@ -1,0 +1,206 @@
+// Linux driver on the real tools inside a network namespace this test creates: the contract, plus linux specifics.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it, type TestContext } from 'node:test';
+import { execa } from 'execa';
+import type { InterfaceSpec } from '../../panel/dataplane/driver.ts';
+import { generateKeyPair } from '../../panel/dataplane/keys.ts';
+import { reconcile } from '../../panel/dataplane/reconcile.ts';
+import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
+import { ExecaRunner, type CommandRunner, type RunOptions } from '../../panel/dataplane/linux/runner.ts';
+import { runDriverContract } from '../contract/driver.contract.ts';
+import { createNamespace, destroyAll, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
+import { requireTools } from '../helpers/require-tools.ts';
+
+const TOOLS = ['wg', 'wireguard-go', 'ip', 'iptables', 'iptables-save', 'iptables-restore', 'sysctl'];
+const gate = (t: TestContext) => requireTools(t, TOOLS, { root: true });
+
+async function ifindex(ns: string, name: string): Promise<number | null> {
+  const result = await execIn(ns, 'ip', ['-j', 'link', 'show', 'dev', name], { allowFailure: true });
+  if (result.exitCode !== 0) return null;
+  return (JSON.parse(result.stdout) as Array<{ ifindex: number }>)[0]?.ifindex ?? null;
+}
+
+runDriverContract(
+  'linux (wireguard-go in a network namespace)',
+  async () => {
+    const ns = await createNamespace('vht');
+    const stateDir = await mkdtemp(join(tmpdir(), 'vht-state-'));
+    const driver = new LinuxDriver({ runner: new ExecaRunner({ netns: ns }), stateDir, wireguard: 'auto' });
+    return {
+      driver,
+      interfaceName: uniqueWgName,
+      linkIdentity: (name) => ifindex(ns, name),
+      cleanup: async () => {
+        await destroyNamespace(ns);
+        await rm(stateDir, { recursive: true, force: true });
+      },
+    };
+  },
+  { gate },
+);
+
+/** Records every command it runs (argv only), then runs it. */
+class RecordingRunner implements CommandRunner {
+  readonly calls: string[][] = [];
+  constructor(private readonly inner: CommandRunner) {}
+  run(cmd: string, args: string[], opts?: RunOptions) {
+    this.calls.push([cmd, ...args]);
+    return this.inner.run(cmd, args, opts);
+  }
+}
+
+const spec = (name: string, over: Partial<InterfaceSpec> = {}): InterfaceSpec => ({
+  name,
+  privateKey: generateKeyPair().privateKey,
+  listenPort: 53000 + Math.floor(Math.random() * 5000),
+  address: '10.66.0.1/24',
+  addressIpv6: null,
+  mtu: 0,
+  externalIp: null,
+  externalInterface: null,
+  internalTraffic: true,
+  ...over,
+});
+
+describe('LinuxDriver specifics', () => {
+  const stateDirs: string[] = [];
+  after(async () => {
+    await destroyAll();
+    for (const dir of stateDirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function fixture() {
+    const ns = await createNamespace('vht');
+    const stateDir = await mkdtemp(join(tmpdir(), 'vht-state-'));
+    stateDirs.push(stateDir);
+    const runner = new RecordingRunner(new ExecaRunner({ netns: ns }));
+    return { ns, runner, stateDir, driver: new LinuxDriver({ runner, stateDir }) };
+  }
+
+  it('ensure of a right interface runs only reads; one peer is exactly one wg set', async (t) => {
+    if (!gate(t)) return;
+    const { ns, runner, driver } = await fixture();
+    try {
+      const s = spec(uniqueWgName(), { internalTraffic: false, externalIp: '192.0.2.10' });
+      await driver.ensureInterface(s);
+      runner.calls.length = 0;
+      await driver.ensureInterface(s);
+      const reads = runner.calls.map((c) => c.slice(0, 3).join(' '));
+      for (const call of reads) assert.match(call, /^(wg show|ip -j addr|iptables-save|sysctl -n)/, call);
+      runner.calls.length = 0;
+      const peer = { publicKey: generateKeyPair().publicKey, allowedIps: ['10.66.0.2/32'], persistentKeepalive: 25 };
+      await driver.applyPeers(s.name, { upsert: [peer], remove: [] });
+      assert.deepEqual(runner.calls, [
+        ['wg', 'set', s.name, 'peer', peer.publicKey, 'allowed-ips', '10.66.0.2/32', 'persistent-keepalive', '25'],
+      ]);
+      const dump = await execIn(ns, 'wg', ['show', s.name, 'allowed-ips']);
+      assert.equal(dump.stdout.trim(), `${peer.publicKey}\t10.66.0.2/32`);
+    } finally {
+      await destroyNamespace(ns);
+    }
+  });
+
+  it('keeps NAT and forward rules per interface in dedicated chains, and removes only its own', async (t) => {
+    if (!gate(t)) return;
+    const { ns, driver } = await fixture();
+    try {
+      const a = spec(uniqueWgName(), { internalTraffic: false, externalIp: '192.0.2.10' });
+      const b = spec(uniqueWgName(), { address: '10.67.0.1/24', externalInterface: 'eth9' });
+      await driver.ensureInterface(a);
+      await driver.ensureInterface(b);
+      const save = async () => (await execIn(ns, 'iptables-save', [])).stdout;
+      let text = await save();
+      assert.match(text, /^-A POSTROUTING -j VPNHOST-POST$/m);
+      assert.match(text, /^-A FORWARD -j VPNHOST-FWD$/m);
+      assert.ok(text.includes(`-A VPNHOST-POST -s 10.66.0.0/24 ! -o ${a.name} -m comment --comment "vpnhost:${a.name}" -j SNAT --to-source 192.0.2.10`));
+      assert.ok(text.includes(`-A VPNHOST-POST -s 10.67.0.0/24 -o eth9 -m comment --comment "vpnhost:${b.name}" -j MASQUERADE`));
+      assert.ok(text.includes(`-A VPNHOST-FWD -i ${a.name} -o ${a.name} -m comment --comment "vpnhost:${a.name}" -j DROP`));
+      assert.ok(!text.includes(`-i ${b.name} -o ${b.name}`));
+      await driver.ensureInterface({ ...a, internalTraffic: true });
+      text = await save();
+      assert.ok(!text.includes(`-i ${a.name} -o ${a.name}`));
+      assert.equal(text.split(`"vpnhost:${a.name}"`).length - 1, 3, 'one NAT and two FORWARD rules');
+      await driver.removeInterface(a.name);
+      text = await save();
+      assert.ok(!text.includes(`vpnhost:${a.name}`));
+      assert.equal(text.split(`"vpnhost:${b.name}"`).length - 1, 3);
+      assert.equal((await execIn(ns, 'sysctl', ['-n', 'net.ipv4.ip_forward'])).stdout.trim(), '1');
+    } finally {
+      await destroyNamespace(ns);
+    }
+  });
+
+  it('never lists nor reconciles away an interface it did not create', async (t) => {
+    if (!gate(t)) return;
+    const { ns, driver } = await fixture();
+    try {
+      const foreign = uniqueWgName();
+      await execIn(ns, 'wireguard-go', [foreign]);
+      const mine = spec(uniqueWgName());
+      await driver.ensureInterface(mine);
+      assert.deepEqual(await driver.listInterfaces(), [mine.name]);
+      await reconcile(driver, []);
+      assert.deepEqual(await driver.listInterfaces(), []);
+      assert.ok((await ifindex(ns, foreign)) !== null, 'foreign interface left alone');
+      assert.equal(await ifindex(ns, mine.name), null);
+    } finally {
+      await destroyNamespace(ns);
+    }
+  });
+
+  it('wireguard-go outlives the process that created the interface', async (t) => {
+    if (!gate(t)) return;
+    const { ns, stateDir, driver } = await fixture();
+    try {
+      const s = spec(uniqueWgName());
+      const script = [
+        `import { LinuxDriver } from ${JSON.stringify(new URL('../../panel/dataplane/linux/linux-driver.ts', import.meta.url).pathname)};`,
+        `import { ExecaRunner } from ${JSON.stringify(new URL('../../panel/dataplane/linux/runner.ts', import.meta.url).pathname)};`,
+        `const d = new LinuxDriver({ runner: new ExecaRunner({ netns: ${JSON.stringify(ns)} }), stateDir: ${JSON.stringify(stateDir)} });`,
+        `await d.ensureInterface(JSON.parse(process.env.SPEC));`,
+      ].join('\n');
+      await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        env: { SPEC: JSON.stringify(s) },
+        timeout: 60_000,
+      });
+      const state = await driver.inspect(s.name);
+      assert.equal(state?.listenPort, s.listenPort);
+      assert.deepEqual(await driver.listInterfaces(), [s.name], 'the state file records the interface as managed');
+    } finally {
+      await destroyNamespace(ns);
+    }
+  });
+
+  it('reports a real handshake from a client in another namespace', async (t) => {
+    if (!gate(t)) return;
+    const { ns, driver } = await fixture();
+    const clientNs = await createNamespace('vhc');
+    try {
+      await vethPair(ns, clientNs, '192.0.2.1/24', '192.0.2.2/24');
+      const server = spec(uniqueWgName(), { address: '10.68.0.1/24' });
+      await driver.ensureInterface(server);
+      const client = generateKeyPair();
+      await driver.applyPeers(server.name, { upsert: [{ publicKey: client.publicKey, allowedIps: ['10.68.0.2/32'], persistentKeepalive: 0 }], remove: [] });
+      const serverState = await driver.inspect(server.name);
+      assert.ok(serverState);
+      const cname = uniqueWgName();
+      await execIn(clientNs, 'wireguard-go', [cname]);
+      await new ExecaRunner({ netns: clientNs }).run('wg', ['set', cname, 'private-key', '/dev/stdin', 'peer', serverState.publicKey,
+        'endpoint', `192.0.2.1:${server.listenPort}`, 'allowed-ips', '10.68.0.0/24'], { input: `${client.privateKey}\n` });
+      await execIn(clientNs, 'ip', ['addr', 'add', '10.68.0.2/24', 'dev', cname]);
+      await execIn(clientNs, 'ip', ['link', 'set', cname, 'up']);
+      await execIn(clientNs, 'ping', ['-c', '1', '-W', '5', '10.68.0.1']);
+      const peer = (await driver.inspect(server.name))?.peers[0];
+      assert.equal(peer?.publicKey, client.publicKey);
+      assert.equal(peer?.endpoint?.startsWith('192.0.2.2:'), true);
+      assert.ok((peer?.latestHandshake ?? 0) > 0);
+      assert.ok((peer?.transferRx ?? 0) > 0 && (peer?.transferTx ?? 0) > 0);
+    } finally {
+      await destroyNamespace(clientNs);
+      await destroyNamespace(ns);
+    }
+  });
+});
