@@ -30,7 +30,7 @@ class AttemptAbort extends Error {
 export async function runAttempt(
   handler: TaskHandler,
   input: Record<string, unknown>,
-  ctx: { taskId: string; attempt: number; timeout: number; stopSignal?: AbortSignal },
+  ctx: { taskId: string; attempt: number; timeout: number; stopSignal?: AbortSignal; options?: TaskOptions; exceptions?: number },
 ): Promise<AttemptOutcome> {
   const controller = new AbortController();
   let onAbort: (() => void) | undefined;
@@ -44,7 +44,9 @@ export async function runAttempt(
   if (ctx.stopSignal?.aborted) onStop();
   else ctx.stopSignal?.addEventListener('abort', onStop, { once: true });
   try {
-    const run = Promise.resolve().then(() => handler(input, { taskId: ctx.taskId, attempt: ctx.attempt, signal: controller.signal }));
+    const run = Promise.resolve().then(() => handler(input, {
+      taskId: ctx.taskId, attempt: ctx.attempt, signal: controller.signal, options: ctx.options, exceptions: ctx.exceptions,
+    }));
     run.catch(() => undefined);
     const result = await Promise.race([run, aborted]);
     if (controller.signal.aborted) return abortOutcome(controller.signal.reason);

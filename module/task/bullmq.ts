@@ -204,7 +204,8 @@ export class BullmqQueue extends StoreBackedQueue {
     this.active.set(taskId, controller);
     try {
       const outcome = await runAttempt(this.handlerFor(record.job), rawInput, {
-        taskId, attempt: record.attempts, timeout: record.options.timeout, stopSignal: controller.signal,
+        taskId, attempt: record.attempts, timeout: record.options.timeout, options: record.options,
+        exceptions: record.exceptions, stopSignal: controller.signal,
       });
       let updated: TaskRecord | null;
       if (outcome.kind === 'stopped') {

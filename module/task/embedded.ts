@@ -117,6 +117,8 @@ export class EmbeddedQueue extends StoreBackedQueue {
       taskId: record.id,
       attempt: record.attempts,
       timeout: record.options.timeout,
+      options: record.options,
+      exceptions: record.exceptions,
       stopSignal: this.stopController.signal,
     });
     if (outcome.kind === 'stopped') this.store.release('embedded', { workerId: this.workerId, ids: [record.id] });
@@ -125,6 +127,8 @@ export class EmbeddedQueue extends StoreBackedQueue {
 
   /** Retakes tasks whose worker's lease expired (crashed process). */
   private recover(): void {
+    // Renew our own leases first, so a late heartbeat never makes this process release its own running tasks.
+    if (this.inFlight.size > 0) this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs));
     const ids = this.safely(() => this.store.release('embedded', { expired: true })) ?? [];
     for (const id of ids) this.notify(id);
     if (ids.length > 0) this.wake();

@@ -52,6 +52,10 @@ export interface TaskContext {
   taskId: string;
   /** 1-based attempt number. */
   attempt: number;
+  /** The task's retry policy (lets a handler tell its last attempt: `attempt >= options.tries`). */
+  options?: TaskOptions;
+  /** Exceptions thrown by earlier attempts (a throw now fails the task when `exceptions + 1 >= maxExceptions`). */
+  exceptions?: number;
   /** Aborted when the attempt's timeout passes or the worker stops. */
   signal: AbortSignal;
 }

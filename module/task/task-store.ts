@@ -132,6 +132,9 @@ export class TaskStore {
   /** Atomically takes the next due `pending` task of `backend` (one UPDATE … RETURNING), leasing it to `workerId`. */
   claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): ClaimedTask | null {
     const now = Date.now();
+    // A read first: idle polls then never take the database's write lock.
+    const due = this.db.prepare("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
+    if (!due) return null;
     const row = this.db
       .prepare(
         `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = @worker, lease_until = @lease, updated_at = @iso

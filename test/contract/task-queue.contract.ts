@@ -70,7 +70,7 @@ export function runTaskQueueContract(label: string, make: MakeHarness): void {
         assert.equal(done.attempts, 1);
         assert.equal(done.exceptions, 0);
         assert.equal(done.lastError, null);
-        assert.deepEqual(done.result, { echo: 42, attempt: 1, password: null });
+        assert.deepEqual(done.result, { echo: 42, attempt: 1, tries: 1, password: null });
         assert.deepEqual(done.tags, ['create', 'service:a']);
         assert.deepEqual(done.options, { tries: 1, backoff: 10, timeout: 600, maxExceptions: 2 });
       });
@@ -85,7 +85,7 @@ export function runTaskQueueContract(label: string, make: MakeHarness): void {
         assert.equal(done.status, 'completed');
         assert.equal(probe.received.get(added.id)?.password, secret);
         assert.equal(done.input.password, '[redacted]');
-        assert.deepEqual(done.result, { echo: 'x', attempt: 1, password: '[redacted]' });
+        assert.deepEqual(done.result, { echo: 'x', attempt: 1, tries: 1, password: '[redacted]' });
         const failing = await queue.add('leak', 'Module', { api_key: secret }, []);
         const failed = await queue.waitFor(failing.id, WAIT);
         assert.equal(failed.lastError, 'login with [redacted] refused');

@@ -71,5 +71,5 @@ runTaskQueueContract('bullmq', async (t) => {
   if (!requireTools(t, ['redis-server'])) return null;
   server ??= startRedis();
   const { url } = await server;
-  return createHarness({ url, prefix: `vpnhost-test-${randomUUID().slice(0, 8)}`, pollMs: 50, lockDurationMs: 1000, stalledIntervalMs: 500 });
+  return createHarness({ url, prefix: `vpnhost-test-${randomUUID().slice(0, 8)}`, pollMs: 50, lockDurationMs: 2000, stalledIntervalMs: 500 });
 });
