@@ -23,6 +23,10 @@ export const config = {
         version: '1.0.0',
         /** Timeout of one panel API call. */
         api_timeout_ms: 10_000,
+        /** Task options of every VpnProduct job (tries, backoff s, timeout s, maxExceptions). */
+        job: { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 },
+        /** Keep-alive sockets per panel. */
+        panel_connections: 16,
       },
     },
     Plugin: {},

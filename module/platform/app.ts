@@ -20,7 +20,6 @@ export interface PlatformAppDeps {
 export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })) as FastifyBaseLogger,
-    disableRequestLogging: true,
     bodyLimit: 256 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -74,7 +74,10 @@ export class Platform {
       Task.use(queue);
       const clock = opts.clock ?? systemClock;
       const hooks = createHooks(logger.child({ part: 'hooks' }));
-      const panelClients = new PanelRegistry(panels);
+      const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
+      const vpnSettings = modulesConfig.modules.Product.VpnProduct as Record<string, unknown> | undefined;
+      const connections = typeof vpnSettings?.panel_connections === 'number' ? vpnSettings.panel_connections : 16;
+      const panelClients = new PanelRegistry(panels, { connections });
       const modules = new ModuleLoader(
         {
           db, services, hooks, clock,
@@ -83,7 +86,7 @@ export class Platform {
           viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
         },
         { 'Product/VpnProduct': { panels: panelClients } },
-        opts.modulesConfig ?? defaultModulesConfig,
+        modulesConfig,
       );
       const loaded = await modules.load();
       return new Platform(db, box, panels, products, services, tokens, queue, modules, panelClients, hooks, logger, loaded);
