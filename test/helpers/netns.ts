@@ -15,7 +15,11 @@ export interface ExecResult {
   exitCode: number;
 }
 
-/** Runs `ip netns exec NS cmd args...`; throws with the stderr on a non-zero exit unless `allowFailure`. */
+/**
+ * Runs `ip netns exec NS cmd args...`; throws with the stderr on a non-zero exit unless `allowFailure`. `input` goes
+ * through a pipe (a socket): tools that open `/dev/stdin` by path (`wg ... private-key /dev/stdin`) need the
+ * panel's `ExecaRunner({ netns })` instead.
+ */
 export async function execIn(
   ns: string,
   cmd: string,
