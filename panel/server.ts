@@ -25,6 +25,8 @@ export interface ServeOptions {
   /** PEM text of the vendor public key, or null. */
   licensePublicKeyPem: string | null;
   logger?: Logger;
+  /** A ready driver to use instead of building one from `driver` (tests, demo); closed on shutdown. */
+  driverInstance?: Driver;
 }
 
 /** A running panel. */
@@ -81,7 +83,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
   let driver: Driver | null = null;
   try {
     if (opts.licensePublicKeyPem && publicKey) new SettingsRepository(db).set(LICENSE_PUBLIC_KEY_SETTING, opts.licensePublicKeyPem);
-    driver = await createDriver(opts);
+    driver = opts.driverInstance ?? (await createDriver(opts));
     const secretBox = SecretBox.open(opts.dataDir);
     const deps = {
       db, driver, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
