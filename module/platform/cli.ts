@@ -11,7 +11,12 @@ const USAGE = `usage:
   vpnhost platform admin-token list [--data DIR]
   vpnhost platform admin-token delete ID [--data DIR]
 
-environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS`;
+  --workers N   job slots in this process (default 8; serve accepts 0 for an API-only process)
+
+environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS,
+  VPNHOST_PLATFORM_LEASE_MS (embedded: how soon a dead process's task is retaken, default 30000),
+  VPNHOST_PLATFORM_LOCK_MS (BullMQ: job lock and stalled-check interval, default 30000),
+  VPNHOST_LOG_LEVEL (default info; logs go to stderr as JSON, secrets redacted)`;
 
 const DEFAULT_LISTEN = '127.0.0.1:8090';
 const DEFAULT_DATA = './data/platform';
@@ -42,14 +47,15 @@ export async function platformCommand(argv: string[]): Promise<number> {
     case 'serve': {
       const running = await startPlatform({
         listen: values.listen ?? process.env.VPNHOST_PLATFORM_LISTEN ?? DEFAULT_LISTEN,
-        dataDir, queue, workers,
+        dataDir, queue, workers, queueOptions: queueTuning(),
       });
       process.stdout.write(`platform listening on ${running.url}\n`);
       return runUntilSignal(running);
     }
     case 'worker': {
       if (!queue.startsWith('redis://')) throw new Error('worker needs --queue redis://HOST:PORT (the embedded queue runs inside `platform serve`)');
-      const running = await startWorkerOnly({ dataDir, queue, workers });
+      if (workers === 0) throw new Error('worker needs --workers of at least 1');
+      const running = await startWorkerOnly({ dataDir, queue, workers, queueOptions: queueTuning() });
       process.stdout.write(`platform worker started (${workers ?? 'default'} concurrency) on ${redactUrl(queue)}\n`);
       return runUntilSignal(running);
     }
@@ -91,8 +97,22 @@ function adminToken(positionals: string[], dataDir: string, comment: string): nu
 function parseWorkers(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 512) throw new Error(`--workers must be an integer 1-512, got '${value}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 512) throw new Error(`--workers must be an integer 0-512, got '${value}'`);
   return n;
+}
+
+/** Lease / lock durations from the environment (crash tests shorten them). */
+function queueTuning(): { leaseMs?: number; lockDurationMs?: number; stalledIntervalMs?: number } {
+  const ms = (name: string) => {
+    const value = process.env[name];
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 500 || n > 3_600_000) throw new Error(`${name} must be milliseconds 500-3600000, got '${value}'`);
+    return n;
+  };
+  const lease = ms('VPNHOST_PLATFORM_LEASE_MS');
+  const lock = ms('VPNHOST_PLATFORM_LOCK_MS');
+  return { leaseMs: lease, lockDurationMs: lock, stalledIntervalMs: lock };
 }
 
 function redactUrl(url: string): string {
