@@ -129,11 +129,13 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
 /** Stored log rows of a module, newest first. */
 export function readModuleLogs(db: Database.Database, filter: { type?: string; name?: string; level?: LogLevel; limit?: number } = {}): ModuleLogRow[] {
   migrateModuleLogStore(db);
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (filter.type) (where.push('module_type = ?'), args.push(filter.type));
-  if (filter.name) (where.push('module_name = ?'), args.push(filter.name));
-  if (filter.level) (where.push('level = ?'), args.push(filter.level));
+  const conditions = [
+    ['module_type', filter.type],
+    ['module_name', filter.name],
+    ['level', filter.level],
+  ].filter((c): c is [string, string] => typeof c[1] === 'string' && c[1] !== '');
+  const where = conditions.map(([column]) => `${column} = ?`);
+  const args = conditions.map(([, value]) => value);
   const sql = `SELECT * FROM module_logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
   const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<Record<string, string | number>>;
   return rows.map((row) => ({

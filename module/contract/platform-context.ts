@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { moduleSettings, type ModulesConfig, type ModuleTypeName } from '../../config.ts';
 import type { Hooks } from '../../hooks.ts';
-import { ModuleCache } from './cache.ts';
+import type { ModuleCache } from './cache.ts';
 import type { ProvisionStatus } from './provision-status.ts';
 
 export type ModuleType = ModuleTypeName;
