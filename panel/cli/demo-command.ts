@@ -1,0 +1,113 @@
+// `vpnhost demo` (what `npm start` runs): panel on the simulated driver + platform on embedded defaults, wired together.
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { createPlatformLogger } from '../../module/platform/logger.ts';
+import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
+import { createLogger } from '../logger.ts';
+import { startPanel, type RunningPanel } from '../server.ts';
+
+const HELP = `usage: vpnhost demo [--data DIR] [--panel-listen HOST:PORT] [--platform-listen HOST:PORT]
+
+Runs a panel (simulated data plane) and the hosting platform (embedded task queue) in one process.
+On first start it creates a WireGuard server on the panel, registers the panel on the platform as location
+'local' and adds a sample VpnProduct. Every start prints fresh credentials: a panel access hash for 127.0.0.1
+and a platform admin token.
+
+  --data DIR                  data directory (default ./data; env VPNHOST_DEMO_DATA)
+  --panel-listen HOST:PORT    panel address (default 127.0.0.1:8080; env VPNHOST_PANEL_LISTEN)
+  --platform-listen HOST:PORT platform address (default 127.0.0.1:8090; env VPNHOST_PLATFORM_LISTEN)
+`;
+
+const PLATFORM_HASH_COMMENT = 'demo: platform connection';
+
+/** Runs the demo until SIGINT/SIGTERM; resolves to the exit code. */
+export async function demoCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      'panel-listen': { type: 'string' },
+      'platform-listen': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const dataDir = resolve(values.data ?? process.env.VPNHOST_DEMO_DATA ?? 'data');
+  const panelListen = values['panel-listen'] ?? process.env.VPNHOST_PANEL_LISTEN ?? '127.0.0.1:8080';
+  const platformListen = values['platform-listen'] ?? process.env.VPNHOST_PLATFORM_LISTEN ?? '127.0.0.1:8090';
+
+  // Logs go to stderr at `warn` unless VPNHOST_LOG_LEVEL says otherwise, so the banner stays readable.
+  const level = process.env.VPNHOST_LOG_LEVEL ?? 'warn';
+  const panel = await startPanel({
+    logger: createLogger({ level, destination: pino.destination(2) }),
+    listen: panelListen, dataDir: join(dataDir, 'panel'), driver: 'simulated', wireguard: 'auto',
+    externalInterface: null, trustProxy: [], licensePublicKeyPem: null,
+  });
+  let platform: RunningPlatform | null = null;
+  try {
+    await panel.bootReconcile;
+    const services = panel.app.services;
+    if (Object.keys(services.servers.list()).length === 0) await services.servers.create({});
+    const adminHash = services.accessHashes.create('127.0.0.1', 'demo: printed at start').hash;
+
+    platform = await startPlatform({ listen: platformListen, dataDir: join(dataDir, 'platform'), logger: createPlatformLogger(level) });
+    const platformHash = renewPlatformHash(panel);
+    await platform.platform.ops.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
+    const products = platform.platform.products.list();
+    const product =
+      products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));
+    const token = platform.platform.tokens.create('demo: printed at start').token;
+    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir));
+  } catch (err) {
+    await platform?.close();
+    await panel.close();
+    throw err;
+  }
+  return waitForSignal(panel, platform);
+}
+
+/** Replaces the platform's access hash on the panel so restarts do not pile up old ones. */
+function renewPlatformHash(panel: RunningPanel): string {
+  const hashes = panel.app.services.accessHashes;
+  for (const old of hashes.list()) if (old.comment === PLATFORM_HASH_COMMENT) hashes.delete(old.id);
+  return hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash;
+}
+
+function banner(panelUrl: string, hash: string, platformUrl: string, token: string, productUuid: string, dataDir: string): string {
+  return `
+vpnhost demo is running (data in ${dataDir})
+
+Panel (simulated data plane)   ${panelUrl}/api/v1/
+  access hash for 127.0.0.1:   ${hash}
+  try: curl -s --cookie access_hash=${hash} ${panelUrl}/api/v1/system/status
+
+Platform (embedded task queue) ${platformUrl}/api/admin/
+  admin token:                 ${token}
+  sample product (VpnProduct): ${productUuid}
+  try: curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/panels
+       curl -s -H 'authorization: Bearer ${token}' -H 'content-type: application/json' \\
+         -d '{"product_uuid":"${productUuid}","service_data":{"username":"demo_user"}}' ${platformUrl}/api/admin/services
+
+Stop with Ctrl-C.
+`;
+}
+
+function waitForSignal(panel: RunningPanel, platform: RunningPlatform | null): Promise<number> {
+  return new Promise((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void (async () => {
+        await platform?.close();
+        await panel.close();
+        done(0);
+      })();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
