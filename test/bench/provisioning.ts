@@ -1,0 +1,109 @@
+// Benchmark (not a test): 1,000 services provisioned end to end — admin API → task queue → VpnProduct createJob →
+// panel (simulated driver) — on the embedded queue and on BullMQ, next to BullMQ's own no-op job rate in this run.
+import { Queue, Worker } from 'bullmq';
+import { pino } from 'pino';
+import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
+import { admin } from '../fixtures/platform/http.ts';
+import { createServer } from '../fixtures/platform/setup.ts';
+import { removeDir, startPanel, startRedis, tempDir, type PanelProcess } from '../fixtures/platform/processes.ts';
+
+const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 32);
+const HTTP_PARALLEL = 32;
+const TARGET_BULLMQ = 200;
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function parallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+/** Provisions SERVICES services on `queue`; answers services per second from the first create to the last completion. */
+async function provision(p: PanelProcess, queue: string, server: string): Promise<number> {
+  const dataDir = tempDir('bench-platform');
+  let running: RunningPlatform | null = null;
+  try {
+    running = await startPlatform({
+      listen: '127.0.0.1:0', dataDir, queue, workers: WORKERS,
+      logger: pino({ level: 'warn' }), queueOptions: { pollMs: 50 },
+    });
+    const { url, platform } = running;
+    const token = platform.tokens.create('bench').token;
+    const api = (method: string, path: string, body?: unknown) => admin(url, token, method, path, body);
+    const reg = await api('POST', '/panels', { location: 'bench', api_url: p.url, access_hash: p.accessHash });
+    if (reg.status !== 201) throw new Error(`register panel: ${JSON.stringify(reg.body)}`);
+    const product = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'bench', plan_type: 'basic', bandwidth: 100, wg_server: server } });
+    const uuids: string[] = [];
+    await parallel(Array.from({ length: SERVICES }, (_, i) => i), HTTP_PARALLEL, async (i) => {
+      const svc = await api('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: `${server}_${i}`, password: 'BenchPassw0rd' } });
+      if (svc.status !== 201) throw new Error(`service: ${JSON.stringify(svc.body)}`);
+      uuids.push(svc.body.uuid);
+    });
+    const started = performance.now();
+    await parallel(uuids, HTTP_PARALLEL, async (uuid) => {
+      const res = await api('POST', `/services/${uuid}/create`);
+      if (res.body?.status !== 'success') throw new Error(`create: ${JSON.stringify(res.body)}`);
+    });
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const counts = platform.services.countByStatus();
+      if ((counts.completed ?? 0) + (counts.failed ?? 0) >= SERVICES) {
+        if (counts.failed) throw new Error(`${counts.failed} services failed`);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`timeout: ${JSON.stringify(counts)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return SERVICES / ((performance.now() - started) / 1000);
+  } finally {
+    await running?.close();
+    removeDir(dataDir);
+  }
+}
+
+/** BullMQ alone: SERVICES no-op jobs through one Worker with WORKERS concurrency. */
+async function bullmqNoop(url: string): Promise<number> {
+  const connection = { url, maxRetriesPerRequest: null } as const;
+  const name = `noop-${process.pid}`;
+  const queue = new Queue(name, { connection });
+  let done = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((r) => (resolveAll = r));
+  const worker = new Worker(name, async () => null, { connection, concurrency: WORKERS });
+  worker.on('completed', () => {
+    if (++done === SERVICES) resolveAll();
+  });
+  await worker.waitUntilReady();
+  const started = performance.now();
+  await queue.addBulk(Array.from({ length: SERVICES }, (_, i) => ({ name: 'noop', data: { i } })));
+  await all;
+  const rate = SERVICES / ((performance.now() - started) / 1000);
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return rate;
+}
+
+const p = await startPanel({ accounts: SERVICES * 2 + 10 });
+const redis = await startRedis();
+try {
+  await createServer(p, 'bench1', '10.80.0.1/20');
+  await createServer(p, 'bench2', '10.96.0.1/20');
+  const noop = await bullmqNoop(redis.url);
+  const embedded = await provision(p, 'embedded', 'bench1');
+  const bullmq = await provision(p, redis.url, 'bench2');
+  const fmt = (n: number) => n.toFixed(1).padStart(8);
+  process.stdout.write([
+    `provisioning benchmark: ${SERVICES} services end to end (admin API → queue → createJob → panel, simulated driver), ${WORKERS} job slots`,
+    `  BullMQ no-op jobs (floor):     ${fmt(noop)} jobs/s`,
+    `  embedded queue:                ${fmt(embedded)} services/s   (${(embedded / noop).toFixed(3)} × no-op)`,
+    `  BullMQ queue:                  ${fmt(bullmq)} services/s   (${(bullmq / noop).toFixed(3)} × no-op, target ≥ ${TARGET_BULLMQ}: ${bullmq >= TARGET_BULLMQ ? 'met' : 'NOT met'})`,
+    '',
+  ].join('\n'));
+} finally {
+  await redis.stop();
+  await p.stop();
+  removeDir(p.dataDir);
+}
