@@ -46,6 +46,8 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
+    // Undecodable URLs (`/%zz`) and constraint failures: the same envelope as every other error.
+    frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
   }) as unknown as FastifyInstance;
   const services = buildServices(deps);
   const routeTable: RouteEntry[] = [];

@@ -99,7 +99,7 @@ describe('license', () => {
       for (const [key, problem] of cases) {
         assert.throws(() => h.app.services.license.install(key), (err: unknown) => err instanceof LicenseInstallError && err.problem === problem, problem);
       }
-      assert.equal(h.db.prepare('SELECT COUNT(*) AS n FROM license').get()!.n, 0);
+      assert.equal((h.db.prepare('SELECT COUNT(*) AS n FROM license').get() as { n: number }).n, 0);
       assert.equal(envelope(await h.call('GET', '/api/v1/license')).error, E.LICENSE_NOT_ACTIVE);
     } finally {
       await h.close();
