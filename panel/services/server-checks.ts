@@ -42,6 +42,8 @@ const MAX_MTU = 9100;
 const MIN_LINK_MTU = 68;
 const MAX_INT32 = 2147483647;
 const MAX_BANDWIDTH = 10000;
+/** Names the API itself uses below /wireguard/ (a server of that name could never be read). */
+const RESERVED_NAMES = new Set(['info', 'online']);
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** Repositories the checks consult (indexed lookups only). */
@@ -58,7 +60,7 @@ export interface ServerCheckStores {
 export function checkServerCreate(body: WireguardCreateBody, stores: ServerCheckStores): ServerInput {
   const out: ServerInput = {};
   const name = asText(body.name);
-  if (name !== undefined && stores.servers.nameInUse(name)) throw new ApiError(E.NAME_IN_USE);
+  if (name !== undefined && (RESERVED_NAMES.has(name) || stores.servers.nameInUse(name))) throw new ApiError(E.NAME_IN_USE);
   const iface = asText(body.interface_name);
   if (iface !== undefined && !INTERFACE_PATTERN.test(iface)) throw new ApiError(E.WRONG_INTERFACE_NAME);
   if (name !== undefined && !isName(name)) throw new ApiError(E.WRONG_NAME);

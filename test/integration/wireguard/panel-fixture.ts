@@ -23,6 +23,8 @@ export interface TestPanel {
   db: Db;
   driver: SimulatedDriver;
   dir: string;
+  /** The `cookie` header value carrying the access hash. */
+  cookie: string;
   /** Sends a form-encoded request (when `form` is given) to /api/v1`path` with the access hash. */
   call<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, form?: Record<string, string>): Promise<Answer<T>>;
   /** Like `call` but asserts success and returns `msg`. */
@@ -66,12 +68,13 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
     app.services.license.install(key);
   }
   const { hash } = app.services.accessHashes.create('127.0.0.1');
+  const cookie = `access_hash=${hash}`;
   const call: TestPanel['call'] = async (method, path, form) => {
     const res = await app.inject({
       method,
       url: `/api/v1${path}`,
       headers: {
-        cookie: `access_hash=${hash}`,
+        cookie,
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       payload: form ? new URLSearchParams(form).toString() : undefined,
@@ -90,6 +93,7 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
     db,
     driver,
     dir,
+    cookie,
     call,
     ok,
     close: async () => {

@@ -172,3 +172,50 @@ test('external_ip and the NAT interface come from the default-route probe', asyn
     await q.close();
   }
 });
+
+test('JSON bodies with numbers and booleans are taken like form values', async () => {
+  const p = await makePanel();
+  try {
+    const res = await p.app.inject({
+      method: 'POST',
+      url: '/api/v1/wireguard',
+      headers: { cookie: p.cookie, 'content-type': 'application/json' },
+      payload: { name: 'json', listen_port: 51900, mtu: 1400, internal_traffic: true, keep_alive: 0, b_download: 5 },
+    });
+    const server = res.json().msg;
+    assert.equal(server.listen_port, '51900');
+    assert.equal(server.internal_traffic, true);
+    assert.equal(server.keep_alive, 0);
+    assert.equal(server.b_download, '5');
+    const acc = await p.app.inject({
+      method: 'POST',
+      url: '/api/v1/account',
+      headers: { cookie: p.cookie, 'content-type': 'application/json' },
+      payload: { wg_name: 'json', allowed_IPs: '10.0.1.2', b_upload: 10000 },
+    });
+    assert.equal(acc.json().msg.b_upload, '10000');
+    const bad = await p.app.inject({
+      method: 'POST',
+      url: '/api/v1/wireguard',
+      headers: { cookie: p.cookie, 'content-type': 'application/json' },
+      payload: { listen_port: 51819.5 },
+    });
+    assert.equal(bad.json().error, 'Wrong Port format');
+  } finally {
+    await p.close();
+  }
+});
+
+test('without the access hash every WireGuard and account route answers Not authorized', async () => {
+  const p = await makePanel();
+  try {
+    for (const [method, url] of [['GET', '/wireguard'], ['POST', '/wireguard'], ['GET', '/wireguard/online'], ['GET', '/account'],
+      ['POST', '/account'], ['GET', '/account/x/config_qr'], ['DELETE', '/wireguard/x']] as const) {
+      const res = await p.app.inject({ method, url: `/api/v1${url}` });
+      assert.equal(res.json().error, 'Not authorized', `${method} ${url}`);
+    }
+    assert.deepEqual(await p.driver.listInterfaces(), []);
+  } finally {
+    await p.close();
+  }
+});

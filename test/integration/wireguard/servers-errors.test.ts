@@ -61,6 +61,8 @@ test('POST /wireguard formats and ranges', async () => {
       [{ interface_name: 'wgX' }, E.WRONG_INTERFACE_NAME],
       [{ interface_name: 'wg12345678901234' }, E.WRONG_INTERFACE_NAME],
       [{ name: '' }, E.WRONG_NAME],
+      [{ name: 'online' }, E.NAME_IN_USE],
+      [{ name: 'info' }, E.NAME_IN_USE],
       [{ name: 'a.b' }, E.WRONG_NAME],
       [{ public_key: generateKeyPair().publicKey }, E.KEYS_INVALID],
       [{ private_key: generateKeyPair().privateKey, public_key: generateKeyPair().publicKey }, E.KEYS_INVALID],
