@@ -77,7 +77,8 @@ export class Platform {
       const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
       const vpnSettings = modulesConfig.modules.Product.VpnProduct as Record<string, unknown> | undefined;
       const connections = typeof vpnSettings?.panel_connections === 'number' ? vpnSettings.panel_connections : 16;
-      const panelClients = new PanelRegistry(panels, { connections });
+      const timeout = typeof vpnSettings?.api_timeout_ms === 'number' ? vpnSettings.api_timeout_ms : 30_000;
+      const panelClients = new PanelRegistry(panels, { connections, headersTimeoutMs: timeout, bodyTimeoutMs: timeout });
       const modules = new ModuleLoader(
         {
           db, services, hooks, clock,

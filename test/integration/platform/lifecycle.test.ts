@@ -1,15 +1,22 @@
 // A real panel process and the platform over HTTP: register, product, service, then the whole provisioning lifecycle.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { HOOK_EVENTS } from '../../../hooks.ts';
 import { readModuleLogs } from '../../../module/contract/log.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
 import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
 
 let stack: Stack;
+const events: Array<{ event: string; service_uuid: string; reason?: string }> = [];
 
 before(async () => {
   stack = await startStack();
   await registerPanel(stack);
+  for (const event of HOOK_EVENTS) {
+    stack.platform.platform.hooks.on(event, (payload) => {
+      events.push({ event, service_uuid: payload.service_uuid, reason: payload.reason });
+    });
+  }
 });
 
 after(async () => {
@@ -83,6 +90,9 @@ test('create → suspend → unsuspend → change_package → termination drive 
   assert.equal((await waitForAction(stack, uuid, 'termination')).status, 'completed');
   assert.equal((await api('GET', `/services/${uuid}`)).body.provision_status, 'terminated');
   assert.equal((await account(name)).error, 'Account not found');
+  assert.deepEqual(events.filter((e) => e.service_uuid === uuid).map((e) => e.event), [
+    'service.created', 'service.provisioned', 'service.suspended', 'service.unsuspended', 'service.package_changed', 'service.terminated',
+  ]);
 });
 
 test('a generated password satisfies the pattern and reaches the panel; a retried create adopts the account', async () => {
@@ -122,6 +132,10 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
   const service = (await api('GET', `/services/${uuid}`)).body;
   assert.equal(service.provision_status, 'failed');
   assert.equal(service.status_reason, 'Wireguard server not found');
+  assert.deepEqual(events.filter((e) => e.service_uuid === uuid), [
+    { event: 'service.created', service_uuid: uuid, reason: undefined },
+    { event: 'service.failed', service_uuid: uuid, reason: 'Wireguard server not found' },
+  ]);
   const logs = readModuleLogs(stack.platform.platform.db, { name: 'VpnProduct', level: 'error', limit: 50 })
     .filter((row) => row.context.service_uuid === uuid);
   assert.equal(logs.length, task.options.tries, 'one error log per attempt');
