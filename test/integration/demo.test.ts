@@ -44,8 +44,8 @@ function startDemo(): Promise<{ child: ChildProcess; banner: Banner }> {
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.removeAllListeners('exit');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   return exited;
 }
