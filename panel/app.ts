@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accessHashHook } from './http/auth.ts';
 import { registerBodyParsers, BODY_LIMIT } from './http/body-parsers.ts';
+import { clientErrorHandler } from './http/client-error.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import type { PanelRoutes } from './http/route-plugin.ts';
 import { licenseRoutes } from './routes/license.ts';
@@ -46,6 +47,9 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
+    // While closing, requests already on open connections are served normally (not fastify's own 503 body).
+    return503OnClosing: false,
+    clientErrorHandler,
     // Undecodable URLs (`/%zz`) and constraint failures: the same envelope as every other error.
     frameworkErrors: (err, request, reply) => errorHandler(err, request, reply),
   }) as unknown as FastifyInstance;

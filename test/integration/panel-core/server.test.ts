@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
@@ -28,6 +29,17 @@ describe('panel server', () => {
       });
       await panel.bootReconcile;
       const { hash } = panel.app.services.accessHashes.create('127.0.0.1');
+      // A request node's HTTP parser refuses still gets the envelope.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const { port } = new URL(panel!.url);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
+      assert.equal(raw.split('\r\n\r\n')[1], '{"error":"Bad request","msg":"","status":"error"}');
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       let entered!: () => void;
