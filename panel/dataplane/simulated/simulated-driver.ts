@@ -54,6 +54,8 @@ interface SimLink {
   /** Simulated ifindex; changes only when the link is re-created. */
   index: number;
   peers: Map<string, PeerState>;
+  /** Allowed IP → public key of the peer holding it, so an upsert moves addresses in O(its own IPs). */
+  owners: Map<string, string>;
 }
 
 const fail = (tool: string, line: string): never => {
@@ -111,7 +113,7 @@ export class SimulatedDriver implements Driver {
     }
     this.counters.creates++;
     if (this.removed.has(spec.name)) this.counters.restarts++;
-    this.links.set(spec.name, { spec: { ...spec }, publicKey, index: this.nextIndex++, peers: new Map() });
+    this.links.set(spec.name, { spec: { ...spec }, publicKey, index: this.nextIndex++, peers: new Map(), owners: new Map() });
   }
 
   async removeInterface(name: string): Promise<void> {
@@ -133,12 +135,19 @@ export class SimulatedDriver implements Driver {
     });
     const link = this.links.get(name);
     if (!link) return fail('wg', msg.WG_NO_DEVICE);
-    for (const key of changes.remove) link.peers.delete(key);
+    for (const key of changes.remove) {
+      for (const ip of link.peers.get(key)?.allowedIps ?? []) link.owners.delete(ip);
+      link.peers.delete(key);
+    }
     for (const peer of upserts) {
-      for (const other of link.peers.values()) {
-        if (other.publicKey !== peer.publicKey) other.allowedIps = other.allowedIps.filter((ip) => !peer.allowedIps.includes(ip));
-      }
       const current = link.peers.get(peer.publicKey);
+      for (const ip of current?.allowedIps ?? []) link.owners.delete(ip);
+      for (const ip of peer.allowedIps) {
+        const holder = link.owners.get(ip);
+        const other = holder && holder !== peer.publicKey ? link.peers.get(holder) : undefined;
+        if (other) other.allowedIps = other.allowedIps.filter((held) => held !== ip); // wg moves the address
+        link.owners.set(ip, peer.publicKey);
+      }
       link.peers.set(peer.publicKey, {
         publicKey: peer.publicKey,
         endpoint: current?.endpoint ?? null,
