@@ -26,7 +26,7 @@ export interface Workers {
  * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's
  * `runJob(method)` with the attempt number and tries, so the spec's status transitions apply to the outcome.
  */
-export function moduleJobHandler(queue: TaskQueue, resolve: (serviceUuid: string) => Product): TaskHandler {
+export function moduleJobHandler(resolve: (serviceUuid: string) => Product): TaskHandler {
   return async (input, ctx) => {
     const parsed = moduleJobInputSchema.safeParse(input);
     if (!parsed.success) throw new Error(MODULE_REF_ERROR);
@@ -35,14 +35,15 @@ export function moduleJobHandler(queue: TaskQueue, resolve: (serviceUuid: string
       throw new Error(`ModuleJob ${ref.type}/${ref.name}.${method} is not a provisioning job`);
     }
     const product = resolve(ref.service_uuid);
-    const record = await queue.get(ctx.taskId);
-    return product.runJob(method, { signal: ctx.signal, attempt: ctx.attempt, tries: record?.options.tries ?? ctx.attempt });
+    // The module's configured tries are what the task was queued with; should config have changed since, the
+    // sweeper still settles a service whose task failed without the module seeing the last attempt.
+    return product.runJob(method, { signal: ctx.signal, attempt: ctx.attempt, tries: product.jobOptions(method).tries });
   };
 }
 
 /** Registers the handler, starts the queue with `concurrency` slots and a periodic sweep. */
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
-  deps.queue.register(MODULE_JOB, moduleJobHandler(deps.queue, deps.resolve));
+  deps.queue.register(MODULE_JOB, moduleJobHandler(deps.resolve));
   await deps.queue.start({ concurrency: deps.concurrency });
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweep = () => {

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { HOOK_EVENTS } from '../../../hooks.ts';
 import { readModuleLogs } from '../../../module/contract/log.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
-import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
 
 let stack: Stack;
 const events: Array<{ event: string; service_uuid: string; reason?: string }> = [];
@@ -140,6 +140,19 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
     .filter((row) => row.context.service_uuid === uuid);
   assert.equal(logs.length, task.options.tries, 'one error log per attempt');
   for (const row of logs) assert.equal((row.response as { message: string }).message, 'Wireguard server not found');
+
+  // once the server exists, retrying the failed task provisions the service
+  await createServer(stack.panel, 'nosuch', '10.77.8.1/24');
+  const retried = await api('POST', `/tasks/${task.id}/retry`);
+  assert.equal(retried.status, 200, JSON.stringify(retried.body));
+  assert.equal((await api('GET', `/services/${uuid}`)).body.provision_status, 'processing');
+  const after = await waitForAction(stack, uuid, 'create');
+  assert.equal(after.id, task.id);
+  assert.equal(after.status, 'completed');
+  const done = (await api('GET', `/services/${uuid}`)).body;
+  assert.equal(done.provision_status, 'completed');
+  assert.equal(done.status_reason, null);
+  assert.equal(done.provision_data.wg_server, 'nosuch');
 });
 
 test('the access hash and account passwords never reach the platform database in clear', async () => {
