@@ -1,5 +1,6 @@
 // CIDR parsing and normalisation the way wg and ip print addresses (host bits masked for allowed IPs).
 import { isIPv4, isIPv6 } from 'node:net';
+import { longestZeroRun } from '../schemas/ip.ts';
 
 /** A parsed address with prefix length. */
 export interface Cidr {
@@ -79,21 +80,7 @@ function v6ToBigInt(addr: string): bigint {
 /** RFC 5952 text (what inet_ntop prints): lowercase, longest run of ≥2 zero groups compressed. */
 function bigIntToV6(value: bigint): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt((7 - i) * 16)) & 0xffffn));
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
+  const { bestStart, bestLen } = longestZeroRun(groups);
   const hex = groups.map((g) => g.toString(16));
   // Embedded IPv4 as inet_ntop writes it: ::a.b.c.d (compatible) and ::ffff:a.b.c.d (mapped).
   if (bestStart === 0 && (bestLen === 6 || (bestLen === 5 && groups[5] === 0xffff))) {

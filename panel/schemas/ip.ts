@@ -69,26 +69,32 @@ export function parseIp(text: string, mapV4 = true): Uint8Array | null {
   return parseIpv4(text);
 }
 
-/** Text of address bytes: dotted IPv4, or RFC 5952 compressed lower-case IPv6. */
-export function formatIp(bytes: Uint8Array): string {
-  if (bytes.length === 4) return Array.from(bytes).join('.');
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((bytes[i] << 8) | bytes[i + 1]);
+/** The longest run of at least two zero groups of an IPv6 address (RFC 5952 `::`); start -1 when none. */
+export function longestZeroRun(groups: number[]): { bestStart: number; bestLen: number } {
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < groups.length; ) {
     if (groups[i] !== 0) {
       i++;
       continue;
     }
     let j = i;
-    while (j < 8 && groups[j] === 0) j++;
+    while (j < groups.length && groups[j] === 0) j++;
     if (j - i > bestLen && j - i >= 2) {
       bestStart = i;
       bestLen = j - i;
     }
     i = j;
   }
+  return { bestStart, bestLen };
+}
+
+/** Text of address bytes: dotted IPv4, or RFC 5952 compressed lower-case IPv6. */
+export function formatIp(bytes: Uint8Array): string {
+  if (bytes.length === 4) return Array.from(bytes).join('.');
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((bytes[i] << 8) | bytes[i + 1]);
+  const { bestStart, bestLen } = longestZeroRun(groups);
   const hex = groups.map((g) => g.toString(16));
   if (bestStart < 0) return hex.join(':');
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
