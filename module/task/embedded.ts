@@ -1,6 +1,7 @@
 // The default backend: tasks scheduled from the platform SQLite by in-process workers (several processes may share
 // one database file: claims are single atomic UPDATE … RETURNING statements, leases expire when a worker dies).
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { decide, runAttempt } from './attempt.ts';
 import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
@@ -27,7 +28,7 @@ export class EmbeddedQueue extends StoreBackedQueue {
   private concurrency = 1;
   private readonly inFlight = new Map<string, Promise<void>>();
   private timers: NodeJS.Timeout[] = [];
-  private stopController = new AbortController();
+  private stopController = stopController();
   private wakeQueued = false;
 
   constructor(store: TaskStore, opts: EmbeddedQueueOptions = {}) {
@@ -75,7 +76,7 @@ export class EmbeddedQueue extends StoreBackedQueue {
     }
     clearInterval(heartbeat);
     this.timers = [];
-    this.stopController = new AbortController();
+    this.stopController = stopController();
     this.started = false;
   }
 
@@ -142,4 +143,11 @@ export class EmbeddedQueue extends StoreBackedQueue {
       return undefined;
     }
   }
+}
+
+/** The workers' shared stop signal: every in-flight attempt listens to it (and lets go when done), so no cap. */
+function stopController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
