@@ -127,6 +127,8 @@ export interface PanelProcessOptions {
   externalInterface?: string;
   /** Install a license for this many accounts first (vendor key pair made in the data directory). */
   licenseAccounts?: number;
+  /** Node options before the CLI entry (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
+  nodeArgs?: string[];
   /** Extra environment of the panel process (e.g. VPNHOST_LOG_LEVEL). */
   env?: Record<string, string>;
   /** Keep-alive connections of the client (default 4). */
@@ -318,7 +320,7 @@ export class PanelProcess {
   }
 
   private async launch(listen: string): Promise<void> {
-    const [file, args] = inNamespace(this.opts.netns, process.execPath, [BIN, ...this.serveArgs, '--listen', listen]);
+    const [file, args] = inNamespace(this.opts.netns, process.execPath, [...(this.opts.nodeArgs ?? []), BIN, ...this.serveArgs, '--listen', listen]);
     const started = await spawnReady(file, args, READY, this.logFile, this.opts.readyTimeoutMs ?? 60_000, this.env);
     this.proc = started.proc;
     const url = started.match[1];
