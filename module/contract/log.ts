@@ -93,9 +93,47 @@ export function scrub(value: unknown, secrets: Iterable<string>): unknown {
   return walk(redact(plain(value)));
 }
 
-/** What the log function writes to. `secrets` are extra values to remove (e.g. the module's configured API key). */
+/** One scrubbed entry on its way to storage (request, response and context already free of secrets). */
+export interface ModuleLogEntry {
+  module_type: string;
+  module_name: string;
+  action: string;
+  level: LogLevel;
+  request: unknown;
+  response: unknown;
+  context: Record<string, unknown>;
+  /** ISO timestamp from the module's clock. */
+  created_at: string;
+}
+
+/**
+ * Where module log entries are stored: the platform database's module_logs table (`sqliteModuleLogSink`), or the
+ * platform's worker API for a worker process without the database (buffered; `write` never blocks the job).
+ */
+export interface ModuleLogSink {
+  write(entry: ModuleLogEntry): void;
+}
+
+/** The module_logs table of `db` as a sink (one INSERT per entry). */
+export function sqliteModuleLogSink(db: Database.Database): ModuleLogSink {
+  migrateModuleLogStore(db);
+  const insert = db.prepare(
+    'INSERT INTO module_logs (module_type, module_name, action, level, request, response, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  return {
+    write(e) {
+      insert.run(e.module_type, e.module_name, e.action, e.level, JSON.stringify(e.request ?? null), JSON.stringify(e.response ?? null), JSON.stringify(e.context ?? {}), e.created_at);
+    },
+  };
+}
+
+/**
+ * What the log function writes to: `sink` when given, else the module_logs table of `db`. `secrets` are extra values
+ * to remove (e.g. the module's configured API key).
+ */
 export interface ModuleLogDeps {
   db: Database.Database;
+  sink?: ModuleLogSink;
   logger: Logger;
   clock: Clock;
   secrets?: Iterable<string> | (() => Iterable<string>);
@@ -106,10 +144,7 @@ export interface ModuleLogDeps {
  * `[redacted]`, and their values (plus `deps.secrets`) are cut out of every other string, e.g. an error echoing a password.
  */
 export function createLogModule(deps: ModuleLogDeps): LogModule {
-  migrateModuleLogStore(deps.db);
-  const insert = deps.db.prepare(
-    'INSERT INTO module_logs (module_type, module_name, action, level, request, response, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const sink = deps.sink ?? sqliteModuleLogSink(deps.db);
   const extraSecrets = () => (typeof deps.secrets === 'function' ? deps.secrets() : (deps.secrets ?? []));
   return (type, name, action, level, request = [], response = [], context = {}) => {
     if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new RangeError(`unknown log level ${String(level)}`);
@@ -121,7 +156,7 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
       context: scrub(context, secrets) as Record<string, unknown>,
     };
     const at = deps.clock.now().toISOString();
-    insert.run(type, name, action, level, JSON.stringify(entry.request ?? null), JSON.stringify(entry.response ?? null), JSON.stringify(entry.context ?? {}), at);
+    sink.write({ module_type: type, module_name: name, action, level, ...entry, created_at: at });
     deps.logger[level]({ ...entry.context, module_type: type, module_name: name, action, request: entry.request, response: entry.response }, `module ${action}`);
   };
 }

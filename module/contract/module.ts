@@ -125,6 +125,7 @@ export abstract class Module {
   #log(level: LogLevel, action: string, request: unknown, response: unknown): void {
     this.#logModule ??= createLogModule({
       db: this.#ctx.db,
+      sink: this.#ctx.moduleLogs,
       logger: this.#ctx.logger,
       clock: this.#ctx.clock,
       secrets: () => collectSecretValues({ config: this.configValues, module_data: this.module_data, service_data: this.service_data }),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { moduleSettings, type ModulesConfig, type ModuleTypeName } from '../../config.ts';
 import type { Hooks } from '../../hooks.ts';
 import type { ModuleCache } from './cache.ts';
+import type { ModuleLogSink } from './log.ts';
 import type { ProvisionStatus } from './provision-status.ts';
 
 export type ModuleType = ModuleTypeName;
@@ -74,6 +75,8 @@ export interface PlatformContext {
   clock: Clock;
   /** Shared cache of expensive lookups; a private one is made when absent. */
   cache?: ModuleCache;
+  /** Where module logs go; the module_logs table of `db` when absent (a remote worker forwards them to the platform). */
+  moduleLogs?: ModuleLogSink;
 }
 
 /** Services shared by every module of a platform process. */

@@ -1,5 +1,5 @@
 // BullMQ backend (`--queue redis://HOST:PORT`): Redis schedules and distributes attempts; the task record stays in
-// the platform SQLite, so every worker process must open the same data directory (i.e. run on the same host).
+// the platform database, reached directly (same data directory) or through the platform's worker API (remote worker).
 import { randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -7,7 +7,7 @@ import { decide, LOST_WORKER_ERROR, runAttempt } from './attempt.ts';
 import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
 import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
-import type { TaskStore } from './task-store.ts';
+import type { TaskRecordStore } from './task-record-store.ts';
 
 export const ENQUEUE_ERROR = 'Task could not be queued';
 
@@ -37,11 +37,11 @@ export function bullJobId(taskId: string, retries = 0): string {
 
 /**
  * BullMQ `TaskQueue` (kind `bullmq`). Redis holds only the task id (job id = task id, data `{taskId}`); inputs and
- * their secrets never leave the SQLite record. BullMQ `attempts` = tries and a fixed backoff of `backoff` seconds;
+ * their secrets stay in the record store (the platform database), never in Redis. BullMQ `attempts` = tries and a fixed backoff of `backoff` seconds;
  * the store counts attempts and exceptions and ends retries early with an UnrecoverableError (maxExceptions, or
  * an attempt lost to a dead worker when no tries are left). Stalled jobs are re-delivered by BullMQ's checker.
  */
-export class BullmqQueue extends StoreBackedQueue {
+export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   readonly kind = 'bullmq' as const;
   private readonly workerId: string;
   private readonly prefix: string;
@@ -55,7 +55,7 @@ export class BullmqQueue extends StoreBackedQueue {
   private startOpts: { queues?: string[]; concurrency?: number } = {};
   private rescanTimer: NodeJS.Timeout | undefined;
 
-  constructor(store: TaskStore, private readonly opts: BullmqQueueOptions) {
+  constructor(store: TaskRecordStore, private readonly opts: BullmqQueueOptions) {
     super(store, opts.pollMs ?? 250, opts.logger);
     this.workerId = opts.workerId ?? randomUUID();
     this.prefix = opts.prefix ?? 'vpnhost';
@@ -65,7 +65,7 @@ export class BullmqQueue extends StoreBackedQueue {
 
   async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
     const resolved = resolveOptions(options);
-    const added = this.store.insert({ backend: 'bullmq', job, queue, input, tags, options: resolved });
+    const added = await this.store.insert({ backend: 'bullmq', job, queue, input, tags, options: resolved });
     if (added.status === 'duplicate') {
       this.notify(added.id);
       return added;
@@ -85,7 +85,7 @@ export class BullmqQueue extends StoreBackedQueue {
         removeOnFail: true,
       });
     } catch (error) {
-      this.store.fail(id, `${ENQUEUE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
+      await this.store.fail(id, `${ENQUEUE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
       this.notify(id);
       throw error;
     }
@@ -96,12 +96,12 @@ export class BullmqQueue extends StoreBackedQueue {
     this.running = true;
     this.started = true;
     this.startOpts = opts;
-    const names = opts.queues ?? this.store.activeQueues('bullmq');
+    const names = opts.queues ?? (await this.store.activeQueues('bullmq'));
     for (const name of names) this.ensureWorker(name);
     if (!opts.queues) {
       this.rescanTimer = setInterval(() => {
-        for (const name of this.store.activeQueues('bullmq')) this.ensureWorker(name);
-      }, Math.max(1000, this.stalledIntervalMs));
+        void this.rescan();
+      }, Math.min(5_000, Math.max(1000, this.stalledIntervalMs)));
     }
     await Promise.all([...this.workers.values()].map(({ worker }) => worker.waitUntilReady()));
   }
@@ -129,11 +129,20 @@ export class BullmqQueue extends StoreBackedQueue {
   }
 
   async retry(id: string): Promise<TaskRecord> {
-    const record = this.store.resetForRetry(id, 'bullmq');
+    const record = await this.store.resetForRetry(id, 'bullmq');
     await this.enqueue(record.queue, record.job, id, bullJobId(id, record.retries), record.options);
     if (this.running && !this.startOpts.queues) this.ensureWorker(record.queue);
     this.notify(id);
     return record;
+  }
+
+  /** Starts workers for queues that got runnable records since (e.g. added by another process). */
+  private async rescan(): Promise<void> {
+    try {
+      for (const name of await this.store.activeQueues('bullmq')) this.ensureWorker(name);
+    } catch (error) {
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task store access failed');
+    }
   }
 
   private redis(): Redis {
@@ -171,16 +180,20 @@ export class BullmqQueue extends StoreBackedQueue {
     });
     worker.on('error', (error: Error) => this.logger.error({ err: error.message, queue: name }, 'bullmq worker error'));
     worker.on('failed', (job, error) => {
-      if (job && job.finishedOn && job.id) this.reconcileFailed(job.data.taskId, job.id, error.message);
+      if (job && job.finishedOn && job.id) {
+        this.reconcileFailed(job.data.taskId, job.id, error.message).catch((err: unknown) =>
+          this.logger.error({ err: err instanceof Error ? err.message : String(err), taskId: job.data.taskId }, 'task store access failed'),
+        );
+      }
     });
     this.workers.set(name, { worker, connection });
   }
 
   /** A job BullMQ failed for good while the record is still open: close the record too. */
-  private reconcileFailed(taskId: string, jobId: string, message: string): void {
-    const record = this.store.get(taskId);
+  private async reconcileFailed(taskId: string, jobId: string, message: string): Promise<void> {
+    const record = await this.store.get(taskId);
     if (record && bullJobId(taskId, record.retries) === jobId && (record.status === 'pending' || record.status === 'processing')) {
-      this.store.fail(taskId, message);
+      await this.store.fail(taskId, message);
       this.notify(taskId);
     }
   }
@@ -188,13 +201,13 @@ export class BullmqQueue extends StoreBackedQueue {
   /** The BullMQ processor: one attempt of the record, the outcome mapped onto BullMQ's retry machinery. */
   private async process(job: Job<JobData>): Promise<null> {
     const taskId = job.data.taskId;
-    const current = this.store.get(taskId);
+    const current = await this.store.get(taskId);
     // A job of an earlier generation (the task was retried since) or of a vanished record: nothing to do.
     if (!current || bullJobId(taskId, current.retries) !== job.id) return null;
-    const claimed = this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
+    const claimed = await this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
     if (!claimed) {
       this.notify(taskId);
-      const record = this.store.get(taskId);
+      const record = await this.store.get(taskId);
       if (record?.status === 'failed') throw new UnrecoverableError(record.lastError ?? LOST_WORKER_ERROR);
       return null;
     }
@@ -209,10 +222,10 @@ export class BullmqQueue extends StoreBackedQueue {
       });
       let updated: TaskRecord | null;
       if (outcome.kind === 'stopped') {
-        this.store.release('bullmq', { workerId: this.workerId, ids: [taskId] });
-        updated = this.store.get(taskId);
+        await this.store.release('bullmq', { workerId: this.workerId, ids: [taskId] });
+        updated = await this.store.get(taskId);
       } else {
-        updated = this.store.settle(taskId, this.workerId, decide(record, outcome, Date.now()));
+        updated = await this.store.settle(taskId, this.workerId, decide(record, outcome, Date.now()));
       }
       if (!updated || updated.status === 'completed') return null;
       const message = updated.lastError ?? LOST_WORKER_ERROR;

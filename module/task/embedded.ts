@@ -19,7 +19,7 @@ export interface EmbeddedQueueOptions {
 }
 
 /** Embedded `TaskQueue` (kind `embedded`). */
-export class EmbeddedQueue extends StoreBackedQueue {
+export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
   readonly kind = 'embedded' as const;
   private readonly workerId: string;
   private readonly leaseMs: number;

@@ -12,6 +12,7 @@ export * from './queue.ts';
 export { Task } from './task.ts';
 export { createModuleJob, MODULE_JOB, toModuleRef, type ModuleRef, type ModuleResolver } from './module-job.ts';
 export { migrateTaskStore, TaskStore } from './task-store.ts';
+export type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from './task-record-store.ts';
 export { EmbeddedQueue } from './embedded.ts';
 export { BullmqQueue } from './bullmq.ts';
 export type { TaskLogger } from './store-backed-queue.ts';
@@ -21,6 +22,8 @@ export interface CreateTaskQueueOptions {
   url?: string;
   /** The platform's better-sqlite3 database (WAL and a busy timeout recommended when processes share it). */
   db: Database;
+  /** A TaskStore already opened on `db` (the platform shares one with its worker API); made from `db` when absent. */
+  store?: TaskStore;
   /** Seals inputs holding secrets; without one such input is refused. */
   secretBox?: SecretBox;
   workerId?: string;
@@ -43,7 +46,7 @@ const urlSchema = z.union([z.literal('embedded'), z.string().regex(/^rediss?:\/\
 export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
   const url = urlSchema.parse(opts.url ?? 'embedded');
   migrateTaskStore(opts.db);
-  const store = new TaskStore(opts.db, opts.secretBox);
+  const store = opts.store ?? new TaskStore(opts.db, opts.secretBox);
   if (url === 'embedded') {
     return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger });
   }

@@ -1,7 +1,7 @@
 // What both backends share: handler registry, record reads from the task store, waitFor, lifecycle notices.
 import { EventEmitter } from 'node:events';
 import { FINAL_STATUSES, type TaskAdded, type TaskFilter, type TaskHandler, type TaskOptions, type TaskQueue, type TaskRecord } from './queue.ts';
-import type { TaskStore } from './task-store.ts';
+import type { TaskRecordStore } from './task-record-store.ts';
 
 /** pino-compatible sink for worker errors (defaults to stderr). */
 export interface TaskLogger {
@@ -14,8 +14,11 @@ const stderrLogger: TaskLogger = {
 
 export const NO_HANDLER_ERROR = 'No handler registered for job';
 
-/** Base of the embedded and BullMQ queues: records live in the platform SQLite through a TaskStore. */
-export abstract class StoreBackedQueue implements TaskQueue {
+/**
+ * Base of the embedded and BullMQ queues: records live in the platform database, reached through a TaskRecordStore
+ * (the SQLite TaskStore in the platform's processes, the worker API for a remote worker).
+ */
+export abstract class StoreBackedQueue<S extends TaskRecordStore = TaskRecordStore> implements TaskQueue {
   abstract readonly kind: 'embedded' | 'bullmq';
   protected readonly handlers = new Map<string, TaskHandler>();
   /** Emits `<taskId>` whenever this process changed a record, so waitFor need not wait a full poll. */
@@ -23,7 +26,7 @@ export abstract class StoreBackedQueue implements TaskQueue {
   protected started = false;
   protected readonly logger: TaskLogger;
 
-  protected constructor(protected readonly store: TaskStore, protected readonly pollMs: number, logger?: TaskLogger) {
+  protected constructor(protected readonly store: S, protected readonly pollMs: number, logger?: TaskLogger) {
     this.changes.setMaxListeners(0);
     this.logger = logger ?? stderrLogger;
   }
@@ -50,7 +53,7 @@ export abstract class StoreBackedQueue implements TaskQueue {
   async waitFor(id: string, timeoutMs = 60_000): Promise<TaskRecord> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const record = this.store.get(id);
+      const record = await this.store.get(id);
       if (!record) throw new Error(`Task ${id} not found`);
       if (FINAL_STATUSES.includes(record.status)) return record;
       const left = deadline - Date.now();

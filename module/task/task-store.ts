@@ -7,18 +7,11 @@ import { SecretBox } from '../../panel/security/secret-box.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
+import type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from './task-record-store.ts';
 import { toRecord, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
-
-/** Which backend schedules a record (the embedded poller never claims a BullMQ record). */
-export type TaskBackend = 'embedded' | 'bullmq';
-
-/** A record claimed for an attempt, with the unredacted input the handler needs. */
-export interface ClaimedTask {
-  record: TaskRecord;
-  rawInput: Record<string, unknown>;
-}
+export type { ClaimedTask, TaskBackend } from './task-record-store.ts';
 
 export const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
@@ -28,7 +21,7 @@ export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox
  * when the input holds secret-named members, the unredacted input is kept in `raw_input`, sealed with the
  * SecretBox (AES-256-GCM), and only workers open it. Without a SecretBox such input is refused.
  */
-export class TaskStore {
+export class TaskStore implements TaskRecordStore {
   private readonly pepper: Buffer | undefined;
 
   constructor(private readonly db: Database, private readonly box?: SecretBox) {
@@ -47,7 +40,7 @@ export class TaskStore {
    * is `duplicate` and names the original. Check and insert share one IMMEDIATE transaction, so concurrent
    * processes on the same file cannot both insert a runnable copy.
    */
-  insert(task: { backend: TaskBackend; job: string; queue: string; input: Record<string, unknown>; tags: string[]; options: TaskOptions }): TaskAdded {
+  insert(task: TaskInsert): TaskAdded {
     const shown = redact(task.input);
     const shownJson = JSON.stringify(shown);
     const rawJson = JSON.stringify(task.input);

@@ -3,37 +3,63 @@ import { createHash } from 'node:crypto';
 import { AddressPool } from './address-pool.ts';
 import { PanelClient, type PanelClientOptions } from './panel-client.ts';
 
-/** Where the platform keeps its panels (implemented by the platform's panel repository). */
+/** URL and opened access hash of one panel. */
+export interface PanelConnectionInfo {
+  api_url: string;
+  access_hash: string;
+}
+
+/**
+ * Where the platform keeps its panels: the platform's panel repository (SQLite, synchronous) or, in a remote worker,
+ * the platform's worker API (asynchronous, no `locations`: only the platform validates product data).
+ */
 export interface PanelDirectory {
   /** URL and opened access hash of the panel at `location`, or null when none is registered there. */
-  connection(location: string): { api_url: string; access_hash: string } | null;
-  /** Every registered location. */
-  locations(): string[];
+  connection(location: string): PanelConnectionInfo | null | Promise<PanelConnectionInfo | null>;
+  /** Every registered location (absent where the list is not known, e.g. a remote worker). */
+  locations?(): string[];
 }
 
 export const UNKNOWN_PANEL = (location: string) => `no panel registered at location '${location}'`;
+export const NO_PANEL_LOCATIONS = 'panel locations are only known where the platform database is (not in a remote worker)';
 
 /** Caches clients by location; `close()` ends every pool. */
 export class PanelRegistry {
   /** Free-address cache shared by every job of this process. */
   readonly addresses = new AddressPool();
   private readonly clients = new Map<string, { fingerprint: string; client: PanelClient; checkedAt: number }>();
+  /** Lookups under way, so concurrent jobs on one location share a single directory call. */
+  private readonly lookups = new Map<string, Promise<PanelClient>>();
 
   constructor(private readonly directory: PanelDirectory, private readonly clientOptions: Partial<PanelClientOptions> = {}, private readonly recheckMs = 5_000) {}
 
   /** Registered panel locations. */
   locations(): string[] {
+    if (!this.directory.locations) throw new Error(NO_PANEL_LOCATIONS);
     return this.directory.locations();
   }
 
-  /** The client of the panel at `location`; throws `no panel registered at location ...` when there is none. */
-  client(location: string): PanelClient {
+  /**
+   * The client of the panel at `location` (its connection re-read at most every `recheckMs`); rejects with
+   * `no panel registered at location ...` when there is none.
+   */
+  async client(location: string): Promise<PanelClient> {
     const cached = this.clients.get(location);
-    const now = Date.now();
-    if (cached && now - cached.checkedAt < this.recheckMs) return cached.client;
-    const conn = this.directory.connection(location);
+    if (cached && Date.now() - cached.checkedAt < this.recheckMs) return cached.client;
+    let lookup = this.lookups.get(location);
+    if (!lookup) {
+      lookup = this.refresh(location).finally(() => this.lookups.delete(location));
+      this.lookups.set(location, lookup);
+    }
+    return lookup;
+  }
+
+  private async refresh(location: string): Promise<PanelClient> {
+    const conn = await this.directory.connection(location);
     if (!conn) throw new Error(UNKNOWN_PANEL(location));
     const fingerprint = createHash('sha256').update(`${conn.api_url}\n${conn.access_hash}`).digest('hex');
+    const now = Date.now();
+    const cached = this.clients.get(location);
     if (cached && cached.fingerprint === fingerprint) {
       cached.checkedAt = now;
       return cached.client;
@@ -45,6 +71,7 @@ export class PanelRegistry {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.lookups.values()]);
     const all = [...this.clients.values()];
     this.clients.clear();
     await Promise.allSettled(all.map((entry) => entry.client.close()));

@@ -70,7 +70,7 @@ export class VpnProduct extends Product {
   async createJob(): Promise<JobResult> {
     const uuid = this.requireService();
     const location = String(this.product_data.server_location ?? '');
-    const client = this.panels.client(location);
+    const client = await this.panels.client(location);
     const server = await this.serverName(location, client);
     const bandwidth = Number(this.product_data.bandwidth);
     const account = await createAccountIdempotent({
@@ -106,7 +106,7 @@ export class VpnProduct extends Product {
     const provision = await this.provision();
     if (!provision) return jobSuccess('no panel account to delete');
     try {
-      await this.panels.client(provision.panel_location).deleteAccount(provision.account_name, this.abortSignal);
+      await (await this.panels.client(provision.panel_location)).deleteAccount(provision.account_name, this.abortSignal);
     } catch (err) {
       if (!(err instanceof PanelError && err.message === ACCOUNT_NOT_FOUND)) throw err;
     }
@@ -122,7 +122,7 @@ export class VpnProduct extends Product {
   private async updateAccount(action: string, params: { status?: 'enable' | 'disable'; b_download?: number; b_upload?: number }): Promise<JobResult> {
     const provision = await this.provision();
     if (!provision) return jobError(NOT_PROVISIONED);
-    const account = await this.panels.client(provision.panel_location).updateAccount(provision.account_name, params, this.abortSignal);
+    const account = await (await this.panels.client(provision.panel_location)).updateAccount(provision.account_name, params, this.abortSignal);
     this.logDebug(action, params, { name: account.name, status: account.status, b_download: account.b_download });
     return jobSuccess();
   }
