@@ -1,14 +1,16 @@
-// buildPlatformApp: the Fastify admin API over a Platform (bearer-token auth, zod schemas); never listens.
+// buildPlatformApp: the Fastify admin and worker APIs over a Platform (bearer-token auth, zod schemas); never listens.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
 import type { Platform } from './platform.ts';
-import { requireAdminToken } from './routes/auth.ts';
+import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
 import { panelRoutes } from './routes/panels.ts';
 import { productRoutes } from './routes/products.ts';
 import { serviceRoutes } from './routes/services.ts';
 import { taskRoutes } from './routes/tasks.ts';
+import { workerStoreRoutes } from './routes/worker-store.ts';
+import { workerTaskRoutes } from './routes/worker-tasks.ts';
 
 export interface PlatformAppDeps {
   platform: Platform;
@@ -16,7 +18,10 @@ export interface PlatformAppDeps {
   logger?: Logger;
 }
 
-/** The admin API app: `/api/admin/*` behind bearer tokens, `/healthz` open. */
+/**
+ * The platform app: `/api/admin/*` behind admin tokens, `/api/worker/*` (remote worker processes) behind worker tokens,
+ * `/healthz` open. A token of one scope is refused by the other API.
+ */
 export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })) as FastifyBaseLogger,
@@ -41,6 +46,17 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       });
     },
     { prefix: '/api/admin' },
+  );
+  await app.register(
+    async (api) => {
+      requireWorkerToken(api, deps.platform.workerTokens);
+      await api.register(workerTaskRoutes(deps.platform));
+      await api.register(workerStoreRoutes(deps.platform));
+      api.setNotFoundHandler((request) => {
+        throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
+      });
+    },
+    { prefix: '/api/worker' },
   );
   return app;
 }

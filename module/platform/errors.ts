@@ -1,8 +1,9 @@
-// The admin API's error catalogue and the one mapper turning errors into `{error}` JSON answers.
+// The admin and worker APIs' error catalogue and the one mapper turning errors into `{error}` JSON answers.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 export const UNAUTHORIZED = 'unauthorized: a valid admin bearer token is required';
+export const WORKER_UNAUTHORIZED = 'unauthorized: a valid worker bearer token is required';
 export const NOT_FOUND = 'not found';
 export const INTERNAL_ERROR = 'internal error';
 export const UNKNOWN_MODULE = (name: string) => `unknown module: ${name}`;

@@ -38,14 +38,18 @@ export class ModuleLoader {
     private readonly importer: ModuleImporter = defaultImporter,
   ) {}
 
-  /** Imports every enabled module, calls `activate()` and syncs its version (calling `update()` when it changed). */
-  async load(): Promise<LoadedModule[]> {
+  /**
+   * Imports every enabled module, calls `activate()` and syncs its version (calling `update()` when it changed).
+   * With `lifecycle: false` (a remote worker: the platform owns activation and versions) it only imports the classes.
+   */
+  async load(opts: { lifecycle?: boolean } = {}): Promise<LoadedModule[]> {
     const loaded: LoadedModule[] = [];
     for (const type of MODULE_TYPES) {
       for (const [name, settings] of Object.entries(this.modulesConfig.modules[type])) {
         if (!settings.enabled) continue;
         const cls = await this.importer(type, name);
         this.classes.set(`${type}/${name}`, cls);
+        if (opts.lifecycle === false) continue;
         const instance = this.instance(type, name);
         const activate = await runLifecycle(instance, 'activate');
         if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);

@@ -6,18 +6,20 @@ import { SecretBox } from '../../panel/security/secret-box.ts';
 import { systemClock, type Clock } from '../contract/platform-context.ts';
 import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
-import { PanelRegistry } from '../modules/Product/VpnProduct/panel-registry.ts';
-import { createTaskQueue, Task, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
+import type { PanelRegistry } from '../modules/Product/VpnProduct/panel-registry.ts';
+import { createTaskQueue, migrateTaskStore, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
+import { bindProduct } from './bind-product.ts';
 import { ModuleLoader, type LoadedModule } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
+import { createPanelRegistry } from './panel-options.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
 import { PanelRepository } from './store/repositories/panels.ts';
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import { startSweeping, startWorkers, type Workers } from './workers.ts';
 
 export interface PlatformOptions {
   dataDir: string;
@@ -28,13 +30,14 @@ export interface PlatformOptions {
   viewsDir?: string;
   clock?: Clock;
   /** Extra task-queue settings (poll interval, leases) for tests and benchmarks. */
-  queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'db' | 'url'>>;
+  queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'db' | 'url' | 'store'>>;
 }
 
 /** One platform process: open with `Platform.open`, start workers with `startWorkers`, end with `close`. */
 export class Platform {
   readonly ops: PlatformOperations;
   private workers: Workers | null = null;
+  private sweeping: Workers | null = null;
   private closed = false;
 
   private constructor(
@@ -44,6 +47,10 @@ export class Platform {
     readonly products: ProductRepository,
     readonly services: ServiceStore,
     readonly tokens: AdminTokenRepository,
+    /** Worker-scope tokens: they open `/api/worker/*` only. */
+    readonly workerTokens: AdminTokenRepository,
+    /** The task records (shared by the queue and the worker API). */
+    readonly taskStore: TaskStore,
     readonly queue: TaskQueue,
     readonly modules: ModuleLoader,
     readonly panelClients: PanelRegistry,
@@ -64,10 +71,14 @@ export class Platform {
       const products = new ProductRepository(db);
       const services = new ServiceStore(db, box);
       const tokens = new AdminTokenRepository(db);
+      const workerTokens = new AdminTokenRepository(db, 'worker');
+      migrateTaskStore(db);
+      const taskStore = new TaskStore(db, box);
       const queue = createTaskQueue({
         ...opts.queueOptions,
         url: opts.queue ?? 'embedded',
         db,
+        store: taskStore,
         secretBox: box,
         logger: logger.child({ part: 'tasks' }),
       });
@@ -75,10 +86,7 @@ export class Platform {
       const clock = opts.clock ?? systemClock;
       const hooks = createHooks(logger.child({ part: 'hooks' }));
       const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
-      const vpnSettings = modulesConfig.modules.Product.VpnProduct as Record<string, unknown> | undefined;
-      const connections = typeof vpnSettings?.panel_connections === 'number' ? vpnSettings.panel_connections : 16;
-      const timeout = typeof vpnSettings?.api_timeout_ms === 'number' ? vpnSettings.api_timeout_ms : 30_000;
-      const panelClients = new PanelRegistry(panels, { connections, headersTimeoutMs: timeout, bodyTimeoutMs: timeout });
+      const panelClients = createPanelRegistry(panels, modulesConfig);
       const modules = new ModuleLoader(
         {
           db, services, hooks, clock,
@@ -90,7 +98,7 @@ export class Platform {
         modulesConfig,
       );
       const loaded = await modules.load();
-      return new Platform(db, box, panels, products, services, tokens, queue, modules, panelClients, hooks, logger, loaded);
+      return new Platform(db, box, panels, products, services, tokens, workerTokens, taskStore, queue, modules, panelClients, hooks, logger, loaded);
     } catch (err) {
       db.close();
       throw err;
@@ -109,16 +117,19 @@ export class Platform {
     });
   }
 
+  /**
+   * Only the sweeper that settles services of lost tasks, for a process without job slots (`serve --workers 0`,
+   * whose jobs run in worker processes — remote ones do not sweep). Not needed after `startWorkers`.
+   */
+  startSweeper(): void {
+    if (this.workers || this.sweeping) return;
+    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.hooks, this.logger), this.logger);
+  }
+
   /** A Product instance bound to the service, with its product data and service data loaded. */
   productForService(uuid: string): Product {
     const service = this.services.get(uuid);
-    if (!service) throw new Error(`service not found: ${uuid}`);
-    const product = this.products.get(service.product_uuid);
-    if (!product) throw new Error(`product not found: ${service.product_uuid}`);
-    const instance = this.modules.instance<Product>('Product', service.module_name, { service_uuid: uuid });
-    instance.product_data = { ...product.product_data };
-    instance.service_data = { ...service.service_data };
-    return instance;
+    return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
   }
 
   /** Stops workers (finishing in-flight attempts within `graceMs`), closes panel pools and the database. */
@@ -126,6 +137,7 @@ export class Platform {
     if (this.closed) return;
     this.closed = true;
     if (this.workers) await this.workers.stop();
+    if (this.sweeping) await this.sweeping.stop();
     await this.queue.stop(graceMs);
     Task.use(null);
     await this.panelClients.close();

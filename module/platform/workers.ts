@@ -10,9 +10,10 @@ import type { StuckServiceSweeper } from './sweeper.ts';
 export interface WorkerDeps {
   queue: TaskQueue;
   concurrency: number;
-  /** Rebuilds the Product instance of a service (cheap: two indexed reads). */
-  resolve: (serviceUuid: string) => Product;
-  sweeper: StuckServiceSweeper;
+  /** Rebuilds the Product instance of a service (two indexed reads, or two worker API calls in a remote worker). */
+  resolve: ServiceResolver;
+  /** Settles services of lost tasks; absent in a remote worker (the platform process sweeps). */
+  sweeper?: StuckServiceSweeper;
   logger: Logger;
   /** Sweep interval, default 5 s. */
   sweepMs?: number;
@@ -22,11 +23,14 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
+/** The Product instance bound to a service. */
+export type ServiceResolver = (serviceUuid: string) => Product | Promise<Product>;
+
 /**
  * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's
  * `runJob(method)` with the attempt number and tries, so the spec's status transitions apply to the outcome.
  */
-export function moduleJobHandler(resolve: (serviceUuid: string) => Product): TaskHandler {
+export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
   return async (input, ctx) => {
     const parsed = moduleJobInputSchema.safeParse(input);
     if (!parsed.success) throw new Error(MODULE_REF_ERROR);
@@ -34,23 +38,28 @@ export function moduleJobHandler(resolve: (serviceUuid: string) => Product): Tas
     if (ref.type !== 'Product' || !ref.service_uuid || !isJobMethod(method)) {
       throw new Error(`ModuleJob ${ref.type}/${ref.name}.${method} is not a provisioning job`);
     }
-    const product = resolve(ref.service_uuid);
+    const product = await resolve(ref.service_uuid);
     // The module's configured tries are what the task was queued with; should config have changed since, the
     // sweeper still settles a service whose task failed without the module seeing the last attempt.
     return product.runJob(method, { signal: ctx.signal, attempt: ctx.attempt, tries: product.jobOptions(method).tries });
   };
 }
 
-/** Registers the handler, starts the queue with `concurrency` slots and a periodic sweep. */
+/** Registers the handler, starts the queue with `concurrency` slots and, with a sweeper, a periodic sweep. */
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
   deps.queue.register(MODULE_JOB, moduleJobHandler(deps.resolve));
   await deps.queue.start({ concurrency: deps.concurrency });
+  return deps.sweeper ? startSweeping(deps.sweeper, deps.logger, deps.sweepMs) : { stop: async () => undefined };
+}
+
+/** Runs `sweeper` now and every `sweepMs` (default 5 s) until stopped. */
+export function startSweeping(sweeper: StuckServiceSweeper, logger: Logger, sweepMs = 5_000): Workers {
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweep = () => {
-    sweeping = deps.sweeper.run().catch((err: Error) => deps.logger.error({ err: err.message }, 'service sweep failed'));
+    sweeping = sweeper.run().catch((err: Error) => logger.error({ err: err.message }, 'service sweep failed'));
   };
   sweep();
-  const timer = setInterval(sweep, deps.sweepMs ?? 5_000);
+  const timer = setInterval(sweep, sweepMs);
   timer.unref();
   return {
     async stop() {

@@ -1,4 +1,4 @@
-// Numbered schema migrations of the platform store (panels, products, services, admin tokens).
+// Numbered schema migrations of the platform store (panels, products, services, admin and worker tokens).
 
 /** One schema step; `id` is applied once, in ascending order, and never edited after release. */
 export interface Migration {
@@ -48,5 +48,11 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
         last_used_at TEXT
       );
     `,
+  },
+  {
+    id: 2,
+    name: 'token-scopes',
+    // `admin` tokens open /api/admin, `worker` tokens only /api/worker (remote worker processes).
+    sql: `ALTER TABLE admin_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin' CHECK (scope IN ('admin', 'worker'));`,
   },
 ];

@@ -1,0 +1,65 @@
+// Worker API, platform store: services, products, panel connections and module logs for a remote worker's modules.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { scrub, sqliteModuleLogSink } from '../../contract/log.ts';
+import { installedVersion, NO_VERSION } from '../../contract/versions.ts';
+import { HttpError, UNKNOWN_LOCATION, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
+import type { Platform } from '../platform.ts';
+import { dataBodySchema, locationParamsSchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchema } from '../worker-api/schemas.ts';
+
+/**
+ * `GET /info`, `GET /services/:uuid`, `PUT /services/:uuid/provision-status|provision-data|service-data`,
+ * `GET /products/:uuid`, `GET /panels/:location`, `POST /module-logs`. Service secrets and the panel access hash are
+ * answered opened (the worker's modules use them); they travel only over this authenticated API and are never logged.
+ */
+export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
+  const logs = sqliteModuleLogSink(platform.db);
+
+  app.get('/info', async () => ({
+    queue: platform.queue.kind,
+    modules: platform.loaded.map((m) => ({ type: m.type, name: m.name, version: installedVersion(platform.db, m.type, m.name) ?? NO_VERSION })),
+  }));
+
+  app.get('/services/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
+    const service = platform.services.get(request.params.uuid);
+    if (!service) throw new HttpError(404, UNKNOWN_SERVICE(request.params.uuid));
+    return service;
+  });
+
+  app.put('/services/:uuid/provision-status', { schema: { params: uuidParamsSchema, body: statusBodySchema } }, async (request, reply) => {
+    platform.services.setProvisionStatus(request.params.uuid, request.body.status, request.body.reason);
+    return reply.code(204).send();
+  });
+
+  app.put('/services/:uuid/provision-data', { schema: { params: uuidParamsSchema, body: dataBodySchema } }, async (request, reply) => {
+    platform.services.saveProvisionData(request.params.uuid, request.body.data);
+    return reply.code(204).send();
+  });
+
+  app.put('/services/:uuid/service-data', { schema: { params: uuidParamsSchema, body: dataBodySchema } }, async (request, reply) => {
+    platform.services.saveServiceData(request.params.uuid, request.body.data);
+    return reply.code(204).send();
+  });
+
+  app.get('/products/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
+    const product = platform.products.get(request.params.uuid);
+    if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(request.params.uuid));
+    return product;
+  });
+
+  app.get('/panels/:location', { schema: { params: locationParamsSchema } }, async (request) => {
+    const panel = platform.panels.connection(request.params.location);
+    if (!panel) throw new HttpError(404, UNKNOWN_LOCATION(request.params.location));
+    return { api_url: panel.api_url, access_hash: panel.access_hash };
+  });
+
+  // Entries come scrubbed by the worker's logModule; scrubbed again here so a secret-named member never lands at rest.
+  app.post('/module-logs', { schema: { body: moduleLogsBodySchema }, bodyLimit: 4 * 1024 * 1024 }, async (request, reply) => {
+    const write = platform.db.transaction(() => {
+      for (const entry of request.body.entries) {
+        logs.write({ ...entry, request: scrub(entry.request, []), response: scrub(entry.response, []), context: scrub(entry.context, []) as Record<string, unknown> });
+      }
+    });
+    write();
+    return reply.code(204).send();
+  });
+};
