@@ -1,19 +1,27 @@
-// `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ), admin-token create|list|delete.
+// `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ; local or remote), admin-token and
+// worker-token create|list|delete.
 import { parseArgs } from 'node:util';
-import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
+import { startRemoteWorker } from './remote-worker.ts';
+import { AdminTokenRepository, type TokenScope } from './store/repositories/admin-tokens.ts';
 import { openPlatformDb } from './store/db.ts';
 import { startPlatform, startWorkerOnly, type RunningPlatform } from './server.ts';
 
 const USAGE = `usage:
   vpnhost platform serve [--listen HOST:PORT] [--data DIR] [--queue embedded|redis://HOST:PORT] [--workers N]
   vpnhost platform worker [--data DIR] --queue redis://HOST:PORT [--workers N]
+  vpnhost platform worker --platform-url URL --token TOKEN --queue redis://HOST:PORT [--workers N]
   vpnhost platform admin-token create [--data DIR] [--comment TEXT]
   vpnhost platform admin-token list [--data DIR]
   vpnhost platform admin-token delete ID [--data DIR]
+  vpnhost platform worker-token create|list|delete ID [--data DIR] [--comment TEXT]
 
-  --workers N   job slots in this process (default 8; serve accepts 0 for an API-only process)
+  --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
+  --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
+                     (use https:// or a private network: task inputs and panel access hashes cross it)
+  --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
 
 environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS,
+  VPNHOST_PLATFORM_URL, VPNHOST_PLATFORM_TOKEN (remote worker),
   VPNHOST_PLATFORM_LEASE_MS (embedded: how soon a dead process's task is retaken, default 30000),
   VPNHOST_PLATFORM_LOCK_MS (BullMQ: job lock and stalled-check interval, default 30000),
   VPNHOST_LOG_LEVEL (default info; logs go to stderr as JSON, secrets redacted)`;
@@ -33,6 +41,8 @@ export async function platformCommand(argv: string[]): Promise<number> {
       queue: { type: 'string' },
       workers: { type: 'string' },
       comment: { type: 'string' },
+      'platform-url': { type: 'string' },
+      token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,25 +63,41 @@ export async function platformCommand(argv: string[]): Promise<number> {
       return runUntilSignal(running);
     }
     case 'worker': {
-      if (!queue.startsWith('redis://')) throw new Error('worker needs --queue redis://HOST:PORT (the embedded queue runs inside `platform serve`)');
+      if (!/^rediss?:\/\//.test(queue)) throw new Error('worker needs --queue redis://HOST:PORT (the embedded queue runs inside `platform serve`)');
       if (workers === 0) throw new Error('worker needs --workers of at least 1');
+      const platformUrl = values['platform-url'] ?? process.env.VPNHOST_PLATFORM_URL;
+      if (platformUrl) {
+        if (values.data !== undefined) throw new Error('a remote worker (--platform-url) has no data directory: drop --data');
+        const token = values.token ?? process.env.VPNHOST_PLATFORM_TOKEN;
+        if (!token) throw new Error('a remote worker needs --token or VPNHOST_PLATFORM_TOKEN (vpnhost platform worker-token create)');
+        const tuning = queueTuning();
+        const running = await startRemoteWorker({
+          platformUrl, token, queue, workers,
+          queueOptions: { lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs },
+        });
+        process.stdout.write(`platform worker started (${running.workerCount} concurrency, remote via ${redactUrl(platformUrl)}) on ${redactUrl(queue)}\n`);
+        return runUntilSignal(running);
+      }
       const running = await startWorkerOnly({ dataDir, queue, workers, queueOptions: queueTuning() });
       process.stdout.write(`platform worker started (${workers ?? 'default'} concurrency) on ${redactUrl(queue)}\n`);
       return runUntilSignal(running);
     }
     case 'admin-token':
-      return adminToken(positionals, dataDir, values.comment ?? '');
+      return manageTokens('admin', positionals, dataDir, values.comment ?? '');
+    case 'worker-token':
+      return manageTokens('worker', positionals, dataDir, values.comment ?? '');
     default:
       process.stderr.write(`vpnhost platform: unknown subcommand '${sub}'\n${USAGE}\n`);
       return 2;
   }
 }
 
-function adminToken(positionals: string[], dataDir: string, comment: string): number {
+/** `admin-token` / `worker-token` create|list|delete on the platform database of `dataDir`. */
+function manageTokens(scope: TokenScope, positionals: string[], dataDir: string, comment: string): number {
   const [action, id] = positionals;
   const db = openPlatformDb(dataDir);
   try {
-    const tokens = new AdminTokenRepository(db);
+    const tokens = new AdminTokenRepository(db, scope);
     if (action === 'create') {
       process.stdout.write(tokens.create(comment).token + '\n');
       return 0;
@@ -84,10 +110,10 @@ function adminToken(positionals: string[], dataDir: string, comment: string): nu
     }
     if (action === 'delete' && id && /^\d+$/.test(id)) {
       if (tokens.delete(Number(id))) return 0;
-      process.stderr.write(`vpnhost platform admin-token: no token with id ${id}\n`);
+      process.stderr.write(`vpnhost platform ${scope}-token: no token with id ${id}\n`);
       return 1;
     }
-    process.stderr.write(`vpnhost platform admin-token: expected create, list or delete ID\n${USAGE}\n`);
+    process.stderr.write(`vpnhost platform ${scope}-token: expected create, list or delete ID\n${USAGE}\n`);
     return 2;
   } finally {
     db.close();

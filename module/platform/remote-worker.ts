@@ -1,0 +1,127 @@
+// A remote worker process (`vpnhost platform worker --platform-url ...`): BullMQ job slots on a machine without the
+// platform's data directory; every platform-store operation goes through the platform's worker API.
+import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
+import { createHooks } from '../../hooks.ts';
+import { systemClock, type Clock } from '../contract/platform-context.ts';
+import { recordVersion } from '../contract/versions.ts';
+import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
+import { BullmqQueue, type BullmqQueueOptions } from '../task/bullmq.ts';
+import { Task } from '../task/task.ts';
+import { bindProduct } from './bind-product.ts';
+import { ModuleLoader } from './loader.ts';
+import { createPlatformLogger } from './logger.ts';
+import { createPanelRegistry } from './panel-options.ts';
+import { WorkerApiClient, WorkerApiError } from './worker-api/client.ts';
+import { RemoteModuleLogSink } from './worker-api/remote-module-logs.ts';
+import { RemotePanelDirectory } from './worker-api/remote-panels.ts';
+import { RemoteProductDirectory } from './worker-api/remote-products.ts';
+import { RemoteServiceRepository } from './worker-api/remote-services.ts';
+import { RemoteTaskStore } from './worker-api/remote-task-store.ts';
+import { infoAnswerSchema } from './worker-api/schemas.ts';
+import { startWorkers, type Workers } from './workers.ts';
+
+export interface RemoteWorkerOptions {
+  /** Base URL of the platform (`platform serve`), e.g. `https://platform.internal:8090`. */
+  platformUrl: string;
+  /** A worker token (`vpnhost platform worker-token create`). */
+  token: string;
+  /** `redis://HOST:PORT`: the Redis the platform queues on. */
+  queue: string;
+  /** Job slots, default 8. */
+  workers?: number;
+  logger?: Logger;
+  modulesConfig?: ModulesConfig;
+  viewsDir?: string;
+  clock?: Clock;
+  /** BullMQ tuning (lock, stalled interval, prefix) for tests. */
+  queueOptions?: Partial<Omit<BullmqQueueOptions, 'url' | 'logger'>>;
+  /** Per-request deadline of worker API calls, default 30 s. */
+  requestTimeoutMs?: number;
+}
+
+export const PLATFORM_NOT_BULLMQ = 'the platform runs the embedded queue; remote workers need `platform serve --queue redis://HOST:PORT`';
+export const TOKEN_REFUSED = 'the platform refused the worker token (create one with `vpnhost platform worker-token create`)';
+export const VERSION_MISMATCH = (module: string, here: string, there: string) =>
+  `module ${module} is version ${here} in this worker but ${there} on the platform: run the same vpnhost release on both`;
+
+export interface RunningRemoteWorker {
+  workerCount: number;
+  /** Stops taking jobs, finishes (or within the grace time aborts) running attempts, flushes module logs. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Checks the platform (token, queue kind, module versions), then starts `workers` job slots on the Redis queue.
+ * Modules get the remote twins of the platform services: services, products, panel connections, module logs and the
+ * task records all live on the platform. Nothing is written to local disk; `ctx.db` is a private in-memory scratch
+ * database holding only the platform's installed module versions.
+ */
+export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<RunningRemoteWorker> {
+  const logger = opts.logger ?? createPlatformLogger();
+  const concurrency = opts.workers ?? 8;
+  const api = new WorkerApiClient({ url: opts.platformUrl, token: opts.token, connections: concurrency + 4, requestTimeoutMs: opts.requestTimeoutMs });
+  const scratch = new Database(':memory:');
+  const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
+  const clock = opts.clock ?? systemClock;
+  const panelClients = createPanelRegistry(new RemotePanelDirectory(api), modulesConfig);
+  const moduleLogs = new RemoteModuleLogSink(api, logger.child({ part: 'module-logs' }));
+  const queue = new BullmqQueue(new RemoteTaskStore(api), { ...opts.queueOptions, url: opts.queue, logger: logger.child({ part: 'tasks' }) });
+  let workers: Workers | null = null;
+  const shutdown = async (graceMs: number) => {
+    if (workers) await workers.stop();
+    await queue.stop(graceMs);
+    Task.use(null);
+    await panelClients.close();
+    await moduleLogs.close();
+    await api.close();
+    scratch.close();
+  };
+  try {
+    const info = await api.call('GET', '/info', infoAnswerSchema).catch((error: unknown) => {
+      throw error instanceof WorkerApiError && error.status === 401 ? new Error(TOKEN_REFUSED) : error;
+    });
+    if (info.queue !== 'bullmq') throw new Error(PLATFORM_NOT_BULLMQ);
+    for (const m of info.modules) recordVersion(scratch, m.type, m.name, m.version, clock);
+    const services = new RemoteServiceRepository(api);
+    const products = new RemoteProductDirectory(api);
+    const modules = new ModuleLoader(
+      {
+        db: scratch, services, clock, moduleLogs,
+        hooks: createHooks(logger.child({ part: 'hooks' })),
+        logger: logger.child({ part: 'modules' }),
+        tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
+        viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
+      },
+      { 'Product/VpnProduct': { panels: panelClients } },
+      modulesConfig,
+    );
+    await modules.load({ lifecycle: false });
+    for (const m of info.modules) {
+      if (!modules.has(m.type, m.name)) continue;
+      const here = modules.instance(m.type, m.name).version;
+      if (here !== m.version) throw new Error(VERSION_MISMATCH(`${m.type}/${m.name}`, here, m.version));
+    }
+    Task.use(queue);
+    workers = await startWorkers({
+      queue, concurrency, logger,
+      resolve: async (uuid) => {
+        const service = await services.get(uuid);
+        return bindProduct(modules, uuid, service, service ? await products.get(service.product_uuid) : null);
+      },
+    });
+  } catch (error) {
+    await shutdown(0);
+    throw error;
+  }
+  let closed = false;
+  return {
+    workerCount: concurrency,
+    async close(graceMs = 10_000) {
+      if (closed) return;
+      closed = true;
+      await shutdown(graceMs);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Remote BullMQ workers: a platform process (API only, `--workers 0`) and two worker processes WITHOUT its data
+// directory, each in its own empty directory, sharing one Redis; every store operation goes through the worker API.
+// One worker is SIGKILLed mid-run; every service still completes with exactly one panel account.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { requireTools } from '../helpers/require-tools.ts';
+import { admin, panel, until } from '../fixtures/platform/http.ts';
+import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
+import { createServer } from '../fixtures/platform/setup.ts';
+import { startSlowProxy } from '../fixtures/platform/slow-proxy.ts';
+
+const SERVICES = 50;
+const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'info' };
+const PASSWORD = (i: number) => `Remote-secret-${i}x`;
+
+test('two remote workers without the data directory provision 50 services; one SIGKILLed mid-run, all complete', async (t) => {
+  if (!requireTools(t, ['redis-server'])) return;
+  const redis = await startRedis();
+  const children: Child[] = [];
+  const dirs: string[] = [];
+  const dir = (prefix: string) => {
+    const made = tempDir(prefix);
+    dirs.push(made);
+    return made;
+  };
+  const p = await startPanel({ accounts: 200 });
+  dirs.push(p.dataDir);
+  const proxy = await startSlowProxy(p.url);
+  try {
+    await createServer(p, 'main', '10.79.0.1/22');
+    const dataDir = dir('platform-remote');
+    const adminToken = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir, '--comment', 'remote test']);
+    const workerToken = await vpnhost(['platform', 'worker-token', 'create', '--data', dataDir, '--comment', 'remote workers']);
+    assert.match(workerToken, /^vpw_[0-9a-f]{64}$/);
+    const port = await freePort();
+    const api = await spawnVpnhost(
+      ['platform', 'serve', '--listen', `127.0.0.1:${port}`, '--data', dataDir, '--queue', redis.url, '--workers', '0'],
+      /platform listening on (http:\/\/\S+)/, TUNING,
+    );
+    children.push(api);
+
+    // Each worker runs in its own empty directory, with VPNHOST_PLATFORM_DATA naming a directory that must never appear.
+    const workerDirs = [dir('remote-worker-a'), dir('remote-worker-b')];
+    const forbiddenData = join(dir('remote-guard'), 'data');
+    const remoteArgs = ['platform', 'worker', '--queue', redis.url, '--platform-url', api.url, '--workers', '4'];
+    const workers = [
+      await spawnVpnhost([...remoteArgs, '--token', workerToken], /platform worker (started)/, { ...TUNING, VPNHOST_PLATFORM_DATA: forbiddenData }, 60_000, workerDirs[0]),
+      await spawnVpnhost(remoteArgs, /platform worker (started)/, { ...TUNING, VPNHOST_PLATFORM_TOKEN: workerToken, VPNHOST_PLATFORM_DATA: forbiddenData }, 60_000, workerDirs[1]),
+    ];
+    children.push(...workers);
+    for (const worker of workers) assert.match(worker.output(), /remote via http:\/\/127\.0\.0\.1:\d+/);
+
+    const call = (method: string, path: string, body?: unknown) => admin(api.url, adminToken, method, path, body);
+    assert.equal((await call('POST', '/panels', { location: 'lab', api_url: proxy.url, access_hash: p.accessHash })).status, 201);
+    const product = await call('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'lab', plan_type: 'basic', bandwidth: 30 } });
+    assert.equal(product.status, 201);
+    const uuids: string[] = [];
+    for (let i = 0; i < SERVICES; i++) {
+      const svc = await call('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: `remote_${i}`, password: PASSWORD(i) } });
+      assert.equal(svc.status, 201);
+      uuids.push(svc.body.uuid);
+    }
+    await Promise.all(uuids.map(async (uuid) => assert.deepEqual((await call('POST', `/services/${uuid}/create`)).body, { status: 'success' })));
+
+    await until(async () => (proxy.answered() >= 10 && proxy.inFlight() > 0 ? true : undefined), 60_000, 10);
+    await workers[0].kill();
+    const killedAfter = proxy.answered();
+    t.diagnostic(`worker A SIGKILLed after ${killedAfter} account creations`);
+    assert.ok(killedAfter < SERVICES, 'the kill happened mid-run');
+
+    const views = await until(async () => {
+      const out = [];
+      for (const uuid of uuids) {
+        const res = await call('GET', `/services/${uuid}`);
+        if (res.body.provision_status !== 'completed') return undefined;
+        out.push(res.body);
+      }
+      return out;
+    }, 180_000, 500);
+
+    const accounts = (await panel<any[]>(p.url, p.accessHash, 'GET', '/account')).msg;
+    assert.equal(accounts.length, SERVICES, 'one account per service, none extra');
+    const byUsername = new Map(accounts.map((a) => [a.username, a]));
+    assert.equal(byUsername.size, SERVICES);
+    for (const view of views) {
+      const account = byUsername.get(view.service_data.username);
+      assert.ok(account, `service ${view.uuid} has its account`);
+      assert.equal(account.name, view.provision_data.account_name);
+      assert.equal(account.allowed_IPs.replace(/\/32$/, ''), view.provision_data.address.replace(/\/32$/, ''));
+    }
+    assert.equal(new Set(accounts.map((a) => a.allowed_IPs)).size, SERVICES, 'addresses are unique');
+    const tasks = (await call('GET', '/tasks?status=completed&limit=1000')).body.tasks as any[];
+    assert.equal(tasks.filter((task) => task.tags.includes('create')).length, SERVICES, 'one completed create task per service');
+
+    await workers[1].stop();
+    await api.stop();
+
+    for (const [i, workerDir] of workerDirs.entries()) assert.deepEqual(readdirSync(workerDir), [], `worker ${i} wrote nothing to its directory`);
+    assert.equal(existsSync(forbiddenData), false, 'no worker created a data directory');
+    const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
+    try {
+      const jobLogs = db.prepare("SELECT COUNT(*) AS n FROM module_logs WHERE json_extract(request, '$.method') = 'createJob' AND level = 'info'").get() as { n: number };
+      t.diagnostic(`${jobLogs.n} createJob success entries reached module_logs through the worker API`);
+      assert.ok(jobLogs.n >= SERVICES / 2, 'the workers’ module log entries reached the platform database');
+    } finally {
+      db.close();
+    }
+    const outputs = [api, ...workers].map((child) => child.output()).join('\n');
+    for (const secret of [p.accessHash, workerToken, adminToken, PASSWORD(0), PASSWORD(SERVICES - 1)]) {
+      assert.equal(outputs.includes(secret), false, 'no secret in any process output');
+    }
+  } finally {
+    for (const child of children) await child.kill();
+    await proxy.close();
+    await p.stop();
+    await redis.stop();
+    for (const made of dirs) removeDir(made);
+  }
+});
