@@ -166,6 +166,38 @@ test('RemoteModuleLogSink delivers scrubbed entries in batches to module_logs', 
   }
 });
 
+test('RemoteModuleLogSink keeps entries while the platform refuses them and delivers each once, oldest dropped past the cap', async () => {
+  const received: number[] = [];
+  let refuse = true;
+  const fake: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (refuse) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"busy"}');
+      for (const entry of (JSON.parse(body) as { entries: Array<{ request: { n: number } }> }).entries) received.push(entry.request.n);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const client = new WorkerApiClient({ url: `http://127.0.0.1:${(fake.address() as { port: number }).port}`, token, requestTimeoutMs: 5_000 });
+  const errors: string[] = [];
+  const sink = new RemoteModuleLogSink(client, { error: (_obj, msg) => errors.push(msg) }, { batch: 2, flushMs: 60_000, maxBuffered: 4 });
+  const entry = (n: number) => ({ module_type: 'Product', module_name: 'X', action: 'a', level: 'info' as const, request: { n }, response: null, context: {}, created_at: new Date().toISOString() });
+  try {
+    for (let n = 0; n < 6; n++) sink.write(entry(n));
+    await sink.flush();
+    assert.deepEqual(received, []);
+    assert.ok(errors.includes('module log entries not delivered yet'));
+    refuse = false;
+    await sink.close();
+    assert.deepEqual(received, [2, 3, 4, 5], 'the two oldest were dropped at the cap of 4, the rest delivered once, in order');
+    assert.ok(errors.includes('module log entries dropped while the platform was unreachable'));
+  } finally {
+    await client.close();
+    await new Promise((resolve) => fake.close(resolve));
+  }
+});
+
 test('the client refuses bodies that do not match the schema, reports errors and never echoes the token', async () => {
   const answers: Record<string, [number, string]> = {
     '/prefix/api/worker/tasks/shape': [200, JSON.stringify({ id: 5 })],
