@@ -1,6 +1,7 @@
 // buildApp(deps): the panel's Fastify instance with body parsers, envelope errors, access-hash auth and routes.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { addAccessLog } from './http/access-log.ts';
 import { accessHashHook } from './http/auth.ts';
 import { registerBodyParsers, BODY_LIMIT } from './http/body-parsers.ts';
 import { clientErrorHandler } from './http/client-error.ts';
@@ -45,6 +46,8 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: () => randomUUID(),
+    // One access line per request (onResponse below) instead of fastify's two redacted ones.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
     // While closing, requests already on open connections are served normally (not fastify's own 503 body).
@@ -60,6 +63,7 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routeTable.push({ method, url: route.url });
   });
+  if (deps.logger) addAccessLog(app, deps.logger);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   registerBodyParsers(app);

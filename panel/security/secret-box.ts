@@ -5,9 +5,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 
 const PREFIX = 'enc:v1:';
+/** How many opened values a box keeps in memory (a sealed value maps to one plain text, so a hit is exact). */
+const OPEN_CACHE_SIZE = 20_000;
 
 /** Encrypts and decrypts short secrets (keys, hashes, passwords) for storage. */
 export class SecretBox {
+  /** Recently opened values (sealed → plain), so hot reads do not decrypt again; bounded, oldest evicted first. */
+  private readonly opened = new Map<string, string>();
+
   private constructor(private readonly key: Buffer) {}
 
   /** Opens `<dataDir>/secret.key`, creating it (0600, 32 random bytes) when missing. */
@@ -39,6 +44,15 @@ export class SecretBox {
 
   /** Reverses `seal`; throws on a tampered or foreign value. */
   open(sealed: string): string {
+    const cached = this.opened.get(sealed);
+    if (cached !== undefined) return cached;
+    const plain = this.decrypt(sealed);
+    if (this.opened.size >= OPEN_CACHE_SIZE) this.opened.delete(this.opened.keys().next().value as string);
+    this.opened.set(sealed, plain);
+    return plain;
+  }
+
+  private decrypt(sealed: string): string {
     if (!SecretBox.isSealed(sealed)) throw new Error('value is not sealed');
     const [iv, tag, body] = sealed.slice(PREFIX.length).split('.');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
