@@ -46,7 +46,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (!sub || values.help || sub === 'help') {
+  if (!sub || values.help || sub === 'help' || sub === '--help' || sub === '-h') {
     process.stdout.write(USAGE + '\n');
     return sub ? 0 : 2;
   }
