@@ -37,6 +37,9 @@ const COLUMNS: Array<keyof AccountValues> = [
   'name', 'username', 'password', 'status', 'server_id', 'ip', 'allowed_ips_ipv6', 'b_download', 'b_upload', 'mangle',
   'private_key', 'public_key',
 ];
+/** How many accounts the by-name cache holds (oldest dropped first). */
+const NAME_CACHE_SIZE = 10_000;
+
 const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
 
 /** Repository of accounts; every statement is prepared once. */
@@ -62,8 +65,13 @@ export class AccountsRepository {
   private readonly nextSeqStmt;
 
   private readonly createTx: (make: (seq: number) => AccountValues) => AccountRow;
+  /**
+   * Rows read by name, frozen, for the hot GET /account/<name>. Every account write in this repository empties it;
+   * rows read inside a transaction are not kept (a rollback could undo them). Nothing else writes accounts.
+   */
+  private readonly byNameCache = new Map<string, Readonly<AccountWithServer>>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     const named = COLUMNS.map((c) => `@${c}`).join(', ');
     this.byName = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.name = ?`);
     this.byPublicKey = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.public_key = ?`);
@@ -107,7 +115,14 @@ export class AccountsRepository {
   }
 
   get(name: string): AccountWithServer | undefined {
-    return this.byName.get(name);
+    const cached = this.byNameCache.get(name);
+    if (cached) return cached;
+    const row = this.byName.get(name);
+    if (row && !this.db.inTransaction) {
+      if (this.byNameCache.size >= NAME_CACHE_SIZE) this.byNameCache.delete(this.byNameCache.keys().next().value as string);
+      this.byNameCache.set(name, Object.freeze(row));
+    }
+    return row;
   }
 
   getByPublicKey(key: string): AccountWithServer | undefined {
@@ -155,19 +170,23 @@ export class AccountsRepository {
   }
 
   insert(values: AccountValues): number {
+    this.byNameCache.clear();
     return Number(this.insertStmt.run(values).lastInsertRowid);
   }
 
   /** Re-inserts a row under its old id (compensation after a failed data-plane call). */
   restore(row: AccountRow): void {
+    this.byNameCache.clear();
     this.insertWithIdStmt.run(pick(row));
   }
 
   update(row: AccountRow): void {
+    this.byNameCache.clear();
     this.updateStmt.run(pick(row));
   }
 
   delete(id: number): void {
+    this.byNameCache.clear();
     this.deleteStmt.run(id);
   }
 
