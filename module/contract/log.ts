@@ -18,18 +18,6 @@ export type LogModule = (
   context?: Record<string, unknown>,
 ) => void;
 
-/** A stored log row (request, response and context as parsed JSON). */
-export interface ModuleLogRow {
-  id: number;
-  module_type: string;
-  module_name: string;
-  action: string;
-  level: LogLevel;
-  request: unknown;
-  response: unknown;
-  context: Record<string, unknown>;
-  created_at: string;
-}
 
 const migrated = new WeakSet<Database.Database>();
 
@@ -104,6 +92,11 @@ export interface ModuleLogEntry {
   context: Record<string, unknown>;
   /** ISO timestamp from the module's clock. */
   created_at: string;
+}
+
+/** A stored log row (request, response and context as parsed JSON). */
+export interface ModuleLogRow extends ModuleLogEntry {
+  id: number;
 }
 
 /**

@@ -63,7 +63,7 @@ export class ExecaRunner implements CommandRunner {
   private async spawn(cmd: string, file: string, argv: string[], opts: RunOptions, stdinFile: FileHandle | null): Promise<CommandResult> {
     const result = await execa(file, argv, {
       input: stdinFile ? undefined : opts.input,
-      // A plain fd number is handed to child_process as is (execa's types only list 0 for stdin).
+      // A plain fd number is passed through to the spawned process as is (execa's types only list 0 for stdin).
       stdin: stdinFile ? (stdinFile.fd as 0) : opts.input === undefined ? 'ignore' : 'pipe',
       env: { PATH: withSbin(process.env.PATH), ...opts.env },
       extendEnv: true,
