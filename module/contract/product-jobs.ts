@@ -1,13 +1,14 @@
 // Runs the provisioning state machine for Product modules: queues lifecycle jobs and applies job outcomes.
 import type { ServiceEvent } from '../../hooks.ts';
+import { MODULE_JOB } from '../task/module-job.ts';
 import { collectSecretValues, scrub } from './log.ts';
+import type { Module } from './module.ts';
 import type { PlatformContext, ServiceRecord } from './platform-context.ts';
 import type { Product } from './product.ts';
 import { ACTION_TRANSITIONS, JOB_TRANSITIONS, applyTransition, type JobMethod, type ProvisionAction } from './provision-status.ts';
 import { errorMessage, JOB_ERRORS, jobError, normalizeJobResult, type JobResult } from './result.ts';
 
-/** Job class and queue of every module job (`Task::add('ModuleJob', 'Module', …)`). */
-export const MODULE_JOB = 'ModuleJob';
+/** Queue of every module job (`Task::add('ModuleJob', 'Module', …)`). */
 export const MODULE_QUEUE = 'Module';
 
 /** What the worker knows about the attempt it runs. */
@@ -17,6 +18,14 @@ export interface JobRunOptions {
   /** 1-based attempt number and total tries: a failure before the last attempt leaves the status alone. */
   attempt?: number;
   tries?: number;
+  /** Exceptions thrown by earlier attempts and the task's maxExceptions: a throw that reaches it is the last attempt. */
+  exceptions?: number;
+  maxExceptions?: number;
+  /**
+   * Rethrow a thrown exception (its text with secrets cut out) once its outcome is applied, so the task queue counts
+   * it toward maxExceptions. Without it (direct calls) the exception is answered as `{status:'error', message}`.
+   */
+  rethrow?: boolean;
 }
 
 type Deps = Pick<PlatformContext, 'services' | 'tasks' | 'hooks' | 'clock'>;
@@ -27,9 +36,9 @@ function eventOf(product: Product, service: ServiceRecord, clock: Deps['clock'],
   return event;
 }
 
-/** Text of a thrown value with every secret the product holds cut out. */
-function safeErrorText(product: Product, error: unknown): string {
-  const secrets = collectSecretValues({ c: product.configValues, s: product.service_data, m: product.module_data });
+/** Text of a thrown value with every secret the module holds (config, service data, module data) cut out. */
+export function safeErrorText(module: Module, error: unknown): string {
+  const secrets = collectSecretValues({ c: module.configValues, s: module.service_data, m: module.module_data });
   return String(scrub(errorMessage(error), secrets));
 }
 
@@ -67,6 +76,7 @@ export async function queueProvisionAction(product: Product, action: ProvisionAc
  * Runs one attempt of a job method (`implementation`, the subclass's own code) and applies the spec's outcome transition: success → the rule's status and
  * event; failure (an error result or a throw) on the last attempt → the rule's failure status, an error log and
  * `service.failed`; failure before the last attempt → status untouched so the queue's retry starts from the same state.
+ * The last attempt is the one reaching `tries`, or a throw reaching `maxExceptions` (as the queue decides it).
  * Jobs expecting `processing` (createJob, suspendJob) re-enter it when retried after a failure. Nothing but
  * terminationJob runs on a `terminated` service.
  */
@@ -100,13 +110,19 @@ export async function runProvisionJob(
   const tries = opts.tries ?? attempt;
   const request = { service_uuid: uuid, method, attempt, tries };
   let result: JobResult;
+  let threw = false;
   if (opts.signal) product.abortSignal = opts.signal;
   try {
     result = normalizeJobResult(await implementation.call(product));
     if (result.status === 'error' && result.message) result.message = safeErrorText(product, result.message);
   } catch (error) {
+    threw = true;
     result = jobError(safeErrorText(product, error));
   }
+  const answer = (): JobResult => {
+    if (threw && opts.rethrow) throw new Error(result.message);
+    return result;
+  };
 
   if (result.status === 'success') {
     const next = applyTransition(current, rule.success);
@@ -116,13 +132,14 @@ export async function runProvisionJob(
     return result;
   }
   const reason = result.message ?? JOB_ERRORS.unknown;
-  if (attempt < tries) {
+  const exceptionsSpent = threw && (opts.exceptions ?? 0) + 1 >= (opts.maxExceptions ?? Infinity);
+  if (attempt < tries && !exceptionsSpent) {
     product.logError(rule.action, request, { ...result, provision_status: current, retry: true });
-    return result;
+    return answer();
   }
   const next = applyTransition(current, rule.failure);
   if (next !== current) await deps.services.setProvisionStatus(uuid, next, reason);
   product.logError(rule.action, request, { ...result, provision_status: next });
   await deps.hooks.emit('service.failed', { ...eventOf(product, service, deps.clock), action: rule.action, reason });
-  return result;
+  return answer();
 }

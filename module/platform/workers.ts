@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Product } from '../contract/product.ts';
 import { isJobMethod } from '../contract/provision-status.ts';
+import { runModuleJobAttempt } from '../contract/run-module-job.ts';
 import { MODULE_JOB, type TaskQueue } from '../task/index.ts';
 import { moduleJobInputSchema, MODULE_REF_ERROR } from '../task/module-job.ts';
 import type { TaskHandler } from '../task/queue.ts';
@@ -27,8 +28,9 @@ export interface Workers {
 export type ServiceResolver = (serviceUuid: string) => Product | Promise<Product>;
 
 /**
- * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's
- * `runJob(method)` with the attempt number and tries, so the spec's status transitions apply to the outcome.
+ * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's job with the
+ * task's attempt, tries and exception count, so the spec's status transitions apply to the outcome exactly when the
+ * queue ends the task (last try, or maxExceptions reached by a thrown exception, which is rethrown for the queue).
  */
 export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
   return async (input, ctx) => {
@@ -38,10 +40,7 @@ export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
     if (ref.type !== 'Product' || !ref.service_uuid || !isJobMethod(method)) {
       throw new Error(`ModuleJob ${ref.type}/${ref.name}.${method} is not a provisioning job`);
     }
-    const product = await resolve(ref.service_uuid);
-    // The module's configured tries are what the task was queued with; should config have changed since, the
-    // sweeper still settles a service whose task failed without the module seeing the last attempt.
-    return product.runJob(method, { signal: ctx.signal, attempt: ctx.attempt, tries: product.jobOptions(method).tries });
+    return runModuleJobAttempt(await resolve(ref.service_uuid), method, ctx);
   };
 }
 

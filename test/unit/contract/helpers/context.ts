@@ -7,7 +7,7 @@ import pino from 'pino';
 import { createHooks, type HookEvents, type Hooks } from '../../../../hooks.ts';
 import { ModuleCache } from '../../../../module/contract/cache.ts';
 import type { Clock, PlatformContext } from '../../../../module/contract/platform-context.ts';
-import { runModuleJob } from '../../../../module/contract/run-module-job.ts';
+import { runModuleJobAttempt } from '../../../../module/contract/run-module-job.ts';
 import type { Module } from '../../../../module/contract/module.ts';
 import { DEFAULT_VIEWS_DIR } from '../../../../module/contract/view.ts';
 import { FakeQueue, taskFacade } from './fake-queue.ts';
@@ -51,10 +51,7 @@ export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?
   }
   const services = new MemoryServices();
   const queue = new FakeQueue();
-  queue.register('ModuleJob', async (input, taskCtx) => {
-    const record = queue.records.find((r) => r.id === taskCtx.taskId);
-    return runModuleJob(input.module as Module, String(input.method), { signal: taskCtx.signal, attempt: taskCtx.attempt, tries: record?.options.tries });
-  });
+  queue.register('ModuleJob', (input, taskCtx) => runModuleJobAttempt(input.module as Module, String(input.method), taskCtx));
   const clock = new ManualClock();
   const ctx: PlatformContext = {
     db,

@@ -62,7 +62,9 @@ export class FakeQueue implements TaskQueue {
         record.attempts += 1;
         let failed = false;
         try {
-          record.result = await handler(record.input, { taskId: record.id, attempt: record.attempts, signal: new AbortController().signal });
+          record.result = await handler(record.input, {
+            taskId: record.id, attempt: record.attempts, options: record.options, exceptions: record.exceptions, signal: new AbortController().signal,
+          });
           const r = record.result as { status?: unknown; message?: unknown } | null;
           if (r && r.status === 'error') (failed = true), (record.lastError = String(r.message ?? ''));
         } catch (error) {
