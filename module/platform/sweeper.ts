@@ -39,7 +39,8 @@ export class StuckServiceSweeper {
       if (now - Date.parse(service.updated_at) > ORPHAN_AFTER_MS) candidates.add(service.uuid);
     }
     for (const uuid of candidates) {
-      const tasks = (await this.queue.list({ tag: `service:${uuid}`, limit: 20 })).filter((t) => actionOf(t));
+      // A duplicate never runs: the task that decides is the newest one that does (or did).
+      const tasks = (await this.queue.list({ tag: `service:${uuid}`, limit: 20 })).filter((t) => actionOf(t) && t.status !== 'duplicate');
       const latest = tasks[0];
       let reason: string | null = null;
       let action: 'create' | 'suspend' = 'create';
