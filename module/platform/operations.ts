@@ -127,6 +127,9 @@ export class PlatformOperations {
   }
 }
 
-function withoutSecrets(data: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(data).filter(([key]) => !SECRET_KEY_PATTERN.test(key)));
+/** Copy of `data` without its secret-named members, at any depth. */
+function withoutSecrets<T>(data: T): T {
+  if (Array.isArray(data)) return data.map((item) => withoutSecrets(item)) as T;
+  if (!data || typeof data !== 'object') return data;
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !SECRET_KEY_PATTERN.test(key)).map(([key, value]) => [key, withoutSecrets(value)])) as T;
 }

@@ -27,7 +27,7 @@ interface ServiceRow extends Omit<StoredService, 'service_data' | 'provision_dat
 
 /**
  * Repository of the `services` table (the modules' ServiceRepository); secret-named members of service and
- * provision data are sealed at rest with the platform SecretBox.
+ * provision data (at any depth) are sealed at rest with the platform SecretBox.
  */
 export class ServiceStore implements ServiceRepository {
   private readonly getStmt;
@@ -86,24 +86,25 @@ export class ServiceStore implements ServiceRepository {
   }
 
   private seal(data: Record<string, unknown>): string {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(data)) {
-      out[key] = SECRET_KEY_PATTERN.test(key) && typeof value === 'string' && value !== '' ? this.box.seal(value) : value;
-    }
-    return JSON.stringify(out);
+    return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : this.box.seal(value))));
   }
 
   private unseal(text: string): Record<string, unknown> {
-    const sealed = JSON.parse(text) as Record<string, unknown>;
-    const data: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(sealed)) {
-      data[key] = typeof value === 'string' && SECRET_KEY_PATTERN.test(key) && value.startsWith('enc:v1:') ? this.box.open(value) : value;
-    }
-    return data;
+    return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? this.box.open(value) : value)) as Record<string, unknown>;
   }
 
   private toRecord(row: ServiceRow): StoredService {
     const { module, ...rest } = row;
     return { ...rest, module_name: module, service_data: this.unseal(row.service_data), provision_data: this.unseal(row.provision_data) };
   }
+}
+
+/** Copy of `value` with `fn` applied to every string under a secret-named key (at any depth, inside it included). */
+function mapSecrets(value: unknown, secret: boolean, fn: (secret: string) => string): unknown {
+  if (typeof value === 'string') return secret ? fn(value) : value;
+  if (Array.isArray(value)) return value.map((item) => mapSecrets(item, secret, fn));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecrets(v, secret || SECRET_KEY_PATTERN.test(k), fn)]));
+  }
+  return value;
 }
