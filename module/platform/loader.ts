@@ -1,6 +1,7 @@
 // Loads the modules registered (enabled) in config.ts, runs activate + version sync, and builds bound instances.
 import { config as defaultConfig, type ModulesConfig } from '../../config.ts';
 import { instantiateModule, runLifecycle, type Module, type ModuleClass } from '../contract/module.ts';
+import { Plugin } from '../contract/plugin.ts';
 import { contextFor, MODULE_TYPES, type ModuleType, type PlatformContext, type PlatformServices } from '../contract/platform-context.ts';
 import { syncModuleVersion, type VersionSync } from '../contract/versions.ts';
 
@@ -39,8 +40,9 @@ export class ModuleLoader {
   ) {}
 
   /**
-   * Imports every enabled module, calls `activate()` and syncs its version (calling `update()` when it changed).
-   * With `lifecycle: false` (a remote worker: the platform owns activation and versions) it only imports the classes.
+   * Imports every enabled module, calls `activate()` and syncs its version (calling `update()` when it changed), then
+   * lets each Plugin register its listeners on this process's hooks (events fire in the process that runs the job).
+   * With `lifecycle: false` (a remote worker: the platform owns activation and versions) it skips activate and update.
    */
   async load(opts: { lifecycle?: boolean } = {}): Promise<LoadedModule[]> {
     const loaded: LoadedModule[] = [];
@@ -49,13 +51,16 @@ export class ModuleLoader {
         if (!settings.enabled) continue;
         const cls = await this.importer(type, name);
         this.classes.set(`${type}/${name}`, cls);
-        if (opts.lifecycle === false) continue;
+        if (opts.lifecycle === false && type !== 'Plugin') continue;
         const instance = this.instance(type, name);
-        const activate = await runLifecycle(instance, 'activate');
-        if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);
-        const version = await syncModuleVersion(instance, { db: this.shared.db, clock: this.shared.clock });
-        if (version.action === 'failed') throw new Error(`module ${type}/${name} failed to update ${version.from} → ${version.to}: ${version.result}`);
-        loaded.push({ type, name, activate, version });
+        if (opts.lifecycle !== false) {
+          const activate = await runLifecycle(instance, 'activate');
+          if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);
+          const version = await syncModuleVersion(instance, { db: this.shared.db, clock: this.shared.clock });
+          if (version.action === 'failed') throw new Error(`module ${type}/${name} failed to update ${version.from} → ${version.to}: ${version.result}`);
+          loaded.push({ type, name, activate, version });
+        }
+        if (instance instanceof Plugin) instance.registerHooks(this.shared.hooks);
       }
     }
     return loaded;
