@@ -1,6 +1,6 @@
 // Account (peer) wire shapes (spec "Account", account dump) and the request bodies of /account.
 import { z } from 'zod';
-import { optionalParam } from './common-wire.ts';
+import { optionalParam, textParam } from './common-wire.ts';
 
 /** An account as the panel returns it; `allowed_IPs` is the bare peer address, bandwidths and mark strings. */
 export const AccountSchema = z.object({
@@ -38,15 +38,15 @@ export const AccountConfigQrSchema = z.string();
 
 /** POST /account body; `wg_name` and `allowed_IPs` are required by the spec (checked with its error texts). */
 export const AccountCreateBodySchema = z.object({
-  wg_name: optionalParam,
-  allowed_IPs: optionalParam,
-  name: optionalParam,
-  status: optionalParam,
-  username: optionalParam,
-  password: optionalParam,
-  allowed_IPs_ipv6: optionalParam,
-  private_key: optionalParam,
-  public_key: optionalParam,
+  wg_name: textParam,
+  allowed_IPs: textParam,
+  name: textParam,
+  status: textParam,
+  username: textParam,
+  password: textParam,
+  allowed_IPs_ipv6: textParam,
+  private_key: textParam,
+  public_key: textParam,
   b_download: optionalParam,
   b_upload: optionalParam,
 });
@@ -54,11 +54,11 @@ export type AccountCreateBody = z.infer<typeof AccountCreateBodySchema>;
 
 /** PUT /account/<name> body (`wg_name`, when sent, must name the account's own server). */
 export const AccountUpdateBodySchema = z.object({
-  wg_name: optionalParam,
-  status: optionalParam,
-  password: optionalParam,
-  allowed_IPs: optionalParam,
-  allowed_IPs_ipv6: optionalParam,
+  wg_name: textParam,
+  status: textParam,
+  password: textParam,
+  allowed_IPs: textParam,
+  allowed_IPs_ipv6: textParam,
   b_download: optionalParam,
   b_upload: optionalParam,
 });

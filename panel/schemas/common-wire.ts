@@ -5,8 +5,15 @@ import { z } from 'zod';
 export const FormScalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 export type FormScalar = z.infer<typeof FormScalarSchema>;
 
-/** An optional request parameter. */
+/** A text parameter as it arrives: a form value or a JSON string or number (a JSON boolean is no text). */
+export const TextScalarSchema = z.union([z.string(), z.number()]);
+export type TextScalar = z.infer<typeof TextScalarSchema>;
+
+/** An optional flag or integer parameter (flags take JSON booleans too). */
 export const optionalParam = FormScalarSchema.optional();
+
+/** An optional text parameter (names, addresses, keys, passwords); a JSON boolean or null fails as `Bad request`. */
+export const textParam = TextScalarSchema.optional();
 
 /** Names and usernames: letters, digits, `_`, `-`. */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;

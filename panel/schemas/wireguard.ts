@@ -1,6 +1,6 @@
 // WireGuard server wire shapes (spec "WireguardServer", "WireguardInfo", "WireguardDump", online entries).
 import { z } from 'zod';
-import { optionalParam } from './common-wire.ts';
+import { optionalParam, textParam } from './common-wire.ts';
 import { AccountSchema } from './account.ts';
 
 /** A WireGuard server as the panel returns it; port and bandwidths are strings, flags real booleans. */
@@ -64,22 +64,22 @@ export type WireguardOnlineEntry = z.infer<typeof WireguardOnlineEntrySchema>;
 export const WireguardOnlineSchema = z.array(WireguardOnlineEntrySchema);
 
 const serverEditFields = {
-  private_key: optionalParam,
-  public_key: optionalParam,
+  private_key: textParam,
+  public_key: textParam,
   listen_port: optionalParam,
   mtu: optionalParam,
   keep_alive: optionalParam,
-  allowed_ips: optionalParam,
-  endpoint: optionalParam,
-  address: optionalParam,
+  allowed_ips: textParam,
+  endpoint: textParam,
+  address: textParam,
   internal_traffic: optionalParam,
-  external_ip: optionalParam,
-  dns_1: optionalParam,
-  dns_2: optionalParam,
+  external_ip: textParam,
+  dns_1: textParam,
+  dns_2: textParam,
   ipv6: optionalParam,
-  address_ipv6: optionalParam,
-  dns_1_ipv6: optionalParam,
-  dns_2_ipv6: optionalParam,
+  address_ipv6: textParam,
+  dns_1_ipv6: textParam,
+  dns_2_ipv6: textParam,
   b_download: optionalParam,
   b_upload: optionalParam,
   ikev2: optionalParam,
@@ -87,8 +87,8 @@ const serverEditFields = {
 
 /** POST /wireguard body: every parameter optional; omitted ones are generated. */
 export const WireguardCreateBodySchema = z.object({
-  name: optionalParam,
-  interface_name: optionalParam,
+  name: textParam,
+  interface_name: textParam,
   ...serverEditFields,
 });
 export type WireguardCreateBody = z.infer<typeof WireguardCreateBodySchema>;

@@ -1,7 +1,7 @@
 // Ordered checks of POST/PUT /account parameters: each failure throws the spec's text, in the spec's order.
 import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
-import type { FormScalar } from '../schemas/common-wire.ts';
+import type { TextScalar } from '../schemas/common-wire.ts';
 import type { AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
 import { cidrContains, formatCidr, parseCidr } from '../schemas/ip.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
@@ -81,8 +81,8 @@ export function checkAccountUpdate(
 
 /** Peer addresses: format (IPv4 then IPv6), in use, in the server's range; a bare address is a host route. */
 function checkAddresses(
-  v4Value: FormScalar | undefined,
-  v6Value: FormScalar | undefined,
+  v4Value: TextScalar | undefined,
+  v6Value: TextScalar | undefined,
   v4Required: boolean,
   formatText: string,
   server: ServerRow,

@@ -1,7 +1,7 @@
 // Ordered checks of POST/PUT /wireguard parameters: each failure throws the spec's text, in the spec's order.
 import { ApiError, E, OWN } from '../http/errors.ts';
 import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
-import { INTERFACE_PATTERN, NAME_PATTERN, type FormScalar } from '../schemas/common-wire.ts';
+import { INTERFACE_PATTERN, NAME_PATTERN, type FormScalar, type TextScalar } from '../schemas/common-wire.ts';
 import { toBoolean, toInteger } from '../schemas/form.ts';
 import { canonicalIp, cidrContains, formatCidr, parseCidr, parseIp } from '../schemas/ip.ts';
 import type { WireguardCreateBody, WireguardUpdateBody } from '../schemas/wireguard.ts';
@@ -222,7 +222,7 @@ function inBandwidth(n: number): boolean {
 }
 
 /** The text of a parameter (numbers as decimal text), or undefined when absent. */
-export function asText(value: FormScalar | undefined): string | undefined {
+export function asText(value: TextScalar | undefined): string | undefined {
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : String(value);
 }
@@ -251,7 +251,7 @@ function optionalFlag(value: FormScalar | undefined, text: string): boolean | un
  * An optional IP address parameter, canonical; empty means none. With `family` 6 only IPv6 is taken, and a
  * prefix is allowed and dropped (the spec calls the IPv6 DNS fields CIDR).
  */
-function optionalIp(value: FormScalar | undefined, text: string, family?: 6): string | undefined {
+function optionalIp(value: TextScalar | undefined, text: string, family?: 6): string | undefined {
   const s = asText(value);
   if (s === undefined || s === '') return s;
   if (family === 6) {

@@ -1,6 +1,8 @@
 // WireGuard servers: create/edit/delete with generated defaults, kept in step with the data plane; info and dumps.
 import type { DefaultRoute, DefaultRouteProbe } from '../dataplane/default-route.ts';
+import { DataplaneError } from '../dataplane/driver.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
+import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { AvailableIps, WireguardCreateBody, WireguardDump, WireguardInfo, WireguardServer, WireguardUpdateBody } from '../schemas/wireguard.ts';
@@ -63,7 +65,7 @@ export class ServerService {
       } catch (err) {
         servers.delete(id);
         await sync.driver.removeInterface(row.interface_name).catch(() => undefined);
-        throw err;
+        throw portTaken(err);
       }
       return this.toWire(row);
     });
@@ -89,7 +91,7 @@ export class ServerService {
         } catch (err) {
           servers.update(before);
           await sync.driver.ensureInterface(oldSpec).catch(() => undefined);
-          throw err;
+          throw portTaken(err);
         }
       }
       return this.toWire(after);
@@ -235,6 +237,14 @@ export class ServerService {
   private freeIpv6Subnet(exceptId = 0): string {
     return firstFree((k) => `fd00:0:0:${k.toString(16)}::1/64`, 1, (v) => ipv6SubnetInUse(v, this.deps.servers, exceptId));
   }
+}
+
+/**
+ * A listen port held by a socket outside the panel (the store knows only its own servers) makes wg fail with
+ * `Address already in use`; that is the spec's `Port already in use`, not an unexpected error.
+ */
+function portTaken(err: unknown): unknown {
+  return err instanceof DataplaneError && err.message.endsWith(WG_ADDRESS_IN_USE) ? new ApiError(E.PORT_IN_USE) : err;
 }
 
 /** `make(n)` for the smallest n ≥ `from` that `taken` refuses (bounded: servers are few). */

@@ -44,6 +44,9 @@ describe('error catalogue', () => {
     for (const t of [E.IP_NOT_IN_RANGE, E.WIREGUARD_SERVER_NOT_VALID, E.FW_RULE_NOT_FOUND]) assert.equal(statusForText(t), 422, t);
     for (const t of [E.CONFIG_FREQUENCY, E.WRONG_NAME, E.KEYS_INVALID, E.WRONG_MONTH, charondebugError('dmn')]) assert.equal(statusForText(t), 400, t);
     assert.equal(statusForText(E.BACKUP_CREATION), 500);
+    for (const t of [OWN.NO_FREE_SUBNET, OWN.NO_FREE_PORT]) assert.equal(statusForText(t), 409, t);
+    for (const t of [OWN.PEERS_OUTSIDE_ADDRESS, OWN.NO_EXTERNAL_IP]) assert.equal(statusForText(t), 422, t);
+    for (const t of [OWN.WRONG_ADDRESS, OWN.WRONG_MTU, OWN.WRONG_STATUS, OWN.BAD_REQUEST]) assert.equal(statusForText(t), 400, t);
   });
 
   it('ApiError carries text, status and the detail after a colon text', () => {
