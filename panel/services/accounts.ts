@@ -7,7 +7,7 @@ import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/a
 import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
-import { formatIpv4 } from './addressing.ts';
+import { formatIpv4, peerIpv6 } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 
 /** Collaborators of the account service. */
@@ -133,6 +133,12 @@ export class AccountService {
     };
   }
 
+  /** The IPv6 address a new peer gets when its server has IPv6 and none was given (an empty value means none). */
+  private generatedIpv6(server: ServerRow, ip: number): string | null {
+    if (!server.ipv6 || !server.address_ipv6) return null;
+    return peerIpv6(server.address_ipv6, ip - server.net_first, (cidr) => this.deps.accounts.ipv6InUse(cidr));
+  }
+
   /** A new row from checked input; `seq` (never reused) is the mangle mark and numbers generated names. */
   private newRow(seq: number, server: ServerRow, input: AccountInput): Omit<AccountRow, 'id'> {
     const { accounts, box } = this.deps;
@@ -144,7 +150,7 @@ export class AccountService {
       status: input.status ?? 'enable',
       server_id: server.id,
       ip: input.ip!,
-      allowed_ips_ipv6: input.ipv6 ?? null,
+      allowed_ips_ipv6: input.ipv6 !== undefined ? input.ipv6 : this.generatedIpv6(server, input.ip!),
       b_download: input.b_download ?? 0,
       b_upload: input.b_upload ?? 0,
       mangle: seq,

@@ -1,5 +1,6 @@
-// IPv4 address arithmetic for servers and peers: CIDR parsing, subnet ranges, free-address enumeration.
+// Address arithmetic for servers and peers: IPv4 CIDRs, subnet ranges, free addresses, generated peer IPv6.
 import { isIPv4 } from 'node:net';
+import { formatCidr, parseCidr } from '../schemas/ip.ts';
 
 /** A parsed IPv4 CIDR with its subnet bounds, all as unsigned 32-bit numbers. */
 export interface V4Cidr {
@@ -94,4 +95,39 @@ export function pickServerSubnet(taken: Array<{ first: number; last: number }>):
     if (!taken.some((t) => t.first <= cidr.last && t.last >= cidr.first)) return cidr;
   }
   return null;
+}
+
+/** How many 2^32-apart slots {@link peerIpv6} tries before giving up. */
+const IPV6_SLOTS = 8;
+
+/**
+ * The IPv6 address (`/128`, canonical) a new peer gets on a server with IPv6: the server's IPv6 network plus the
+ * peer's IPv4 host offset (`10.0.1.7` in `10.0.1.1/24` → `fd00:0:0:1::7` in `fd00:0:0:1::1/64`), unique without a
+ * scan because IPv4 peer addresses are. When that address is the server's own or `taken` (picked by hand), the
+ * same offset 2^32 further on is tried, a few times. Null when the subnet has no free slot for the offset.
+ */
+export function peerIpv6(serverAddressIpv6: string, hostOffset: number, taken: (cidr: string) => boolean): string | null {
+  const server = parseCidr(serverAddressIpv6);
+  if (!server || server.version !== 6) return null;
+  const own = toBigInt(server.bytes);
+  const hostBits = BigInt(128 - server.prefix);
+  const network = (own >> hostBits) << hostBits;
+  for (let slot = 0n; slot < BigInt(IPV6_SLOTS); slot++) {
+    const offset = BigInt(hostOffset) + (slot << 32n);
+    if (offset >= 1n << hostBits) break;
+    if (network + offset === own) continue;
+    const text = formatCidr({ bytes: toBytes(network + offset), prefix: 128, version: 6 });
+    if (!taken(text)) return text;
+  }
+  return null;
+}
+
+function toBigInt(bytes: Uint8Array): bigint {
+  return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+}
+
+function toBytes(value: bigint): Uint8Array {
+  const out = new Uint8Array(16);
+  for (let i = 15, v = value; i >= 0; i--, v >>= 8n) out[i] = Number(v & 0xffn);
+  return out;
 }

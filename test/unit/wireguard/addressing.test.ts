@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  formatIpv4, freeAddresses, hostBounds, isHostOf, isServerAddress, parseIpv4, parseV4Cidr, pickServerSubnet,
+  formatIpv4, freeAddresses, hostBounds, isHostOf, isServerAddress, parseIpv4, parseV4Cidr, peerIpv6, pickServerSubnet,
 } from '../../../panel/services/addressing.ts';
 
 test('parses and formats dotted quads, including the top of the range', () => {
@@ -62,4 +62,19 @@ test('picks the first 10.0.<n>.1/24 that overlaps no server subnet', () => {
   assert.equal(formatIpv4(picked.ip), '10.0.4.1');
   assert.equal(picked.prefix, 24);
   assert.equal(pickServerSubnet([parseV4Cidr('10.0.0.1/16')!]), null);
+});
+
+test('peer IPv6: the server network plus the IPv4 host offset; own or taken addresses move one 2^32 slot on', () => {
+  const none = () => false;
+  assert.equal(peerIpv6('fd00:0:0:1::1/64', 7, none), 'fd00:0:0:1::7/128');
+  assert.equal(peerIpv6('FD00:0:0:1::1/64', 65535, none), 'fd00:0:0:1::ffff/128');
+  assert.equal(peerIpv6('fd00:0:0:1::5/64', 5, none), 'fd00::1:0:1:0:5/128', 'the server address itself is skipped');
+  const taken = new Set(['fd00:0:0:1::7/128', 'fd00::1:0:1:0:7/128']);
+  assert.equal(peerIpv6('fd00:0:0:1::1/64', 7, (c) => taken.has(c)), 'fd00::1:0:2:0:7/128');
+  assert.equal(peerIpv6('2001:db8::1/120', 200, none), '2001:db8::c8/128', 'small subnets work while the offset fits');
+  assert.equal(peerIpv6('2001:db8::1/120', 256, none), null, 'no room for the offset');
+  assert.equal(peerIpv6('2001:db8::1/120', 7, () => true), null, 'a small subnet has one slot only');
+  assert.equal(peerIpv6('fd00::1/64', 7, () => true), null, 'bounded tries');
+  assert.equal(peerIpv6('10.0.0.1/24', 7, none), null);
+  assert.equal(peerIpv6('', 7, none), null);
 });
