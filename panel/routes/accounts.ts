@@ -13,7 +13,7 @@ export const accountRoutes: PanelRoutes = async (app, { services }) => {
 
   app.post('/account', async (request) => ok(await accounts.create(parseInput(AccountCreateBodySchema, request.body))));
 
-  app.get('/account/:name', async (request) => ok(accounts.get((request.params as { name: string }).name)));
+  app.get('/account/:name', async (request) => ok(accounts.get(nameOf(request.params))));
 
   app.put('/account/:name', async (request) => {
     const name = nameOf(request.params);

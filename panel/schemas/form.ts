@@ -72,13 +72,6 @@ export function oneOf<const T extends readonly string[]>(values: T, errorText: s
   return field(errorText, (value) => (typeof value === 'string' && values.includes(value) ? (value as T[number]) : undefined));
 }
 
-/** Letters, digits, `_` and `-` (names, usernames); 1-`maxLength` characters. */
-export function nameToken(errorText: string, maxLength = 64): z.ZodType<string> {
-  return field(errorText, (value) =>
-    typeof value === 'string' && value.length <= maxLength && /^[A-Za-z0-9_-]+$/.test(value) ? value : undefined,
-  );
-}
-
 type Family = 4 | 6 | 'any';
 
 function familyOk(version: 4 | 6, family: Family): boolean {
@@ -100,36 +93,5 @@ export function cidr(errorText: string, family: Family = 'any'): z.ZodType<strin
   return field(errorText, (value) => {
     const parsed = typeof value === 'string' ? parseCidr(value) : null;
     return parsed && familyOk(parsed.version, family) ? formatCidr(parsed) : undefined;
-  });
-}
-
-/**
- * A CIDR, or a bare address taken as a host route: `10.0.0.2` → `10.0.0.2/32`, `fd00::2` → `fd00::2/128`.
- * Returned in canonical text.
- */
-export function cidrOrBareIp(errorText: string, family: Family = 'any'): z.ZodType<string> {
-  return field(errorText, (value) => {
-    if (typeof value !== 'string') return undefined;
-    const withPrefix = value.includes('/') ? value : (() => {
-      const bytes = parseIp(value, false);
-      return bytes ? `${value}/${bytes.length * 8}` : value;
-    })();
-    const parsed = parseCidr(withPrefix);
-    return parsed && familyOk(parsed.version, family) ? formatCidr(parsed) : undefined;
-  });
-}
-
-/** A comma-separated list of CIDRs (spaces around commas allowed), each canonicalised; at least one entry. */
-export function cidrList(errorText: string, family: Family = 'any'): z.ZodType<string[]> {
-  return field(errorText, (value) => {
-    if (typeof value !== 'string') return undefined;
-    const items = value.split(',').map((s) => s.trim());
-    const out: string[] = [];
-    for (const item of items) {
-      const parsed = parseCidr(item.includes('/') ? item : `${item}/${item.includes(':') ? 128 : 32}`);
-      if (!parsed || !familyOk(parsed.version, family)) return undefined;
-      out.push(formatCidr(parsed));
-    }
-    return out;
   });
 }

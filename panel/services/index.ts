@@ -97,7 +97,8 @@ export function buildServices(deps: PanelDeps): PanelServices {
   // ── end H2b ──
 
   const system = new SystemService({
-    db: deps.db,
+    countAccounts: () => accountRepo.count(),
+    countServers: () => serverRepo.count(),
     driver: deps.driver,
     license,
     reconciler,

@@ -2,14 +2,15 @@
 import type { Driver } from '../dataplane/driver.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { SystemStatus } from '../schemas/system.ts';
-import { tableExists, type Db } from '../store/db.ts';
 import { isoWithOffset } from './iso-time.ts';
 import type { LicenseService } from './license.ts';
 import { ReconcileBusyError, type ReconcileFn, type ReconcilerStatus } from './reconciler-status.ts';
 
 /** What the system service needs. */
 export interface SystemServiceDeps {
-  db: Db;
+  /** Number of accounts and of WireGuard servers (O(1) counters of the repositories). */
+  countAccounts: () => number;
+  countServers: () => number;
   driver: Driver;
   license: LicenseService;
   reconciler: ReconcilerStatus;
@@ -20,27 +21,9 @@ export interface SystemServiceDeps {
   onReconcileError?: (err: unknown) => void;
 }
 
-/** Counts rows of a table that a later migration may add; 0 while the table does not exist. */
-function counter(db: Db, table: 'accounts' | 'wireguard_servers'): () => number {
-  let stmt: { get(): unknown } | null = null;
-  return () => {
-    if (!stmt) {
-      if (!tableExists(db, table)) return 0;
-      stmt = db.prepare(`SELECT COUNT(*) AS n FROM ${table}`);
-    }
-    return (stmt.get() as { n: number }).n;
-  };
-}
-
 /** GET /system/status and PUT /system/reload. */
 export class SystemService {
-  private readonly countAccounts: () => number;
-  private readonly countServers: () => number;
-
-  constructor(private readonly deps: SystemServiceDeps) {
-    this.countAccounts = counter(deps.db, 'accounts');
-    this.countServers = counter(deps.db, 'wireguard_servers');
-  }
+  constructor(private readonly deps: SystemServiceDeps) {}
 
   /**
    * The status text: `Loading (<done>/<total>)` during a full reconcile; `Error: data plane not healthy: <detail>`
@@ -55,13 +38,13 @@ export class SystemService {
   }
 
   async status(): Promise<SystemStatus> {
-    const accounts = this.countAccounts();
+    const accounts = this.deps.countAccounts();
     const limit = this.deps.license.accountLimit();
     const expiry = this.deps.license.expiry();
     return {
       count_accounts: accounts,
       count_accounts_available: Math.max(0, limit - accounts),
-      count_wireguard: this.countServers(),
+      count_wireguard: this.deps.countServers(),
       license: expiry ? isoWithOffset(expiry) : '',
       license_valid: expiry !== null,
       status: await this.statusText(),

@@ -73,7 +73,7 @@ export function openDatabase(path: string, opts: { migrations?: Migration[] } = 
   }
 }
 
-/** Whether a table exists (lets counts run before a later migration is present). */
+/** Whether a table exists (for checks of what the migrations created). */
 export function tableExists(db: Db, name: string): boolean {
   return !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ApiError, E, OWN } from '../../../panel/http/errors.ts';
 import { parseInput } from '../../../panel/http/validate.ts';
 import {
-  boolFlag, cidr, cidrList, cidrOrBareIp, filled, intInRange, ipAddress, nameToken, oneOf, text, toBoolean, toInteger,
+  boolFlag, cidr, filled, intInRange, ipAddress, oneOf, text, toBoolean, toInteger,
 } from '../../../panel/schemas/form.ts';
 
 function issue(schema: z.ZodType, value: unknown): string | null {
@@ -37,7 +37,7 @@ describe('field helpers answer only their given text', () => {
     assert.equal(issue(s, undefined), E.CONFIG_FREQUENCY, 'required when not optional');
   });
 
-  it('boolFlag, text, filled, oneOf, nameToken', () => {
+  it('boolFlag, text, filled, oneOf', () => {
     assert.equal(boolFlag('B').parse('1'), true);
     assert.equal(issue(boolFlag('B'), 'maybe'), 'B');
     assert.equal(text('T').parse(12), '12');
@@ -46,8 +46,6 @@ describe('field helpers answer only their given text', () => {
     assert.equal(issue(filled(E.ORGANIZATION_MUST_BE_FILLED), ''), E.ORGANIZATION_MUST_BE_FILLED);
     assert.equal(oneOf(['tcp', 'udp'] as const, E.PF_PROTOCOL).parse('udp'), 'udp');
     assert.equal(issue(oneOf(['tcp', 'udp'] as const, E.PF_PROTOCOL), 'TCP'), E.PF_PROTOCOL);
-    assert.equal(nameToken(E.WRONG_NAME).parse('a_b-C9'), 'a_b-C9');
-    for (const bad of ['', 'a b', 'ä', 'a/b', '../x', 'x'.repeat(65)]) assert.equal(issue(nameToken(E.WRONG_NAME), bad), E.WRONG_NAME, bad);
   });
 
   it('IP and CIDR helpers canonicalise and check the family', () => {
@@ -59,13 +57,6 @@ describe('field helpers answer only their given text', () => {
     assert.equal(issue(cidr(E.FW_SRC_CIDR), '10.0.0.1'), E.FW_SRC_CIDR);
     assert.equal(issue(cidr(E.FW_SRC_CIDR), '10.0.0.1/33'), E.FW_SRC_CIDR);
     assert.equal(issue(cidr(E.FW_SRC_CIDR), '10.0.0.1/08'), E.FW_SRC_CIDR);
-    assert.equal(cidrOrBareIp(E.WRONG_IP).parse('10.0.0.2'), '10.0.0.2/32');
-    assert.equal(cidrOrBareIp(E.WRONG_IP).parse('10.0.0.2/32'), '10.0.0.2/32');
-    assert.equal(cidrOrBareIp(E.WRONG_IP).parse('FD00::2'), 'fd00::2/128');
-    assert.equal(issue(cidrOrBareIp(E.WRONG_IP, 4), 'fd00::2'), E.WRONG_IP);
-    for (const bad of ['', '10.0.0', '10.0.0.256', '10.0.0.1/', 'abc', '010.0.0.1']) assert.equal(issue(cidrOrBareIp(E.WRONG_IP), bad), E.WRONG_IP, bad);
-    assert.deepEqual(cidrList('L').parse('0.0.0.0/0, ::/0,10.1.1.1'), ['0.0.0.0/0', '::/0', '10.1.1.1/32']);
-    assert.equal(issue(cidrList('L'), '0.0.0.0/0,,'), 'L');
   });
 });
 
