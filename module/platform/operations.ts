@@ -2,6 +2,7 @@
 import { SECRET_KEY_PATTERN } from '../contract/redact.ts';
 import type { Product } from '../contract/product.ts';
 import { PROVISION_ACTIONS, type ProvisionAction } from '../contract/provision-status.ts';
+import type { JobResult } from '../contract/result.ts';
 import { PanelClient, PanelError } from '../modules/Product/VpnProduct/panel-client.ts';
 import type { TaskRecord } from '../task/queue.ts';
 import { HttpError, UNKNOWN_ACTION, UNKNOWN_MODULE, UNKNOWN_PRODUCT, UNKNOWN_SERVICE, UNKNOWN_TASK } from './errors.ts';
@@ -71,8 +72,11 @@ export class PlatformOperations {
     return { uuid: service.uuid, provision_status: service.provision_status };
   }
 
-  /** Runs a lifecycle action (`create`, `suspend`, …); `change_package` first moves the service to `product_uuid`. */
-  async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<unknown> {
+  /**
+   * Runs a lifecycle action (`create`, `suspend`, …); `change_package` first moves the service to `product_uuid`, and
+   * back when its job could not be queued.
+   */
+  async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<JobResult> {
     if (!(PROVISION_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, UNKNOWN_ACTION(action));
     const service = this.requireService(uuid);
     if (action === 'change_package') {
@@ -84,8 +88,9 @@ export class PlatformOperations {
       }
       this.platform.services.setProduct(uuid, target.uuid);
     }
-    const product = this.platform.productForService(uuid);
-    return product[action as ProvisionAction]();
+    const result = await this.platform.productForService(uuid)[action as ProvisionAction]();
+    if (action === 'change_package' && result.status === 'error') this.platform.services.setProduct(uuid, service.product_uuid);
+    return result;
   }
 
   /** The service with its product; secrets left out. */
