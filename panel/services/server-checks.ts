@@ -156,16 +156,24 @@ function checkAddress(text: string, row: ServerRow | null, stores: ServerCheckSt
   return cidr;
 }
 
-/** IPv6 server address: a CIDR (/64../126) that no other server uses; peers' IPv6 addresses must stay inside. */
+/**
+ * IPv6 server address: a CIDR (/1../126) that no other server's subnet overlaps and that is no peer's address;
+ * peers' IPv6 addresses must stay inside. Empty clears it (a new subnet is generated while IPv6 is on), which
+ * strands every peer that has an IPv6 address.
+ */
 function checkAddressIpv6(text: string, row: ServerRow | null, stores: ServerCheckStores): string {
-  if (text === '') return '';
-  const cidr = parseCidr(text);
-  if (!cidr || cidr.version !== 6 || cidr.prefix < 1 || cidr.prefix > 126) throw new ApiError(OWN.WRONG_ADDRESS_IPV6);
-  const canonical = formatCidr(cidr);
-  if (ipv6SubnetInUse(canonical, stores.servers, row?.id ?? 0)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
+  const cidr = text === '' ? null : parseCidr(text);
+  if (text !== '' && (!cidr || cidr.version !== 6 || cidr.prefix < 1 || cidr.prefix > 126)) {
+    throw new ApiError(OWN.WRONG_ADDRESS_IPV6);
+  }
+  const canonical = cidr ? formatCidr(cidr) : '';
+  if (cidr) {
+    if (ipv6SubnetInUse(canonical, stores.servers, row?.id ?? 0)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
+    if (stores.accounts.ipv6InUse(`${ipOf(canonical)}/128`)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
+  }
   if (row) {
     for (const account of stores.accounts.iterateOfServer(row.id)) {
-      if (account.allowed_ips_ipv6 && !cidrContains(cidr, ipOf(account.allowed_ips_ipv6))) {
+      if (account.allowed_ips_ipv6 && !(cidr && cidrContains(cidr, ipOf(account.allowed_ips_ipv6)))) {
         throw new ApiError(OWN.PEERS_OUTSIDE_ADDRESS);
       }
     }

@@ -1,7 +1,7 @@
 // Accounts on an IPv6-enabled server get a unique IPv6 address when none is given (spec: generated where possible).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { E } from '../../../panel/http/errors.ts';
+import { E, OWN } from '../../../panel/http/errors.ts';
 import { makePanel } from '../wireguard/panel-fixture.ts';
 
 test('POST /account on an IPv6 server generates the peer IPv6 from its IPv4 host offset, unique and in range', async () => {
@@ -36,6 +36,32 @@ test('POST /account on an IPv6 server generates the peer IPv6 from its IPv4 host
     await p.ok('POST', '/account', { wg_name: 'v4', allowed_IPs: '10.0.2.7', name: 'e' });
     const [v4peer] = (await p.driver.inspect('wg1'))!.peers;
     assert.deepEqual(v4peer.allowedIps, ['10.0.2.7/32']);
+  } finally {
+    await p.close();
+  }
+});
+
+test('PUT /wireguard keeps peer IPv6 addresses inside: clearing or moving the IPv6 subnet away is refused', async () => {
+  const p = await makePanel();
+  try {
+    await p.ok('POST', '/wireguard', { name: 'v6', ipv6: '1', address_ipv6: 'fd20::1/64' });
+    await p.ok('POST', '/account', { wg_name: 'v6', allowed_IPs: '10.0.1.5', name: 'a' }); // fd20::5
+    const before = (await p.driver.inspect('wg0'))!.addresses;
+    for (const [address_ipv6, text, status] of [
+      ['', OWN.PEERS_OUTSIDE_ADDRESS, 422],
+      ['fd30::1/64', OWN.PEERS_OUTSIDE_ADDRESS, 422],
+      ['fd20::5/64', E.IP_OR_SUBNET_IN_USE, 409],
+    ] as const) {
+      const answer = await p.call('PUT', '/wireguard/v6', { address_ipv6 });
+      assert.equal(answer.body.error, text, address_ipv6);
+      assert.equal(answer.status, status, address_ipv6);
+    }
+    assert.deepEqual((await p.driver.inspect('wg0'))!.addresses, before, 'the interface kept its addresses');
+    await p.ok('PUT', '/wireguard/v6', { address_ipv6: 'fd20::ffff/48' });
+    assert.ok((await p.driver.inspect('wg0'))!.addresses.includes('fd20::ffff/48'));
+    await p.ok('DELETE', '/account/a');
+    await p.ok('PUT', '/wireguard/v6', { address_ipv6: '' });
+    assert.ok((await p.driver.inspect('wg0'))!.addresses.includes('fd00:0:0:1::1/64'), 'a fresh subnet once no peer needs the old one');
   } finally {
     await p.close();
   }
