@@ -22,8 +22,8 @@ export const API_PREFIX = '/api/v1';
 const routes: PanelRoutes[] = [
   systemRoutes,
   licenseRoutes,
-  wireguardRoutes, // H2b
-  accountRoutes, // H2b
+  wireguardRoutes,
+  accountRoutes,
 ];
 
 /** One registered route (method and full path), as collected by buildApp. */

@@ -54,7 +54,7 @@ export interface PanelDeps {
   routeProbe?: DefaultRouteProbe;
 }
 
-/** Every service the routes use. H2b adds `servers`, `accounts`, `dataplaneSync`. */
+/** Every service the routes use. */
 export interface PanelServices {
   clock: () => Date;
   settings: SettingsRepository;
@@ -63,7 +63,6 @@ export interface PanelServices {
   systemConfig: SystemConfigService;
   reconciler: ReconcilerStatus;
   system: SystemService;
-  // ── H2b ──
   servers: ServerService;
   accounts: AccountService;
   accountConfig: AccountConfigService;
@@ -80,7 +79,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const systemConfig = new SystemConfigService(settings, clock);
   const reconciler = new ReconcilerStatus();
 
-  // ── H2b: WireGuard servers, accounts and data-plane sync ──
   const serverRepo = new ServersRepository(deps.db);
   const accountRepo = new AccountsRepository(deps.db);
   const dataplaneSync = new DataplaneSync(deps.driver, serverRepo, accountRepo, deps.secretBox);
@@ -94,7 +92,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const reconcileAll: ReconcileFn = async (onProgress) => {
     await dataplaneSync.reconcileAll(onProgress);
   };
-  // ── end H2b ──
 
   const system = new SystemService({
     countAccounts: () => accountRepo.count(),

@@ -14,7 +14,7 @@ export interface SystemServiceDeps {
   driver: Driver;
   license: LicenseService;
   reconciler: ReconcilerStatus;
-  /** Full reconcile of the data plane from the store (H2b: `dataplaneSync.reconcileAll`). */
+  /** Full reconcile of the data plane from the store (`dataplaneSync.reconcileAll`). */
   reconcileAll: ReconcileFn;
   version: string;
   /** Logs reconcile failures (never secrets). */
