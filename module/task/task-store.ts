@@ -36,9 +36,10 @@ export class TaskStore implements TaskRecordStore {
   }
 
   /**
-   * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing, the new record
-   * is `duplicate` and names the original. Check and insert share one IMMEDIATE transaction, so concurrent
-   * processes on the same file cannot both insert a runnable copy.
+   * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task sharing
+   * a tag with it was queued since (e.g. `unsuspend` between two `suspend`s of one service), the new record is
+   * `duplicate` and names the original. Check and insert share one IMMEDIATE transaction, so concurrent processes
+   * on the same file cannot both insert a runnable copy.
    */
   insert(task: TaskInsert): TaskAdded {
     const shown = redact(task.input);
@@ -55,9 +56,14 @@ export class TaskStore implements TaskRecordStore {
     const now = Date.now();
     const iso = new Date(now).toISOString();
     const run = this.db.transaction((): TaskAdded => {
-      const original = this.db
-        .prepare("SELECT id FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY created_at LIMIT 1")
-        .get(key) as { id: string } | undefined;
+      const newest = this.db
+        .prepare("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
+        .get(key) as { id: string; seq: number } | undefined;
+      // A later task sharing a tag may have undone what the original does: then this one must run too.
+      const overtaken = newest !== undefined && this.db
+        .prepare('SELECT 1 FROM task_tags JOIN tasks ON tasks.id = task_tags.task_id WHERE task_tags.tag IN (SELECT value FROM json_each(?)) AND tasks.rowid > ? LIMIT 1')
+        .get(JSON.stringify(tags), newest.seq) !== undefined;
+      const original = overtaken ? undefined : newest;
       const status = original ? 'duplicate' : 'pending';
       this.db
         .prepare(

@@ -55,6 +55,20 @@ test('an identical pending task is a duplicate; tags are indexed', () => {
   assert.deepEqual(store.list({ tag: 'service:x', status: 'pending' }).map((r) => r.id), [first.id]);
 });
 
+test('a task overtaken by a later one sharing a tag is not a duplicate: the newest intent always runs', () => {
+  const { store } = memoryStore();
+  const suspend = store.insert(task({ m: 'suspendJob' }, ['suspend', 'service:x']));
+  const unsuspend = store.insert(task({ m: 'unsuspendJob' }, ['unsuspend', 'service:x']));
+  assert.equal(unsuspend.status, 'pending');
+  const again = store.insert(task({ m: 'suspendJob' }, ['suspend', 'service:x']));
+  assert.equal(again.status, 'pending', 'unsuspend was queued after the first suspend');
+  const repeat = store.insert(task({ m: 'suspendJob' }, ['suspend', 'service:x']));
+  assert.equal(repeat.status, 'duplicate');
+  assert.equal(store.get(repeat.id)?.duplicateOf, again.id, 'the newest identical task is the original');
+  assert.equal(store.list({ tag: 'service:x', status: 'pending' }).length, 3);
+  assert.notEqual(suspend.id, again.id);
+});
+
 test('two connections on one file never claim the same task; an expired lease is released per tries', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-taskstore-'));
   const a = new Database(join(dir, 'db.sqlite'));
