@@ -1,7 +1,7 @@
 // The one error mapper: any thrown error → the envelope with a fitting HTTP status; unknown routes → 404 envelope.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from './envelope.ts';
-import { ApiError, E, OWN, isApiError, statusForText } from './errors.ts';
+import { OWN, isApiError, statusForText } from './errors.ts';
 
 /** What the client sees for an error: HTTP status and the envelope's error text. */
 export interface MappedError {
@@ -51,9 +51,4 @@ export function errorHandler(err: unknown, request: FastifyRequest, reply: Fasti
 /** Fastify not-found handler answering the envelope (404 `Not found`). */
 export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply): void {
   void reply.code(404).type('application/json; charset=utf-8').send(fail(OWN.NOT_FOUND));
-}
-
-/** Throws `Not authorized` (401); for hooks that reject a request. */
-export function notAuthorized(): never {
-  throw new ApiError(E.NOT_AUTHORIZED, 401);
 }

@@ -165,7 +165,7 @@ export class AccountsRepository {
   }
 
   /** Next value of the account sequence (mangle marks and generated names); never reused. */
-  nextSequence(): number {
+  private nextSequence(): number {
     return this.nextSeqStmt.get()!;
   }
 
