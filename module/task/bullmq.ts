@@ -1,13 +1,13 @@
 // BullMQ backend (`--queue redis://HOST:PORT`): Redis schedules and distributes attempts; the task record stays in
 // the platform database, reached directly (same data directory) or through the platform's worker API (remote worker).
 import { randomUUID } from 'node:crypto';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { decide, LOST_WORKER_ERROR, runAttempt } from './attempt.ts';
 import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
 import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
-import type { TaskRecordStore } from './task-record-store.ts';
+import { BLOCKED, type TaskRecordStore } from './task-record-store.ts';
 
 export const ENQUEUE_ERROR = 'Task could not be queued';
 
@@ -168,7 +168,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   private ensureWorker(name: string): void {
     if (!this.running || this.workers.has(name)) return;
     const connection = this.redis();
-    const worker = new Worker<JobData>(name, (job) => this.process(job), {
+    const worker = new Worker<JobData>(name, (job, token) => this.process(job, token), {
       connection,
       prefix: this.prefix,
       concurrency: Math.max(1, this.startOpts.concurrency ?? 1),
@@ -198,13 +198,20 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     }
   }
 
-  /** The BullMQ processor: one attempt of the record, the outcome mapped onto BullMQ's retry machinery. */
-  private async process(job: Job<JobData>): Promise<null> {
+  /**
+   * The BullMQ processor: one attempt of the record, the outcome mapped onto BullMQ's retry machinery. A record that
+   * must wait for an earlier task of its service goes back to BullMQ's delayed set (no attempt used) for `pollMs`.
+   */
+  private async process(job: Job<JobData>, token?: string): Promise<null> {
     const taskId = job.data.taskId;
     const current = await this.store.get(taskId);
     // A job of an earlier generation (the task was retried since) or of a vanished record: nothing to do.
     if (!current || bullJobId(taskId, current.retries) !== job.id) return null;
     const claimed = await this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
+    if (claimed === BLOCKED) {
+      await job.moveToDelayed(Date.now() + this.pollMs, token);
+      throw new DelayedError();
+    }
     if (!claimed) {
       this.notify(taskId);
       const record = await this.store.get(taskId);

@@ -9,6 +9,15 @@ export type MaybePromise<T> = T | Promise<T>;
 /** Which backend schedules a record (the embedded poller never claims a BullMQ record). */
 export type TaskBackend = 'embedded' | 'bullmq';
 
+/**
+ * Tasks sharing a tag with this prefix (`service:<uuid>`: the jobs of one service) run one at a time, in the order
+ * they were queued, so e.g. a termination never overtakes the createJob queued before it.
+ */
+export const SERIAL_TAG_PREFIX = 'service:';
+
+/** `beginAttempt`'s answer for a task that must wait for an earlier one of its service. */
+export const BLOCKED = 'blocked' as const;
+
 /** A record claimed for an attempt, with the unredacted input the handler needs. */
 export interface ClaimedTask {
   record: TaskRecord;
@@ -36,8 +45,11 @@ export interface TaskRecordStore {
   insert(task: TaskInsert): MaybePromise<TaskAdded>;
   get(id: string): MaybePromise<TaskRecord | null>;
   list(filter?: TaskFilter): MaybePromise<TaskRecord[]>;
-  /** Starts an attempt of a record scheduled by BullMQ; null when gone, final, or just failed for want of tries. */
-  beginAttempt(id: string, workerId: string, leaseMs: number): MaybePromise<ClaimedTask | null>;
+  /**
+   * Starts an attempt of a record scheduled by BullMQ; null when gone, final, or just failed for want of tries;
+   * `blocked` while an earlier task of the same service is unfinished (ask again later).
+   */
+  beginAttempt(id: string, workerId: string, leaseMs: number): MaybePromise<ClaimedTask | typeof BLOCKED | null>;
   /** Applies an attempt's outcome if `workerId` still holds the record; the updated record, else null. */
   settle(id: string, workerId: string, settlement: Settlement): MaybePromise<TaskRecord | null>;
   /** Hands back records (a stopping worker's, or those whose lease expired); the ids released. */

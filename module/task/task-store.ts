@@ -7,11 +7,19 @@ import { SecretBox } from '../../panel/security/secret-box.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
-import type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from './task-record-store.ts';
+import { BLOCKED, SERIAL_TAG_PREFIX, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
 import { toRecord, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
 export type { ClaimedTask, TaskBackend } from './task-record-store.ts';
+
+/** SQL condition on a `tasks` row: an earlier task sharing one of its `service:` tags is still pending or processing. */
+const WAITS_FOR_EARLIER = `EXISTS (
+  SELECT 1 FROM json_each(tasks.tags) AS mine
+    JOIN task_tags AS theirs ON theirs.tag = mine.value
+    JOIN tasks AS earlier ON earlier.id = theirs.task_id
+  WHERE substr(mine.value, 1, ${SERIAL_TAG_PREFIX.length}) = '${SERIAL_TAG_PREFIX}'
+    AND earlier.rowid < tasks.rowid AND earlier.status IN ('pending','processing'))`;
 
 export const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
@@ -128,7 +136,10 @@ export class TaskStore implements TaskRecordStore {
     }
   }
 
-  /** Atomically takes the next due `pending` task of `backend` (one UPDATE … RETURNING), leasing it to `workerId`. */
+  /**
+   * Atomically takes the next due `pending` task of `backend` (one UPDATE … RETURNING), leasing it to `workerId`;
+   * a task waiting for an earlier one of its service is passed over.
+   */
   claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): ClaimedTask | null {
     const now = Date.now();
     // A read first: idle polls then never take the database's write lock.
@@ -139,6 +150,7 @@ export class TaskStore implements TaskRecordStore {
         `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = @worker, lease_until = @lease, updated_at = @iso
          WHERE rowid = (SELECT rowid FROM tasks WHERE backend = @backend AND status = 'pending' AND available_at <= @now
                           AND (@queues IS NULL OR queue IN (SELECT value FROM json_each(@queues)))
+                          AND NOT ${WAITS_FOR_EARLIER}
                         ORDER BY available_at, rowid LIMIT 1)
            AND status = 'pending'
          RETURNING *`,
@@ -153,12 +165,14 @@ export class TaskStore implements TaskRecordStore {
   /**
    * Starts an attempt of a record scheduled elsewhere (BullMQ). A record still `processing` means its previous
    * attempt's worker died: that attempt counts as failed, and the task fails when no tries are left.
-   * Returns null when the record is gone, already final, or was just failed for want of tries.
+   * Returns null when the record is gone, already final, or was just failed for want of tries; `blocked` while an
+   * earlier task of its service is unfinished.
    */
-  beginAttempt(id: string, workerId: string, leaseMs: number): ClaimedTask | null {
-    const run = this.db.transaction((): TaskRow | null => {
+  beginAttempt(id: string, workerId: string, leaseMs: number): ClaimedTask | typeof BLOCKED | null {
+    const run = this.db.transaction((): TaskRow | typeof BLOCKED | null => {
       const row = this.row(id);
       if (!row || (row.status !== 'pending' && row.status !== 'processing')) return null;
+      if (this.db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND ${WAITS_FOR_EARLIER}`).get(id)) return BLOCKED;
       const now = Date.now();
       const iso = new Date(now).toISOString();
       const options = JSON.parse(row.options) as TaskOptions;
@@ -177,7 +191,7 @@ export class TaskStore implements TaskRecordStore {
         .get(workerId, now + leaseMs, iso, lost ? 1 : 0, LOST_WORKER_ERROR, id) as TaskRow;
     });
     const row = run.immediate();
-    return row ? this.claimed(row) : null;
+    return row === BLOCKED ? BLOCKED : row ? this.claimed(row) : null;
   }
 
   /** Applies the outcome of an attempt, only if `workerId` still holds the record. Returns the updated record. */

@@ -200,6 +200,28 @@ export function runTaskQueueContract(label: string, make: MakeHarness): void {
       });
     });
 
+    test('tasks of one service run one at a time in queue order; other services are not held up', async (t) => {
+      await withHarness(t, make, async (h) => {
+        const queue = await openQueue(h, false);
+        const key = `gate-${Math.random()}`;
+        const first = await queue.add('hold', 'Module', { key }, ['create', 'service:serial']);
+        const second = await queue.add('echo', 'Module', { value: 'after' }, ['termination', 'service:serial']);
+        const other = await queue.add('echo', 'Module', { value: 'other' }, ['create', 'service:elsewhere']);
+        await queue.start({ concurrency: 3 });
+        assert.equal((await queue.waitFor(other.id, WAIT)).status, 'completed');
+        for (let waited = 0; !probe.gates.has(key) && waited < WAIT; waited += 20) await sleep(20);
+        assert.ok(probe.gates.has(key), 'the first task of the service started');
+        assert.equal((await queue.get(second.id))?.status, 'pending');
+        assert.equal(probe.received.has(second.id), false, 'the later task of the service waits while a slot is free');
+        probe.gates.get(key)!();
+        const done = await queue.waitFor(second.id, WAIT);
+        assert.equal(done.status, 'completed');
+        assert.equal(done.attempts, 1, 'waiting used no attempt');
+        assert.equal((await queue.get(first.id))?.status, 'completed');
+        assert.ok(probe.starts.get(second.id)![0] >= probe.ends.get(first.id)![0], 'started after the first one ended');
+      });
+    });
+
     test('lists tasks by tag', async (t) => {
       await withHarness(t, make, async (h) => {
         const queue = await openQueue(h);

@@ -1,6 +1,7 @@
 // Worker API, task records: what a remote BullMQ worker does to the records in the platform database.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError, UNKNOWN_TASK } from '../errors.ts';
+import { BLOCKED } from '../../task/task-record-store.ts';
 import type { Platform } from '../platform.ts';
 import {
   beginBodySchema, failBodySchema, releaseBodySchema, settleBodySchema, taskIdParamsSchema, taskInsertBodySchema,
@@ -24,6 +25,7 @@ export const workerTaskRoutes = (platform: Platform): FastifyPluginAsyncZod => a
 
   app.post('/tasks/:id/begin', { schema: { params: taskIdParamsSchema, body: beginBodySchema } }, async (request) => {
     const claimed = store.beginAttempt(request.params.id, request.body.worker_id, request.body.lease_ms);
+    if (claimed === BLOCKED) return { task: null, blocked: true };
     return { task: claimed ? { record: claimed.record, raw_input: claimed.rawInput } : null };
   });
 

@@ -1,7 +1,7 @@
 // TaskRecordStore over the platform's worker API: the task records of a remote BullMQ worker.
 import type { Settlement } from '../../task/attempt.ts';
 import type { TaskAdded, TaskRecord } from '../../task/queue.ts';
-import type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from '../../task/task-record-store.ts';
+import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from '../../task/task-record-store.ts';
 import type { WorkerApiClient } from './client.ts';
 import {
   activeQueuesAnswerSchema, beginAnswerSchema, recordAnswerSchema, releaseAnswerSchema, taskAddedSchema, taskRecordSchema,
@@ -38,8 +38,9 @@ export class RemoteTaskStore implements TaskRecordStore {
     throw new Error(NOT_FOR_REMOTE_WORKERS('listing tasks'));
   }
 
-  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | null> {
+  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | typeof BLOCKED | null> {
     const answer = await this.api.call('POST', `${task(id)}/begin`, beginAnswerSchema, { worker_id: workerId, lease_ms: leaseMs });
+    if (answer.blocked) return BLOCKED;
     return answer.task ? { record: toRecord(answer.task.record), rawInput: answer.task.raw_input } : null;
   }
 

@@ -51,9 +51,10 @@ export const taskIdParamsSchema = z.object({ id });
 
 export const beginBodySchema = z.object({ worker_id: id, lease_ms: z.number().int().min(1).max(86_400_000) });
 
-/** Answer of `POST /tasks/:id/begin`: the claimed record with its unredacted input, or null. */
+/** Answer of `POST /tasks/:id/begin`: the claimed record with its unredacted input, or null (`blocked`: ask again later). */
 export const beginAnswerSchema = z.object({
   task: z.object({ record: taskRecordSchema, raw_input: data }).nullable(),
+  blocked: z.boolean().optional(),
 });
 
 export const settlementSchema = z.object({

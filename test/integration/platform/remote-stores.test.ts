@@ -23,6 +23,7 @@ import { RemoteProductDirectory } from '../../../module/platform/worker-api/remo
 import { RemoteServiceRepository } from '../../../module/platform/worker-api/remote-services.ts';
 import { NOT_FOR_REMOTE_WORKERS, RemoteTaskStore } from '../../../module/platform/worker-api/remote-task-store.ts';
 import { LOST_WORKER_ERROR } from '../../../module/task/attempt.ts';
+import { BLOCKED, type ClaimedTask } from '../../../module/task/task-record-store.ts';
 import { freePort, removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 // The platform names a Redis queue but is never asked to reach it: no task is added through its queue here.
@@ -71,7 +72,12 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
   assert.deepEqual(record, platform.taskStore.get(added.id), 'same record as the platform reads');
   assert.equal(await store.get('no-such-task'), null);
 
-  const claimed = await store.beginAttempt(added.id, 'worker-a', 60_000);
+  const begin = async (id: string, worker: string) => {
+    const answer = await store.beginAttempt(id, worker, 60_000);
+    assert.notEqual(answer, BLOCKED);
+    return answer as ClaimedTask | null;
+  };
+  const claimed = await begin(added.id, 'worker-a');
   assert.equal(claimed?.record.status, 'processing');
   assert.equal(claimed?.record.attempts, 1);
   assert.equal(claimed?.rawInput.password, 'hunter2-remote', 'the claim carries the raw input');
@@ -81,7 +87,7 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
   assert.equal(settled?.status, 'pending');
   assert.equal(settled?.lastError, `panel said ${REDACTED} is wrong`, 'secrets of the input are cut out of the error');
 
-  assert.equal((await store.beginAttempt(added.id, 'worker-a', 60_000))?.record.attempts, 2);
+  assert.equal((await begin(added.id, 'worker-a'))?.record.attempts, 2);
   assert.deepEqual(await store.release('bullmq', { workerId: 'worker-b', ids: [added.id] }), []);
   assert.deepEqual(await store.release('bullmq', { workerId: 'worker-a', ids: [added.id] }), [added.id]);
   const released = await store.get(added.id);
@@ -94,6 +100,15 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
   assert.deepEqual(done?.result, { status: 'success' });
   assert.equal(await store.beginAttempt(added.id, 'worker-c', 60_000), null, 'a final record is not begun again');
   assert.equal(await store.fail(added.id, 'late'), null, 'a final record is not failed');
+
+  const first = await store.insert({ backend: 'bullmq', job: 'ModuleJob', queue: 'Module', input: { n: 'create' }, tags: ['create', 'service:s-2'], options: OPTIONS });
+  const second = await store.insert({ backend: 'bullmq', job: 'ModuleJob', queue: 'Module', input: { n: 'termination' }, tags: ['termination', 'service:s-2'], options: OPTIONS });
+  assert.equal(await store.beginAttempt(second.id, 'worker-d', 60_000), BLOCKED, 'a later task of the service waits for the earlier one');
+  assert.equal((await store.get(second.id))?.attempts, 0);
+  assert.equal((await begin(first.id, 'worker-d'))?.record.status, 'processing');
+  assert.equal(await store.beginAttempt(second.id, 'worker-d', 60_000), BLOCKED, 'also while the earlier one runs');
+  await store.settle(first.id, 'worker-d', { status: 'completed', exceptions: 0, lastError: null, result: null, availableAt: Date.now() });
+  assert.equal((await begin(second.id, 'worker-d'))?.record.status, 'processing');
 
   const other = await store.insert({ backend: 'bullmq', job: 'ModuleJob', queue: 'Module', input: { n: 2 }, tags: [], options: OPTIONS });
   assert.equal((await store.fail(other.id, 'Task could not be queued: down'))?.status, 'failed');
