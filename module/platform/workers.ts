@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { Product } from '../contract/product.ts';
 import { isJobMethod } from '../contract/provision-status.ts';
 import { runModuleJobAttempt } from '../contract/run-module-job.ts';
-import { MODULE_JOB, type TaskQueue } from '../task/index.ts';
-import { moduleJobInputSchema, MODULE_REF_ERROR } from '../task/module-job.ts';
+import { createModuleJob, MODULE_JOB, type TaskQueue } from '../task/index.ts';
 import type { TaskHandler } from '../task/queue.ts';
 import type { StuckServiceSweeper } from './sweeper.ts';
 
@@ -33,15 +32,16 @@ export type ServiceResolver = (serviceUuid: string) => Product | Promise<Product
  * queue ends the task (last try, or maxExceptions reached by a thrown exception, which is rethrown for the queue).
  */
 export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
-  return async (input, ctx) => {
-    const parsed = moduleJobInputSchema.safeParse(input);
-    if (!parsed.success) throw new Error(MODULE_REF_ERROR);
-    const { module: ref, method } = parsed.data;
-    if (ref.type !== 'Product' || !ref.service_uuid || !isJobMethod(method)) {
-      throw new Error(`ModuleJob ${ref.type}/${ref.name}.${method} is not a provisioning job`);
-    }
-    return runModuleJobAttempt(await resolve(ref.service_uuid), method, ctx);
-  };
+  return createModuleJob(
+    async (ref) => {
+      if (ref.type !== 'Product' || !ref.service_uuid) throw new Error(`ModuleJob ${ref.type}/${ref.name} is not a provisioning job`);
+      return resolve(ref.service_uuid);
+    },
+    (product, method, ctx) => {
+      if (!isJobMethod(method)) throw new Error(`ModuleJob method ${method} is not a provisioning job`);
+      return runModuleJobAttempt(product as Product, method, ctx);
+    },
+  );
 }
 
 /** Registers the handler, starts the queue with `concurrency` slots and, with a sweeper, a periodic sweep. */

@@ -1,6 +1,6 @@
 // The `ModuleJob` handler: rebuilds a module instance from its stored reference and runs one of its methods.
 import { z } from 'zod';
-import type { TaskHandler } from './queue.ts';
+import type { TaskContext, TaskHandler } from './queue.ts';
 
 export const MODULE_JOB = 'ModuleJob';
 
@@ -14,6 +14,18 @@ export interface ModuleRef {
 
 /** Rebuilds the module instance a ModuleJob names (implemented by the platform runtime). */
 export type ModuleResolver = (ref: ModuleRef) => Promise<object>;
+
+/** Runs `method` of a rebuilt instance for one attempt (the platform's runs the provisioning state machine). */
+export type ModuleMethodRunner = (instance: object, method: string, ctx: TaskContext) => Promise<unknown>;
+
+/** The default runner: hands the instance the attempt's AbortSignal (when it declares `abortSignal`) and calls the method. */
+const callMethod: ModuleMethodRunner = async (instance, method, ctx) => {
+  const target = instance as Record<string, unknown>;
+  const fn = target[method];
+  if (typeof fn !== 'function') throw new Error(`Module has no method ${method}`);
+  if ('abortSignal' in target) target.abortSignal = ctx.signal;
+  return (fn as () => unknown).call(instance);
+};
 
 export const moduleRefSchema = z.object({
   type: z.enum(['Product', 'Plugin', 'Payment', 'Notification']),
@@ -59,19 +71,17 @@ function optionalString(value: unknown): string | undefined {
 }
 
 /**
- * Handler of `ModuleJob` tasks: input `{module: ModuleRef, method}`. Resolves the instance, hands it the attempt's
- * AbortSignal as `abortSignal` (when the instance declares that property) and returns what the method returns —
- * a `{status:'error', message}` fails the attempt with that message, a throw counts as an exception.
+ * Handler of `ModuleJob` tasks: input `{module: ModuleRef, method}`. Resolves the instance and runs the method with
+ * `run` (by default: the attempt's AbortSignal as `abortSignal`, then the call) and returns what it returns — a
+ * `{status:'error', message}` fails the attempt with that message, a throw counts as an exception.
  */
-export function createModuleJob(resolve: ModuleResolver): TaskHandler {
+export function createModuleJob(resolve: ModuleResolver, run: ModuleMethodRunner = callMethod): TaskHandler {
   return async (input, ctx) => {
     const parsed = moduleJobInputSchema.safeParse(input);
     if (!parsed.success) throw new Error(MODULE_REF_ERROR);
     const { module: ref, method } = parsed.data;
-    const instance = (await resolve(ref)) as Record<string, unknown>;
-    const fn = instance[method];
-    if (typeof fn !== 'function') throw new Error(`Module ${ref.type}/${ref.name} has no method ${method}`);
-    if ('abortSignal' in instance) instance.abortSignal = ctx.signal;
-    return (await (fn as () => unknown).call(instance)) ?? null;
+    const instance = await resolve(ref);
+    if (typeof (instance as Record<string, unknown>)[method] !== 'function') throw new Error(`Module ${ref.type}/${ref.name} has no method ${method}`);
+    return (await run(instance, method, ctx)) ?? null;
   };
 }

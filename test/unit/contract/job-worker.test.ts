@@ -87,3 +87,14 @@ test('the attempt counts against the tries the task was queued with, not the mod
   assert.equal(task.attempts, 2);
   assert.deepEqual(p.services.history.map((h) => h.status), ['processing', 'completed']);
 });
+
+test('the platform handler runs provisioning jobs of Products only', async () => {
+  const { resolve } = productClass({ backoff: 0 }, ['success']);
+  queue.register(MODULE_JOB, moduleJobHandler(resolve));
+  await queue.start({ concurrency: 1 });
+  const plugin = await queue.waitFor(await Task.add(MODULE_JOB, 'Module', { module: { type: 'Plugin', name: 'Fleet' }, method: 'syncJob' }, []), 10_000);
+  assert.equal(plugin.lastError, 'ModuleJob Plugin/Fleet is not a provisioning job');
+  const page = await queue.waitFor(await Task.add(MODULE_JOB, 'Module', { module: { type: 'Product', name: 'SampleProduct', service_uuid: UUID }, method: 'getProductPage' }, []), 10_000);
+  assert.equal(page.lastError, 'ModuleJob method getProductPage is not a provisioning job');
+  assert.deepEqual(p.services.history, []);
+});
