@@ -44,8 +44,8 @@ export class TaskStore implements TaskRecordStore {
   }
 
   /**
-   * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task sharing
-   * a tag with it was queued since (e.g. `unsuspend` between two `suspend`s of one service), the new record is
+   * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task of the
+   * same service (`service:` tag) was queued since (e.g. `unsuspend` between two `suspend`s), the new record is
    * `duplicate` and names the original. Check and insert share one IMMEDIATE transaction, so concurrent processes
    * on the same file cannot both insert a runnable copy.
    */
@@ -67,10 +67,11 @@ export class TaskStore implements TaskRecordStore {
       const newest = this.db
         .prepare("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
         .get(key) as { id: string; seq: number } | undefined;
-      // A later task sharing a tag may have undone what the original does: then this one must run too.
-      const overtaken = newest !== undefined && this.db
+      // A later task of the same service may have undone what the original does: then this one must run too.
+      const serial = tags.filter((tag) => tag.startsWith(SERIAL_TAG_PREFIX));
+      const overtaken = newest !== undefined && serial.length > 0 && this.db
         .prepare('SELECT 1 FROM task_tags JOIN tasks ON tasks.id = task_tags.task_id WHERE task_tags.tag IN (SELECT value FROM json_each(?)) AND tasks.rowid > ? LIMIT 1')
-        .get(JSON.stringify(tags), newest.seq) !== undefined;
+        .get(JSON.stringify(serial), newest.seq) !== undefined;
       const original = overtaken ? undefined : newest;
       const status = original ? 'duplicate' : 'pending';
       this.db
