@@ -1,16 +1,23 @@
 // A real panel process and the platform over HTTP: register, product, service, then the whole provisioning lifecycle.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { pino } from 'pino';
 import { HOOK_EVENTS } from '../../../hooks.ts';
 import { readModuleLogs } from '../../../module/contract/log.ts';
+import { REDACT_PATHS } from '../../../module/platform/logger.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
 import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
 
 let stack: Stack;
 const events: Array<{ event: string; service_uuid: string; reason?: string }> = [];
+/** Every platform log line (debug level, the platform's own redaction settings). */
+const logLines: string[] = [];
+/** The password VpnProduct generated for a service (checked absent from the database and logs). */
+let generatedPassword = '';
 
 before(async () => {
-  stack = await startStack();
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, { write: (line: string) => void logLines.push(line) });
+  stack = await startStack({ logger });
   await registerPanel(stack);
   for (const event of HOOK_EVENTS) {
     stack.platform.platform.hooks.on(event, (payload) => {
@@ -105,6 +112,7 @@ test('a generated password satisfies the pattern and reaches the panel; a retrie
   const first = (await api('GET', `/services/${uuid}`)).body;
   const acc = await account(first.provision_data.account_name);
   assert.match(acc.msg.password, /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{8,}$/);
+  generatedPassword = acc.msg.password;
 
   // create again: the panel answers `The name is already in use` and the job adopts the same account.
   await api('POST', `/services/${uuid}/create`);
@@ -155,7 +163,7 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
   assert.equal(done.provision_data.wg_server, 'nosuch');
 });
 
-test('the access hash and account passwords never reach the platform database in clear', async () => {
+test('the access hash and account passwords never reach the platform database or its logs in clear', async () => {
   const { platform } = stack.platform;
   const dump = JSON.stringify([
     platform.db.prepare('SELECT * FROM panels').all(),
@@ -165,6 +173,11 @@ test('the access hash and account passwords never reach the platform database in
   ]);
   assert.equal(dump.includes(stack.panel.accessHash), false);
   assert.equal(dump.includes('Secr3tPassw0rd'), false);
+  assert.ok(generatedPassword.length >= 8);
+  assert.equal(dump.includes(generatedPassword), false);
+  const logs = logLines.join('');
+  assert.ok(logs.includes('"module_name":"VpnProduct"'), 'module log lines were captured');
+  for (const secret of [stack.panel.accessHash, 'Secr3tPassw0rd', generatedPassword, stack.token]) assert.equal(logs.includes(secret), false, 'no secret in the logs');
 });
 
 test('the product and service pages render from views/modules/Product/VpnProduct without the password', async () => {
