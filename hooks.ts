@@ -27,7 +27,7 @@ export interface HookEvents {
   'service.created': ServiceEvent;
   /** `createJob` succeeded: status `completed`, provision data stored. */
   'service.provisioned': ServiceEvent;
-  /** A job failed on its last attempt (or threw); status `failed` for create/suspend, unchanged otherwise. */
+  /** A job failed for good (last try, or a throw reaching maxExceptions); status `failed` for create/suspend, unchanged otherwise. */
   'service.failed': ServiceFailedEvent;
   /** `suspendJob` succeeded: status `suspended`. */
   'service.suspended': ServiceEvent;
