@@ -116,7 +116,8 @@ export async function runProvisionJob(
     result = normalizeJobResult(await implementation.call(product));
     if (result.status === 'error' && result.message) result.message = safeErrorText(product, result.message);
   } catch (error) {
-    threw = true;
+    // A throw after the worker aborted the attempt (timeout, stop) is no exception for the queue either.
+    threw = !opts.signal?.aborted;
     result = jobError(safeErrorText(product, error));
   }
   const answer = (): JobResult => {

@@ -98,3 +98,19 @@ test('the platform handler runs provisioning jobs of Products only', async () =>
   assert.equal(page.lastError, 'ModuleJob method getProductPage is not a provisioning job');
   assert.deepEqual(p.services.history, []);
 });
+
+test('runJob: a throw reaching maxExceptions is the last attempt; a throw after the attempt was aborted is not an exception', async () => {
+  const product = new SampleProduct(ctx);
+  product.service_uuid = UUID;
+  p.services.add(UUID, 'processing');
+  product.outcomes.createJob = ['throw'];
+  const opts = { attempt: 1, tries: 3, exceptions: 0, maxExceptions: 2 };
+  assert.deepEqual(await product.runJob('createJob', opts), { status: 'error', message: 'provider exploded during createJob' });
+  assert.equal(p.services.status(UUID), 'processing', 'first exception of two allowed: retried');
+  const aborted = AbortSignal.abort(new Error('Task attempt timed out after 60 s'));
+  await product.runJob('createJob', { ...opts, attempt: 2, exceptions: 1, signal: aborted });
+  assert.equal(p.services.status(UUID), 'processing', 'the timed-out attempt is a plain failure with a try left');
+  await assert.rejects(product.runJob('createJob', { ...opts, attempt: 2, exceptions: 1, rethrow: true }), { message: 'provider exploded during createJob' });
+  assert.equal(p.services.status(UUID), 'failed', 'second exception: failed although a try is left');
+  assert.deepEqual(p.events.map((e) => e.event), ['service.failed']);
+});
