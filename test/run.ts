@@ -1,7 +1,7 @@
 // Test entry (`npm test`): runs every tier with node's test runner and prints one closing count line.
 // Tiers run one after another; system tests run one file at a time (they share /var/run/wireguard and iptables).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -29,6 +29,11 @@ function findTests(dir: string): string[] {
 }
 
 const only = process.argv.slice(2);
+const unknown = only.filter((name) => !tiers.some((tier) => tier.name === name));
+if (unknown.length) {
+  process.stderr.write(`unknown tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})\n`);
+  process.exit(2);
+}
 const tapDir = mkdtempSync(join(tmpdir(), 'vpnhost-test-'));
 let passed = 0;
 let failed = 0;
@@ -52,13 +57,23 @@ for (const tier of tiers) {
     ],
     { cwd: root, stdio: 'inherit', env: process.env },
   );
-  const text = readFileSync(tap, 'utf8');
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (label: string) => sumOf(text, label);
+  const tierFailed = count('fail') + count('cancelled');
   passed += count('pass');
-  failed += count('fail');
-  skipped += count('skipped');
-  if (result.status !== 0) exitCode = 1;
+  failed += tierFailed;
+  skipped += count('skipped') + count('todo');
+  if (result.status !== 0) {
+    exitCode = 1;
+    // A runner that died (signal, crash, no TAP summary) without a failing test still counts as one failure.
+    if (tierFailed === 0) {
+      failed += 1;
+      const how = result.error?.message ?? (result.signal ? `signal ${result.signal}` : `exit status ${result.status}`);
+      process.stdout.write(`\n${tier.name} tier: the test runner failed (${how})\n`);
+    }
+  }
 }
+rmSync(tapDir, { recursive: true, force: true });
 
 function sumOf(text: string, label: string): number {
   let total = 0;

@@ -91,6 +91,9 @@ Platform (embedded task queue) ${platformUrl}/api/admin/
   try: curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/panels
        curl -s -H 'authorization: Bearer ${token}' -H 'content-type: application/json' \\
          -d '{"product_uuid":"${productUuid}","service_data":{"username":"demo_user"}}' ${platformUrl}/api/admin/services
+  then provision it (the uuid is in the answer above) and read it back:
+       curl -s -H 'authorization: Bearer ${token}' -X POST ${platformUrl}/api/admin/services/<uuid>/create
+       curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/services/<uuid>
 
 Stop with Ctrl-C.
 `;
@@ -102,9 +105,16 @@ function waitForSignal(panel: RunningPanel, platform: RunningPlatform | null): P
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       void (async () => {
-        await platform?.close();
-        await panel.close();
-        done(0);
+        let code = 0;
+        for (const part of [platform, panel]) {
+          try {
+            await part?.close();
+          } catch (err) {
+            process.stderr.write(`vpnhost demo: shutdown failed: ${(err as Error).message}\n`);
+            code = 1;
+          }
+        }
+        done(code);
       })();
     };
     process.on('SIGINT', stop);

@@ -43,10 +43,11 @@ function startDemo(): Promise<{ child: ChildProcess; banner: Banner }> {
   });
 }
 
-async function stop(child: ChildProcess): Promise<number | null> {
+/** Stops the demo with `signal` (SIGINT is what Ctrl-C sends) and resolves with its exit code. */
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
   child.removeAllListeners('exit');
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
+  child.kill(signal);
   return exited;
 }
 
@@ -86,7 +87,7 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(service.provision_status, 'completed');
   const account = await panelGet(b, `/account/${service.provision_data.account_name}`);
   assert.equal(account.msg.username, 'demo_user');
-  assert.equal(await stop(first.child), 0);
+  assert.equal(await stop(first.child, 'SIGTERM'), 0);
 
   const second = await startDemo();
   const b2 = second.banner;
@@ -95,5 +96,5 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 1);
   assert.equal((await platformGet(b2, '/panels')).panels.length, 1);
-  assert.equal(await stop(second.child), 0);
+  assert.equal(await stop(second.child, 'SIGINT'), 0, 'Ctrl-C stops the demo cleanly');
 });
