@@ -20,6 +20,7 @@ and a platform admin token.
 `;
 
 const PLATFORM_HASH_COMMENT = 'demo: platform connection';
+const PRINTED_COMMENT = 'demo: printed at start';
 
 /** Runs the demo until SIGINT/SIGTERM; resolves to the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
@@ -52,15 +53,17 @@ export async function demoCommand(argv: string[]): Promise<number> {
     await panel.bootReconcile;
     const services = panel.app.services;
     if (Object.keys(services.servers.list()).length === 0) await services.servers.create({});
-    const adminHash = services.accessHashes.create('127.0.0.1', 'demo: printed at start').hash;
+    const hashes = services.accessHashes;
+    const adminHash = renew(hashes, PRINTED_COMMENT, () => hashes.create('127.0.0.1', PRINTED_COMMENT).hash);
 
     platform = await startPlatform({ listen: platformListen, dataDir: join(dataDir, 'platform'), logger: createPlatformLogger(level) });
-    const platformHash = renewPlatformHash(panel);
+    const platformHash = renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
     await platform.platform.ops.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
     const products = platform.platform.products.list();
     const product =
       products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));
-    const token = platform.platform.tokens.create('demo: printed at start').token;
+    const tokens = platform.platform.tokens;
+    const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
     process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir));
   } catch (err) {
     await platform?.close();
@@ -70,11 +73,13 @@ export async function demoCommand(argv: string[]): Promise<number> {
   return waitForSignal(panel, platform);
 }
 
-/** Replaces the platform's access hash on the panel so restarts do not pile up old ones. */
-function renewPlatformHash(panel: RunningPanel): string {
-  const hashes = panel.app.services.accessHashes;
-  for (const old of hashes.list()) if (old.comment === PLATFORM_HASH_COMMENT) hashes.delete(old.id);
-  return hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash;
+/**
+ * Deletes the credentials an earlier demo start made under `comment` and makes a fresh one, so restarts do not
+ * pile up hashes and tokens (the banner always prints the current ones).
+ */
+function renew<T>(store: { list(): Array<{ id: number; comment: string }>; delete(id: number): boolean }, comment: string, create: () => T): T {
+  for (const old of store.list()) if (old.comment === comment) store.delete(old.id);
+  return create();
 }
 
 function banner(panelUrl: string, hash: string, platformUrl: string, token: string, productUuid: string, dataDir: string): string {

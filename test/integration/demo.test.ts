@@ -92,6 +92,10 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   const second = await startDemo();
   const b2 = second.banner;
   assert.notEqual(b2.hash, b.hash, 'a fresh access hash is printed on every start');
+  const stale = await panelGet({ ...b2, hash: b.hash }, '/system/status');
+  assert.equal(stale.error, 'Not authorized', 'the hash printed by the earlier start is replaced, not piled up');
+  const staleToken = await fetch(`${b2.platformUrl}/api/admin/panels`, { headers: { authorization: `Bearer ${b.token}` } });
+  assert.equal(staleToken.status, 401, 'so is the admin token');
   assert.equal(b2.product, b.product, 'the sample product is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 1);
