@@ -1,7 +1,7 @@
 // Task records in the platform's SQLite database: redacted input for display, sealed raw input for the worker,
 // atomic dedupe-on-insert, atomic claims with leases, settlement of attempts and crash recovery.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
 import { SecretBox } from '../../panel/security/secret-box.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
@@ -31,15 +31,23 @@ export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox
  */
 export class TaskStore implements TaskRecordStore {
   private readonly pepper: Buffer | undefined;
+  /** Statements prepared once per SQL text: claims, polls and heartbeats run them on every task and tick. */
+  private readonly statements = new Map<string, Statement>();
 
   constructor(private readonly db: Database, private readonly box?: SecretBox) {
     this.pepper = box ? this.loadPepper(box) : undefined;
   }
 
+  private sql(text: string): Statement {
+    let statement = this.statements.get(text);
+    if (!statement) this.statements.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
+
   /** The HMAC key of dedupe keys: 32 random bytes sealed in task_meta, shared by every process of the data dir. */
   private loadPepper(box: SecretBox): Buffer {
-    this.db.prepare('INSERT OR IGNORE INTO task_meta (key, value) VALUES (?, ?)').run('dedupe_pepper', box.seal(randomBytes(32).toString('hex')));
-    const row = this.db.prepare('SELECT value FROM task_meta WHERE key = ?').get('dedupe_pepper') as { value: string };
+    this.sql('INSERT OR IGNORE INTO task_meta (key, value) VALUES (?, ?)').run('dedupe_pepper', box.seal(randomBytes(32).toString('hex')));
+    const row = this.sql('SELECT value FROM task_meta WHERE key = ?').get('dedupe_pepper') as { value: string };
     return Buffer.from(box.open(row.value), 'hex');
   }
 
@@ -84,7 +92,7 @@ export class TaskStore implements TaskRecordStore {
           id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw: sealed, tags: JSON.stringify(tags), status,
           options: canonicalJson(task.options), key, dup: original?.id ?? null, now, iso, finished: original ? iso : null,
         });
-      const tagInsert = this.db.prepare('INSERT OR IGNORE INTO task_tags (tag, task_id) VALUES (?, ?)');
+      const tagInsert = this.sql('INSERT OR IGNORE INTO task_tags (tag, task_id) VALUES (?, ?)');
       for (const tag of tags) tagInsert.run(tag, id);
       return { id, status };
     });
@@ -97,7 +105,7 @@ export class TaskStore implements TaskRecordStore {
   }
 
   private row(id: string): TaskRow | undefined {
-    return this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    return this.sql('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
   }
 
   /** Newest first; `tag` uses the tag index (e.g. `service:<uuid>`). */
@@ -117,7 +125,7 @@ export class TaskStore implements TaskRecordStore {
       params.queue = filter.queue;
     }
     const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT @limit`;
-    return (this.db.prepare(sql).all(params) as TaskRow[]).map(toRecord);
+    return (this.sql(sql).all(params) as TaskRow[]).map(toRecord);
   }
 
   /** The unredacted input of a record (opens the sealed copy when there is one). */
@@ -144,7 +152,7 @@ export class TaskStore implements TaskRecordStore {
   claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): ClaimedTask | null {
     const now = Date.now();
     // A read first: idle polls then never take the database's write lock.
-    const due = this.db.prepare("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
+    const due = this.sql("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
     if (!due) return null;
     const row = this.db
       .prepare(
@@ -173,7 +181,7 @@ export class TaskStore implements TaskRecordStore {
     const run = this.db.transaction((): TaskRow | typeof BLOCKED | null => {
       const row = this.row(id);
       if (!row || (row.status !== 'pending' && row.status !== 'processing')) return null;
-      if (this.db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND ${WAITS_FOR_EARLIER}`).get(id)) return BLOCKED;
+      if (this.sql(`SELECT 1 FROM tasks WHERE id = ? AND ${WAITS_FOR_EARLIER}`).get(id)) return BLOCKED;
       const now = Date.now();
       const iso = new Date(now).toISOString();
       const options = JSON.parse(row.options) as TaskOptions;
@@ -219,7 +227,7 @@ export class TaskStore implements TaskRecordStore {
 
   /** Extends the leases of every record `workerId` is processing. */
   heartbeat(workerId: string, leaseMs: number): void {
-    this.db.prepare("UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND status = 'processing'").run(Date.now() + leaseMs, workerId);
+    this.sql("UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND status = 'processing'").run(Date.now() + leaseMs, workerId);
   }
 
   /**
@@ -276,7 +284,7 @@ export class TaskStore implements TaskRecordStore {
 
   /** Queue names that have runnable records of `backend`. */
   activeQueues(backend: TaskBackend): string[] {
-    const rows = this.db.prepare("SELECT DISTINCT queue FROM tasks WHERE backend = ? AND status IN ('pending','processing')").all(backend) as Array<{ queue: string }>;
+    const rows = this.sql("SELECT DISTINCT queue FROM tasks WHERE backend = ? AND status IN ('pending','processing')").all(backend) as Array<{ queue: string }>;
     return rows.map((row) => row.queue);
   }
 }
