@@ -1,5 +1,5 @@
 // In-memory cache of expensive lookups with a TTL (300 s by default) and tags for invalidation.
-import type { Clock } from './platform-context.ts';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 
 /** Default lifetime of an entry, seconds (the spec's guidance). */
 export const DEFAULT_CACHE_TTL_SECONDS = 300;
@@ -15,7 +15,7 @@ export class ModuleCache {
   readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #now: () => number;
 
-  constructor(clock: Clock = { now: () => new Date() }, readonly defaultTtlSeconds = DEFAULT_CACHE_TTL_SECONDS) {
+  constructor(clock: Clock = systemClock, readonly defaultTtlSeconds = DEFAULT_CACHE_TTL_SECONDS) {
     this.#now = () => clock.now().getTime();
   }
 

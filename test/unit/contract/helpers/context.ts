@@ -9,7 +9,8 @@ import { ModuleCache } from '../../../../module/contract/cache.ts';
 import type { Clock, PlatformContext } from '../../../../module/contract/platform-context.ts';
 import { runModuleJobAttempt } from '../../../../module/contract/run-module-job.ts';
 import type { Module } from '../../../../module/contract/module.ts';
-import { DEFAULT_VIEWS_DIR } from '../../../../module/contract/view.ts';
+/** Test-only module views (SampleProduct) live outside the production views/ tree. */
+const FIXTURE_VIEWS_DIR = new URL('../../../fixtures/views/', import.meta.url).pathname;
 import { FakeQueue, taskFacade } from './fake-queue.ts';
 import { MemoryServices } from './memory-services.ts';
 
@@ -60,7 +61,7 @@ export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?
     hooks,
     logger,
     config: opts.config ?? { enabled: true, version: '1.0.0' },
-    viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
+    viewsDir: opts.viewsDir ?? FIXTURE_VIEWS_DIR,
     clock,
     cache: new ModuleCache(clock),
   };

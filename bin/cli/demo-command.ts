@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createPlatformLogger } from '../../module/platform/logger.ts';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
-import { createLogger } from '../logger.ts';
-import { startPanel, type RunningPanel } from '../server.ts';
+import { createLogger } from '../../panel/logger.ts';
+import { startPanel, type RunningPanel } from '../../panel/server.ts';
 
 const HELP = `usage: vpnhost demo [--data DIR] [--panel-listen HOST:PORT] [--platform-listen HOST:PORT]
 

@@ -1,10 +1,10 @@
-// `vpnhost` command dispatcher: the first word picks the command family, each family parses its own flags.
+// `vpnhost` command dispatcher (the only place that reaches both halves): the first word picks the command family, each family parses its own flags.
 
 type Family = (argv: string[]) => Promise<number>;
 
 const families: Record<string, { summary: string; load: () => Promise<Family> }> = {
-  panel: { summary: 'run and administer a VPN panel (serve, access-hash, license)', load: async () => (await import('./panel-command.ts')).panelCommand },
-  license: { summary: 'vendor tools: keygen, issue', load: async () => (await import('./license-command.ts')).licenseCommand },
+  panel: { summary: 'run and administer a VPN panel (serve, access-hash, license)', load: async () => (await import('../../panel/cli/panel-command.ts')).panelCommand },
+  license: { summary: 'vendor tools: keygen, issue', load: async () => (await import('../../panel/cli/license-command.ts')).licenseCommand },
   platform: { summary: 'run and administer the hosting platform (serve, admin-token, worker)', load: async () => (await import('../../module/platform/cli.ts')).platformCommand },
   demo: { summary: 'run panel and platform together on embedded defaults (what `npm start` runs)', load: async () => (await import('./demo-command.ts')).demoCommand },
 };
