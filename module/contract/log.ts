@@ -1,6 +1,7 @@
 // Module logs (logModule): redacted entries stored in the platform database's module_logs table and sent to pino.
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { runMigrations, type Migration } from '../platform/store/migrator.ts';
 import type { Clock } from './platform-context.ts';
 import { redact, redactText, REDACTED, SECRET_KEY_PATTERN } from './redact.ts';
 
@@ -19,12 +20,11 @@ export type LogModule = (
 ) => void;
 
 
-const migrated = new WeakSet<Database.Database>();
-
-/** Creates the module_logs table and its index when missing (idempotent). */
-export function migrateModuleLogStore(db: Database.Database): void {
-  if (migrated.has(db)) return;
-  db.exec(`CREATE TABLE IF NOT EXISTS module_logs (
+/** Scope `module-logs` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
+export const MODULE_LOG_MIGRATIONS: readonly Migration[] = [{
+  version: 1,
+  name: 'module-logs',
+  up: `CREATE TABLE IF NOT EXISTS module_logs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     module_type TEXT NOT NULL,
     module_name TEXT NOT NULL,
@@ -35,7 +35,15 @@ export function migrateModuleLogStore(db: Database.Database): void {
     context TEXT NOT NULL,
     created_at TEXT NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS module_logs_module ON module_logs (module_type, module_name, id);`);
+  CREATE INDEX IF NOT EXISTS module_logs_module ON module_logs (module_type, module_name, id);`,
+}];
+
+const migrated = new WeakSet<Database.Database>();
+
+/** Applies the module log migrations not yet applied (idempotent). */
+export function migrateModuleLogStore(db: Database.Database): void {
+  if (migrated.has(db)) return;
+  runMigrations(db, 'module-logs', MODULE_LOG_MIGRATIONS);
   migrated.add(db);
 }
 

@@ -1,23 +1,31 @@
 // Installed module versions (module_versions table), version comparison and the update() runner.
 import type Database from 'better-sqlite3';
+import { runMigrations, type Migration } from '../platform/store/migrator.ts';
 import type { Clock } from './platform-context.ts';
 import { toLifecycleResult, type LifecycleResult } from './result.ts';
 
 /** Version reported for a module that was never installed. */
 export const NO_VERSION = '0.0.0';
 
-const migrated = new WeakSet<Database.Database>();
-
-/** Creates the module_versions table when missing (idempotent). */
-export function migrateModuleVersionStore(db: Database.Database): void {
-  if (migrated.has(db)) return;
-  db.exec(`CREATE TABLE IF NOT EXISTS module_versions (
+/** Scope `module-versions` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
+export const MODULE_VERSION_MIGRATIONS: readonly Migration[] = [{
+  version: 1,
+  name: 'module-versions',
+  up: `CREATE TABLE IF NOT EXISTS module_versions (
     module_type TEXT NOT NULL,
     module_name TEXT NOT NULL,
     version TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     PRIMARY KEY (module_type, module_name)
-  )`);
+  )`,
+}];
+
+const migrated = new WeakSet<Database.Database>();
+
+/** Applies the module version migrations not yet applied (idempotent). */
+export function migrateModuleVersionStore(db: Database.Database): void {
+  if (migrated.has(db)) return;
+  runMigrations(db, 'module-versions', MODULE_VERSION_MIGRATIONS);
   migrated.add(db);
 }
 

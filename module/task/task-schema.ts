@@ -1,8 +1,10 @@
 // SQLite schema of task records (tasks, task_tags, task_meta) and the row ↔ TaskRecord mapping.
 import type { Database } from 'better-sqlite3';
+import { runMigrations, type Migration } from '../platform/store/migrator.ts';
 import type { TaskOptions, TaskRecord, TaskStatus } from './queue.ts';
 
-const SCHEMA = `
+/** Version 1 is the unversioned schema of the earlier layout, kept `IF NOT EXISTS` so such databases adopt it in place. */
+const SCHEMA_V1 = `
 CREATE TABLE IF NOT EXISTS tasks (
   id           TEXT PRIMARY KEY,
   backend      TEXT NOT NULL,
@@ -41,9 +43,12 @@ CREATE TABLE IF NOT EXISTS task_meta (
 );
 `;
 
-/** Creates the task tables and indexes; idempotent, safe to call on every start. */
+/** Scope `tasks` of the platform database; a step is never edited after release. */
+export const TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'tasks', up: SCHEMA_V1 }];
+
+/** Applies the task migrations not yet applied (scope `tasks`); safe to call on every start. */
 export function migrateTaskStore(db: Database): void {
-  db.exec(SCHEMA);
+  runMigrations(db, 'tasks', TASK_MIGRATIONS);
 }
 
 /** A `tasks` row as SQLite returns it. */

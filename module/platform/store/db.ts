@@ -1,10 +1,10 @@
-// Opens the platform SQLite store (WAL) and applies the platform's numbered migrations plus those of the task queue,
-// the module log and the module versions.
+// Opens the platform SQLite store (WAL) and applies the migrations of every scope: the platform's own tables, the task
+// queue, the module log and the module versions (one mechanism: ./migrator.ts).
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PLATFORM_MIGRATIONS, type Migration } from './migrations.ts';
-import { EXTERNAL_MIGRATORS } from './external-migrations.ts';
+import { PLATFORM_DB_SCOPES } from './scopes.ts';
+import { runMigrations } from './migrator.ts';
 
 export type Db = Database.Database;
 
@@ -20,27 +20,12 @@ export function openPlatformDb(dataDir: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migratePlatform(db);
-  for (const migrate of EXTERNAL_MIGRATORS) migrate(db);
   return db;
 }
 
-/** Applies the platform migrations not yet recorded in `platform_migrations`, each in its own transaction. */
-export function migratePlatform(db: Db, migrations: readonly Migration[] = PLATFORM_MIGRATIONS): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS platform_migrations (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Set(
-    (db.prepare('SELECT id FROM platform_migrations').all() as Array<{ id: number }>).map((row) => row.id),
-  );
-  const done: number[] = [];
-  for (const migration of [...migrations].sort((a, b) => a.id - b.id)) {
-    if (applied.has(migration.id)) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO platform_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.id, migration.name, new Date().toISOString(),
-      );
-    }).immediate();
-    done.push(migration.id);
-  }
-  return done;
+/** Applies every scope's migrations not yet recorded (see `runMigrations`); returns the versions applied per scope. */
+export function migratePlatform(db: Db): Record<string, number[]> {
+  const applied: Record<string, number[]> = {};
+  for (const [scope, migrations] of PLATFORM_DB_SCOPES) applied[scope] = runMigrations(db, scope, migrations);
+  return applied;
 }

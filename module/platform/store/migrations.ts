@@ -1,17 +1,14 @@
 // Numbered schema migrations of the platform store (panels, products, services, admin and worker tokens).
 
-/** One schema step; `id` is applied once, in ascending order, and never edited after release. */
-export interface Migration {
-  id: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migrator.ts';
+
+/** Scope `platform`, applied by `runMigrations` in ascending version order; a step is never edited after release. */
 
 export const PLATFORM_MIGRATIONS: readonly Migration[] = [
   {
-    id: 1,
+    version: 1,
     name: 'initial',
-    sql: `
+    up: `
       CREATE TABLE panels (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         location TEXT NOT NULL UNIQUE,
@@ -50,9 +47,9 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    id: 2,
+    version: 2,
     name: 'token-scopes',
     // `admin` tokens open /api/admin, `worker` tokens only /api/worker (remote worker processes).
-    sql: `ALTER TABLE admin_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin' CHECK (scope IN ('admin', 'worker'));`,
+    up: `ALTER TABLE admin_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin' CHECK (scope IN ('admin', 'worker'));`,
   },
 ];

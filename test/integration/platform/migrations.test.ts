@@ -1,0 +1,88 @@
+// A data directory made by the platform before the versioned migrator (test/fixtures/platform/legacy-v1) upgrades in
+// place and keeps its panels, products, services (sealed secrets still open), tasks and module logs.
+import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
+import { test } from 'node:test';
+import { readModuleLogs } from '../../../module/contract/log.ts';
+import { installedVersion } from '../../../module/contract/versions.ts';
+import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { openPlatformDb } from '../../../module/platform/store/db.ts';
+import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
+import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
+import { PanelRepository } from '../../../module/platform/store/repositories/panels.ts';
+import { ServiceStore } from '../../../module/platform/store/repositories/services.ts';
+import { TaskStore } from '../../../module/task/task-store.ts';
+import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+
+const FIXTURE = new URL('../../fixtures/platform/legacy-v1/', import.meta.url).pathname;
+
+test('a database of the earlier layout upgrades in place and keeps its services, tasks and logs', () => {
+  const dir = tempDir('legacy');
+  try {
+    cpSync(FIXTURE, dir, { recursive: true });
+    const db = openPlatformDb(dir);
+    try {
+      const ledger = appliedMigrations(db);
+      const latest = new Map(PLATFORM_DB_SCOPES.map(([scope, list]) => [scope, Math.max(...list.map((m) => m.version))]));
+      for (const [scope, version] of latest) {
+        assert.deepEqual(ledger.filter((m) => m.scope === scope).map((m) => m.version), Array.from({ length: version }, (_, i) => i + 1), scope);
+      }
+      // The platform's steps keep the dates they were first applied with (adopted, not re-run).
+      const platformRows = ledger.filter((m) => m.scope === 'platform' && m.version <= 2);
+      assert.deepEqual(platformRows.map((m) => m.name), ['initial', 'token-scopes']);
+      assert.ok(platformRows.every((m) => m.applied_at.startsWith('2026-11-23T10:34')), JSON.stringify(platformRows));
+
+      const box = SecretBox.open(dir);
+      assert.deepEqual(new PanelRepository(db, box).list().map((p) => p.location), ['ams']);
+      const services = new ServiceStore(db, box).list();
+      assert.deepEqual(services.map((s) => [s.service_data.username, s.provision_status]).sort(), [
+        ['legacy_one', 'suspended'], ['legacy_three', 'pending'], ['legacy_two', 'completed'],
+      ]);
+      const one = services.find((s) => s.service_data.username === 'legacy_one')!;
+      assert.equal(one.service_data.password, 'Legacy0nePassw0rd', 'sealed service data still opens');
+      assert.match(String(one.provision_data.account_name), /^svc_[0-9a-f]{12}$/);
+
+      const tasks = new TaskStore(db, box);
+      const ofOne = tasks.list({ tag: `service:${one.uuid}` });
+      assert.deepEqual(ofOne.map((t) => [t.tags.filter((tag) => !tag.startsWith('service:'))[0], t.status]).sort(), [['create', 'completed'], ['suspend', 'completed']]);
+      assert.equal(tasks.list().length, 3);
+      // The task table still takes new records (dedupe pepper kept: a repeat of a finished task is not a duplicate).
+      const added = tasks.insert({ backend: 'embedded', job: 'ModuleJob', queue: 'default', input: { x: 1 }, tags: ['create', `service:${one.uuid}`], options: { tries: 1, backoff: 0, timeout: 30, maxExceptions: 1 } });
+      assert.equal(added.status, 'pending');
+
+      assert.equal(readModuleLogs(db).length, 7);
+      assert.equal(installedVersion(db, 'Product', 'VpnProduct'), '1.0.0');
+    } finally {
+      db.close();
+    }
+    // Opening again applies nothing and changes nothing.
+    const again = openPlatformDb(dir);
+    try {
+      assert.equal(appliedMigrations(again).length, [...PLATFORM_DB_SCOPES].reduce((n, [, list]) => n + list.length, 0));
+    } finally {
+      again.close();
+    }
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a fresh database gets every scope from version 1 and the same tables as an upgraded one', () => {
+  const fresh = tempDir('fresh');
+  const legacy = tempDir('legacy');
+  try {
+    cpSync(FIXTURE, legacy, { recursive: true });
+    const schema = (dir: string) => {
+      const db = openPlatformDb(dir);
+      try {
+        return db.prepare("SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+      } finally {
+        db.close();
+      }
+    };
+    assert.deepEqual(schema(fresh), schema(legacy));
+  } finally {
+    removeDir(fresh);
+    removeDir(legacy);
+  }
+});
