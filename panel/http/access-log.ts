@@ -1,18 +1,15 @@
 // One JSON access line per request, written without the redaction pass: its fields are chosen to hold no secret.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { loggableUrl } from '../logger.ts';
 
-/** Path segments that carry a secret in the URL itself (one-time-link keys). */
-const SECRET_PATH = /^(\/otl\/)[^/?#]+/;
-
-/** URL as logged: secrets in the path masked, the query string kept. */
-export function loggableUrl(url: string): string {
-  return url.replace(SECRET_PATH, '$1[redacted]');
-}
+export { loggableUrl };
 
 /**
- * Logs `{reqId, method, url, statusCode, responseTime, remoteAddress}` at info when each response is sent. The
- * cookie, headers and bodies are never part of the line, so the logger's redaction (costly per line) is skipped.
+ * Logs `{reqId, method, url, statusCode, responseTime, remoteAddress}` at info when each response is sent. The URL is
+ * logged without its query values (`?[redacted]`) and with one-time-link keys masked; cookie, headers and bodies are
+ * never part of the line, so the logger's redaction (costly per line) is skipped. Info lines are buffered (see
+ * `createLogger`): the line costs no write(2) of its own.
  */
 export function addAccessLog(app: FastifyInstance, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return;

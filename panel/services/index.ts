@@ -74,8 +74,8 @@ export interface PanelServices {
 export function buildServices(deps: PanelDeps): PanelServices {
   const clock = deps.clock ?? (() => new Date());
   const settings = new SettingsRepository(deps.db);
-  const accessHashes = new AccessHashService(new AccessHashRepository(deps.db), clock);
-  const license = new LicenseService(new LicenseRepository(deps.db), deps.secretBox, toLicensePublicKey(deps.licensePublicKey), clock);
+  const accessHashes = new AccessHashService(new AccessHashRepository(deps.db), clock, deps.logger);
+  const license = new LicenseService(new LicenseRepository(deps.db), deps.secretBox, toLicensePublicKey(deps.licensePublicKey), clock, deps.logger);
   const systemConfig = new SystemConfigService(settings, clock);
   const reconciler = new ReconcilerStatus();
 

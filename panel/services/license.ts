@@ -4,6 +4,7 @@ import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { FREE_TIER_ACCOUNTS, type License, type LicenseClaims } from '../schemas/license.ts';
 import type { LicenseRepository } from '../store/repositories/license.ts';
+import { securityEvent, type SecurityLog } from '../logger.ts';
 import { isoWithOffset } from './iso-time.ts';
 import { LICENSE_PROBLEM_TEXT, maskLicenseKey, verifyLicenseKey, type LicenseProblem } from './license-key.ts';
 
@@ -34,12 +35,16 @@ export interface LicenseState {
  */
 export class LicenseService {
   private cache: Verified | null = null;
+  /** The sealed key last seen (null: none installed; undefined: not read yet), to log a key changed by another process. */
+  private seenSealed: string | null | undefined = undefined;
 
+  /** `log` receives a security event, written at once, whenever the installed key changes (here or from elsewhere). */
   constructor(
     private readonly repo: LicenseRepository,
     private readonly secretBox: SecretBox,
     private readonly publicKey: KeyObject | null,
     private readonly clock: () => Date = () => new Date(),
+    private readonly log?: SecurityLog,
   ) {}
 
   /** Account limit: the valid license's `accounts`, else the free tier (50). */
@@ -90,13 +95,18 @@ export class LicenseService {
     const sealed = this.secretBox.seal(trimmed);
     this.repo.put(sealed, now, now);
     this.cache = { sealed, key: trimmed, claims: verdict.claims, signatureOk: true };
+    this.seenSealed = sealed;
+    securityEvent(this.log, { event: 'license_changed', accounts: verdict.claims.accounts, expires: new Date(verdict.claims.exp * 1000).toISOString() }, 'license installed');
     return verdict.claims;
   }
 
   private load(): Verified | null {
     const row = this.repo.get();
+    const changed = this.seenSealed !== undefined && this.seenSealed !== (row?.key_sealed ?? null);
+    this.seenSealed = row?.key_sealed ?? null;
     if (!row) {
       this.cache = null;
+      if (changed) securityEvent(this.log, { event: 'license_changed', source: 'other process', accounts: null }, 'license removed');
       return null;
     }
     if (this.cache && this.cache.sealed === row.key_sealed) return this.cache;
@@ -105,12 +115,20 @@ export class LicenseService {
       key = this.secretBox.open(row.key_sealed);
     } catch {
       this.cache = { sealed: row.key_sealed, key: '', claims: null, signatureOk: false };
+      if (changed) securityEvent(this.log, { event: 'license_changed', source: 'other process', valid: false }, 'license installed');
       return this.cache;
     }
     const verdict = verifyLicenseKey(key, this.publicKey, this.clock());
     const signatureOk = verdict.ok || verdict.problem === 'expired';
     this.cache = { sealed: row.key_sealed, key, claims: verdict.claims ?? null, signatureOk };
     if (signatureOk) this.repo.touchLastCheck(row.key_sealed, this.clock().toISOString());
+    if (changed) {
+      const claims = verdict.claims;
+      securityEvent(this.log, {
+        event: 'license_changed', source: 'other process', valid: signatureOk,
+        accounts: claims?.accounts ?? null, expires: claims ? new Date(claims.exp * 1000).toISOString() : null,
+      }, 'license installed');
+    }
     return this.cache;
   }
 }

@@ -35,7 +35,7 @@ describe('access-hash authentication', () => {
       const ok = await get(h, { cookie: `theme=dark; access_hash=${h.hash}; lang=en` });
       assert.equal(ok.statusCode, 200);
       assert.equal(envelope(ok).status, 'success');
-      assert.equal((await get(h, { cookie: `access_hash=${h.hash.toUpperCase()}` })).statusCode, 200, 'hex case does not matter');
+      assertUnauthorized(await get(h, { cookie: `access_hash=${h.hash.toUpperCase()}` }), 'upper-case hex (only the exact form counts)');
     } finally {
       await h.close();
     }

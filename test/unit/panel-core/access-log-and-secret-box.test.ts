@@ -6,9 +6,11 @@ import { loggableUrl } from '../../../panel/http/access-log.ts';
 import { SecretBox } from '../../../panel/security/secret-box.ts';
 
 describe('access log', () => {
-  it('masks one-time-link keys in the path and keeps API paths as they are', () => {
-    assert.equal(loggableUrl('/otl/0123abcd?x=1'), '/otl/[redacted]?x=1');
+  it('masks one-time-link keys in the path and every query string, and keeps API paths as they are', () => {
+    assert.equal(loggableUrl('/otl/0123abcd?x=1'), '/otl/[redacted]?[redacted]');
     assert.equal(loggableUrl('/api/v1/account/alice'), '/api/v1/account/alice');
+    assert.equal(loggableUrl(`/api/v1/system/status?access_hash=${'ab'.repeat(40)}&a=b`), '/api/v1/system/status?[redacted]');
+    assert.equal(loggableUrl('/api/v1/x?'), '/api/v1/x?[redacted]');
   });
 });
 
