@@ -87,7 +87,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     const secretBox = SecretBox.open(opts.dataDir);
     const deps = {
       db, driver, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
-      licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface,
+      licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface, listenAddress: host,
       baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
     };
     const app = buildApp(deps);

@@ -1,4 +1,4 @@
-// `vpnhost panel ...`: serve the panel, manage access hashes, install a license.
+// `vpnhost panel ...`: serve the panel, manage access hashes, install a license, reset its firewall rules.
 import { accessHashCommand } from './access-hash-command.ts';
 import { panelLicenseCommand } from './panel-license-install.ts';
 import { parseServeOptions, SERVE_HELP } from './serve-options.ts';
@@ -8,6 +8,7 @@ export const PANEL_HELP = `usage: vpnhost panel <command> [...]
   serve          run the panel (REST API under /api/v1)
   access-hash    create, list and delete API access hashes
   license        install a license key
+  firewall-reset remove every firewall rule and chain the panel owns (escape hatch; no server started)
 
 Run \`vpnhost panel <command> --help\` for its options.
 `;
@@ -29,6 +30,8 @@ export async function panelCommand(argv: string[]): Promise<number> {
       return accessHashCommand(rest);
     case 'license':
       return panelLicenseCommand(rest);
+    case 'firewall-reset':
+      return (await import('./firewall-reset-command.ts')).firewallResetCommand(rest);
     case undefined:
     case 'help':
     case '--help':

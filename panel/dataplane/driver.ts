@@ -76,6 +76,16 @@ export interface WireguardVersions {
   'wireguard-tools': string;
 }
 
+/** One network the host already uses: an address on a link, or a destination of the main routing table. */
+export interface HostNetwork {
+  /** CIDR as `ip` lists it: `10.199.0.1/30` for an address (host bits kept), `10.50.0.0/16` for a route. */
+  cidr: string;
+  /** `address` (on a link, any scope) or `route` (main table, IPv4 and IPv6; default routes left out). */
+  source: 'address' | 'route';
+  /** Link it is on or routed through; null for a route without one (blackhole, unreachable, prohibit). */
+  dev: string | null;
+}
+
 /** Result of a health probe. */
 export interface DriverHealth {
   ok: boolean;
@@ -108,8 +118,26 @@ export interface Driver {
   applyPeers(name: string, changes: PeerChanges): Promise<void>;
   /** Live state of an interface, or null when it does not exist. */
   inspect(name: string): Promise<InterfaceState | null>;
+  /**
+   * Networks the host uses now: every link's addresses (the managed WireGuard links' included, tagged by `dev`)
+   * and the main table's route destinations, IPv4 and IPv6, without default routes. The services refuse server
+   * and peer addresses overlapping any of them (besides the server's own interfaces).
+   */
+  hostNetworks(): Promise<HostNetwork[]>;
   /** Releases resources held by the driver (not the interfaces: they outlive the panel). */
   close(): Promise<void>;
+}
+
+/**
+ * Raised by `ensureInterface` when the interface name is held by a live WireGuard daemon this driver cannot see as
+ * a link (another namespace's wireguard-go answers on the shared /var/run/wireguard/<name>.sock). The services
+ * answer it with `Interface already in use`.
+ */
+export class InterfaceHeldError extends Error {
+  constructor(readonly iface: string, readonly detail: string) {
+    super(`interface ${iface} is held by a running WireGuard daemon: ${detail}`);
+    this.name = 'InterfaceHeldError';
+  }
 }
 
 /** Error raised by a driver when a tool fails; `detail` holds the tool's stderr (never secrets). */

@@ -18,6 +18,8 @@ export const IP_MTU_TOO_BIG = 'Error: mtu greater than device maximum.';
 export const IP_MTU_TOO_SMALL = 'Error: mtu less than device minimum.';
 export const invalidInterfaceName = (name: string) => `invalid interface name: ${name}`;
 export const INVALID_PORT = 'Listen port must be 0-65535';
+/** wireguard-go's failure when another live daemon answers on the interface's UAPI socket. */
+export const WG_GO_SOCKET_IN_USE = 'UAPI listen error: unix socket in use';
 
 /** Interface names the panel manages: `wg` then digits, at most 15 characters (IFNAMSIZ - 1). */
 export const INTERFACE_NAME_PATTERN = /^wg\d{1,13}$/;

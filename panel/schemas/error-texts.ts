@@ -181,6 +181,8 @@ export const OWN = {
   NO_FREE_SUBNET: 'No free subnet for a new wireguard server',
   NO_FREE_PORT: 'No free listen port for a new wireguard server',
   NO_EXTERNAL_IP: 'External IP not detected (no default route); pass external_ip',
+  /** A server or peer address in a range no tunnel may use (see RESERVED_RANGES in panel/schemas/ip.ts). */
+  RESERVED_ADDRESS: 'Address in a reserved range (loopback, unspecified, link-local, multicast, broadcast or IPv4-mapped)',
 } as const;
 
 /** Any seed error text. */

@@ -155,3 +155,57 @@ export function cidrContains(cidr: Cidr, ip: string): boolean {
   }
   return true;
 }
+
+/** Whether two CIDRs of the same version share any address (one contains the other's network). */
+export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
+  if (a.version !== b.version) return false;
+  const bits = Math.min(a.prefix, b.prefix);
+  return samePrefix(a.bytes, b.bytes, bits);
+}
+
+/** Whether `address` is the all-zero host of `subnet` (IPv4 network address, IPv6 subnet-router anycast). */
+export function isSubnetZeroHost(address: string, subnet: Cidr): boolean {
+  const bytes = parseIp(address, false);
+  if (!bytes || bytes.length !== subnet.bytes.length || subnet.prefix >= bytes.length * 8 - 1) return false;
+  if (!cidrContains(subnet, address)) return false;
+  for (let bit = subnet.prefix; bit < bytes.length * 8; bit++) {
+    if ((bytes[bit >> 3] >> (7 - (bit & 7))) & 1) return false;
+  }
+  return true;
+}
+
+/** Kind of address range a server or peer address may never use (the host itself or no unicast network). */
+export type ReservedKind = 'loopback' | 'unspecified' | 'link-local' | 'multicast' | 'broadcast' | 'ipv4-mapped';
+
+/**
+ * Ranges refused for server addresses (`address`, `address_ipv6`) and peer addresses: a tunnel subnet there would
+ * shadow the host's own traffic (loopback), is no unicast network (unspecified, multicast, broadcast), is
+ * per-link only (link-local), or stands for IPv4 traffic inside IPv6 (IPv4-mapped).
+ */
+export const RESERVED_RANGES: ReadonlyArray<{ cidr: string; kind: ReservedKind }> = [
+  { cidr: '0.0.0.0/8', kind: 'unspecified' },
+  { cidr: '127.0.0.0/8', kind: 'loopback' },
+  { cidr: '169.254.0.0/16', kind: 'link-local' },
+  { cidr: '224.0.0.0/4', kind: 'multicast' },
+  { cidr: '255.255.255.255/32', kind: 'broadcast' },
+  { cidr: '::/128', kind: 'unspecified' },
+  { cidr: '::1/128', kind: 'loopback' },
+  { cidr: '::ffff:0:0/96', kind: 'ipv4-mapped' },
+  { cidr: 'fe80::/10', kind: 'link-local' },
+  { cidr: 'ff00::/8', kind: 'multicast' },
+];
+
+const PARSED_RESERVED = RESERVED_RANGES.map((r) => ({ ...r, parsed: parseCidr(r.cidr)! }));
+
+/** The reserved range `cidr` overlaps (its subnet, whatever its host bits), or null when none. */
+export function reservedRangeOf(cidr: Cidr): ReservedKind | null {
+  return PARSED_RESERVED.find((r) => cidrsOverlap(r.parsed, cidr))?.kind ?? null;
+}
+
+function samePrefix(a: Uint8Array, b: Uint8Array, bits: number): boolean {
+  for (let i = 0; i < a.length && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((a[i] & mask) !== (b[i] & mask)) return false;
+  }
+  return true;
+}

@@ -3,10 +3,11 @@ import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import type { AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
-import { cidrContains, formatCidr, parseCidr } from '../schemas/ip.ts';
+import { cidrContains, formatCidr, isSubnetZeroHost, parseCidr, reservedRangeOf, type Cidr } from '../schemas/ip.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import { isHostOf, parseV4Cidr } from './addressing.ts';
+import { formatIpv4, isHostOf, parseV4Cidr } from './addressing.ts';
+import type { HostNetworkView } from './host-networks.ts';
 import { asText, isName, optionalInt } from './server-checks.ts';
 
 /** Account parameters that passed their checks; absent ones were not sent. */
@@ -31,6 +32,8 @@ export interface AccountCheckStores {
   accounts: AccountsRepository;
   /** The license's account limit. */
   accountLimit(): number;
+  /** The host's networks besides the panel's own interfaces (links, routes, the panel's listen address). */
+  host: HostNetworkView;
 }
 
 const MAX_BANDWIDTH = 10000;
@@ -79,7 +82,10 @@ export function checkAccountUpdate(
   return input;
 }
 
-/** Peer addresses: format (IPv4 then IPv6), in use, in the server's range; a bare address is a host route. */
+/**
+ * Peer addresses: format (IPv4 then IPv6), reserved ranges, in use (by a peer, the server or the host), in the
+ * server's range (IPv6: not the subnet's all-zero host); a bare address is a host route.
+ */
 function checkAddresses(
   v4Value: TextScalar | undefined,
   v6Value: TextScalar | undefined,
@@ -103,19 +109,31 @@ function checkAddresses(
     v6 = v6Text === '' ? null : parseV6Host(v6Text.trim());
     if (v6 === undefined) throw new ApiError(formatText);
   }
+  const v4Cidr = ip === undefined ? null : parseCidr(`${formatIpv4(ip)}/32`);
+  const v6Cidr = v6 ? parseCidr(v6) : null;
+  if ((v4Cidr && reservedRangeOf(v4Cidr)) || (v6Cidr && reservedRangeOf(v6Cidr))) throw new ApiError(OWN.RESERVED_ADDRESS);
   const selfId = row?.id ?? 0;
   const serverCidr = parseV4Cidr(server.address)!;
   if (ip !== undefined && (ip === serverCidr.ip || stores.accounts.ipInUse(ip, selfId))) throw new ApiError(E.IP_IN_USE);
   if (v6 && (stores.accounts.ipv6InUse(v6, selfId) || v6.split('/')[0] === server.address_ipv6.split('/')[0])) {
     throw new ApiError(E.IP_IN_USE);
   }
+  if (usedByHost(v4Cidr, stores.host) || usedByHost(v6Cidr, stores.host)) throw new ApiError(E.IP_IN_USE);
   if (ip !== undefined && !isHostOf(ip, serverCidr)) throw new ApiError(E.IP_NOT_IN_RANGE);
   if (v6) {
     const range = server.ipv6 && server.address_ipv6 ? parseCidr(server.address_ipv6) : null;
-    if (!range || !cidrContains(range, v6.split('/')[0])) throw new ApiError(E.IP_NOT_IN_RANGE);
+    // The all-zero host of the subnet (subnet-router anycast) is refused like the IPv4 network address.
+    if (!range || !cidrContains(range, v6.split('/')[0]) || isSubnetZeroHost(v6.split('/')[0], range)) {
+      throw new ApiError(E.IP_NOT_IN_RANGE);
+    }
   }
   input.ip = ip;
   input.ipv6 = v6;
+}
+
+/** Whether the host itself uses the peer address (an address or route outside the panel's interfaces). */
+function usedByHost(cidr: Cidr | null, host: HostNetworkView): boolean {
+  return cidr !== null && host.overlapping(cidr) !== null;
 }
 
 /** An IPv6 host address (bare or `/128`) as canonical `/128` CIDR; undefined when malformed. */

@@ -9,6 +9,7 @@ import type { ServerRow, ServersRepository } from '../store/repositories/servers
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
+import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
 
 /** Collaborators of the account service. */
 export interface AccountServiceDeps {
@@ -18,6 +19,8 @@ export interface AccountServiceDeps {
   sync: DataplaneSync;
   /** The license's account limit (LicenseService.accountLimit). */
   accountLimit(): number;
+  /** The host's networks (through the driver); a read younger than a second is reused. */
+  hosts: HostNetworkReader;
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -59,7 +62,7 @@ export class AccountService {
   create(body: AccountCreateBody): Promise<Account> {
     const { accounts, sync } = this.deps;
     return sync.serial(async () => {
-      const { server, input } = checkAccountCreate(body, this.deps);
+      const { server, input } = checkAccountCreate(body, { ...this.deps, host: await this.hostView() });
       const row = accounts.create((seq) => this.newRow(seq, server, input));
       try {
         await sync.applyAccountChange(server.interface_name, null, row);
@@ -80,7 +83,7 @@ export class AccountService {
     return sync.serial(async () => {
       const before = this.require(name);
       const server = servers.getById(before.server_id)!;
-      const input = checkAccountUpdate(body, before, server, this.deps);
+      const input = checkAccountUpdate(body, before, server, { ...this.deps, host: await this.hostView() });
       const after: AccountWithServer = { ...before };
       if (input.status !== undefined) after.status = input.status;
       if (input.password !== undefined) after.password = this.deps.box.seal(input.password);
@@ -113,6 +116,11 @@ export class AccountService {
         throw err;
       }
     });
+  }
+
+  /** The host's networks (briefly cached), with every server interface of the panel left out. */
+  private hostView(): Promise<HostNetworkView> {
+    return this.deps.hosts.cached(this.deps.servers.list().map((s) => s.interface_name));
   }
 
   /** The wire shape; opens this row's password and private key only. */

@@ -86,13 +86,17 @@ export function freeAddresses(
 }
 
 /**
- * The first `10.0.<n>.1/24` (n = 1..255, then n = 0) whose subnet overlaps none of `taken`; null when all do.
- * `taken` holds the subnet bounds of the existing servers (servers are few).
+ * The first `10.0.<n>.1/24` (n = 1..255, then n = 0) whose subnet overlaps none of `taken` and that `refused`
+ * (e.g. "overlaps a host network") does not reject; null when all do. `taken` holds the subnet bounds of the
+ * existing servers (servers are few).
  */
-export function pickServerSubnet(taken: Array<{ first: number; last: number }>): V4Cidr | null {
+export function pickServerSubnet(
+  taken: Array<{ first: number; last: number }>,
+  refused: (cidr: V4Cidr) => boolean = () => false,
+): V4Cidr | null {
   for (const n of [...Array.from({ length: 255 }, (_, i) => i + 1), 0]) {
     const cidr = parseV4Cidr(`10.0.${n}.1/24`)!;
-    if (!taken.some((t) => t.first <= cidr.last && t.last >= cidr.first)) return cidr;
+    if (!taken.some((t) => t.first <= cidr.last && t.last >= cidr.first) && !refused(cidr)) return cidr;
   }
   return null;
 }

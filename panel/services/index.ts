@@ -11,6 +11,7 @@ import { ServersRepository } from '../store/repositories/servers.ts';
 import { AccountConfigService } from './account-config.ts';
 import { AccountService } from './accounts.ts';
 import { DataplaneSync } from './dataplane-sync.ts';
+import { HostNetworkReader } from './host-networks.ts';
 import { OnlineService } from './online.ts';
 import { ServerService } from './servers.ts';
 import { AccessHashRepository } from '../store/repositories/access-hashes.ts';
@@ -52,6 +53,11 @@ export interface PanelDeps {
   externalInterface?: string | null;
   /** Default-route probe for new servers' external_ip (default: fixed when simulated, `ip route` when linux). */
   routeProbe?: DefaultRouteProbe;
+  /**
+   * The address the panel listens on (`--listen` host); server and peer subnets may not cover it. The host's
+   * other networks come from `driver.hostNetworks()`.
+   */
+  listenAddress?: string | null;
 }
 
 /** Every service the routes use. */
@@ -84,8 +90,9 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const dataplaneSync = new DataplaneSync(deps.driver, serverRepo, accountRepo, deps.secretBox);
   const routeProbe =
     deps.routeProbe ?? (deps.driver.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
-  const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync };
-  const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface });
+  const hosts = new HostNetworkReader(deps.driver, { listenAddress: deps.listenAddress ?? null });
+  const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync, hosts };
+  const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger });
   const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit() });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, deps.driver);
   const online = new OnlineService(serverRepo, accountRepo, deps.driver, () => systemConfig.get().wireguard_handshake_uptime, clock);

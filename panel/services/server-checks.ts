@@ -3,11 +3,12 @@ import { ApiError, E, OWN } from '../http/errors.ts';
 import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
 import { INTERFACE_PATTERN, NAME_PATTERN, type FormScalar, type TextScalar } from '../schemas/common-wire.ts';
 import { toBoolean, toInteger } from '../schemas/form.ts';
-import { canonicalIp, cidrContains, formatCidr, parseCidr, parseIp } from '../schemas/ip.ts';
+import { canonicalIp, cidrContains, formatCidr, isSubnetZeroHost, parseCidr, parseIp, reservedRangeOf } from '../schemas/ip.ts';
 import type { WireguardCreateBody, WireguardUpdateBody } from '../schemas/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { formatIpv4, isHostOf, isServerAddress, parseV4Cidr, type V4Cidr } from './addressing.ts';
+import type { HostNetworkView } from './host-networks.ts';
 
 /** Server parameters that passed their checks; absent ones were not sent. */
 export interface ServerInput {
@@ -46,10 +47,12 @@ const MAX_BANDWIDTH = 10000;
 const RESERVED_NAMES = new Set(['info', 'online']);
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-/** Repositories the checks consult (indexed lookups only). */
+/** Repositories the checks consult (indexed lookups only), and the networks the host already uses. */
 export interface ServerCheckStores {
   servers: ServersRepository;
   accounts: AccountsRepository;
+  /** The host's networks besides the panel's own interfaces (links, routes, the panel's listen address). */
+  host: HostNetworkView;
 }
 
 /**
@@ -142,11 +145,17 @@ function checkKeys(
   return { privateKey: priv, publicKey: derived };
 }
 
-/** Server address: an IPv4 host address in a /30-or-wider subnet that overlaps no other server's subnet. */
+/**
+ * Server address: an IPv4 host address in a /30-or-wider subnet outside the reserved ranges, overlapping no other
+ * server's subnet and no network the host uses (a subnet over the host's own addresses would NAT or shadow them).
+ */
 function checkAddress(text: string, row: ServerRow | null, stores: ServerCheckStores): V4Cidr {
+  const parsed = text.includes('/') ? parseCidr(text) : null;
+  if (parsed?.version === 4 && reservedRangeOf(parsed)) throw new ApiError(OWN.RESERVED_ADDRESS);
   const cidr = parseV4Cidr(text);
-  if (!text.includes('/') || !isServerAddress(cidr)) throw new ApiError(OWN.WRONG_ADDRESS);
+  if (!parsed || !isServerAddress(cidr)) throw new ApiError(OWN.WRONG_ADDRESS);
   if (stores.servers.subnetOverlaps(cidr.first, cidr.last, row?.id ?? 0)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
+  if (stores.host.overlapping(parsed)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
   if (row) {
     // The server's own address must not be a peer's, and every peer must stay inside the new subnet.
     if (stores.accounts.ipInUse(cidr.ip)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
@@ -157,18 +166,21 @@ function checkAddress(text: string, row: ServerRow | null, stores: ServerCheckSt
 }
 
 /**
- * IPv6 server address: a CIDR (/1../126) that no other server's subnet overlaps and that is no peer's address;
- * peers' IPv6 addresses must stay inside. Empty clears it (a new subnet is generated while IPv6 is on), which
- * strands every peer that has an IPv6 address.
+ * IPv6 server address: a CIDR (/1../126) outside the reserved ranges whose address is not the subnet's all-zero
+ * host (refused like the IPv4 network address), that no other server's subnet and no host network overlaps and
+ * that is no peer's address; peers' IPv6 addresses must stay inside. Empty clears it (a new subnet is generated
+ * while IPv6 is on), which strands every peer that has an IPv6 address.
  */
 function checkAddressIpv6(text: string, row: ServerRow | null, stores: ServerCheckStores): string {
   const cidr = text === '' ? null : parseCidr(text);
-  if (text !== '' && (!cidr || cidr.version !== 6 || cidr.prefix < 1 || cidr.prefix > 126)) {
+  if (cidr?.version === 6 && reservedRangeOf(cidr)) throw new ApiError(OWN.RESERVED_ADDRESS);
+  if (text !== '' && (!cidr || cidr.version !== 6 || cidr.prefix < 1 || cidr.prefix > 126 || isSubnetZeroHost(formatCidr(cidr).split('/')[0], cidr))) {
     throw new ApiError(OWN.WRONG_ADDRESS_IPV6);
   }
   const canonical = cidr ? formatCidr(cidr) : '';
   if (cidr) {
     if (ipv6SubnetInUse(canonical, stores.servers, row?.id ?? 0)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
+    if (stores.host.overlapping(cidr)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
     if (stores.accounts.ipv6InUse(`${ipOf(canonical)}/128`)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
   }
   if (row) {

@@ -1,15 +1,18 @@
 // WireGuard servers: create/edit/delete with generated defaults, kept in step with the data plane; info and dumps.
 import type { DefaultRoute, DefaultRouteProbe } from '../dataplane/default-route.ts';
-import { DataplaneError } from '../dataplane/driver.ts';
+import { DataplaneError, InterfaceHeldError } from '../dataplane/driver.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
+import type { Logger } from 'pino';
 import type { SecretBox } from '../security/secret-box.ts';
+import { parseCidr } from '../schemas/ip.ts';
 import type { AvailableIps, WireguardCreateBody, WireguardDump, WireguardInfo, WireguardServer, WireguardUpdateBody } from '../schemas/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository, ServerValues } from '../store/repositories/servers.ts';
 import { freeAddresses, formatV4Cidr, parseV4Cidr, pickServerSubnet } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
+import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
 import { CREATE_PORT_RANGE, checkServerCreate, checkServerUpdate, ipv6SubnetInUse, type ServerInput } from './server-checks.ts';
 
 /** DNS servers handed to clients when none are given. */
@@ -28,6 +31,10 @@ export interface ServerServiceDeps {
   routeProbe: DefaultRouteProbe;
   /** NAT egress interface set by configuration; overrides the probed one when not undefined. */
   externalInterface?: string | null;
+  /** The host's networks (through the driver) and the panel's listen address; read fresh for every change. */
+  hosts: HostNetworkReader;
+  /** Where a refused interface's real cause (e.g. wireguard-go's message) is logged. */
+  logger?: Logger;
 }
 
 /** Server operations behind /wireguard. */
@@ -55,17 +62,18 @@ export class ServerService {
   create(body: WireguardCreateBody): Promise<WireguardServer> {
     const { servers, sync } = this.deps;
     return sync.serial(async () => {
-      const input = checkServerCreate(body, this.deps);
+      const host = await this.hostView();
+      const input = checkServerCreate(body, { ...this.deps, host });
       const route = await this.deps.routeProbe.probe().catch(() => null);
-      const values = this.complete(input, route);
+      const values = this.complete(input, route, host);
       const id = servers.insert(values);
       const row = servers.getById(id)!;
       try {
         await sync.driver.ensureInterface(sync.interfaceSpec(row));
       } catch (err) {
         servers.delete(id);
-        await sync.driver.removeInterface(row.interface_name).catch(() => undefined);
-        throw portTaken(err);
+        if (!(err instanceof InterfaceHeldError)) await sync.driver.removeInterface(row.interface_name).catch(() => undefined);
+        throw this.driverRefusal(err);
       }
       return this.toWire(row);
     });
@@ -80,8 +88,9 @@ export class ServerService {
     const { servers, sync } = this.deps;
     return sync.serial(async () => {
       const before = this.require(name);
-      const input = checkServerUpdate(body, before, this.deps);
-      const after = this.merge(before, input);
+      const host = await this.hostView();
+      const input = checkServerUpdate(body, before, { ...this.deps, host });
+      const after = this.merge(before, input, host);
       servers.update(after);
       const oldSpec = sync.interfaceSpec(before);
       const newSpec = sync.interfaceSpec(after);
@@ -91,7 +100,7 @@ export class ServerService {
         } catch (err) {
           servers.update(before);
           await sync.driver.ensureInterface(oldSpec).catch(() => undefined);
-          throw portTaken(err);
+          throw this.driverRefusal(err);
         }
       }
       return this.toWire(after);
@@ -154,10 +163,33 @@ export class ServerService {
     };
   }
 
+  /** The host's networks, read fresh, with every server interface of the panel left out. */
+  private hostView(): Promise<HostNetworkView> {
+    return this.deps.hosts.fresh(this.deps.servers.list().map((s) => s.interface_name));
+  }
+
+  /**
+   * A driver failure the client can act on, as its API text: a listen port held outside the panel (wg's
+   * `Address already in use`) is `Port already in use`; an interface name held by another namespace's live
+   * wireguard-go is `Interface already in use` (the daemon's real message is logged). Others pass unchanged.
+   */
+  private driverRefusal(err: unknown): unknown {
+    if (err instanceof InterfaceHeldError) {
+      this.deps.logger?.warn({ iface: err.iface, cause: err.detail }, 'interface name held by another WireGuard daemon');
+      return new ApiError(E.INTERFACE_IN_USE);
+    }
+    return portTaken(err);
+  }
+
   /** A full row for a new server: given values, the rest generated unique (name, interface, port, subnet, keys). */
-  private complete(input: ServerInput, route: DefaultRoute | null): ServerValues {
+  private complete(input: ServerInput, route: DefaultRoute | null, host: HostNetworkView): ServerValues {
     const { servers } = this.deps;
-    const address = input.address ?? pickServerSubnet(servers.list().map((s) => ({ first: s.net_first, last: s.net_last })));
+    const address =
+      input.address ??
+      pickServerSubnet(
+        servers.list().map((s) => ({ first: s.net_first, last: s.net_last })),
+        (cidr) => host.overlapping(parseCidr(formatV4Cidr(cidr))!) !== null,
+      );
     if (!address) throw new ApiError(OWN.NO_FREE_SUBNET);
     const externalIp = input.external_ip ?? route?.address ?? null;
     if (!externalIp) throw new ApiError(OWN.NO_EXTERNAL_IP);
@@ -183,7 +215,7 @@ export class ServerService {
       b_upload: input.b_upload ?? 0,
       ikev2: input.ikev2 ? 1 : 0,
       ipv6: ipv6 ? 1 : 0,
-      address_ipv6: input.address_ipv6 || (ipv6 ? this.freeIpv6Subnet() : ''),
+      address_ipv6: input.address_ipv6 || (ipv6 ? this.freeIpv6Subnet(0, host) : ''),
       dns_1_ipv6: input.dns_1_ipv6 ?? (ipv6 ? DEFAULT_DNS.dns_1_ipv6 : ''),
       dns_2_ipv6: input.dns_2_ipv6 ?? (ipv6 ? DEFAULT_DNS.dns_2_ipv6 : ''),
       private_key: this.deps.box.seal(keys.privateKey),
@@ -192,7 +224,7 @@ export class ServerService {
   }
 
   /** The stored row with the checked edits applied (IPv6 switched on without an address gets one generated). */
-  private merge(row: ServerRow, input: ServerInput): ServerRow {
+  private merge(row: ServerRow, input: ServerInput, host: HostNetworkView): ServerRow {
     const next: ServerRow = { ...row };
     const assign = <K extends keyof ServerRow>(key: K, value: ServerRow[K] | undefined) => {
       if (value !== undefined) next[key] = value;
@@ -222,7 +254,7 @@ export class ServerService {
     if (input.internal_traffic !== undefined) next.internal_traffic = input.internal_traffic ? 1 : 0;
     if (input.ikev2 !== undefined) next.ikev2 = input.ikev2 ? 1 : 0;
     if (input.ipv6 !== undefined) next.ipv6 = input.ipv6 ? 1 : 0;
-    if (next.ipv6 && !next.address_ipv6) next.address_ipv6 = this.freeIpv6Subnet(row.id);
+    if (next.ipv6 && !next.address_ipv6) next.address_ipv6 = this.freeIpv6Subnet(row.id, host);
     return next;
   }
 
@@ -233,9 +265,13 @@ export class ServerService {
     throw new ApiError(OWN.NO_FREE_PORT);
   }
 
-  /** `fd00:0:0:<k>::1/64` with the smallest k whose subnet no other server's overlaps. */
-  private freeIpv6Subnet(exceptId = 0): string {
-    return firstFree((k) => `fd00:0:0:${k.toString(16)}::1/64`, 1, (v) => ipv6SubnetInUse(v, this.deps.servers, exceptId));
+  /** `fd00:0:0:<k>::1/64` with the smallest k whose subnet no other server's (and no host network) overlaps. */
+  private freeIpv6Subnet(exceptId = 0, host?: HostNetworkView): string {
+    return firstFree(
+      (k) => `fd00:0:0:${k.toString(16)}::1/64`,
+      1,
+      (v) => ipv6SubnetInUse(v, this.deps.servers, exceptId) || (!!host && host.overlapping(parseCidr(v)!) !== null),
+    );
   }
 }
 

@@ -1,4 +1,6 @@
 // Wrapper of iproute2 `ip`: link and address reads as JSON (`ip -j`), changes as one `ip -batch -` run.
+import type { HostNetwork } from '../driver.ts';
+import { parseHostAddresses, parseHostRoutes } from '../render/parse-ip-host.ts';
 import { parseIpAddrJson, type LinkInfo } from '../render/parse-ip-link.ts';
 import type { CommandRunner } from './runner.ts';
 
@@ -50,6 +52,19 @@ export class IpTool {
   async batch(commands: string[]): Promise<void> {
     if (commands.length === 0) return;
     await this.runner.run('ip', ['-batch', '-'], { input: `${commands.join('\n')}\n` });
+  }
+
+  /**
+   * Networks in use: `ip -j addr show` (every link's addresses) plus `ip -j -4 route show` and
+   * `ip -j -6 route show` (main table destinations, default routes left out), run side by side.
+   */
+  async hostNetworks(): Promise<HostNetwork[]> {
+    const [addrs, v4, v6] = await Promise.all([
+      this.runner.run('ip', ['-j', 'addr', 'show']),
+      this.runner.run('ip', ['-j', '-4', 'route', 'show']),
+      this.runner.run('ip', ['-j', '-6', 'route', 'show'], { allowFailure: true }), // IPv6 may be off
+    ]);
+    return [...parseHostAddresses(addrs.stdout), ...parseHostRoutes(v4.stdout), ...(v6.exitCode === 0 ? parseHostRoutes(v6.stdout) : [])];
   }
 
   /** `ip -V` succeeds. */

@@ -5,8 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeAddress } from '../cidr.ts';
 import {
   DataplaneError,
+  InterfaceHeldError,
   type Driver,
   type DriverHealth,
+  type HostNetwork,
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
@@ -16,13 +18,14 @@ import { publicKeyFrom } from '../keys.ts';
 import type { LinkInfo } from '../render/parse-ip-link.ts';
 import { renderInterfaceRules } from '../render/iptables-rules.ts';
 import { checkInterfaceSpec } from '../spec-check.ts';
-import { DEFAULT_MTU, toolMessage } from '../tool-messages.ts';
+import { DEFAULT_MTU, toolMessage, WG_GO_SOCKET_IN_USE } from '../tool-messages.ts';
 import { IpTool } from './ip.ts';
 import { IptablesTool } from './iptables.ts';
 import { ManagedState, type WireguardMode } from './managed-state.ts';
 import type { CommandRunner } from './runner.ts';
 import { SysctlTool } from './sysctl.ts';
 import { WgTool } from './wg.ts';
+import { probeUapiSocket, removeStaleSocket, uapiSocketPath } from './uapi-socket.ts';
 import { WireguardGoTool } from './wireguard-go.ts';
 
 /** Options of {@link LinuxDriver}. */
@@ -37,8 +40,6 @@ export interface LinuxDriverOptions {
   externalInterface?: string | null;
 }
 
-/** Where wireguard-go puts its UAPI sockets (shared by every namespace). */
-const UAPI_DIR = '/var/run/wireguard';
 const KERNEL_MODULE_VERSION = '/sys/module/wireguard/version';
 const NOT_INSTALLED = 'not installed';
 
@@ -149,12 +150,18 @@ export class LinuxDriver implements Driver {
     };
   }
 
+  /** `ip -j addr show` plus `ip -j -4/-6 route show` (see {@link IpTool.hostNetworks}). */
+  async hostNetworks(): Promise<HostNetwork[]> {
+    return this.ip.hostNetworks();
+  }
+
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
   }
 
   /** Creates the link, then key/port (`wg set`), addresses/MTU/up (`ip -batch`), rules; rolls back on failure. */
   private async create(spec: InterfaceSpec): Promise<void> {
+    await this.claimName(spec.name);
     const mode = await this.createLink(spec.name);
     await this.state.add(spec.name, mode);
     try {
@@ -204,7 +211,19 @@ export class LinuxDriver implements Driver {
   }
 
   private detectMode(name: string): WireguardMode {
-    return existsSync(`${UAPI_DIR}/${name}.sock`) ? 'userspace' : 'kernel';
+    return existsSync(uapiSocketPath(name)) ? 'userspace' : 'kernel';
+  }
+
+  /**
+   * Before a link is made: a UAPI socket of that name in the shared /var/run/wireguard that a live daemon answers
+   * on belongs to another namespace's interface (`wg` would talk to it, and wireguard-go cannot start) →
+   * {@link InterfaceHeldError}; a stale one (its daemon died, e.g. `kill -9`) is removed.
+   */
+  private async claimName(name: string): Promise<void> {
+    const path = uapiSocketPath(name);
+    const state = await probeUapiSocket(path);
+    if (state === 'live') throw new InterfaceHeldError(name, toolMessage('wireguard-go', WG_GO_SOCKET_IN_USE));
+    if (state === 'stale') await removeStaleSocket(path);
   }
 
   private async syncFirewall(spec: InterfaceSpec): Promise<void> {
@@ -224,7 +243,7 @@ export class LinuxDriver implements Driver {
 
   /** wireguard-go leaves when its link goes; wait (bounded) for its socket to vanish so the name can be reused. */
   private async waitForDaemonExit(name: string): Promise<void> {
-    for (let i = 0; i < 100 && existsSync(`${UAPI_DIR}/${name}.sock`); i++) await sleep(20);
+    for (let i = 0; i < 100 && existsSync(uapiSocketPath(name)); i++) await sleep(20);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,8 +1,6 @@
 // Pure `iptables-restore --noflush` payload that brings one interface's rules from what is saved to what is wanted.
-import { FILTER_CHAIN, NAT_CHAIN, ruleComment, type InterfaceRules } from './iptables-rules.ts';
+import { PANEL_CHAINS, ruleComment, type InterfaceRules } from './iptables-rules.ts';
 import type { IptablesSnapshot } from './parse-iptables-save.ts';
-
-const HOOKS = { nat: { chain: NAT_CHAIN, hook: 'POSTROUTING' }, filter: { chain: FILTER_CHAIN, hook: 'FORWARD' } } as const;
 
 /**
  * Renders the payload: per table, declare the dedicated chain when missing (never when present: in --noflush
@@ -17,8 +15,7 @@ export function renderIptablesRestore(
 ): string | null {
   const tag = ` ${ruleComment(iface)} `;
   const blocks: string[] = [];
-  for (const table of ['nat', 'filter'] as const) {
-    const { chain, hook } = HOOKS[table];
+  for (const { table, chain, hook } of PANEL_CHAINS) {
     const saved = snapshot.get(table);
     const current = (saved?.rules ?? []).filter((rule) => rule.startsWith(`-A ${chain} `) && `${rule} `.includes(tag));
     const want = wanted?.[table] ?? [];

@@ -3,8 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeAddress, normalizeAllowedIp } from '../cidr.ts';
 import {
   DataplaneError,
+  InterfaceHeldError,
   type Driver,
   type DriverHealth,
+  type HostNetwork,
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
@@ -22,7 +24,28 @@ export interface SimulatedDriverOptions {
   latencyMs?: number;
   /** Clock for handshake defaults (unix seconds); defaults to the wall clock. */
   now?: () => number;
+  /**
+   * The host's own networks (besides the simulated WireGuard links, which are added as `ip` would list them);
+   * default {@link SIMULATED_HOST_NETWORKS}.
+   */
+  hostNetworks?: HostNetwork[];
+  /**
+   * Interface names held by a live WireGuard daemon elsewhere (another namespace's wireguard-go socket):
+   * creating one of them fails like the linux driver does, with {@link InterfaceHeldError}.
+   */
+  heldInterfaces?: string[];
 }
+
+/**
+ * The simulated host: loopback (`127.0.0.1/8`, `::1/128` on `lo`) and a documentation uplink `eth0` with
+ * `203.0.113.1/24` (TEST-NET-3, the address the fixed default-route probe reports) and its subnet route.
+ */
+export const SIMULATED_HOST_NETWORKS: readonly HostNetwork[] = [
+  { cidr: '127.0.0.1/8', source: 'address', dev: 'lo' },
+  { cidr: '::1/128', source: 'address', dev: 'lo' },
+  { cidr: '203.0.113.1/24', source: 'address', dev: 'eth0' },
+  { cidr: '203.0.113.0/24', source: 'route', dev: 'eth0' },
+];
 
 /** Operation counters, so tests can prove "one call per change" and "no restart". */
 export interface SimulatedStats {
@@ -74,10 +97,14 @@ export class SimulatedDriver implements Driver {
   private nextIndex = 2;
   private readonly latencyMs: number;
   private readonly now: () => number;
+  private readonly host: HostNetwork[];
+  private readonly held: Set<string>;
 
   constructor(opts: SimulatedDriverOptions = {}) {
     this.latencyMs = opts.latencyMs ?? 0;
     this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+    this.host = (opts.hostNetworks ?? SIMULATED_HOST_NETWORKS).map((n) => ({ ...n }));
+    this.held = new Set(opts.heldInterfaces ?? []);
   }
 
   async health(): Promise<DriverHealth> {
@@ -111,6 +138,7 @@ export class SimulatedDriver implements Driver {
       link.publicKey = publicKey;
       return;
     }
+    if (this.held.has(spec.name)) throw new InterfaceHeldError(spec.name, msg.toolMessage('wireguard-go', msg.WG_GO_SOCKET_IN_USE));
     this.counters.creates++;
     if (this.removed.has(spec.name)) this.counters.restarts++;
     this.links.set(spec.name, { spec: { ...spec }, publicKey, index: this.nextIndex++, peers: new Map(), owners: new Map() });
@@ -175,6 +203,18 @@ export class SimulatedDriver implements Driver {
       up: true,
       peers: sortPeers([...link.peers.values()].map((p) => ({ ...p, allowedIps: [...p.allowedIps] }))),
     };
+  }
+
+  /** The configured host networks plus each link's addresses and their subnet routes, as `ip` lists them. */
+  async hostNetworks(): Promise<HostNetwork[]> {
+    await this.delay();
+    const links = [...this.links.values()].flatMap(({ spec }) =>
+      [spec.address, spec.addressIpv6].filter((a): a is string => !!a).flatMap((a): HostNetwork[] => [
+        { cidr: normalizeAddress(a) ?? a, source: 'address', dev: spec.name },
+        { cidr: normalizeAllowedIp(a) ?? a, source: 'route', dev: spec.name },
+      ]),
+    );
+    return [...this.host.map((n) => ({ ...n })), ...links];
   }
 
   async close(): Promise<void> {}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientIp, readCookie } from '../../../panel/http/client-ip.ts';
-import { canonicalIp, cidrContains, ipVersion, parseCidr, sameIp } from '../../../panel/schemas/ip.ts';
+import { canonicalIp, cidrContains, cidrsOverlap, ipVersion, isSubnetZeroHost, parseCidr, reservedRangeOf, sameIp } from '../../../panel/schemas/ip.ts';
 
 describe('IP helpers', () => {
   it('canonicalises IPv4, IPv6 and IPv4-mapped forms', () => {
@@ -66,5 +66,38 @@ describe('readCookie', () => {
     assert.equal(readCookie('access_hash=%zz', 'access_hash'), '%zz');
     assert.equal(readCookie(undefined, 'access_hash'), undefined);
     assert.equal(readCookie('garbage', 'access_hash'), undefined);
+  });
+});
+
+describe('reserved ranges and overlaps', () => {
+  it('names the reserved range a subnet touches, whatever its host bits', () => {
+    const cases: Array<[string, string | null]> = [
+      ['127.0.0.1/8', 'loopback'], ['127.255.255.254/32', 'loopback'], ['126.0.0.1/7', 'loopback'],
+      ['0.0.0.0/32', 'unspecified'], ['0.0.0.1/8', 'unspecified'], ['0.0.0.0/0', 'unspecified'],
+      ['169.254.1.1/16', 'link-local'], ['224.0.0.1/24', 'multicast'], ['239.255.0.1/16', 'multicast'],
+      ['255.255.255.255/32', 'broadcast'], ['255.255.255.1/24', 'broadcast'],
+      ['::/128', 'unspecified'], ['::1/128', 'loopback'], ['::2/64', 'unspecified'], ['::ffff:127.0.0.1/128', 'ipv4-mapped'],
+      ['fe80::1/64', 'link-local'], ['febf::1/16', 'link-local'], ['ff02::1/16', 'multicast'],
+      ['10.0.1.1/24', null], ['192.0.2.1/24', null], ['240.0.0.1/8', null], ['fd00:1::1/64', null], ['2001:db8::1/64', null],
+      ['fec0::1/10', null],
+    ];
+    for (const [text, kind] of cases) assert.equal(reservedRangeOf(parseCidr(text)!), kind, text);
+  });
+
+  it('tells overlapping subnets (either containing the other) from disjoint ones, never across versions', () => {
+    assert.ok(cidrsOverlap(parseCidr('10.199.0.1/30')!, parseCidr('10.199.0.5/24')!));
+    assert.ok(cidrsOverlap(parseCidr('10.199.0.5/24')!, parseCidr('10.199.0.1/30')!));
+    assert.ok(!cidrsOverlap(parseCidr('10.199.0.1/30')!, parseCidr('10.199.0.5/30')!));
+    assert.ok(cidrsOverlap(parseCidr('fd00::1/64')!, parseCidr('fd00::/16')!));
+    assert.ok(!cidrsOverlap(parseCidr('0.0.0.0/0')!, parseCidr('::/0')!));
+  });
+
+  it('finds the all-zero host of a subnet (the IPv4 network address, the IPv6 subnet-router anycast)', () => {
+    assert.ok(isSubnetZeroHost('fd00:1::', parseCidr('fd00:1::1/64')!));
+    assert.ok(!isSubnetZeroHost('fd00:1::1', parseCidr('fd00:1::1/64')!));
+    assert.ok(!isSubnetZeroHost('fd00:2::', parseCidr('fd00:1::1/64')!), 'outside the subnet');
+    assert.ok(isSubnetZeroHost('10.0.1.0', parseCidr('10.0.1.1/24')!));
+    assert.ok(!isSubnetZeroHost('10.0.1.0', parseCidr('10.0.1.1/31')!), '/31 has no network address');
+    assert.ok(!isSubnetZeroHost('fd00::', parseCidr('fd00::/127')!));
   });
 });
