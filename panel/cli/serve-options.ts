@@ -16,6 +16,7 @@ export const SERVE_HELP = `usage: vpnhost panel serve [options]
   --license-public-key FILE   vendor Ed25519 public key PEM  (VPNHOST_LICENSE_PUBLIC_KEY)
   -h, --help                  this text
 
+environment: VPNHOST_LOG_LEVEL (default info; JSON lines on stdout, secrets redacted, warn and above written at once)
 Prints "panel listening on http://HOST:PORT" when ready; SIGTERM/SIGINT stop it gracefully.
 `;
 
