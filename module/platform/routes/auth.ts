@@ -1,14 +1,33 @@
-// Bearer-token guards: `Authorization: Bearer <token>`, checked by digest against the tokens of one scope.
-import type { FastifyInstance } from 'fastify';
+// Bearer-token guards: exactly one `Authorization: Bearer <token>` header, checked by digest against one scope's tokens.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, UNAUTHORIZED, WORKER_UNAUTHORIZED } from '../errors.ts';
+import { loggablePath } from '../logger.ts';
 import type { AdminTokenRepository } from '../store/repositories/admin-tokens.ts';
 
-/** Adds an onRequest hook to `app` (an encapsulated scope) answering 401 `message` without a valid token of `tokens`' scope. */
+/**
+ * How many Authorization headers the request carried. Node keeps only the first of repeated Authorization headers in
+ * `request.headers`, so the raw header list is counted.
+ */
+function authorizationHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') count++;
+  return count;
+}
+
+/**
+ * Adds an onRequest hook to `app` (an encapsulated scope) answering 401 `message` unless the request carries exactly
+ * one Authorization header holding `Bearer <token>` with a valid token of `tokens`' scope. Refusals are logged at warn
+ * (never the presented value).
+ */
 export function requireBearerToken(app: FastifyInstance, tokens: AdminTokenRepository, message: string): void {
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match || tokens.verify(match[1]) === null) {
+    const single = authorizationHeaderCount(request) === 1;
+    if (!match || !single || tokens.verify(match[1]) === null) {
+      const reason = match && !single ? 'repeated Authorization header' : 'missing or invalid token';
+      request.log.warn({ security: true, event: 'auth_failed', reason, method: request.method, url: loggablePath(request.url) }, 'access refused');
       throw new HttpError(401, message);
     }
   });
