@@ -61,10 +61,9 @@ export function planReconcile(layout: ShapingLayout, peers: PeerTc[], live: Reco
   }
   const down = live.download;
   const ingress = down.qdiscs.find((q) => q.parent === 'ingress');
+  const redirects = down.ingressFilters.filter((f) => f.divisor === null);
   const ingressRight =
-    ingress?.kind === 'ingress' &&
-    down.ingressFilters.length === 1 &&
-    describeFilter(down.ingressFilters[0]) === ingressSignature(layout);
+    ingress?.kind === 'ingress' && redirects.length === 1 && describeFilter(redirects[0]) === ingressSignature(layout);
   if (!ingressRight) {
     rebuilt.push('ingress');
     if (ingress) teardown.push(`qdisc del dev ${layout.iface} ingress`);

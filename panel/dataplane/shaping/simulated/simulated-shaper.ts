@@ -15,6 +15,8 @@ export interface SimulatedShaperOptions {
   capabilities?: ShapingCapabilities;
   /** Whether a WireGuard interface exists (default: every name does); e.g. the simulated driver's list. */
   interfaceExists?(name: string): boolean | Promise<boolean>;
+  /** The simulated kernel state; share one between two shapers to simulate a panel restart. */
+  kernel?: SimulatedTc;
 }
 
 interface SimTree {
@@ -26,20 +28,27 @@ interface SimTree {
 
 interface SimIface {
   layout: ShapingLayout;
-  book: PeerBook;
   trees: Record<Direction, SimTree>;
+}
+
+/** The tc state of the simulated kernel: the trees of each shaped interface, outliving a shaper (a "restart"). */
+export class SimulatedTc {
+  readonly ifaces = new Map<string, SimIface>();
 }
 
 const ZERO: TcStats = { bytes: 0, packets: 0, dropped: 0, overlimits: 0 };
 
 /** {@link Shaper} in memory; `stats()` counts ensure/apply calls and tc objects changed. */
 export class SimulatedShaper implements Shaper {
-  private readonly ifaces = new Map<string, SimIface>();
+  /** The peers of each ensured interface (the shaper's memory, lost on restart like the linux shaper's). */
+  private readonly books = new Map<string, PeerBook>();
+  private readonly kernel: SimulatedTc;
   private readonly caps: ShapingCapabilities;
   private counters = { ensureCalls: 0, applyCalls: 0, rebuilds: 0, objectChanges: 0 };
 
   constructor(private readonly opts: SimulatedShaperOptions = {}) {
     this.caps = opts.capabilities ?? { flow: false, u32: true, ifb: true, leaf: null };
+    this.kernel = opts.kernel ?? new SimulatedTc();
   }
 
   async capabilities(): Promise<ShapingCapabilities> {
@@ -53,45 +62,46 @@ export class SimulatedShaper implements Shaper {
     const book = PeerBook.of(layout, list);
     await this.requireInterface(t.name);
     this.counters.ensureCalls++;
-    const current = this.ifaces.get(t.name);
+    this.books.delete(t.name);
+    // The desired trees, built as a fresh tree would be; then compared with the kernel's, object by object.
+    const desired: SimIface = { layout, trees: { download: emptyTree(), upload: emptyTree() } };
+    this.run(desired, new PeerBook(layout).stage({ upsert: list, remove: [] }).ops, false);
+    const current = this.kernel.ifaces.get(t.name);
     if (!current || !sameLayout(current.layout, layout)) {
       this.counters.rebuilds++;
-      const fresh: SimIface = { layout, book: new PeerBook(layout), trees: { download: emptyTree(), upload: emptyTree() } };
-      const staged = fresh.book.stage({ upsert: list, remove: [] });
-      this.run(fresh, staged.ops);
-      staged.commit();
-      this.ifaces.set(t.name, fresh);
-      return;
+      this.counters.objectChanges += objectCount(desired);
+    } else {
+      this.counters.objectChanges += DIRECTIONS.reduce((n, dir) => n + treeDiff(current.trees[dir], desired.trees[dir]), 0);
     }
-    // Same root setup: diff the peers as a reconcile of the live objects would.
-    const remove = current.book.peers().map((p) => p.key).filter((key) => !book.get(key));
-    const staged = current.book.stage({ upsert: list, remove });
-    this.run(current, staged.ops);
-    staged.commit();
+    this.kernel.ifaces.set(t.name, desired);
+    this.books.set(t.name, book);
   }
 
   async apply(target: ShapingTarget, changes: ShapingChanges): Promise<void> {
     const t = parseTarget(target);
     const c = parseChanges(changes);
-    const iface = this.ifaces.get(t.name);
-    if (!iface) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
-    if (!sameLayout(iface.layout, layoutOf(t, this.caps))) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
+    const book = this.books.get(t.name);
+    const iface = this.kernel.ifaces.get(t.name);
+    if (!book || !iface || !sameLayout(book.layout, layoutOf(t, this.caps))) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
     this.counters.applyCalls++;
-    const staged = iface.book.stage(c);
-    this.run(iface, staged.ops);
+    const staged = book.stage(c);
+    this.run(iface, staged.ops, true);
     staged.commit();
   }
 
   async remove(iface: string): Promise<void> {
-    this.ifaces.delete(iface);
+    this.books.delete(iface);
+    this.kernel.ifaces.delete(iface);
   }
 
   async show(iface: string, peerKey?: string): Promise<string> {
-    const state = this.ifaces.get(iface);
-    if (!state) {
+    const book = this.books.get(iface);
+    const kernel = this.kernel.ifaces.get(iface);
+    if (!book || !kernel) {
       await this.requireInterface(iface);
       throw new ShapingError(SHAPING_TEXTS.notEnsured(iface));
     }
+    const state = { layout: kernel.layout, book, trees: kernel.trees };
     const trees: ViewTree[] = DIRECTIONS.map((dir) => ({
       dir,
       root: ZERO,
@@ -127,10 +137,10 @@ export class SimulatedShaper implements Shaper {
   }
 
   /** Applies ops with the kernel's invariants: a class with filters cannot go, a filter handle is unique. */
-  private run(iface: SimIface, ops: TcOp[]): void {
+  private run(iface: SimIface, ops: TcOp[], count: boolean): void {
     for (const op of ops) {
       const tree = iface.trees[op.dir];
-      this.counters.objectChanges++;
+      if (count) this.counters.objectChanges++;
       switch (op.op) {
         case 'class-set':
           tree.classes.set(op.minor, op.mbit);
@@ -166,4 +176,21 @@ function emptyTree(): SimTree {
 
 function sameLayout(a: ShapingLayout, b: ShapingLayout): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function objectCount(iface: SimIface): number {
+  return DIRECTIONS.reduce((n, dir) => n + iface.trees[dir].classes.size + iface.trees[dir].filters.size, 0);
+}
+
+/** How many class and filter changes turn tree `a` into tree `b`. */
+function treeDiff(a: SimTree, b: SimTree): number {
+  let n = 0;
+  for (const [minor, mbit] of b.classes) if (a.classes.get(minor) !== mbit) n++;
+  for (const minor of a.classes.keys()) if (!b.classes.has(minor)) n++;
+  for (const [handle, f] of b.filters) {
+    const old = a.filters.get(handle);
+    if (!old || old.addr !== f.addr || old.minor !== f.minor) n++;
+  }
+  for (const handle of a.filters.keys()) if (!b.filters.has(handle)) n++;
+  return n;
 }
