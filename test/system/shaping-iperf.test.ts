@@ -1,0 +1,98 @@
+// Shaping measured with iperf3 between two namespaces (veth: tc's egress/ingress path is the same as on WireGuard).
+import assert from 'node:assert/strict';
+import { after, describe, it, type TestContext } from 'node:test';
+import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
+import { TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
+import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
+import { measureMbit, startIperfServer, type IperfServer } from '../helpers/iperf.ts';
+import { createNamespace, destroyAll, execIn, vethPair } from '../helpers/netns.ts';
+import { requireTools } from '../helpers/require-tools.ts';
+
+const TOOLS = ['ip', 'tc', 'iperf3', 'ss'];
+const TOLERANCE = 0.15;
+
+async function ifindex(ns: string, dev: string): Promise<number> {
+  const out = await execIn(ns, 'ip', ['-j', 'link', 'show', 'dev', dev]);
+  return (JSON.parse(out.stdout) as Array<{ ifindex: number }>)[0].ifindex;
+}
+
+async function rootSentBytes(ns: string, dev: string): Promise<number> {
+  const out = await execIn(ns, 'tc', ['-s', 'qdisc', 'show', 'dev', dev]);
+  const m = /qdisc htb 1: root[^\n]*\n Sent (\d+) bytes/.exec(out.stdout);
+  assert.ok(m, out.stdout);
+  return Number(m[1]);
+}
+
+/** Bytes sent by each HTB class of a device, by minor. */
+async function classBytes(ns: string, dev: string): Promise<Map<number, number>> {
+  const out = await execIn(ns, 'tc', ['-s', 'class', 'show', 'dev', dev]);
+  const map = new Map<number, number>();
+  for (const m of out.stdout.matchAll(/class htb 1:([0-9a-f]+) [^\n]*\n Sent (\d+) bytes/g)) map.set(parseInt(m[1], 16), Number(m[2]));
+  return map;
+}
+
+const measured: string[] = [];
+
+function within(actual: number, expected: number, what: string): void {
+  measured.push(`${what} ${actual.toFixed(2)}/${expected}`);
+  const low = expected * (1 - TOLERANCE);
+  const high = expected * (1 + TOLERANCE);
+  assert.ok(actual >= low && actual <= high, `${what}: ${actual.toFixed(2)} Mbit/s is not within ±15% of ${expected} Mbit/s`);
+}
+
+describe('shaping measured with iperf3', () => {
+  after(() => destroyAll());
+
+  it('u32 with 5,000 peers across 20 /24s: 8 Mbit/s both ways, a change in place, 0 lifts the limit', async (t: TestContext) => {
+    if (!requireTools(t, TOOLS, { root: true })) return;
+    const gw = await createNamespace('vhg');
+    const cl = await createNamespace('vhc');
+    let server: IperfServer | null = null;
+    try {
+      const { a: dev } = await vethPair(gw, cl, '10.70.0.1/16', '10.70.19.200/16');
+      const shaper = new TcShaper({ runner: new ExecaRunner({ netns: gw }) });
+      assert.equal((await shaper.capabilities()).u32, true);
+      const target = { name: dev, address: '10.70.0.1/16' };
+      // 5,000 synthetic peers in 10.70.0.2 .. 10.70.19.x (plus the real client): more than a u32 bucket's 4,095 nodes.
+      const peers: ShapedPeer[] = [];
+      for (let host = 2; peers.length < 5000; host++) {
+        if (host % 256 === 0 || host % 256 === 255 || host === 19 * 256 + 200) continue;
+        peers.push({ key: `p${host}`, ipv4: `10.70.${host >> 8}.${host & 255}`, ipv6: null, downloadMbit: 1 + (host % 7), uploadMbit: 1 + (host % 5) });
+      }
+      const client: ShapedPeer = { key: 'client', ipv4: '10.70.19.200', ipv6: null, downloadMbit: 8, uploadMbit: 8 };
+      await shaper.ensure(target, [...peers, client]);
+      const minor = 19 * 256 + 200;
+      assert.match(await shaper.show(dev, 'client'), new RegExp(`class 1:${minor.toString(16)} rate 8Mbit`));
+      const view = await shaper.show(dev);
+      assert.equal((view.match(/^ {2}class /gm) ?? []).length, 2 * 5001);
+
+      server = await startIperfServer(gw, '10.70.0.1');
+      within(await measureMbit(cl, '10.70.0.1', { reverse: true }), 8, 'download');
+      within(await measureMbit(cl, '10.70.0.1'), 8, 'upload');
+      // Every byte went through the client's classes, none through a neighbour's.
+      for (const d of [dev, `ifb-${dev}`]) {
+        const bytes = await classBytes(gw, d);
+        assert.ok((bytes.get(minor) ?? 0) > 1_000_000, `${d}: client class counted ${bytes.get(minor)}`);
+        const others = [...bytes].filter(([m]) => m !== minor).reduce((n, [, b]) => n + b, 0);
+        assert.equal(others, 0, `${d}: bytes in other classes`);
+      }
+
+      const ifb = await ifindex(gw, `ifb-${dev}`);
+      const sentBefore = await rootSentBytes(gw, dev);
+      await shaper.apply(target, { upsert: [{ ...client, downloadMbit: 4, uploadMbit: 12 }], remove: [] });
+      within(await measureMbit(cl, '10.70.0.1', { reverse: true }), 4, 'download after the change');
+      within(await measureMbit(cl, '10.70.0.1'), 12, 'upload after the change');
+      assert.equal(await ifindex(gw, `ifb-${dev}`), ifb, 'the IFB device was not re-created');
+      assert.ok((await rootSentBytes(gw, dev)) > sentBefore, 'the root qdisc kept its counters (not re-created)');
+
+      await shaper.apply(target, { upsert: [{ ...client, downloadMbit: 0, uploadMbit: 0 }], remove: [] });
+      assert.equal(await shaper.show(dev, 'client'), '');
+      const down = await measureMbit(cl, '10.70.0.1', { reverse: true, seconds: 2 });
+      const up = await measureMbit(cl, '10.70.0.1', { seconds: 2 });
+      assert.ok(down > 40 && up > 40, `unlimited: download ${down.toFixed(1)}, upload ${up.toFixed(1)} Mbit/s`);
+      t.diagnostic(`Mbit/s measured/limit: ${measured.join(', ')}; unlimited ${down.toFixed(0)}/${up.toFixed(0)}`);
+    } finally {
+      await server?.stop();
+    }
+  });
+});
