@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createPlatformLogger } from '../../module/platform/logger.ts';
+import { vpnProductServices } from '../../module/modules/Product/VpnProduct/index.ts';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
 import { createLogger } from '../../panel/logger.ts';
 import { startPanel, type RunningPanel } from '../../panel/server.ts';
@@ -58,7 +59,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
 
     platform = await startPlatform({ listen: platformListen, dataDir: join(dataDir, 'platform'), logger: createPlatformLogger(level) });
     const platformHash = renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
-    await platform.platform.ops.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
+    await vpnProductServices(platform.platform.modules).panelAdmin!.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
     const products = platform.platform.products.list();
     const product =
       products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));

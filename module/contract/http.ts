@@ -6,6 +6,8 @@ export interface ModuleRequest {
   /** Lower-case header names. */
   headers: Record<string, string | string[] | undefined>;
   query: Record<string, unknown>;
+  /** Values of `{name}` segments of a module route's uri. */
+  params?: Record<string, string>;
   /** Parsed body (JSON object, form fields) or the raw text. */
   body: unknown;
   /** Exact bytes received, for signature checks. */

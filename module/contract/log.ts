@@ -129,12 +129,11 @@ export function sqliteModuleLogSink(db: Database.Database): ModuleLogSink {
 }
 
 /**
- * What the log function writes to: `sink` when given, else the module_logs table of `db`. `secrets` are extra values
+ * What the log function writes to (`sqliteModuleLogSink(db)` on the platform, the worker API in a remote worker). `secrets` are extra values
  * to remove (e.g. the module's configured API key).
  */
 export interface ModuleLogDeps {
-  db: Database.Database;
-  sink?: ModuleLogSink;
+  sink: ModuleLogSink;
   logger: Logger;
   clock: Clock;
   secrets?: Iterable<string> | (() => Iterable<string>);
@@ -145,7 +144,7 @@ export interface ModuleLogDeps {
  * `[redacted]`, and their values (plus `deps.secrets`) are cut out of every other string, e.g. an error echoing a password.
  */
 export function createLogModule(deps: ModuleLogDeps): LogModule {
-  const sink = deps.sink ?? sqliteModuleLogSink(deps.db);
+  const sink = deps.sink;
   const extraSecrets = () => (typeof deps.secrets === 'function' ? deps.secrets() : (deps.secrets ?? []));
   return (type, name, action, level, request = [], response = [], context = {}) => {
     if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new RangeError(`unknown log level ${String(level)}`);

@@ -3,7 +3,7 @@ import { ModuleCache } from './cache.ts';
 import { collectSecretValues, createLogModule, type LogLevel, type LogModule } from './log.ts';
 import type { ModuleType, PlatformContext } from './platform-context.ts';
 import { toLifecycleResult, type LifecycleResult } from './result.ts';
-import { installedVersion, NO_VERSION } from './versions.ts';
+import { NO_VERSION } from './versions.ts';
 import { renderModuleView } from './view.ts';
 
 /** What `JSON.stringify(module)` yields (e.g. inside a task record): enough for the platform to rebuild the instance. */
@@ -124,7 +124,6 @@ export abstract class Module {
 
   #log(level: LogLevel, action: string, request: unknown, response: unknown): void {
     this.#logModule ??= createLogModule({
-      db: this.#ctx.db,
       sink: this.#ctx.moduleLogs,
       logger: this.#ctx.logger,
       clock: this.#ctx.clock,
@@ -138,7 +137,7 @@ export abstract class Module {
 
   /** The installed version (module_versions table); `0.0.0` when the module was never installed. */
   getCurrentVersion(): string {
-    return installedVersion(this.#ctx.db, this.module_type, this.module_name) ?? NO_VERSION;
+    return this.#ctx.versions.installed(this.module_type, this.module_name) ?? NO_VERSION;
   }
 
   /** Permission key of an action: `<Type>-<ModuleName>-<action>`. */

@@ -1,5 +1,4 @@
-// What the platform injects into a module instance: database, service store, task queue, hooks, logger, config, views, clock.
-import type Database from 'better-sqlite3';
+// What the platform injects into a module instance: typed stores (services, logs, versions), task queue, hooks, logger, config, views, clock, cache.
 import type { Logger } from 'pino';
 import { moduleSettings, type ModulesConfig, type ModuleTypeName } from '../../config.ts';
 import type { Hooks } from '../../hooks.ts';
@@ -57,10 +56,20 @@ export interface TaskFacade {
   add(jobName: string, queue: string, inputData: Record<string, unknown>, tags: string[]): Promise<string>;
 }
 
-/** Everything a module instance gets from the platform; one context per module (its own `config` section). */
+/** Installed module versions as modules see them (the platform's module_versions table, or what a remote worker was told). */
+export interface ModuleVersionStore {
+  /** The recorded version, or null when the module was never installed. */
+  installed(type: string, name: string): string | null;
+  /** Records `version` as installed. */
+  record(type: string, name: string, version: string): void;
+}
+
+/**
+ * Everything a module instance gets from the platform; one context per module (its own `config` section, its own
+ * shared cache). Modules see typed stores, never a database handle: the same module runs in a remote worker whose
+ * stores go through the platform's worker API.
+ */
 export interface PlatformContext {
-  /** The platform database (module_logs, module_versions live here). */
-  db: Database.Database;
   services: ServiceRepository;
   tasks: TaskFacade;
   hooks: Hooks;
@@ -70,10 +79,12 @@ export interface PlatformContext {
   /** The `views/` root; a module renders from `<viewsDir>/modules/<Type>/<ModuleName>/`. */
   viewsDir: string;
   clock: Clock;
-  /** Shared cache of expensive lookups; a private one is made when absent. */
+  /** The module's cache of expensive lookups, shared by every instance (job) of the module in this process; a private one is made when absent. */
   cache?: ModuleCache;
-  /** Where module logs go; the module_logs table of `db` when absent (a remote worker forwards them to the platform). */
-  moduleLogs?: ModuleLogSink;
+  /** Where module logs go: the platform's module_logs table, or the worker API in a remote worker. */
+  moduleLogs: ModuleLogSink;
+  /** Installed versions (getCurrentVersion). */
+  versions: ModuleVersionStore;
 }
 
 /** Services shared by every module of a platform process. */

@@ -54,6 +54,15 @@ export abstract class Plugin extends Module {
     return [];
   }
 
+  /**
+   * Controllers named by route entries (`ControllerName@methodName`). A name not listed here resolves to the plugin
+   * itself, so `Fleet@servers` calls `this.servers(request)`. Handlers get a ModuleRequest and answer a ModuleResponse
+   * or any JSON value (answered 200).
+   */
+  controllers(): Record<string, object> {
+    return {};
+  }
+
   /** Called once when the platform loads the plugin (the spec's hooks.php of a Plugin). */
   registerHooks(_hooks: Hooks): void {}
 }

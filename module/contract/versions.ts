@@ -1,7 +1,7 @@
 // Installed module versions (module_versions table), version comparison and the update() runner.
 import type Database from 'better-sqlite3';
 import { runMigrations, type Migration } from '../platform/store/migrator.ts';
-import type { Clock } from './platform-context.ts';
+import type { Clock, ModuleVersionStore } from './platform-context.ts';
 import { toLifecycleResult, type LifecycleResult } from './result.ts';
 
 /** Version reported for a module that was never installed. */
@@ -36,6 +36,24 @@ export function installedVersion(db: Database.Database, type: string, name: stri
     | { version: string }
     | undefined;
   return row?.version ?? null;
+}
+
+/** The module_versions table of `db` as the modules' version store (times from `clock`). */
+export function sqliteModuleVersionStore(db: Database.Database, clock: Clock): ModuleVersionStore {
+  return {
+    installed: (type, name) => installedVersion(db, type, name),
+    record: (type, name, version) => recordVersion(db, type, name, version, clock),
+  };
+}
+
+/** Versions held in memory (a remote worker: what the platform's worker API reported). */
+export function memoryModuleVersionStore(entries: Iterable<{ type: string; name: string; version: string }> = []): ModuleVersionStore {
+  const map = new Map<string, string>();
+  for (const e of entries) map.set(`${e.type}/${e.name}`, e.version);
+  return {
+    installed: (type, name) => map.get(`${type}/${name}`) ?? null,
+    record: (type, name, version) => void map.set(`${type}/${name}`, version),
+  };
 }
 
 export function recordVersion(db: Database.Database, type: string, name: string, version: string, clock: Clock): void {
@@ -110,11 +128,11 @@ export type VersionSync =
  * recorded = code → nothing; otherwise calls `update()` (which reads the old version through getCurrentVersion())
  * and records the code version only when it answers `success`. Exceptions become `Error: <message>`.
  */
-export async function syncModuleVersion(module: VersionedModule, deps: { db: Database.Database; clock: Clock }): Promise<VersionSync> {
-  const from = installedVersion(deps.db, module.module_type, module.module_name);
+export async function syncModuleVersion(module: VersionedModule, versions: ModuleVersionStore): Promise<VersionSync> {
+  const from = versions.installed(module.module_type, module.module_name);
   const to = module.version;
   if (from === null) {
-    recordVersion(deps.db, module.module_type, module.module_name, to, deps.clock);
+    versions.record(module.module_type, module.module_name, to);
     return { action: 'installed', to };
   }
   if (sameVersion(from, to)) return { action: 'current', version: to };
@@ -125,6 +143,6 @@ export async function syncModuleVersion(module: VersionedModule, deps: { db: Dat
     result = toLifecycleResult(error);
   }
   if (result !== 'success') return { action: 'failed', from, to, result };
-  recordVersion(deps.db, module.module_type, module.module_name, to, deps.clock);
+  versions.record(module.module_type, module.module_name, to);
   return { action: 'updated', from, to, result };
 }

@@ -1,17 +1,20 @@
-// buildPlatformApp: the Fastify admin and worker APIs over a Platform (bearer-token auth, zod schemas); never listens.
+// buildPlatformApp: the Fastify admin and worker APIs over a Platform's services (bearer-token auth, zod schemas), the
+// modules' contributed routes, Plugin admin routes and payment webhooks; never listens.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
-import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
-import { panelRoutes } from './routes/panels.ts';
+import { moduleRoutes } from './routes/modules.ts';
+import { pluginRoutes } from './routes/plugin-routes.ts';
 import { productRoutes } from './routes/products.ts';
 import { serviceRoutes } from './routes/services.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { workerStoreRoutes } from './routes/worker-store.ts';
+import { workerModuleRoutes } from './routes/worker-modules.ts';
 import { workerTaskRoutes } from './routes/worker-tasks.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 export interface PlatformAppDeps {
   platform: Platform;
@@ -20,14 +23,14 @@ export interface PlatformAppDeps {
 }
 
 /**
- * The platform app: `/api/admin/*` behind admin tokens, `/api/worker/*` (remote worker processes) behind worker tokens,
- * `/healthz` open. A token of one scope is refused by the other API.
+ * The platform app: `/api/admin/*` behind admin tokens (modules' `adminApi` routes included), `/api/worker/*` (remote
+ * worker processes; a module's `workerApi` under `/api/worker/modules/<Type>/<Name>`) behind worker tokens,
+ * `/admin/modules/Plugin/<Name>/<uri>` (Plugin admin routes) behind admin tokens, `/webhooks/payment/<gateway_uuid>`
+ * and `/healthz` open. A token of one scope is refused by the other API.
  */
 export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
-  // Whatever logger is given, requests and errors are logged through the safe serializers (no query values).
-  const logger = (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })).child({}, { serializers: PLATFORM_SERIALIZERS });
   const app: FastifyInstance = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })) as FastifyBaseLogger,
     bodyLimit: 256 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -36,14 +39,16 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}` });
   });
+  const platform = deps.platform;
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(
     async (api) => {
-      requireAdminToken(api, deps.platform.tokens);
-      await api.register(panelRoutes(deps.platform));
-      await api.register(productRoutes(deps.platform));
-      await api.register(serviceRoutes(deps.platform));
-      await api.register(taskRoutes(deps.platform));
+      requireAdminToken(api, platform.tokens);
+      await api.register(productRoutes(platform.catalogue));
+      await api.register(serviceRoutes(platform.serviceAdmin));
+      await api.register(taskRoutes(platform.queue, platform.ops));
+      await api.register(moduleRoutes(platform.moduleAdmin, platform.moduleLogs));
+      for (const { manifest, ext } of platform.modules.mounted()) if (manifest.adminApi) await api.register(manifest.adminApi(ext));
       api.setNotFoundHandler((request) => {
         throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
       });
@@ -52,14 +57,29 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
   );
   await app.register(
     async (api) => {
-      requireWorkerToken(api, deps.platform.workerTokens);
-      await api.register(workerTaskRoutes(deps.platform));
-      await api.register(workerStoreRoutes(deps.platform));
+      requireWorkerToken(api, platform.workerTokens);
+      await api.register(workerTaskRoutes(platform));
+      await api.register(workerStoreRoutes(platform));
+      await api.register(workerModuleRoutes(platform.moduleInstances));
+      for (const { type, name, manifest, ext } of platform.modules.mounted()) {
+        if (manifest.workerApi) await api.register(manifest.workerApi(ext), { prefix: `/modules/${type}/${name}` });
+      }
       api.setNotFoundHandler((request) => {
         throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
       });
     },
     { prefix: '/api/worker' },
   );
+  await app.register(
+    async (admin) => {
+      requireAdminToken(admin, platform.tokens);
+      await admin.register(pluginRoutes(platform.moduleAdmin));
+    },
+    { prefix: '/admin/modules/Plugin' },
+  );
+  await app.register(webhookRoutes(platform.moduleAdmin), { prefix: '/webhooks/payment' });
+  for (const { type, name, manifest, ext } of platform.modules.mounted()) {
+    if (manifest.clientRoutes) await app.register(manifest.clientRoutes(ext), { prefix: `/client/modules/${type}/${name}` });
+  }
   return app;
 }

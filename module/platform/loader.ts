@@ -1,9 +1,19 @@
-// Loads the modules registered (enabled) in config.ts, runs activate + version sync, and builds bound instances.
+// The module host's core: loads the modules switched on (config.ts, or the admin's recorded switch), runs each one's
+// manifest (config check, own migrations, services, hook listeners), activate + version sync, and builds instances
+// that share one context and one cache per module. Activate / deactivate / update at run time answer `success` or
+// `Error: ...`, recorded in module_states.
+import type { ZodType } from 'zod';
 import { config as defaultConfig, type ModulesConfig } from '../../config.ts';
+import { ModuleCache } from '../contract/cache.ts';
 import { instantiateModule, runLifecycle, type Module, type ModuleClass } from '../contract/module.ts';
 import { Plugin } from '../contract/plugin.ts';
 import { contextFor, MODULE_TYPES, type ModuleType, type PlatformContext, type PlatformServices } from '../contract/platform-context.ts';
+import type { LifecycleResult } from '../contract/result.ts';
 import { syncModuleVersion, type VersionSync } from '../contract/versions.ts';
+import type { ExtensionEnv, ModuleManifest, ModuleWorkerCall, Sealer } from './extension.ts';
+import type { ModuleStateStore } from './services/module-store.ts';
+import type Database from 'better-sqlite3';
+import { moduleScope, runMigrations } from './store/migrator.ts';
 
 /** Where a module's class lives: `module/modules/<Type>/<Name>/index.ts`, exporting the class under its name. */
 export type ModuleImporter = (type: ModuleType, name: string) => Promise<ModuleClass>;
@@ -23,47 +33,109 @@ export interface LoadedModule {
   version: VersionSync;
 }
 
+/** What the host runs in besides the shared services: the platform process (db + sealer) or a remote worker. */
+export interface HostEnv {
+  /** The platform database (module migrations and module-owned tables); null in a remote worker. */
+  db: Database.Database | null;
+  sealer: Sealer | null;
+  /** A remote worker's call of a module's worker routes; null on the platform. */
+  workerCall: ((type: ModuleType, name: string) => ModuleWorkerCall) | null;
+  /** The admin's recorded switches (platform only). */
+  states: ModuleStateStore | null;
+}
+
+const NO_HOST: HostEnv = { db: null, sealer: null, workerCall: null, states: null };
+
+export const UNKNOWN_MODULE_KEY = (key: string) => `unknown module: ${key} (it needs a section in config.ts)`;
+export const MODULE_NOT_LOADED = (key: string) => `module ${key} is not loaded`;
+
 /** The modules of one platform process. */
 export class ModuleLoader {
   private readonly classes = new Map<string, ModuleClass>();
   private readonly contexts = new Map<string, PlatformContext>();
+  private readonly caches = new Map<string, ModuleCache>();
+  private readonly exts = new Map<string, object>();
+  private readonly manifestOf = new Map<string, ModuleManifest>();
+  /** Hook listeners are registered once per process and module, even across deactivate → activate. */
+  private readonly hooked = new Set<string>();
+  private readonly timers: NodeJS.Timeout[] = [];
 
   /**
-   * @param shared services every module gets (db, services, tasks, hooks, logger, views, clock)
-   * @param extras per-module additions to the context (e.g. the VPN product's panel registry), keyed `<Type>/<Name>`
+   * @param shared services every module gets (services, logs, versions, tasks, hooks, logger, views, clock)
+   * @param extras per-module additions to the context, keyed `<Type>/<Name>` (tests)
    */
   constructor(
     private readonly shared: PlatformServices,
     private readonly extras: Record<string, Record<string, unknown>> = {},
     private readonly modulesConfig: ModulesConfig = defaultConfig,
     private readonly importer: ModuleImporter = defaultImporter,
+    private readonly host: HostEnv = NO_HOST,
   ) {}
 
   /**
-   * Imports every enabled module, calls `activate()` and syncs its version (calling `update()` when it changed), then
-   * lets each Plugin register its listeners on this process's hooks (events fire in the process that runs the job).
-   * With `lifecycle: false` (a remote worker: the platform owns activation and versions) it skips activate and update.
+   * Mounts every module switched on — the admin's recorded switch, else its config.ts `enabled` — then calls
+   * `activate()` and syncs its version (calling `update()` when it changed). Each module's hook listeners (manifest and
+   * Plugin `registerHooks`) go on this process's hooks. With `lifecycle: false` (a remote worker: the platform owns
+   * activation, versions and migrations) it mounts the modules config.ts enables and skips activate and update.
    */
   async load(opts: { lifecycle?: boolean } = {}): Promise<LoadedModule[]> {
     const loaded: LoadedModule[] = [];
+    const lifecycle = opts.lifecycle !== false;
     for (const type of MODULE_TYPES) {
       for (const [name, settings] of Object.entries(this.modulesConfig.modules[type])) {
-        if (!settings.enabled) continue;
-        const cls = await this.importer(type, name);
-        this.classes.set(`${type}/${name}`, cls);
-        if (opts.lifecycle === false && type !== 'Plugin') continue;
+        const state = lifecycle ? this.host.states?.get(type, name) : null;
+        if (!(state ? state.active : settings.enabled)) continue;
+        await this.mount(type, name, lifecycle);
+        if (!lifecycle) continue;
         const instance = this.instance(type, name);
-        if (opts.lifecycle !== false) {
-          const activate = await runLifecycle(instance, 'activate');
-          if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);
-          const version = await syncModuleVersion(instance, { db: this.shared.db, clock: this.shared.clock });
-          if (version.action === 'failed') throw new Error(`module ${type}/${name} failed to update ${version.from} → ${version.to}: ${version.result}`);
-          loaded.push({ type, name, activate, version });
-        }
-        if (instance instanceof Plugin) instance.registerHooks(this.shared.hooks);
+        const activate = await runLifecycle(instance, 'activate');
+        if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);
+        const version = await syncModuleVersion(instance, this.shared.versions);
+        if (version.action === 'failed') throw new Error(`module ${type}/${name} failed to update ${version.from} → ${version.to}: ${version.result}`);
+        loaded.push({ type, name, activate, version });
       }
     }
     return loaded;
+  }
+
+  /** Imports the class, checks its config section, applies its migrations, builds its services, registers its listeners. */
+  private async mount(type: ModuleType, name: string, lifecycle: boolean): Promise<void> {
+    const key = `${type}/${name}`;
+    if (this.classes.has(key)) return;
+    const cls = await this.importer(type, name);
+    const manifest = ((cls as unknown as { manifest?: ModuleManifest }).manifest ?? {}) as ModuleManifest;
+    const settings = this.settings(type, name);
+    if (manifest.config) checkConfig(key, manifest.config, settings);
+    if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations);
+    const env: ExtensionEnv = {
+      db: this.host.db, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
+      config: settings, logger: this.shared.logger.child({ module: key }), clock: this.shared.clock,
+    };
+    const ext = manifest.services?.(env) ?? {};
+    this.classes.set(key, cls);
+    this.manifestOf.set(key, manifest);
+    this.exts.set(key, ext);
+    if (!this.hooked.has(key)) {
+      this.hooked.add(key);
+      manifest.hooks?.(this.shared.hooks, ext);
+      if (type === 'Plugin') {
+        const instance = this.instance(type, name);
+        if (instance instanceof Plugin) instance.registerHooks(this.shared.hooks);
+      }
+    }
+  }
+
+  /** Closes a module's services and forgets it (its cache included). */
+  private async unmount(type: ModuleType, name: string): Promise<void> {
+    const key = `${type}/${name}`;
+    const manifest = this.manifestOf.get(key);
+    const ext = this.exts.get(key);
+    this.classes.delete(key);
+    this.contexts.delete(key);
+    this.manifestOf.delete(key);
+    this.exts.delete(key);
+    this.caches.get(key)?.clear();
+    if (manifest?.close && ext) await manifest.close(ext);
   }
 
   has(type: ModuleType, name: string): boolean {
@@ -74,16 +146,159 @@ export class ModuleLoader {
     return [...this.classes.keys()].filter((key) => key.startsWith(`${type}/`)).map((key) => key.slice(type.length + 1));
   }
 
-  /** A fresh instance of a loaded module, optionally bound to a service. Throws when the module is not loaded. */
-  instance<M extends Module = Module>(type: ModuleType, name: string, bind: { service_uuid?: string | null } = {}): M {
+  /** Every module with a config.ts section: loaded or not, its recorded switch and installed version. */
+  list(): Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ReturnType<ModuleStateStore['get']>; installed_version: string | null }> {
+    return MODULE_TYPES.flatMap((type) =>
+      Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({
+        type, name,
+        loaded: this.has(type, name),
+        enabled_in_config: settings.enabled,
+        state: this.host.states?.get(type, name) ?? null,
+        installed_version: this.shared.versions.installed(type, name),
+      })),
+    );
+  }
+
+  /** True when config.ts has a section for the module (the only modules the admin may switch). */
+  known(type: string, name: string): type is ModuleType {
+    return (MODULE_TYPES as readonly string[]).includes(type) && Object.hasOwn(this.modulesConfig.modules[type as ModuleType], name);
+  }
+
+  /** The services a module's manifest built (its own stores, registries). Throws when the module is not loaded. */
+  extension<E extends object>(type: ModuleType, name: string): E {
+    const ext = this.exts.get(`${type}/${name}`);
+    if (!ext) throw new Error(MODULE_NOT_LOADED(`${type}/${name}`));
+    return ext as E;
+  }
+
+  /** Loaded modules with their manifests and services (the app mounts their routes). */
+  mounted(): Array<{ type: ModuleType; name: string; manifest: ModuleManifest; ext: object }> {
+    return [...this.manifestOf.entries()].map(([key, manifest]) => {
+      const [type, name] = key.split('/') as [ModuleType, string];
+      return { type, name, manifest, ext: this.exts.get(key)! };
+    });
+  }
+
+  /** The module's cache (tags `module` and the module name), shared by all its instances in this process. */
+  cache(type: ModuleType, name: string): ModuleCache {
+    const key = `${type}/${name}`;
+    let cache = this.caches.get(key);
+    if (!cache) {
+      cache = new ModuleCache(this.shared.clock);
+      this.caches.set(key, cache);
+    }
+    return cache;
+  }
+
+  /** Drops every cached entry carrying `tag` (`module` drops all, a module name that module's) across modules. */
+  invalidateCache(tag: string): number {
+    let dropped = 0;
+    for (const cache of this.caches.values()) dropped += cache.invalidateTag(tag);
+    return dropped;
+  }
+
+  /** A fresh instance of a loaded module, optionally bound to a service or a gateway/channel instance. */
+  instance<M extends Module = Module>(
+    type: ModuleType,
+    name: string,
+    bind: { service_uuid?: string | null; payment_gateway_uuid?: string | null; module_data?: Record<string, unknown> } = {},
+  ): M {
     const key = `${type}/${name}`;
     const cls = this.classes.get(key);
-    if (!cls) throw new Error(`module ${key} is not loaded`);
+    if (!cls) throw new Error(MODULE_NOT_LOADED(key));
     let ctx = this.contexts.get(key);
     if (!ctx) {
-      ctx = { ...contextFor({ ...this.shared, modulesConfig: this.modulesConfig }, type, name), ...(this.extras[key] ?? {}) };
+      ctx = {
+        ...contextFor({ ...this.shared, modulesConfig: this.modulesConfig }, type, name),
+        ...(this.extras[key] ?? {}),
+        ...(this.exts.get(key) ?? {}),
+        cache: this.cache(type, name),
+      };
       this.contexts.set(key, ctx);
     }
     return instantiateModule(cls as unknown as new (c: PlatformContext) => M, ctx, bind);
+  }
+
+  /** Switches a module on: mounts it (migrations included), calls `activate()`, records the answer. */
+  async activate(type: ModuleType, name: string): Promise<LifecycleResult> {
+    const wasLoaded = this.has(type, name);
+    try {
+      await this.mount(type, name, true);
+    } catch (error) {
+      return this.record(type, name, wasLoaded, 'activate', `Error: ${(error as Error).message}`);
+    }
+    const instance = this.instance(type, name);
+    let result = await runLifecycle(instance, 'activate');
+    if (result === 'success') {
+      const version = await syncModuleVersion(instance, this.shared.versions);
+      if (version.action === 'failed') result = version.result;
+    }
+    if (result !== 'success' && !wasLoaded) await this.unmount(type, name);
+    if (result === 'success') instance.logInfo('activate', {}, result);
+    return this.record(type, name, result === 'success' || wasLoaded, 'activate', result);
+  }
+
+  /** Switches a module off: calls `deactivate()`; on `success` unmounts it (its jobs then fail as not loaded). */
+  async deactivate(type: ModuleType, name: string): Promise<LifecycleResult> {
+    if (!this.has(type, name)) return this.record(type, name, false, 'deactivate', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
+    const instance = this.instance(type, name);
+    const result = await runLifecycle(instance, 'deactivate');
+    if (result === 'success') {
+      instance.logInfo('deactivate', {}, result);
+      await this.unmount(type, name);
+    }
+    return this.record(type, name, result !== 'success', 'deactivate', result);
+  }
+
+  /** Runs the version sync now (`update()` when the code version differs from the installed one). */
+  async update(type: ModuleType, name: string): Promise<LifecycleResult> {
+    if (!this.has(type, name)) return this.record(type, name, false, 'update', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
+    const instance = this.instance(type, name);
+    const version = await syncModuleVersion(instance, this.shared.versions);
+    const result: LifecycleResult = version.action === 'failed' ? version.result : 'success';
+    if (result === 'success') this.invalidateCache(name);
+    instance.logInfo('update', {}, version);
+    return this.record(type, name, true, 'update', result);
+  }
+
+  private record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): LifecycleResult {
+    this.host.states?.record(type, name, active, action, result);
+    return result;
+  }
+
+  /** Starts every loaded module's scheduled work (platform process only); `close()` stops it. */
+  startScheduled(onError: (work: string, error: unknown) => void): void {
+    for (const { type, name, manifest, ext } of this.mounted()) {
+      for (const work of manifest.scheduled ?? []) {
+        let running = false;
+        const timer = setInterval(() => {
+          if (running || !this.has(type, name)) return;
+          running = true;
+          work.run(ext).catch((error: unknown) => onError(`${type}/${name}:${work.name}`, error)).finally(() => {
+            running = false;
+          });
+        }, work.everyMs);
+        timer.unref();
+        this.timers.push(timer);
+      }
+    }
+  }
+
+  /** Stops scheduled work and closes every module's services. */
+  async close(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    for (const { manifest, ext } of this.mounted()) if (manifest.close) await manifest.close(ext);
+  }
+
+  private settings(type: ModuleType, name: string): Readonly<Record<string, unknown>> {
+    return contextFor({ ...this.shared, modulesConfig: this.modulesConfig }, type, name).config;
+  }
+}
+
+function checkConfig(key: string, schema: ZodType, settings: unknown): void {
+  const parsed = schema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`config.ts section of ${key}: ${issue.path.join('.') || '(section)'}: ${issue.message}`);
   }
 }

@@ -1,21 +1,26 @@
-// The platform runtime of one process: store, secrets, task queue, hooks, loaded modules, and the admin operations.
+// The composition root of one platform process: opens the store and the secret box, builds the small services
+// (catalogue, services, tasks, module host, tokens) and injects each where it is used. It holds no logic of its own.
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
 import { createHooks, type Hooks } from '../../hooks.ts';
 import { SecretBox } from '../../panel/security/secret-box.ts';
-import { systemClock, type Clock } from '../contract/platform-context.ts';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { sqliteModuleLogSink } from '../contract/log.ts';
 import type { Product } from '../contract/product.ts';
+import { sqliteModuleVersionStore } from '../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
-import type { PanelRegistry } from '../modules/Product/VpnProduct/panel-registry.ts';
-import { createTaskQueue, migrateTaskStore, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
-import { bindProduct } from './bind-product.ts';
+import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
 import { ModuleLoader, type LoadedModule } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
-import { createPanelRegistry } from './panel-options.ts';
+import { Catalogue } from './services/catalogue.ts';
+import { hostedModuleJob } from './services/hosted-jobs.ts';
+import { ModuleAdmin, resolveHostedModule } from './services/module-admin.ts';
+import { ModuleLogQueries } from './services/module-log-query.ts';
+import { ModuleInstanceStore, ModuleStateStore } from './services/module-store.ts';
+import { ServiceAdmin } from './services/service-admin.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
-import { PanelRepository } from './store/repositories/panels.ts';
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
@@ -35,7 +40,6 @@ export interface PlatformOptions {
 
 /** One platform process: open with `Platform.open`, start workers with `startWorkers`, end with `close`. */
 export class Platform {
-  readonly ops: PlatformOperations;
   private workers: Workers | null = null;
   private sweeping: Workers | null = null;
   private closed = false;
@@ -43,36 +47,40 @@ export class Platform {
   private constructor(
     readonly db: Db,
     readonly box: SecretBox,
-    readonly panels: PanelRepository,
+    readonly logger: Logger,
+    readonly hooks: Hooks,
+    readonly clock: Clock,
+    /** Stores. */
     readonly products: ProductRepository,
     readonly services: ServiceStore,
     readonly tokens: AdminTokenRepository,
     /** Worker-scope tokens: they open `/api/worker/*` only. */
     readonly workerTokens: AdminTokenRepository,
-    /** The task records (shared by the queue and the worker API). */
+    /** The task records (shared by the queue and the worker API) and the queue. */
     readonly taskStore: TaskStore,
     readonly queue: TaskQueue,
+    /** The module host: loaded modules, their manifests' services, shared caches. */
     readonly modules: ModuleLoader,
-    readonly panelClients: PanelRegistry,
-    readonly hooks: Hooks,
-    readonly logger: Logger,
+    readonly moduleInstances: ModuleInstanceStore,
     readonly loaded: LoadedModule[],
-  ) {
-    this.ops = new PlatformOperations(this);
-  }
+    /** Services behind the admin API. */
+    readonly catalogue: Catalogue,
+    readonly serviceAdmin: ServiceAdmin,
+    readonly moduleAdmin: ModuleAdmin,
+    readonly moduleLogs: ModuleLogQueries,
+    readonly ops: PlatformOperations,
+  ) {}
 
-  /** Opens the store in `dataDir`, builds the queue, loads the enabled modules (activate + version sync). */
+  /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const logger = opts.logger ?? createPlatformLogger();
     const db = openPlatformDb(opts.dataDir);
+    let modules: ModuleLoader | null = null;
     try {
+      const clock = opts.clock ?? systemClock;
       const box = SecretBox.open(opts.dataDir);
-      const panels = new PanelRepository(db, box);
       const products = new ProductRepository(db);
       const services = new ServiceStore(db, box);
-      const tokens = new AdminTokenRepository(db);
-      const workerTokens = new AdminTokenRepository(db, 'worker');
-      migrateTaskStore(db);
       const taskStore = new TaskStore(db, box);
       const queue = createTaskQueue({
         ...opts.queueOptions,
@@ -83,35 +91,46 @@ export class Platform {
         logger: logger.child({ part: 'tasks' }),
       });
       Task.use(queue);
-      const clock = opts.clock ?? systemClock;
       const hooks = createHooks(logger.child({ part: 'hooks' }));
-      const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
-      const panelClients = createPanelRegistry(panels, modulesConfig);
-      const modules = new ModuleLoader(
+      const versions = sqliteModuleVersionStore(db, clock);
+      modules = new ModuleLoader(
         {
-          db, services, hooks, clock,
+          services, hooks, clock, versions,
+          moduleLogs: sqliteModuleLogSink(db),
           logger: logger.child({ part: 'modules' }),
           tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
           viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
         },
-        { 'Product/VpnProduct': { panels: panelClients } },
-        modulesConfig,
+        {},
+        opts.modulesConfig ?? defaultModulesConfig,
+        undefined,
+        { db, sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
       );
       const loaded = await modules.load();
-      return new Platform(db, box, panels, products, services, tokens, workerTokens, taskStore, queue, modules, panelClients, hooks, logger, loaded);
+      const moduleInstances = new ModuleInstanceStore(db, box, clock);
+      const catalogue = new Catalogue(products, modules);
+      const serviceAdmin = new ServiceAdmin(db, services, products, modules);
+      const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
+      const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
+      return new Platform(
+        db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db), new AdminTokenRepository(db, 'worker'),
+        taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops,
+      );
     } catch (err) {
+      await modules?.close();
       db.close();
       throw err;
     }
   }
 
-  /** Starts `concurrency` job slots in this process and the sweeper that settles services of lost tasks. */
+  /** Starts `concurrency` job slots in this process (every module type's ModuleJobs) and the lost-task sweeper. */
   async startWorkers(concurrency = 8): Promise<void> {
     if (this.workers) return;
     this.workers = await startWorkers({
       queue: this.queue,
       concurrency,
       resolve: (uuid) => this.productForService(uuid),
+      hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
       sweeper: new StuckServiceSweeper(this.services, this.queue, this.hooks, this.logger),
       logger: this.logger,
     });
@@ -126,13 +145,17 @@ export class Platform {
     this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.hooks, this.logger), this.logger);
   }
 
-  /** A Product instance bound to the service, with its product data and service data loaded. */
-  productForService(uuid: string): Product {
-    const service = this.services.get(uuid);
-    return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
+  /** Starts the modules' scheduled work (the serving process only). */
+  startScheduled(): void {
+    this.modules.startScheduled((work, error) => this.logger.error({ work, err: error instanceof Error ? error.message : String(error) }, 'scheduled module work failed'));
   }
 
-  /** Stops workers (finishing in-flight attempts within `graceMs`), closes panel pools and the database. */
+  /** A Product instance bound to the service, with its product data and service data loaded. */
+  productForService(uuid: string): Product {
+    return this.serviceAdmin.productForService(uuid);
+  }
+
+  /** Stops workers (finishing in-flight attempts within `graceMs`), closes the modules' services and the database. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -140,7 +163,7 @@ export class Platform {
     if (this.sweeping) await this.sweeping.stop();
     await this.queue.stop(graceMs);
     Task.use(null);
-    await this.panelClients.close();
+    await this.modules.close();
     this.db.close();
   }
 }

@@ -1,21 +1,23 @@
 // A remote worker process (`vpnhost platform worker --platform-url ...`): BullMQ job slots on a machine without the
 // platform's data directory; every platform-store operation goes through the platform's worker API.
-import Database from 'better-sqlite3';
+import { z } from 'zod';
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
 import { createHooks } from '../../hooks.ts';
-import { systemClock, type Clock } from '../contract/platform-context.ts';
-import { recordVersion } from '../contract/versions.ts';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { memoryModuleVersionStore } from '../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { BullmqQueue, type BullmqQueueOptions } from '../task/bullmq.ts';
 import { Task } from '../task/task.ts';
 import { bindProduct } from './bind-product.ts';
+import type { ModuleWorkerCall } from './extension.ts';
 import { ModuleLoader } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
-import { createPanelRegistry } from './panel-options.ts';
+import { hostedModuleJob } from './services/hosted-jobs.ts';
+import { resolveHostedModule } from './services/module-admin.ts';
+import { moduleInstanceSchema } from './worker-api/schemas.ts';
 import { WorkerApiClient, WorkerApiError } from './worker-api/client.ts';
 import { RemoteModuleLogSink } from './worker-api/remote-module-logs.ts';
-import { RemotePanelDirectory } from './worker-api/remote-panels.ts';
 import { RemoteProductDirectory } from './worker-api/remote-products.ts';
 import { RemoteServiceRepository } from './worker-api/remote-services.ts';
 import { RemoteTaskStore } from './worker-api/remote-task-store.ts';
@@ -41,6 +43,11 @@ export interface RemoteWorkerOptions {
   requestTimeoutMs?: number;
 }
 
+/** Calls of module `type`/`name`'s own worker routes (`/api/worker/modules/<Type>/<Name>/...`). */
+export function moduleWorkerCall(api: WorkerApiClient, type: string, name: string): ModuleWorkerCall {
+  return { get: (path) => api.find(`/modules/${type}/${name}${path}`, z.unknown()) };
+}
+
 export const PLATFORM_NOT_BULLMQ = 'the platform runs the embedded queue; remote workers need `platform serve --queue redis://HOST:PORT`';
 export const TOKEN_REFUSED = 'the platform refused the worker token (create one with `vpnhost platform worker-token create`)';
 export const VERSION_MISMATCH = (module: string, here: string, there: string) =>
@@ -54,18 +61,18 @@ export interface RunningRemoteWorker {
 
 /**
  * Checks the platform (token, queue kind, module versions), then starts `workers` job slots on the Redis queue.
- * Modules get the remote twins of the platform services: services, products, panel connections, module logs and the
- * task records all live on the platform. Nothing is written to local disk; `ctx.db` is a private in-memory scratch
- * database holding only the platform's installed module versions.
+ * Modules get the remote twins of the platform services: services, products, module logs, gateway/channel instances
+ * and the task records all live on the platform, and a module's own data (VpnProduct's panels) comes through its
+ * worker routes. Nothing is written to local disk and no database handle exists here: installed versions are the
+ * ones `/info` reported.
  */
 export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<RunningRemoteWorker> {
   const logger = opts.logger ?? createPlatformLogger();
   const concurrency = opts.workers ?? 8;
   const api = new WorkerApiClient({ url: opts.platformUrl, token: opts.token, connections: concurrency + 4, requestTimeoutMs: opts.requestTimeoutMs });
-  const scratch = new Database(':memory:');
   const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
   const clock = opts.clock ?? systemClock;
-  const panelClients = createPanelRegistry(new RemotePanelDirectory(api), modulesConfig);
+  let modules: ModuleLoader | null = null;
   const moduleLogs = new RemoteModuleLogSink(api, logger.child({ part: 'module-logs' }));
   const queue = new BullmqQueue(new RemoteTaskStore(api), { ...opts.queueOptions, url: opts.queue, logger: logger.child({ part: 'tasks' }) });
   let workers: Workers | null = null;
@@ -73,34 +80,39 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
     if (workers) await workers.stop();
     await queue.stop(graceMs);
     Task.use(null);
-    await panelClients.close();
+    await modules?.close();
     await moduleLogs.close();
     await api.close();
-    scratch.close();
   };
   try {
     const info = await api.call('GET', '/info', infoAnswerSchema).catch((error: unknown) => {
       throw error instanceof WorkerApiError && error.status === 401 ? new Error(TOKEN_REFUSED) : error;
     });
     if (info.queue !== 'bullmq') throw new Error(PLATFORM_NOT_BULLMQ);
-    for (const m of info.modules) recordVersion(scratch, m.type, m.name, m.version, clock);
     const services = new RemoteServiceRepository(api);
     const products = new RemoteProductDirectory(api);
-    const modules = new ModuleLoader(
+    const host = new ModuleLoader(
       {
-        db: scratch, services, clock, moduleLogs,
+        services, clock, moduleLogs,
+        versions: memoryModuleVersionStore(info.modules),
         hooks: createHooks(logger.child({ part: 'hooks' })),
         logger: logger.child({ part: 'modules' }),
         tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
         viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
       },
-      { 'Product/VpnProduct': { panels: panelClients } },
+      {},
       modulesConfig,
+      undefined,
+      {
+        db: null, sealer: null, states: null,
+        workerCall: (type, name) => moduleWorkerCall(api, type, name),
+      },
     );
-    await modules.load({ lifecycle: false });
+    modules = host;
+    await host.load({ lifecycle: false });
     for (const m of info.modules) {
-      if (!modules.has(m.type, m.name)) continue;
-      const here = modules.instance(m.type, m.name).version;
+      if (!host.has(m.type, m.name)) continue;
+      const here = host.instance(m.type, m.name).version;
       if (here !== m.version) throw new Error(VERSION_MISMATCH(`${m.type}/${m.name}`, here, m.version));
     }
     Task.use(queue);
@@ -108,8 +120,11 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
       queue, concurrency, logger,
       resolve: async (uuid) => {
         const service = await services.get(uuid);
-        return bindProduct(modules, uuid, service, service ? await products.get(service.product_uuid) : null);
+        return bindProduct(host, uuid, service, service ? await products.get(service.product_uuid) : null);
       },
+      hosted: hostedModuleJob((ref) =>
+        resolveHostedModule(host, { get: (uuid) => api.find(`/module-instances/${encodeURIComponent(uuid)}`, moduleInstanceSchema) }, ref),
+      ),
     });
   } catch (error) {
     await shutdown(0);

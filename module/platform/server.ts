@@ -36,6 +36,7 @@ export async function startPlatform(opts: StartOptions): Promise<RunningPlatform
     await app.listen({ host, port });
     if ((opts.workers ?? 8) > 0) await platform.startWorkers(opts.workers ?? 8);
     else platform.startSweeper();
+    platform.startScheduled();
   } catch (err) {
     await app?.close();
     await platform.close();

@@ -5,6 +5,7 @@ import { isJobMethod } from '../contract/provision-status.ts';
 import { runModuleJobAttempt } from '../contract/run-module-job.ts';
 import { createModuleJob, MODULE_JOB, type TaskQueue } from '../task/index.ts';
 import type { TaskHandler } from '../task/queue.ts';
+import { isProductJob } from './services/hosted-jobs.ts';
 import type { StuckServiceSweeper } from './sweeper.ts';
 
 export interface WorkerDeps {
@@ -12,6 +13,8 @@ export interface WorkerDeps {
   concurrency: number;
   /** Rebuilds the Product instance of a service (two indexed reads, or two worker API calls in a remote worker). */
   resolve: ServiceResolver;
+  /** Handler of Plugin, Payment and Notification ModuleJobs (services/hosted-jobs.ts); without it they are refused. */
+  hosted?: TaskHandler;
   /** Settles services of lost tasks; absent in a remote worker (the platform process sweeps). */
   sweeper?: StuckServiceSweeper;
   logger: Logger;
@@ -46,7 +49,9 @@ export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
 
 /** Registers the handler, starts the queue with `concurrency` slots and, with a sweeper, a periodic sweep. */
 export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
-  deps.queue.register(MODULE_JOB, moduleJobHandler(deps.resolve));
+  const provisioning = moduleJobHandler(deps.resolve);
+  const hosted = deps.hosted;
+  deps.queue.register(MODULE_JOB, hosted ? (input, ctx) => (isProductJob(input) ? provisioning(input, ctx) : hosted(input, ctx)) : provisioning);
   await deps.queue.start({ concurrency: deps.concurrency });
   return deps.sweeper ? startSweeping(deps.sweeper, deps.logger, deps.sweepMs) : { stop: async () => undefined };
 }

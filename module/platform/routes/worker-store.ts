@@ -2,13 +2,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { scrub, sqliteModuleLogSink } from '../../contract/log.ts';
 import { installedVersion, NO_VERSION } from '../../contract/versions.ts';
-import { HttpError, UNKNOWN_LOCATION, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
+import { HttpError, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
 import type { Platform } from '../platform.ts';
-import { dataBodySchema, locationParamsSchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchema } from '../worker-api/schemas.ts';
+import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchema } from '../worker-api/schemas.ts';
 
 /**
  * `GET /info`, `GET /services/:uuid`, `PUT /services/:uuid/provision-status|provision-data|service-data`,
- * `GET /products/:uuid`, `GET /panels/:location`, `POST /module-logs`. Service secrets and the panel access hash are
+ * `GET /products/:uuid`, `POST /module-logs` (a panel's connection is VpnProduct's own worker route). Service secrets are
  * answered opened (the worker's modules use them); they travel only over this authenticated API and are never logged.
  */
 export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
@@ -44,12 +44,6 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
     const product = platform.products.get(request.params.uuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(request.params.uuid));
     return product;
-  });
-
-  app.get('/panels/:location', { schema: { params: locationParamsSchema } }, async (request) => {
-    const panel = platform.panels.connection(request.params.location);
-    if (!panel) throw new HttpError(404, UNKNOWN_LOCATION(request.params.location));
-    return { api_url: panel.api_url, access_hash: panel.access_hash };
   });
 
   // Entries come scrubbed by the worker's logModule; scrubbed again here so a secret-named member never lands at rest.

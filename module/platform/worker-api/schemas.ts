@@ -103,8 +103,16 @@ export const productSchema = z.object({
   updated_at: z.string(),
 });
 
-export const locationParamsSchema = z.object({ location: z.string().min(1).max(64) });
-export const panelConnectionSchema = z.object({ api_url: z.string().min(1), access_hash: z.string().min(1) });
+/** A Payment gateway / Notification channel instance with its module_data opened (`GET /module-instances/:uuid`). */
+export const moduleInstanceSchema = z.object({
+  uuid: z.string(),
+  module_type: z.string(),
+  module_name: z.string(),
+  label: z.string(),
+  module_data: data,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
 
 export const moduleLogEntrySchema = z.object({
   module_type: z.string().min(1).max(64),

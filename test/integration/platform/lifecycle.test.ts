@@ -166,7 +166,7 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
 test('the access hash and account passwords never reach the platform database or its logs in clear', async () => {
   const { platform } = stack.platform;
   const dump = JSON.stringify([
-    platform.db.prepare('SELECT * FROM panels').all(),
+    platform.db.prepare('SELECT * FROM vpn_product_panels').all(),
     platform.db.prepare('SELECT * FROM services').all(),
     platform.db.prepare('SELECT * FROM tasks').all(),
     platform.db.prepare('SELECT * FROM module_logs').all(),

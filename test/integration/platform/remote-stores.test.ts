@@ -15,10 +15,11 @@ import { REDACTED } from '../../../module/contract/redact.ts';
 import { NO_PANEL_LOCATIONS, PanelRegistry, UNKNOWN_PANEL } from '../../../module/modules/Product/VpnProduct/panel-registry.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';
-import { PLATFORM_NOT_BULLMQ, startRemoteWorker, TOKEN_REFUSED, VERSION_MISMATCH } from '../../../module/platform/remote-worker.ts';
+import { moduleWorkerCall, PLATFORM_NOT_BULLMQ, startRemoteWorker, TOKEN_REFUSED, VERSION_MISMATCH } from '../../../module/platform/remote-worker.ts';
 import { WORKER_API_BAD_ANSWER, WORKER_API_UNREACHABLE, WorkerApiClient, WorkerApiError } from '../../../module/platform/worker-api/client.ts';
 import { RemoteModuleLogSink } from '../../../module/platform/worker-api/remote-module-logs.ts';
-import { RemotePanelDirectory } from '../../../module/platform/worker-api/remote-panels.ts';
+import { RemotePanelDirectory } from '../../../module/modules/Product/VpnProduct/remote-panels.ts';
+import { vpnProductServices } from '../../../module/modules/Product/VpnProduct/index.ts';
 import { RemoteProductDirectory } from '../../../module/platform/worker-api/remote-products.ts';
 import { RemoteServiceRepository } from '../../../module/platform/worker-api/remote-services.ts';
 import { NOT_FOR_REMOTE_WORKERS, RemoteTaskStore } from '../../../module/platform/worker-api/remote-task-store.ts';
@@ -119,7 +120,7 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
 
 test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory read and write the platform store', async () => {
   const accessHash = 'a'.repeat(80);
-  platform.panels.upsert({ location: 'ams', api_url: 'http://127.0.0.1:1', access_hash: accessHash });
+  vpnProductServices(platform.modules).panelStore!.upsert({ location: 'ams', api_url: 'http://127.0.0.1:1', access_hash: accessHash });
   const product = await platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 20 });
   const created = await platform.ops.createService(product.uuid, { username: 'remote_user', password: 'Remote-pass-123' });
 
@@ -145,7 +146,7 @@ test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory r
   assert.deepEqual(await products.get(product.uuid), platform.products.get(product.uuid));
   assert.equal(await products.get('no-such-product'), null);
 
-  const panels = new RemotePanelDirectory(api);
+  const panels = new RemotePanelDirectory(moduleWorkerCall(api, 'Product', 'VpnProduct'));
   assert.deepEqual(await panels.connection('ams'), { api_url: 'http://127.0.0.1:1', access_hash: accessHash });
   assert.equal(await panels.connection('nowhere'), null);
   const registry = new PanelRegistry(panels);
@@ -163,7 +164,7 @@ test('RemoteModuleLogSink delivers scrubbed entries in batches to module_logs', 
   const scratch = new Database(':memory:');
   const sink = new RemoteModuleLogSink(api, silent, { batch: 3, flushMs: 50 });
   try {
-    const log = createLogModule({ db: scratch, sink, logger: silent, clock: systemClock });
+    const log = createLogModule({ sink, logger: silent, clock: systemClock });
     for (let i = 0; i < 7; i++) {
       log('Product', 'RemoteLogTest', 'createJob', i === 6 ? 'error' : 'info', { n: i, password: 'log-secret-789' }, { echoed: 'got log-secret-789' }, { service_uuid: 's' });
     }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { createLogModule, migrateModuleLogStore, readModuleLogs } from '../../../module/contract/log.ts';
+import { createLogModule, migrateModuleLogStore, readModuleLogs, sqliteModuleLogSink } from '../../../module/contract/log.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 
@@ -41,7 +41,7 @@ test('migrateModuleLogStore is idempotent', () => {
 });
 
 test('logModule stores level, action, request, response and context; pino gets the same entry', () => {
-  const logModule = createLogModule({ db: p.db, logger: p.ctx.logger, clock: p.clock });
+  const logModule = createLogModule({ sink: sqliteModuleLogSink(p.db), logger: p.ctx.logger, clock: p.clock });
   logModule('Product', 'SampleProduct', 'create', 'info', { service_uuid: 's1' }, 'queued', { request_id: 'r1' });
   const [row] = readModuleLogs(p.db);
   assert.deepEqual({ ...row, id: 0 }, {

@@ -67,7 +67,8 @@ test('contextFor gives a module its config.ts section', () => {
   const ctx = contextFor(shared, 'Product', 'VpnProduct');
   assert.deepEqual(ctx.config, config.modules.Product.VpnProduct);
   assert.deepEqual(contextFor(shared, 'Payment', 'Nope').config, {});
-  assert.equal(ctx.db, p.db);
+  assert.equal(ctx.moduleLogs, p.ctx.moduleLogs);
+  assert.equal(ctx.versions, p.ctx.versions);
 });
 
 test('activate / deactivate / update: success, or Error: <message> for a throw or an error text (logged)', async () => {

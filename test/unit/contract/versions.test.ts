@@ -57,16 +57,16 @@ test('code version comes from config.ts, else the static version', () => {
 test('fresh install records the version without update(); getCurrentVersion is 0.0.0 before', async () => {
   const m = new Migrating(p.ctx);
   assert.equal(m.getCurrentVersion(), '0.0.0');
-  assert.deepEqual(await syncModuleVersion(m, p.ctx), { action: 'installed', to: '1.1.0' });
+  assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'installed', to: '1.1.0' });
   assert.deepEqual(m.seen, []);
   assert.equal(m.getCurrentVersion(), '1.1.0');
-  assert.deepEqual(await syncModuleVersion(m, p.ctx), { action: 'current', version: '1.1.0' });
+  assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'current', version: '1.1.0' });
 });
 
 test('a changed version runs update(), which reads the old version; success records the new one', async () => {
   recordVersion(p.db, 'Product', 'Migrating', '1.0.9', p.clock);
   const m = new Migrating(p.ctx);
-  assert.deepEqual(await syncModuleVersion(m, p.ctx), { action: 'updated', from: '1.0.9', to: '1.1.0', result: 'success' });
+  assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'updated', from: '1.0.9', to: '1.1.0', result: 'success' });
   assert.deepEqual(m.seen, ['1.0.9', 'migrate to 1.1.0']);
   assert.equal(m.getCurrentVersion(), '1.1.0');
 });
@@ -75,8 +75,8 @@ test('a failing update() keeps the old version; a throw becomes Error: <message>
   recordVersion(p.db, 'Product', 'Migrating', '1.0.0', p.clock);
   const m = new Migrating(p.ctx);
   m.updateAnswer = 'Error: column missing';
-  assert.deepEqual(await syncModuleVersion(m, p.ctx), { action: 'failed', from: '1.0.0', to: '1.1.0', result: 'Error: column missing' });
+  assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'failed', from: '1.0.0', to: '1.1.0', result: 'Error: column missing' });
   m.updateAnswer = new Error('disk full');
-  assert.deepEqual(await syncModuleVersion(m, p.ctx), { action: 'failed', from: '1.0.0', to: '1.1.0', result: 'Error: disk full' });
+  assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'failed', from: '1.0.0', to: '1.1.0', result: 'Error: disk full' });
   assert.equal(m.getCurrentVersion(), '1.0.0');
 });

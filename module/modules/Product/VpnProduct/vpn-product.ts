@@ -7,13 +7,13 @@ import { jobError, jobSuccess, type JobResult } from '../../../contract/result.t
 import type { TaskOptions } from '../../../task/queue.ts';
 import { createAccountIdempotent } from './create-account.ts';
 import { ACCOUNT_NOT_FOUND, PanelError, type PanelClient } from './panel-client.ts';
+import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import type { PanelRegistry } from './panel-registry.ts';
 import { accountNameFor, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
+import { USERNAME_TAKEN, type UsernameDirectory } from './usernames.ts';
 
-/** What the platform adds to this module's context. */
-export interface VpnProductContext extends PlatformContext {
-  panels: PanelRegistry;
-}
+/** What the host adds to this module's context: the services of its manifest. */
+export type VpnProductContext = PlatformContext & VpnProductServices;
 
 /** Job options unless config.ts says otherwise. */
 export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
@@ -38,13 +38,17 @@ export const NOT_PROVISIONED = 'Service has no panel account yet';
 /** Product module `VpnProduct`. */
 export class VpnProduct extends Product {
   static override version = '1.0.0';
+  /** Config schema, panels table, panel registry, username directory and panel routes (./manifest.ts). */
+  static manifest = vpnProductManifest;
   private readonly panels: PanelRegistry;
+  private readonly usernames: UsernameDirectory | null;
 
   constructor(ctx: PlatformContext) {
     super(ctx);
-    const panels = (ctx as Partial<VpnProductContext>).panels;
-    if (!panels) throw new Error('VpnProduct needs the platform panel registry in its context');
-    this.panels = panels;
+    const own = ctx as Partial<VpnProductContext>;
+    if (!own.panels) throw new Error('VpnProduct needs the panel registry of its manifest in its context');
+    this.panels = own.panels;
+    this.usernames = own.usernames ?? null;
   }
 
   override jobOptions(_method: JobMethod): TaskOptions {
@@ -56,8 +60,14 @@ export class VpnProduct extends Product {
     return vpnProductSchema(() => this.panels.locations());
   }
 
+  /** Service data; a username another live service holds on the same panel location is refused (422, `username`). */
   protected override serviceSchema(): z.ZodType<Record<string, unknown>> {
-    return vpnServiceSchema;
+    const usernames = this.usernames;
+    if (!usernames) return vpnServiceSchema;
+    const location = String(this.product_data.server_location ?? '');
+    return vpnServiceSchema.superRefine((data, issues) => {
+      if (usernames.taken(location, data.username, this.service_uuid)) issues.addIssue({ code: 'custom', path: ['username'], message: USERNAME_TAKEN });
+    });
   }
 
   override getServiceData(data: Record<string, unknown> = {}): Record<string, unknown> {

@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import pino from 'pino';
 import { createHooks, type HookEvents, type Hooks } from '../../../../hooks.ts';
 import { ModuleCache } from '../../../../module/contract/cache.ts';
+import { sqliteModuleLogSink } from '../../../../module/contract/log.ts';
+import { sqliteModuleVersionStore } from '../../../../module/contract/versions.ts';
 import type { Clock, PlatformContext } from '../../../../module/contract/platform-context.ts';
 import { runModuleJobAttempt } from '../../../../module/contract/run-module-job.ts';
 import type { Module } from '../../../../module/contract/module.ts';
@@ -55,8 +57,9 @@ export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?
   queue.register('ModuleJob', (input, taskCtx) => runModuleJobAttempt(input.module as Module, String(input.method), taskCtx));
   const clock = new ManualClock();
   const ctx: PlatformContext = {
-    db,
     services,
+    moduleLogs: sqliteModuleLogSink(db),
+    versions: sqliteModuleVersionStore(db, clock),
     tasks: taskFacade(queue),
     hooks,
     logger,

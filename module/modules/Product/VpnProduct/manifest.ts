@@ -1,0 +1,53 @@
+// What VpnProduct contributes to the host: its config section, its panels table, its panel registry (one pooled
+// client per panel), the username directory, its admin and worker routes.
+import { z } from 'zod';
+import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
+import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
+import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
+import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
+import { RemotePanelDirectory } from './remote-panels.ts';
+import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
+
+/** VpnProduct's config.ts section. */
+export const vpnProductConfigSchema = z.object({
+  enabled: z.boolean(),
+  version: z.string().min(1),
+  api_timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
+  panel_connections: z.number().int().min(1).max(1024).default(16),
+  job: z.object({ tries: z.number().int().min(1), backoff: z.number().min(0), timeout: z.number().positive(), maxExceptions: z.number().int().min(1) }).partial().optional(),
+});
+
+/** The module's services, merged into its context (`ctx.panels`, `ctx.usernames`). */
+export interface VpnProductServices {
+  panels: PanelRegistry;
+  /** Platform process only (null in a remote worker, where service data is never validated). */
+  usernames: UsernameDirectory | null;
+  /** Platform process only. */
+  panelStore: PanelStore | null;
+  panelAdmin: PanelAdmin | null;
+}
+
+/** A PanelRegistry over `directory` with `panel_connections` sockets per panel and `api_timeout_ms` per call. */
+export function createPanelRegistry(directory: PanelDirectory, config: Readonly<Record<string, unknown>>): PanelRegistry {
+  const settings = vpnProductConfigSchema.partial().parse(config);
+  const timeout = settings.api_timeout_ms ?? 30_000;
+  return new PanelRegistry(directory, { connections: settings.panel_connections ?? 16, headersTimeoutMs: timeout, bodyTimeoutMs: timeout });
+}
+
+function services(env: ExtensionEnv): VpnProductServices {
+  if (env.db && env.sealer) {
+    const panelStore = new PanelStore(env.db, env.sealer, env.clock);
+    return { panels: createPanelRegistry(panelStore, env.config), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore) };
+  }
+  if (env.worker) return { panels: createPanelRegistry(new RemotePanelDirectory(env.worker), env.config), usernames: null, panelStore: null, panelAdmin: null };
+  throw new Error('VpnProduct needs the platform database or the worker API');
+}
+
+export const vpnProductManifest = defineManifest<VpnProductServices>({
+  config: vpnProductConfigSchema,
+  migrations: VPN_PRODUCT_MIGRATIONS,
+  services,
+  adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
+  workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
+  close: (ext) => ext.panels.close(),
+});

@@ -1,0 +1,99 @@
+// VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto, access hashes sealed.
+import type Database from 'better-sqlite3';
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Sealer } from '../../../platform/extension.ts';
+import type { Migration } from '../../../platform/store/migrator.ts';
+import type { PanelConnectionInfo, PanelDirectory } from './panel-registry.ts';
+
+/**
+ * v1 takes over the platform's earlier `panels` table (created by the platform's first migration, rows kept) as
+ * `vpn_product_panels`; on a database without it, creates the table.
+ */
+export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'panels',
+    up: (db) => {
+      const legacy = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'panels'").get();
+      if (legacy) {
+        db.exec('ALTER TABLE panels RENAME TO vpn_product_panels');
+        return;
+      }
+      db.exec(`CREATE TABLE vpn_product_panels (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        location TEXT NOT NULL UNIQUE,
+        api_url TEXT NOT NULL,
+        access_hash_sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`);
+    },
+  },
+];
+
+/** A panel as listed to admins: no access hash. */
+export interface PanelSummary {
+  id: number;
+  location: string;
+  api_url: string;
+  created_at: string;
+}
+
+/** A panel with its opened access hash, for the panel client only. */
+export interface PanelConnection extends PanelSummary {
+  access_hash: string;
+}
+
+interface PanelRow extends PanelSummary {
+  access_hash_sealed: string;
+}
+
+/** The `vpn_product_panels` table (the PanelDirectory of the platform process). */
+export class PanelStore implements PanelDirectory {
+  private readonly upsertStmt;
+  private readonly listStmt;
+  private readonly rowStmt;
+
+  constructor(db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {
+    this.upsertStmt = db.prepare(`INSERT INTO vpn_product_panels (location, api_url, access_hash_sealed, created_at, updated_at)
+      VALUES (@location, @api_url, @sealed, @now, @now)
+      ON CONFLICT(location) DO UPDATE SET api_url = excluded.api_url,
+        access_hash_sealed = excluded.access_hash_sealed, updated_at = excluded.updated_at`);
+    this.listStmt = db.prepare('SELECT * FROM vpn_product_panels ORDER BY location');
+    this.rowStmt = db.prepare('SELECT * FROM vpn_product_panels WHERE location = ?');
+  }
+
+  /** Registers a panel, or replaces URL and hash of the panel already at `location`. */
+  upsert(input: { location: string; api_url: string; access_hash: string }): PanelSummary {
+    const now = this.clock.now().toISOString();
+    this.upsertStmt.run({ location: input.location, api_url: input.api_url, sealed: this.sealer.seal(input.access_hash), now });
+    return summary(this.row(input.location)!);
+  }
+
+  list(): PanelSummary[] {
+    return (this.listStmt.all() as PanelRow[]).map(summary);
+  }
+
+  locations(): string[] {
+    return this.list().map((p) => p.location);
+  }
+
+  /** The panel at `location` with its access hash opened, or null. */
+  connection(location: string): PanelConnection | null {
+    const row = this.row(location);
+    return row ? { ...summary(row), access_hash: this.sealer.open(row.access_hash_sealed) } : null;
+  }
+
+  private row(location: string): PanelRow | undefined {
+    return this.rowStmt.get(location) as PanelRow | undefined;
+  }
+}
+
+function summary(row: PanelRow): PanelSummary {
+  return { id: row.id, location: row.location, api_url: row.api_url, created_at: row.created_at };
+}
+
+/** Only the connection (URL and opened hash), as the worker route answers it. */
+export function connectionInfo(panel: PanelConnection): PanelConnectionInfo {
+  return { api_url: panel.api_url, access_hash: panel.access_hash };
+}

@@ -1,0 +1,20 @@
+// PanelDirectory of a remote worker: a panel's URL and opened access hash from VpnProduct's worker route on the platform.
+import { z } from 'zod';
+import type { ModuleWorkerCall } from '../../../platform/extension.ts';
+import type { PanelConnectionInfo, PanelDirectory } from './panel-registry.ts';
+
+export const panelConnectionSchema = z.object({ api_url: z.string().min(1), access_hash: z.string().min(1) });
+
+/**
+ * Panel connections fetched through `GET /api/worker/modules/Product/VpnProduct/panels/:location` (the PanelRegistry
+ * re-reads one at most every few seconds, so a re-registered panel is picked up). No `locations()`: product data is
+ * validated on the platform only.
+ */
+export class RemotePanelDirectory implements PanelDirectory {
+  constructor(private readonly worker: ModuleWorkerCall) {}
+
+  async connection(location: string): Promise<PanelConnectionInfo | null> {
+    const answer = await this.worker.get(`/panels/${encodeURIComponent(location)}`);
+    return answer === null ? null : panelConnectionSchema.parse(answer);
+  }
+}

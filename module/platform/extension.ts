@@ -1,0 +1,74 @@
+// How a module plugs into the host: the manifest its class carries (`static manifest`) — its config section's schema,
+// its own tables (migrations), its services, its admin / worker / client routes, its scheduled work and hook listeners.
+import type Database from 'better-sqlite3';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
+import type { Hooks } from '../../hooks.ts';
+import type { Clock } from '../../panel/shared/clock.ts';
+import type { Migration } from './store/migrator.ts';
+
+/** Seals and opens secrets at rest (the platform SecretBox). */
+export interface Sealer {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+/** A call of the module's own worker routes on the platform (`/api/worker/modules/<Type>/<Name>/<path>`). */
+export interface ModuleWorkerCall {
+  /** GET `path`; resolves with the parsed JSON answer, or null on 404. */
+  get(path: string): Promise<unknown>;
+}
+
+/**
+ * What a module's services are built from. On the platform process `db` (for the module's own tables only) and
+ * `sealer` are set and `worker` is null; in a remote worker it is the other way round: the module reaches its data
+ * through its worker routes on the platform.
+ */
+export interface ExtensionEnv {
+  db: Database.Database | null;
+  sealer: Sealer | null;
+  worker: ModuleWorkerCall | null;
+  /** The module's config.ts section (checked by `manifest.config` when given). */
+  config: Readonly<Record<string, unknown>>;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** Periodic work of a module, run by the platform process (never by remote workers). */
+export interface ScheduledWork<Ext> {
+  name: string;
+  everyMs: number;
+  run(ext: Ext): Promise<void>;
+}
+
+/**
+ * A module's contribution to the host. Every member is optional; a module without a manifest is hosted with its class
+ * alone. `Ext` is what `services()` builds: it is merged into the module's PlatformContext (so its instances reach it
+ * as `this.ctx.<member>`) and handed to its routes, scheduled work and hook listeners.
+ */
+export interface ModuleManifest<Ext extends object = object> {
+  /** Schema of the module's config.ts section; loading fails with its first issue. */
+  config?: ZodType;
+  /** Schema steps of the module's own tables, scope `module:<Type>/<Name>` (platform process only). */
+  migrations?: readonly Migration[];
+  /** The module's own services (stores, registries, pools). */
+  services?(env: ExtensionEnv): Ext;
+  /** Admin API routes, mounted under `/api/admin` behind admin tokens. */
+  adminApi?(ext: Ext): FastifyPluginAsync;
+  /** Worker API routes, mounted under `/api/worker/modules/<Type>/<Name>` behind worker tokens. */
+  workerApi?(ext: Ext): FastifyPluginAsync;
+  /** Client-area routes, mounted under `/client/modules/<Type>/<Name>`. */
+  clientRoutes?(ext: Ext): FastifyPluginAsync;
+  /** Periodic work. */
+  scheduled?: ReadonlyArray<ScheduledWork<Ext>>;
+  /** Hook listeners, registered once per process that loads the module. */
+  hooks?(hooks: Hooks, ext: Ext): void;
+  /** Releases what `services()` opened (pools, timers). */
+  close?(ext: Ext): Promise<void>;
+}
+
+/** Helper keeping `Ext` inferred when a module declares its manifest. */
+export function defineManifest<Ext extends object>(manifest: ModuleManifest<Ext>): ModuleManifest<Ext> {
+  return manifest;
+}

@@ -1,0 +1,146 @@
+// Services service: create (validated by the product's module), describe, list (paged, filtered) and run actions on
+// hosting services; binds the Product instance a job runs on.
+import type Database from 'better-sqlite3';
+import type { Product } from '../../contract/product.ts';
+import { PROVISION_ACTIONS, type ProvisionAction } from '../../contract/provision-status.ts';
+import { SECRET_KEY_PATTERN } from '../../contract/redact.ts';
+import type { JobResult } from '../../contract/result.ts';
+import { bindProduct } from '../bind-product.ts';
+import { HttpError, UNKNOWN_ACTION, UNKNOWN_MODULE, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
+import type { ModuleLoader } from '../loader.ts';
+import type { ProductRepository } from '../store/repositories/products.ts';
+import type { ServiceStore, StoredService } from '../store/repositories/services.ts';
+
+export const INVALID_SERVICE_DATA = 'invalid service data';
+
+/** Service as the admin API shows it: no secret member of service or provision data. */
+export interface ServiceView {
+  uuid: string;
+  product_uuid: string;
+  module: string;
+  provision_status: string;
+  status_reason: string | null;
+  service_data: Record<string, unknown>;
+  provision_data: Record<string, unknown>;
+  product: { uuid: string; module: string; product_data: Record<string, unknown> } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Filters and page of `GET /api/admin/services`. */
+export interface ServiceQuery {
+  status?: string;
+  product?: string;
+  /** The product's `server_location`. */
+  location?: string;
+  /** Substring of the uuid, the username or the status reason. */
+  q?: string;
+  page: number;
+  per_page: number;
+}
+
+export class ServiceAdmin {
+  private readonly countStmt;
+  private readonly pageStmt;
+
+  constructor(
+    db: Database.Database,
+    private readonly services: ServiceStore,
+    private readonly products: ProductRepository,
+    private readonly modules: ModuleLoader,
+  ) {
+    const where = `FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid
+      WHERE (@status IS NULL OR s.provision_status = @status) AND (@product IS NULL OR s.product_uuid = @product)
+        AND (@location IS NULL OR json_extract(p.product_data, '$.server_location') = @location)
+        AND (@q IS NULL OR instr(s.uuid, @q) > 0 OR instr(coalesce(json_extract(s.service_data, '$.username'), ''), @q) > 0
+          OR instr(coalesce(s.status_reason, ''), @q) > 0)`;
+    this.countStmt = db.prepare(`SELECT COUNT(*) AS n ${where}`);
+    this.pageStmt = db.prepare(`SELECT s.uuid ${where} ORDER BY s.created_at DESC, s.uuid LIMIT @limit OFFSET @offset`);
+  }
+
+  /** Validates service data with the product's module and stores a `pending` service. */
+  async createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string; provision_status: string }> {
+    const product = this.products.get(productUuid);
+    if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    if (!this.modules.has('Product', product.module)) throw new HttpError(422, UNKNOWN_MODULE(product.module));
+    const module = this.modules.instance<Product>('Product', product.module);
+    module.product_data = { ...product.product_data };
+    const result = await module.saveServiceData(serviceData);
+    if (result.status !== 'success') throw new HttpError(422, INVALID_SERVICE_DATA, { errors: result.errors });
+    const service = this.services.create({ product_uuid: product.uuid, module_name: product.module, service_data: result.data });
+    return { uuid: service.uuid, provision_status: service.provision_status };
+  }
+
+  /**
+   * Runs a lifecycle action (`create`, `suspend`, …); `change_package` first moves the service to `product_uuid`, and
+   * back when its job could not be queued.
+   */
+  async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<JobResult> {
+    if (!(PROVISION_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, UNKNOWN_ACTION(action));
+    const service = this.require(uuid);
+    if (action === 'change_package') {
+      if (!body.product_uuid) throw new HttpError(422, 'change_package needs product_uuid');
+      const target = this.products.get(body.product_uuid);
+      if (!target) throw new HttpError(404, UNKNOWN_PRODUCT(body.product_uuid));
+      if (target.module !== service.module_name) {
+        throw new HttpError(422, `product ${target.uuid} is served by ${target.module}, the service by ${service.module_name}`);
+      }
+      this.services.setProduct(uuid, target.uuid);
+    }
+    const result = await this.productForService(uuid)[action as ProvisionAction]();
+    if (action === 'change_package' && result.status === 'error') this.services.setProduct(uuid, service.product_uuid);
+    return result;
+  }
+
+  /** The service with its product; secrets left out. */
+  describe(uuid: string): ServiceView {
+    return this.view(this.require(uuid));
+  }
+
+  /** A page of services, newest first, with the total count under the filters. */
+  list(query: ServiceQuery): { services: ServiceView[]; page: number; per_page: number; total: number } {
+    const params = {
+      status: query.status ?? null, product: query.product ?? null, location: query.location ?? null, q: query.q || null,
+      limit: query.per_page, offset: (query.page - 1) * query.per_page,
+    };
+    const total = (this.countStmt.get(params) as { n: number }).n;
+    const uuids = (this.pageStmt.all(params) as Array<{ uuid: string }>).map((r) => r.uuid);
+    const services = uuids.map((u) => this.services.get(u)).filter((s): s is StoredService => s !== null).map((s) => this.view(s));
+    return { services, page: query.page, per_page: query.per_page, total };
+  }
+
+  /** A Product instance bound to the service, with its product data and service data loaded. */
+  productForService(uuid: string): Product {
+    const service = this.services.get(uuid);
+    return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
+  }
+
+  private require(uuid: string): StoredService {
+    const service = this.services.get(uuid);
+    if (!service) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+    return service;
+  }
+
+  private view(service: StoredService): ServiceView {
+    const product = this.products.get(service.product_uuid);
+    return {
+      uuid: service.uuid,
+      product_uuid: service.product_uuid,
+      module: service.module_name,
+      provision_status: service.provision_status,
+      status_reason: service.status_reason,
+      service_data: withoutSecrets(service.service_data),
+      provision_data: withoutSecrets(service.provision_data),
+      product: product ? { uuid: product.uuid, module: product.module, product_data: product.product_data } : null,
+      created_at: service.created_at,
+      updated_at: service.updated_at,
+    };
+  }
+}
+
+/** Copy of `data` without its secret-named members, at any depth. */
+export function withoutSecrets<T>(data: T): T {
+  if (Array.isArray(data)) return data.map((item) => withoutSecrets(item)) as T;
+  if (!data || typeof data !== 'object') return data;
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !SECRET_KEY_PATTERN.test(key)).map(([key, value]) => [key, withoutSecrets(value)])) as T;
+}
