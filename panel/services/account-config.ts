@@ -7,9 +7,7 @@ import type { AccountDump } from '../schemas/account.ts';
 import type { AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { formatIpv4 } from './addressing.ts';
-
-/** wg and wg-quick take PersistentKeepalive 0-65535; larger stored values are handed out as 65535. */
-const MAX_KEEPALIVE = 65535;
+import { KEEP_ALIVE_CAP } from './server-checks.ts';
 
 /** Builds config_text, config_qr and dump of an account. */
 export class AccountConfigService {
@@ -36,7 +34,7 @@ export class AccountConfigService {
       endpointHost: server.endpoint || server.external_ip.split('/')[0],
       endpointPort: server.listen_port,
       allowedIps: server.allowed_ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0),
-      persistentKeepalive: Math.min(server.keep_alive, MAX_KEEPALIVE),
+      persistentKeepalive: Math.min(server.keep_alive, KEEP_ALIVE_CAP),
     });
   }
 

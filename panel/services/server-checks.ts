@@ -42,6 +42,11 @@ const MAX_MTU = 9100;
 /** Smallest MTU `ip link` accepts for an IPv4 link; 1-67 are refused like out-of-range values. */
 const MIN_LINK_MTU = 68;
 const MAX_INT32 = 2147483647;
+/**
+ * Largest PersistentKeepalive wg and wg-quick take. `keep_alive` accepts the spec's 0-2147483647, and a larger
+ * value than this is stored, answered and handed to clients as this cap: what the API shows is what is applied.
+ */
+export const KEEP_ALIVE_CAP = 65535;
 const MAX_BANDWIDTH = 10000;
 /** Names the API itself uses below /wireguard/ (a server of that name could never be read). */
 const RESERVED_NAMES = new Set(['info', 'online']);
@@ -107,7 +112,8 @@ function checkRest(
   out.dns_1 = optionalIp(body.dns_1, E.WRONG_DNS1);
   out.dns_2 = optionalIp(body.dns_2, E.WRONG_DNS2);
   out.mtu = optionalInt(body.mtu, OWN.WRONG_MTU, (n) => n === 0 || (n >= MIN_LINK_MTU && n <= MAX_MTU));
-  out.keep_alive = optionalInt(body.keep_alive, OWN.WRONG_KEEP_ALIVE, (n) => n >= 0 && n <= MAX_INT32);
+  const keepAlive = optionalInt(body.keep_alive, OWN.WRONG_KEEP_ALIVE, (n) => n >= 0 && n <= MAX_INT32);
+  out.keep_alive = keepAlive === undefined ? undefined : Math.min(keepAlive, KEEP_ALIVE_CAP);
   if (body.allowed_ips !== undefined) out.allowed_ips = checkAllowedIps(asText(body.allowed_ips) ?? '');
   if (body.endpoint !== undefined) out.endpoint = checkEndpoint(asText(body.endpoint) ?? '');
   out.internal_traffic = optionalFlag(body.internal_traffic, OWN.WRONG_INTERNAL_TRAFFIC);

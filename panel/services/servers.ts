@@ -13,7 +13,7 @@ import type { ServerRow, ServersRepository, ServerValues } from '../store/reposi
 import { freeAddresses, formatV4Cidr, parseV4Cidr, pickServerSubnet } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
-import { CREATE_PORT_RANGE, checkServerCreate, checkServerUpdate, ipv6SubnetInUse, type ServerInput } from './server-checks.ts';
+import { CREATE_PORT_RANGE, KEEP_ALIVE_CAP, checkServerCreate, checkServerUpdate, ipv6SubnetInUse, type ServerInput } from './server-checks.ts';
 
 /** DNS servers handed to clients when none are given. */
 export const DEFAULT_DNS = { dns_1: '1.1.1.1', dns_2: '8.8.8.8', dns_1_ipv6: '2606:4700:4700::1111', dns_2_ipv6: '2001:4860:4860::8888' };
@@ -154,7 +154,7 @@ export class ServerService {
       dns_1: row.dns_1,
       dns_2: row.dns_2,
       internal_traffic: row.internal_traffic === 1,
-      keep_alive: row.keep_alive,
+      keep_alive: Math.min(row.keep_alive, KEEP_ALIVE_CAP), // rows stored before the cap may hold more
       b_download: String(row.b_download),
       b_upload: String(row.b_upload),
       ikev2: row.ikev2 === 1,

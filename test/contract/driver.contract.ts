@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, describe, it, type TestContext } from 'node:test';
-import { DataplaneError, type Driver, type InterfaceSpec, type PeerSpec } from '../../panel/dataplane/driver.ts';
+import { DataplaneError, InterfaceHeldError, type Driver, type InterfaceSpec, type PeerSpec } from '../../panel/dataplane/driver.ts';
+import { normalizeAddress } from '../../panel/dataplane/cidr.ts';
 import { generateKeyPair, publicKeyFrom } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
 
@@ -14,6 +15,11 @@ export interface DriverFixture {
   interfaceName?(): string;
   /** Identity of a link that changes only when the link is re-created (an ifindex); proves "no restart". */
   linkIdentity?(name: string): Promise<number | null>;
+  /**
+   * Makes a live WireGuard daemon elsewhere (another namespace) hold `name`; resolves to a function releasing it.
+   * Linux: a listener on /var/run/wireguard/<name>.sock; simulated: the twin's hold hook.
+   */
+  holdName(name: string): Promise<() => Promise<void>>;
 }
 
 const key = () => generateKeyPair().publicKey;
@@ -234,6 +240,36 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.equal(await driver.inspect(n), null);
       assert.ok(!(await driver.listInterfaces()).includes(n));
       await driver.removeInterface(n);
+    });
+
+    it("lists the host's networks: each link's addresses tagged by the link, no default route", async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      const s = spec(n, { addressIpv6: `fd00:${randomInt(1, 0xffff).toString(16)}::1/64` });
+      await driver.ensureInterface(s);
+      const networks = await driver.hostNetworks();
+      // The kernel may add an IPv6 link-local address of its own (fe80::/64) to the link.
+      const mine = networks.filter((x) => x.dev === n && x.source === 'address' && !x.cidr.startsWith('fe80:')).map((x) => x.cidr).sort();
+      assert.deepEqual(mine, [normalizeAddress(s.address), normalizeAddress(s.addressIpv6!)].sort());
+      assert.ok(networks.some((x) => x.cidr === '127.0.0.1/8' && x.dev === 'lo'), 'loopback is listed');
+      assert.ok(!networks.some((x) => x.cidr.endsWith('/0')), 'no default route');
+      await driver.removeInterface(n);
+      assert.ok(!(await driver.hostNetworks()).some((x) => x.dev === n));
+    });
+
+    it('refuses a name a live daemon elsewhere holds, creating nothing, and takes it once released', async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      const release = await fx.holdName(n);
+      try {
+        await assert.rejects(driver.ensureInterface(spec(n)), (err: unknown) => err instanceof InterfaceHeldError && err.iface === n);
+        assert.equal(await driver.inspect(n), null);
+        assert.ok(!(await driver.listInterfaces()).includes(n));
+      } finally {
+        await release();
+      }
+      await driver.ensureInterface(spec(n));
+      assert.equal((await driver.inspect(n))?.name, n);
     });
 
     it('reconciles: adds what is missing, fixes what differs, removes extras, leaves the rest alone', async (t) => {

@@ -9,7 +9,15 @@ import { runDriverContract } from './driver.contract.ts';
 
 runDriverContract('simulated', async () => {
   const driver = new SimulatedDriver();
-  return { driver, cleanup: async () => undefined, linkIdentity: async (name) => driver.linkIndex(name) };
+  return {
+    driver,
+    cleanup: async () => undefined,
+    linkIdentity: async (name) => driver.linkIndex(name),
+    holdName: async (name) => {
+      driver.holdInterface(name);
+      return async () => driver.releaseInterface(name);
+    },
+  };
 });
 
 const spec = (name: string, listenPort: number): InterfaceSpec => ({

@@ -1,6 +1,7 @@
 // Linux driver on the real tools inside a network namespace this test creates: the contract, plus linux specifics.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
@@ -10,6 +11,7 @@ import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
 import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
 import { ExecaRunner, type CommandRunner, type RunOptions } from '../../panel/dataplane/linux/runner.ts';
+import { UAPI_DIR, uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
 import { runDriverContract } from '../contract/driver.contract.ts';
 import { createNamespace, destroyAll, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
@@ -33,6 +35,7 @@ runDriverContract(
       driver,
       interfaceName: uniqueWgName,
       linkIdentity: (name) => ifindex(ns, name),
+      holdName: holdUapiSocket,
       cleanup: async () => {
         await destroyNamespace(ns);
         await rm(stateDir, { recursive: true, force: true });
@@ -41,6 +44,20 @@ runDriverContract(
   },
   { gate },
 );
+
+/**
+ * A live "daemon in another namespace" holding `name`: a listener on its UAPI socket in the shared
+ * /var/run/wireguard. Resolves to a release that closes it (which removes the socket file).
+ */
+async function holdUapiSocket(name: string): Promise<() => Promise<void>> {
+  await mkdir(UAPI_DIR, { recursive: true, mode: 0o755 });
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(uapiSocketPath(name), resolve);
+  });
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
 
 /** Records every command it runs (argv only), then runs it. */
 class RecordingRunner implements CommandRunner {
@@ -115,18 +132,20 @@ describe('LinuxDriver specifics', () => {
       let text = await save();
       assert.match(text, /^-A POSTROUTING -j VPNHOST-POST$/m);
       assert.match(text, /^-A FORWARD -j VPNHOST-FWD$/m);
-      assert.ok(text.includes(`-A VPNHOST-POST -s 10.66.0.0/24 ! -o ${a.name} -m comment --comment "vpnhost:${a.name}" -j SNAT --to-source 192.0.2.10`));
-      assert.ok(text.includes(`-A VPNHOST-POST -s 10.67.0.0/24 -o eth9 -m comment --comment "vpnhost:${b.name}" -j MASQUERADE`));
+      assert.match(text, /^-A PREROUTING -j VPNHOST-MARK$/m);
+      assert.ok(text.includes(`-A VPNHOST-MARK -i ${a.name} -m comment --comment "vpnhost:${a.name}" -j MARK --set-xmark 0x1000000/0x1000000`));
+      assert.ok(text.includes(`-A VPNHOST-POST -s 10.66.0.0/24 ! -o ${a.name} -m mark --mark 0x1000000/0x1000000 -m comment --comment "vpnhost:${a.name}" -j SNAT --to-source 192.0.2.10`));
+      assert.ok(text.includes(`-A VPNHOST-POST -s 10.67.0.0/24 -o eth9 -m mark --mark 0x1000000/0x1000000 -m comment --comment "vpnhost:${b.name}" -j MASQUERADE`));
       assert.ok(text.includes(`-A VPNHOST-FWD -i ${a.name} -o ${a.name} -m comment --comment "vpnhost:${a.name}" -j DROP`));
       assert.ok(!text.includes(`-i ${b.name} -o ${b.name}`));
       await driver.ensureInterface({ ...a, internalTraffic: true });
       text = await save();
       assert.ok(!text.includes(`-i ${a.name} -o ${a.name}`));
-      assert.equal(text.split(`"vpnhost:${a.name}"`).length - 1, 3, 'one NAT and two FORWARD rules');
+      assert.equal(text.split(`"vpnhost:${a.name}"`).length - 1, 4, 'one mark, one NAT and two FORWARD rules');
       await driver.removeInterface(a.name);
       text = await save();
       assert.ok(!text.includes(`vpnhost:${a.name}`));
-      assert.equal(text.split(`"vpnhost:${b.name}"`).length - 1, 3);
+      assert.equal(text.split(`"vpnhost:${b.name}"`).length - 1, 4);
       assert.equal((await execIn(ns, 'sysctl', ['-n', 'net.ipv4.ip_forward'])).stdout.trim(), '1');
     } finally {
       await destroyNamespace(ns);

@@ -97,7 +97,7 @@ export class SimulatedDriver implements Driver {
   private nextIndex = 2;
   private readonly latencyMs: number;
   private readonly now: () => number;
-  private readonly host: HostNetwork[];
+  private host: HostNetwork[];
   private readonly held: Set<string>;
 
   constructor(opts: SimulatedDriverOptions = {}) {
@@ -218,6 +218,21 @@ export class SimulatedDriver implements Driver {
   }
 
   async close(): Promise<void> {}
+
+  /** Simulation only: replaces the host's own networks (an uplink gained an address, a route was added). */
+  setHostNetworks(networks: HostNetwork[]): void {
+    this.host = networks.map((n) => ({ ...n }));
+  }
+
+  /** Simulation only: a live daemon elsewhere now holds `name` (its creation fails with InterfaceHeldError). */
+  holdInterface(name: string): void {
+    this.held.add(name);
+  }
+
+  /** Simulation only: the daemon holding `name` is gone. */
+  releaseInterface(name: string): void {
+    this.held.delete(name);
+  }
 
   /** Simulation only: counters of driver operations since construction. */
   stats(): SimulatedStats {

@@ -42,6 +42,8 @@ export interface PanelOptions {
   driver?: SimulatedDriver;
   /** Reuse this data directory (and its database) instead of a new temp directory; it is not removed on close. */
   dir?: string;
+  /** The address the panel would listen on (server and peer subnets may not cover it). */
+  listenAddress?: string;
 }
 
 /** Builds the panel on a fresh temp directory. Call `close()` in `finally`. */
@@ -61,6 +63,7 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
     clock: opts.clock,
     routeProbe: opts.routeProbe,
     licensePublicKey: vendor.publicKey,
+    listenAddress: opts.listenAddress,
   });
   await app.ready();
   if (opts.licenseAccounts) {

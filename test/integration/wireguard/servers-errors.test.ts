@@ -99,7 +99,7 @@ test('POST /wireguard formats and ranges', async () => {
 
     const good: Array<Record<string, string>> = [
       { listen_port: '51820', mtu: '0', keep_alive: '0', b_download: '0', b_upload: '0' },
-      { listen_port: '65535', mtu: '9100', keep_alive: '2147483647', b_download: '10000', b_upload: '10000' },
+      { listen_port: '65535', mtu: '9100', keep_alive: '65535', b_download: '10000', b_upload: '10000' },
       { mtu: '68', internal_traffic: 'false', ikev2: '0', endpoint: '2001:db8::1' },
     ];
     for (const form of good) {
