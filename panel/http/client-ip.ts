@@ -34,21 +34,3 @@ function stripZone(address: string): string {
   const pct = address.indexOf('%');
   return pct >= 0 ? address.slice(0, pct) : address;
 }
-
-/** The value of cookie `name` in a Cookie header, URL-decoded when possible; undefined when absent. */
-export function readCookie(header: string | string[] | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  const text = Array.isArray(header) ? header.join('; ') : header;
-  for (const part of text.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
-  }
-  return undefined;
-}

@@ -1,7 +1,8 @@
-// IP parsing, canonical forms, CIDR containment, client address behind proxies and cookie reading.
+// IP parsing, canonical forms, CIDR containment, client address behind proxies and the exact access-hash cookie.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clientIp, readCookie } from '../../../panel/http/client-ip.ts';
+import { exactAccessHash } from '../../../panel/http/auth.ts';
+import { clientIp } from '../../../panel/http/client-ip.ts';
 import { canonicalIp, cidrContains, cidrsOverlap, ipVersion, isSubnetZeroHost, parseCidr, reservedRangeOf, sameIp } from '../../../panel/schemas/ip.ts';
 
 describe('IP helpers', () => {
@@ -58,14 +59,23 @@ describe('clientIp', () => {
   });
 });
 
-describe('readCookie', () => {
-  it('finds the named cookie among others', () => {
-    assert.equal(readCookie('a=1; access_hash=abc; b=2', 'access_hash'), 'abc');
-    assert.equal(readCookie('access_hash="abc"', 'access_hash'), 'abc');
-    assert.equal(readCookie('xaccess_hash=abc', 'access_hash'), undefined);
-    assert.equal(readCookie('access_hash=%zz', 'access_hash'), '%zz');
-    assert.equal(readCookie(undefined, 'access_hash'), undefined);
-    assert.equal(readCookie('garbage', 'access_hash'), undefined);
+describe('exactAccessHash', () => {
+  const hash = 'ab'.repeat(40);
+  it('returns the value of the one exact access_hash cookie', () => {
+    assert.equal(exactAccessHash(`access_hash=${hash}`), hash);
+    assert.equal(exactAccessHash(`a=1; access_hash=${hash}; b=2`), hash);
+    assert.equal(exactAccessHash(`a=1;access_hash=${hash}`), hash);
+  });
+  it('refuses every other form', () => {
+    for (const header of [
+      undefined, '', 'garbage', `xaccess_hash=${hash}`, `access_hash="${hash}"`, `access_hash=${hash.toUpperCase()}`,
+      `access_hash= ${hash}`, `access_hash=${hash} ; a=1`, `access_hash =${hash}`, `ACCESS_HASH=${hash}`,
+      `access_hash=%61${hash.slice(1)}`, `access_hash=${hash}; access_hash=${hash}`, `access_hash=${hash}; Access_Hash=x`,
+      `access_hash=${hash}0`, `access_hash=${hash.slice(1)}`, `access_hash=${'z'.repeat(80)}`,
+    ]) {
+      assert.equal(exactAccessHash(header), undefined, String(header));
+    }
+    assert.equal(exactAccessHash([`access_hash=${hash}`]), undefined, 'an array is never one header');
   });
 });
 
