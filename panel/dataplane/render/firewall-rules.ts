@@ -58,7 +58,8 @@ export function serverHasFamily(s: ServerRuleInput, family: Family): boolean {
  * - `VPNHOST-MARK-<if>` (mangle): set the tunnel bit, then the peer mark from the server's ipset (one hash lookup);
  * - `VPNHOST-PRE-<if>` (nat, IPv4): one DNAT per port forward;
  * - `VPNHOST-POST-<if>` (nat): SNAT/MASQUERADE of the subnet, only for packets with the tunnel bit (never the
- *   host's own traffic), and the hairpin masquerade of host connections DNATed into the tunnel;
+ *   host's own traffic), and the hairpin masquerade of connections DNATed back into the tunnel — from a peer
+ *   (a peer reaching its own forward would otherwise get a packet from its own address) or from the host;
  * - `VPNHOST-FWD-<if>` (filter): replies into the tunnel, forwarded ports, internal-traffic drops, tunnel out.
  */
 export function renderServerChains(s: ServerRuleInput, family: Family): ChainContent[] {
@@ -88,7 +89,12 @@ export function renderServerChains(s: ServerRuleInput, family: Family): ChainCon
     chain: post,
     rules: [
       ...s.networks[family].map((net) => `-A ${post} -s ${net} ${out} ${MARK_MATCH} ${snat}`),
-      ...(forwards.length > 0 ? [`-A ${post} -o ${s.name} -m addrtype --src-type LOCAL -m conntrack --ctstate DNAT -j MASQUERADE`] : []),
+      ...(forwards.length > 0
+        ? [
+            ...s.networks[4].map((net) => `-A ${post} -s ${net} -o ${s.name} ${MARK_MATCH} -m conntrack --ctstate DNAT -j MASQUERADE`),
+            `-A ${post} -o ${s.name} -m addrtype --src-type LOCAL -m conntrack --ctstate DNAT -j MASQUERADE`,
+          ]
+        : []),
     ],
   });
   const drops = !s.globalInternalTraffic
