@@ -3,16 +3,17 @@ import { parseArgs } from 'node:util';
 import { ExecaRunner } from '../dataplane/linux/runner.ts';
 import { resetOwnedRules } from '../dataplane/linux/owned-rules.ts';
 
-export const FIREWALL_RESET_HELP = `usage: vpnhost panel firewall-reset [--dry-run]
+export const FIREWALL_RESET_HELP = `usage: vpnhost panel firewall-reset [--dry-run] [--accept-policies]
 
 Removes every iptables and ip6tables rule and chain the panel owns, in every table, without starting the panel:
 the VPNHOST-* chains (mangle VPNHOST-MARK, nat VPNHOST-POST, filter VPNHOST-FWD, ...), the jumps to them from
-the built-in chains, and any rule tagged with a "vpnhost:" comment. Rules of other software are left untouched.
-Prints what it removed. For an operator locked out of the panel by its own rules; the next
+the built-in chains, any rule tagged with a "vpnhost:" comment, and the vpnhost-* ipsets. Rules of other software
+are left untouched. Prints what it removed. For an operator locked out of the panel by its own rules; the next
 \`vpnhost panel serve\` (or PUT /system/reload) puts back the rules the stored servers need.
 
-  --dry-run    only print what would be removed
-  -h, --help   this text
+  --dry-run          only print what would be removed
+  --accept-policies  also set the filter table's INPUT, FORWARD and OUTPUT policies to ACCEPT where they drop
+  -h, --help         this text
 
 Needs root (iptables). Exit code 0 when done (also when nothing was owned), 1 when a tool failed.
 `;
@@ -21,7 +22,7 @@ Needs root (iptables). Exit code 0 when done (also when nothing was owned), 1 wh
 export async function firewallResetCommand(argv: string[], runner = new ExecaRunner()): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { 'dry-run': { type: 'boolean' }, 'accept-policies': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
   });
   if (values.help) {
@@ -29,24 +30,29 @@ export async function firewallResetCommand(argv: string[], runner = new ExecaRun
     return 0;
   }
   const dryRun = values['dry-run'] ?? false;
-  const results = await resetOwnedRules(runner, { dryRun });
-  let total = 0;
-  for (const result of results) {
+  const verb = dryRun ? 'would remove' : 'removed';
+  const { families, sets } = await resetOwnedRules(runner, { dryRun, acceptPolicies: values['accept-policies'] ?? false });
+  let rules = 0;
+  let chains = 0;
+  for (const result of families) {
     if (result.skipped) {
       process.stderr.write(`${result.family}: skipped (${result.skipped})\n`);
       continue;
     }
-    for (const line of result.removed) process.stdout.write(`${result.family} ${dryRun ? 'would remove' : 'removed'} ${line}\n`);
-    total += result.rules + result.chains;
+    for (const line of result.removed) process.stdout.write(`${result.family} ${verb} ${line}\n`);
+    for (const chain of result.policies) process.stdout.write(`${result.family} ${dryRun ? 'would set' : 'set'} filter ${chain} policy to ACCEPT\n`);
+    rules += result.rules;
+    chains += result.chains;
   }
-  if (results.every((r) => r.skipped)) {
+  for (const set of sets) process.stdout.write(`${verb} ipset ${set}\n`);
+  if (families.every((r) => r.skipped)) {
     process.stderr.write('firewall-reset: neither iptables-save nor ip6tables-save could run\n');
     return 1;
   }
   process.stdout.write(
-    total === 0
-      ? 'nothing to remove: no rule or chain of the panel found\n'
-      : `${dryRun ? 'would remove' : 'removed'} ${results.reduce((n, r) => n + r.rules, 0)} rules and ${results.reduce((n, r) => n + r.chains, 0)} chains\n`,
+    rules + chains + sets.length === 0
+      ? 'nothing to remove: no rule, chain or set of the panel found\n'
+      : `${verb} ${rules} rules, ${chains} chains and ${sets.length} sets\n`,
   );
   return 0;
 }

@@ -58,7 +58,7 @@ async function eventually(what: string, check: () => Promise<boolean>, attempts 
 }
 
 test('panel on the linux driver cannot be locked out through a server address, and recovers from crashes and stale sockets', async (t) => {
-  if (!requireTools(t, ['wg', 'wireguard-go', 'ip', 'iptables', 'iptables-save', 'iptables-restore'], { root: true })) return;
+  if (!requireTools(t, ['wg', 'wireguard-go', 'ip', 'iptables', 'iptables-save', 'iptables-restore', 'ipset'], { root: true })) return;
   const nsA = await createNamespace('vhsa');
   let nsB: string | null = null;
   let panel: PanelProcess | null = null;
@@ -130,6 +130,9 @@ test('panel on the linux driver cannot be locked out through a server address, a
       await execIn(nsA, 'iptables', ['-t', 'nat', '-A', 'POSTROUTING', '-s', '10.250.0.0/24', '-o', veth.a, '-j', 'MASQUERADE']);
       const withForeign = await rules(nsA);
       expected = withForeign;
+      // A set named like the panel's (the firewall subsystem keeps per-peer marks in vpnhost-* ipsets) and a foreign one.
+      await execIn(nsA, 'ipset', ['create', 'vpnhost-probe-4', 'hash:ip']);
+      await execIn(nsA, 'ipset', ['create', 'foreign-set', 'hash:ip']);
       await panel!.kill('SIGKILL');
       const reset = await execa('ip', ['netns', 'exec', nsA, process.execPath, join(ROOT, 'bin/vpnhost.js'), 'panel', 'firewall-reset'], {
         cwd: ROOT, reject: false, stdin: 'ignore',
@@ -143,6 +146,8 @@ test('panel on the linux driver cannot be locked out through a server address, a
       assert.ok(after.some((line) => line.includes('--dport 2222')));
       assert.ok(after.some((line) => line.includes('-s 10.250.0.0/24')));
       assert.ok(await linkExists(nsA, iface), 'the interfaces stay');
+      assert.ok(reset.stdout.includes('removed ipset vpnhost-probe-4'), reset.stdout);
+      assert.deepEqual((await execIn(nsA, 'ipset', ['list', '-n'])).stdout.trim().split('\n'), ['foreign-set']);
 
       await panel!.restart();
       await eventually('boot reconcile done', statusOk);
