@@ -5,7 +5,7 @@ import type { ClientAreaMenu } from './client-area.ts';
 import { Module } from './module.ts';
 import type { PlatformContext } from './platform-context.ts';
 import { queueProvisionAction, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
-import { JOB_TRANSITIONS, type JobMethod } from './provision-status.ts';
+import type { JobMethod } from './provision-status.ts';
 import { successResult, validationErrorResult, type JobResult, type SaveResult } from './result.ts';
 import { productDataSchema, sanitizeInput, serviceDataSchema, validate } from './validation.ts';
 
@@ -13,13 +13,10 @@ import { productDataSchema, sanitizeInput, serviceDataSchema, validate } from '.
  * A Product module provisions customer services. Subclasses implement the five job methods (createJob …
  * change_packageJob) against their provider and may widen `productSchema()` / `serviceSchema()`.
  *
- * Lifecycle methods (create, suspend, unsuspend, termination, change_package) set the status of the spec's table,
- * queue the job and return at once. A job method as written by the subclass only talks to the provider and answers
- * `{status, message?}` (it may read `this.abortSignal` and call `this.saveProvisionData()`). The constructor wraps
- * each job method on the instance, so whoever calls `instance.createJob()` (the ModuleJob worker, a test) gets the
- * state machine around it: outcome transition, logs, service events, exceptions turned into `{status:'error'}`.
- * The wrapped method takes optional `JobRunOptions` ({signal, attempt, tries}); a worker that knows the attempt can
- * also set `jobAttempt` before the call. The raw implementation stays reachable as `Class.prototype.createJob`.
+ * Lifecycle methods (create, suspend, unsuspend, termination, change_package) queue the job and return at once; the
+ * platform's service lifecycle sets the status of the spec's table from the queue's events. A job method as written
+ * by the subclass only talks to the provider and answers `{status, message?}` (it may read `this.abortSignal` and
+ * call `this.saveProvisionData()`); `runJob(method, opts)` runs it for one attempt with the service loaded.
  *
  * Client-area tabs: `getClientAreaMenuConfig()` lists them; each tab `<tab>` has `variables_<tab>()` and optional
  * AJAX handlers `controllerClient_<tab><Method>(request)` (see client-area.ts).
@@ -28,20 +25,8 @@ export abstract class Product extends Module {
   /** Task options of this module's jobs, over the spec defaults (tries 1, backoff 10 s, timeout 600 s, maxExceptions 2). */
   static jobOptions: Partial<TaskOptions> = {};
 
-  /** Attempt of the job about to run, when the worker knows it (a failure before the last attempt keeps the status). */
-  jobAttempt: { attempt: number; tries: number } | undefined = undefined;
-
   constructor(ctx: PlatformContext) {
     super(ctx, 'Product');
-    for (const method of Object.keys(JOB_TRANSITIONS) as JobMethod[]) {
-      const implementation = this[method] as () => Promise<JobResult>;
-      Object.defineProperty(this, method, {
-        value: (opts?: JobRunOptions) => runProvisionJob(this, method, this.ctx, opts ?? { ...this.jobAttempt }, implementation),
-        writable: true,
-        configurable: true,
-        enumerable: false,
-      });
-    }
   }
 
   /** Options queued with `method` (override for per-method values). */
@@ -157,9 +142,9 @@ export abstract class Product extends Module {
   abstract terminationJob(): Promise<JobResult>;
   abstract change_packageJob(): Promise<JobResult>;
 
-  /** Runs a job method with the state machine around it (same as calling the wrapped `this[method](opts)`). */
+  /** Runs one attempt of a job method: the service loaded, the abort signal set, secrets cut out of an error text. */
   runJob(method: JobMethod, opts: JobRunOptions = {}): Promise<JobResult> {
-    return (this[method] as (o: JobRunOptions) => Promise<JobResult>)(opts);
+    return runProvisionJob(this, method, this.ctx, opts, this[method] as () => Promise<JobResult>);
   }
 
   /** Client-area tabs keyed by tab key: `{ name, template: 'client_area.<template>' }`. */

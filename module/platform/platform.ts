@@ -10,7 +10,7 @@ import type { Product } from '../contract/product.ts';
 import { sqliteModuleVersionStore } from '../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
-import { ModuleLoader, type LoadedModule } from './loader.ts';
+import { ModuleLoader, type LoadedModule, type ModuleImporter } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
 import { Catalogue } from './services/catalogue.ts';
@@ -19,6 +19,7 @@ import { ModuleAdmin, resolveHostedModule } from './services/module-admin.ts';
 import { ModuleLogQueries } from './services/module-log-query.ts';
 import { ModuleInstanceStore, ModuleStateStore } from './services/module-store.ts';
 import { ServiceAdmin } from './services/service-admin.ts';
+import { ServiceLifecycle } from './services/lifecycle.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
 import { ProductRepository } from './store/repositories/products.ts';
@@ -36,6 +37,8 @@ export interface PlatformOptions {
   clock?: Clock;
   /** Extra task-queue settings (poll interval, leases) for tests and benchmarks. */
   queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'db' | 'url' | 'store'>>;
+  /** Where module classes come from (default `module/modules/<Type>/<Name>/index.ts`; tests load fixture modules). */
+  importer?: ModuleImporter;
 }
 
 /** One platform process: open with `Platform.open`, start workers with `startWorkers`, end with `close`. */
@@ -69,6 +72,8 @@ export class Platform {
     readonly moduleAdmin: ModuleAdmin,
     readonly moduleLogs: ModuleLogQueries,
     readonly ops: PlatformOperations,
+    /** The one writer of provision_status (services/lifecycle.ts). */
+    readonly lifecycle: ServiceLifecycle,
   ) {}
 
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
@@ -92,6 +97,10 @@ export class Platform {
       });
       Task.use(queue);
       const hooks = createHooks(logger.child({ part: 'hooks' }));
+      // The one writer of provision_status, following every task record change this process makes (its own jobs and
+      // the worker API's calls for remote workers), inside the same transactions.
+      const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: sqliteModuleLogSink(db), clock, logger: logger.child({ part: 'lifecycle' }) });
+      lifecycle.attach(queue.events);
       const versions = sqliteModuleVersionStore(db, clock);
       modules = new ModuleLoader(
         {
@@ -103,7 +112,7 @@ export class Platform {
         },
         {},
         opts.modulesConfig ?? defaultModulesConfig,
-        undefined,
+        opts.importer,
         { db, sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
       );
       const loaded = await modules.load();
@@ -114,7 +123,7 @@ export class Platform {
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       return new Platform(
         db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db), new AdminTokenRepository(db, 'worker'),
-        taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops,
+        taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
       );
     } catch (err) {
       await modules?.close();
@@ -131,7 +140,7 @@ export class Platform {
       concurrency,
       resolve: (uuid) => this.productForService(uuid),
       hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
-      sweeper: new StuckServiceSweeper(this.services, this.queue, this.hooks, this.logger),
+      sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger),
       logger: this.logger,
     });
   }
@@ -142,7 +151,7 @@ export class Platform {
    */
   startSweeper(): void {
     if (this.workers || this.sweeping) return;
-    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.hooks, this.logger), this.logger);
+    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger), this.logger);
   }
 
   /** Starts the modules' scheduled work (the serving process only). */

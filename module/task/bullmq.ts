@@ -23,6 +23,8 @@ export interface BullmqQueueOptions {
   lockDurationMs?: number;
   /** How often workers look for jobs whose lock expired (stalled), default 30 s. */
   stalledIntervalMs?: number;
+  /** A `pending` record untouched this long whose job is not in Redis counts as lost (see recoverLost), default 30 s. */
+  lostAfterMs?: number;
   logger?: TaskLogger;
 }
 
@@ -47,6 +49,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   private readonly prefix: string;
   private readonly lockDurationMs: number;
   private readonly stalledIntervalMs: number;
+  private readonly lostAfterMs: number;
   private connection: Redis | undefined;
   private readonly queues = new Map<string, Queue<JobData>>();
   private readonly workers = new Map<string, { worker: Worker<JobData>; connection: Redis }>();
@@ -61,6 +64,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     this.prefix = opts.prefix ?? 'vpnhost';
     this.lockDurationMs = opts.lockDurationMs ?? 30_000;
     this.stalledIntervalMs = opts.stalledIntervalMs ?? 30_000;
+    this.lostAfterMs = opts.lostAfterMs ?? 30_000;
   }
 
   async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
@@ -75,15 +79,19 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     return added;
   }
 
+  private async addJob(queue: string, job: string, id: string, jobId: string, options: TaskOptions): Promise<void> {
+    await this.queueFor(queue).add(job, { taskId: id }, {
+      jobId,
+      attempts: options.tries,
+      backoff: { type: 'fixed', delay: Math.round(options.backoff * 1000) },
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  }
+
   private async enqueue(queue: string, job: string, id: string, jobId: string, options: TaskOptions): Promise<void> {
     try {
-      await this.queueFor(queue).add(job, { taskId: id }, {
-        jobId,
-        attempts: options.tries,
-        backoff: { type: 'fixed', delay: Math.round(options.backoff * 1000) },
-        removeOnComplete: true,
-        removeOnFail: true,
-      });
+      await this.addJob(queue, job, id, jobId, options);
     } catch (error) {
       await this.store.fail(id, `${ENQUEUE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
       this.notify(id);
@@ -134,6 +142,27 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     if (this.running && !this.startOpts.queues) this.ensureWorker(record.queue);
     this.notify(id);
     return record;
+  }
+
+  /**
+   * Adds the job of every `pending` record untouched for `lostAfterMs` whose job Redis does not hold: its process
+   * died between writing the record and adding the job, and without this the record would wait forever and hold up
+   * the later tasks of its service. (Adding is idempotent per job id, so a late original add changes nothing.)
+   */
+  async recoverLost(): Promise<string[]> {
+    if (!this.store.stalePending) return [];
+    const recovered: string[] = [];
+    for (const record of await this.store.stalePending('bullmq', Date.now() - this.lostAfterMs, 100)) {
+      const jobId = bullJobId(record.id, record.retries ?? 0);
+      if (await this.queueFor(record.queue).getJob(jobId)) continue;
+      const again = await this.store.get(record.id);
+      if (!again || again.status !== 'pending' || (again.retries ?? 0) !== (record.retries ?? 0)) continue;
+      await this.addJob(record.queue, record.job, record.id, jobId, record.options);
+      if (this.running && !this.startOpts.queues) this.ensureWorker(record.queue);
+      this.logger.error({ taskId: record.id, queue: record.queue }, 'task record had no queued job (lost enqueue): job added');
+      recovered.push(record.id);
+    }
+    return recovered;
   }
 
   /** Starts workers for queues that got runnable records since (e.g. added by another process). */

@@ -87,6 +87,14 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     return record;
   }
 
+  /** Releases records whose worker's lease expired (also done on the queue's own timer while started). */
+  async recoverLost(): Promise<string[]> {
+    const ids = this.store.release('embedded', { expired: true });
+    for (const id of ids) this.notify(id);
+    if (ids.length > 0) this.wake();
+    return ids;
+  }
+
   private wake(): void {
     if (!this.running || this.wakeQueued) return;
     this.wakeQueued = true;

@@ -16,6 +16,8 @@ export type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from './ta
 export { EmbeddedQueue } from './embedded.ts';
 export { BullmqQueue } from './bullmq.ts';
 export type { TaskLogger } from './store-backed-queue.ts';
+export { TaskEvents, changeEvent, type TaskEvent, type TaskEventListener, type TaskEventSource } from './events.ts';
+export { parseTags, serviceTag, serviceTaskTags, SERVICE_TAG_PREFIX, type ParsedTags } from './tags.ts';
 
 export interface CreateTaskQueueOptions {
   /** `embedded` (default) or `redis://HOST:PORT` for BullMQ. */
@@ -37,6 +39,8 @@ export interface CreateTaskQueueOptions {
   lockDurationMs?: number;
   /** BullMQ: stalled-job check interval, default 30 s. */
   stalledIntervalMs?: number;
+  /** BullMQ: age of a `pending` record without its job before recoverLost adds the job, default 30 s. */
+  lostAfterMs?: number;
   logger?: TaskLogger;
 }
 
@@ -52,6 +56,6 @@ export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
   }
   return new BullmqQueue(store, {
     url, prefix: opts.prefix, workerId: opts.workerId, pollMs: opts.pollMs,
-    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, logger: opts.logger,
+    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, lostAfterMs: opts.lostAfterMs, logger: opts.logger,
   });
 }

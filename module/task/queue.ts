@@ -1,4 +1,5 @@
 // The Task queue seam: one interface, two backends (embedded SQLite, BullMQ on Redis), one contract suite.
+import type { TaskEventSource } from './events.ts';
 
 /** Lifecycle of a task record. */
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'duplicate';
@@ -108,4 +109,15 @@ export interface TaskQueue {
   retry(id: string): Promise<TaskRecord>;
   /** Resolves when the task reaches `completed`, `failed` or `duplicate`, or rejects after `timeoutMs`. */
   waitFor(id: string, timeoutMs?: number): Promise<TaskRecord>;
+  /**
+   * What happened to task records: queued, attempt failed and will retry, finished for good (completed or failed).
+   * Raised where a record changes, also for changes a remote worker makes through the platform's worker API.
+   */
+  readonly events: TaskEventSource;
+  /**
+   * Finds runnable tasks their scheduler lost and schedules them again: embedded, records whose worker's lease
+   * expired; BullMQ, also `pending` records whose job was never added (the process died between writing the record
+   * and adding the job). Returns the ids recovered. Safe to call from any process, any time.
+   */
+  recoverLost(): Promise<string[]>;
 }

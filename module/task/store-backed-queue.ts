@@ -1,5 +1,6 @@
 // What both backends share: handler registry, record reads from the task store, waitFor, lifecycle notices.
 import { EventEmitter } from 'node:events';
+import type { TaskEventSource } from './events.ts';
 import { FINAL_STATUSES, type TaskAdded, type TaskFilter, type TaskHandler, type TaskOptions, type TaskQueue, type TaskRecord } from './queue.ts';
 import type { TaskRecordStore } from './task-record-store.ts';
 
@@ -40,6 +41,12 @@ export abstract class StoreBackedQueue<S extends TaskRecordStore = TaskRecordSto
   abstract start(opts?: { queues?: string[]; concurrency?: number }): Promise<void>;
   abstract stop(graceMs?: number): Promise<void>;
   abstract retry(id: string): Promise<TaskRecord>;
+  abstract recoverLost(): Promise<string[]>;
+
+  /** The record store's events (every change of a record made through it, by this queue or anyone sharing it). */
+  get events(): TaskEventSource {
+    return this.store.events;
+  }
 
   async get(id: string): Promise<TaskRecord | null> {
     return this.store.get(id);

@@ -1,6 +1,7 @@
 // The seam between the queues and the task records: what a BullMQ worker needs from wherever the records live
 // (the platform's SQLite through TaskStore, or the platform's worker API over HTTP for a remote worker).
 import type { Settlement } from './attempt.ts';
+import type { TaskEvents } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
 
 /** Value or promise of it: the SQLite store answers synchronously, the HTTP one does not. */
@@ -13,7 +14,7 @@ export type TaskBackend = 'embedded' | 'bullmq';
  * Tasks sharing a tag with this prefix (`service:<uuid>`: the jobs of one service) run one at a time, in the order
  * they were queued, so e.g. a termination never overtakes the createJob queued before it.
  */
-export const SERIAL_TAG_PREFIX = 'service:';
+export { SERVICE_TAG_PREFIX as SERIAL_TAG_PREFIX } from './tags.ts';
 
 /** `beginAttempt`'s answer for a task that must wait for an earlier one of its service. */
 export const BLOCKED = 'blocked' as const;
@@ -41,6 +42,8 @@ export interface TaskInsert {
  * remote) may share the records.
  */
 export interface TaskRecordStore {
+  /** Changes of records made through this store (see TaskEvent), raised where the record changed. */
+  readonly events: TaskEvents;
   /** Records a task (or a `duplicate` of an identical pending/processing one). */
   insert(task: TaskInsert): MaybePromise<TaskAdded>;
   get(id: string): MaybePromise<TaskRecord | null>;
@@ -60,4 +63,9 @@ export interface TaskRecordStore {
   fail(id: string, message: string): MaybePromise<TaskRecord | null>;
   /** Queue names that have runnable records of `backend`. */
   activeQueues(backend: TaskBackend): MaybePromise<string[]>;
+  /**
+   * `pending` records of `backend` untouched since before `olderThan` (epoch ms), oldest first: candidates for a
+   * lost schedule (a BullMQ job never added). Absent where the records are not local (a remote worker).
+   */
+  stalePending?(backend: TaskBackend, olderThan: number, limit: number): MaybePromise<TaskRecord[]>;
 }

@@ -6,8 +6,10 @@ import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/re
 import { SecretBox } from '../../panel/security/secret-box.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
+import { TaskEvents } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
-import { BLOCKED, SERIAL_TAG_PREFIX, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
+import { serialTags, SERVICE_TAG_PREFIX as SERIAL_TAG_PREFIX } from './tags.ts';
+import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
 import { toRecord, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
@@ -31,8 +33,13 @@ export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox
  */
 export class TaskStore implements TaskRecordStore {
   private readonly pepper: Buffer | undefined;
-  /** Statements prepared once per SQL text: claims, polls and heartbeats run them on every task and tick. */
+  /** Statements prepared once per SQL text: claims, settlements, polls and heartbeats run them on every task and tick. */
   private readonly statements = new Map<string, Statement>();
+  /**
+   * Every change of a record's state made through this store (by a local queue or a remote worker's API call),
+   * emitted inside the transaction that made it.
+   */
+  readonly events = new TaskEvents();
 
   constructor(private readonly db: Database, private readonly box?: SecretBox) {
     this.pepper = box ? this.loadPepper(box) : undefined;
@@ -72,28 +79,29 @@ export class TaskStore implements TaskRecordStore {
     const now = Date.now();
     const iso = new Date(now).toISOString();
     const run = this.db.transaction((): TaskAdded => {
-      const newest = this.db
-        .prepare("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
+      const newest = this.sql("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
         .get(key) as { id: string; seq: number } | undefined;
       // A later task of the same service may have undone what the original does: then this one must run too.
-      const serial = tags.filter((tag) => tag.startsWith(SERIAL_TAG_PREFIX));
-      const overtaken = newest !== undefined && serial.length > 0 && this.db
-        .prepare('SELECT 1 FROM task_tags JOIN tasks ON tasks.id = task_tags.task_id WHERE task_tags.tag IN (SELECT value FROM json_each(?)) AND tasks.rowid > ? LIMIT 1')
+      const serial = serialTags(tags);
+      const overtaken = newest !== undefined && serial.length > 0 && this
+        .sql('SELECT 1 FROM task_tags JOIN tasks ON tasks.id = task_tags.task_id WHERE task_tags.tag IN (SELECT value FROM json_each(?)) AND tasks.rowid > ? LIMIT 1')
         .get(JSON.stringify(serial), newest.seq) !== undefined;
       const original = overtaken ? undefined : newest;
       const status = original ? 'duplicate' : 'pending';
-      this.db
-        .prepare(
+      const inserted = this
+        .sql(
           `INSERT INTO tasks (id, backend, job, queue, input, raw_input, tags, status, options, dedupe_key, duplicate_of,
              available_at, created_at, updated_at, finished_at)
-           VALUES (@id, @backend, @job, @queue, @input, @raw, @tags, @status, @options, @key, @dup, @now, @iso, @iso, @finished)`,
+           VALUES (@id, @backend, @job, @queue, @input, @raw, @tags, @status, @options, @key, @dup, @now, @iso, @iso, @finished)
+           RETURNING *`,
         )
-        .run({
+        .get({
           id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw: sealed, tags: JSON.stringify(tags), status,
           options: canonicalJson(task.options), key, dup: original?.id ?? null, now, iso, finished: original ? iso : null,
-        });
+        }) as TaskRow;
       const tagInsert = this.sql('INSERT OR IGNORE INTO task_tags (tag, task_id) VALUES (?, ?)');
       for (const tag of tags) tagInsert.run(tag, id);
+      if (status === 'pending') this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false });
       return { id, status };
     });
     return run.immediate();
@@ -154,8 +162,8 @@ export class TaskStore implements TaskRecordStore {
     // A read first: idle polls then never take the database's write lock.
     const due = this.sql("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
     if (!due) return null;
-    const row = this.db
-      .prepare(
+    const row = this
+      .sql(
         `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = @worker, lease_until = @lease, updated_at = @iso
          WHERE rowid = (SELECT rowid FROM tasks WHERE backend = @backend AND status = 'pending' AND available_at <= @now
                           AND (@queues IS NULL OR queue IN (SELECT value FROM json_each(@queues)))
@@ -186,14 +194,17 @@ export class TaskStore implements TaskRecordStore {
       const iso = new Date(now).toISOString();
       const options = JSON.parse(row.options) as TaskOptions;
       if (row.status === 'processing' && row.attempts >= options.tries) {
-        this.db
-          .prepare("UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ?")
-          .run(LOST_WORKER_ERROR, iso, iso, id);
+        const failed = this
+          .sql("UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ? RETURNING *")
+          .get(LOST_WORKER_ERROR, iso, iso, id) as TaskRow;
+        this.events.emitChange(toRecord(failed));
         return null;
       }
       const lost = row.status === 'processing';
-      return this.db
-        .prepare(
+      // The previous attempt's worker died with tries left: that attempt failed and this one is its retry.
+      if (lost) this.events.emit({ type: 'retrying', task: { ...toRecord(row), status: 'pending', lastError: LOST_WORKER_ERROR }, error: LOST_WORKER_ERROR });
+      return this
+        .sql(
           `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = ?, lease_until = ?, updated_at = ?,
              last_error = CASE WHEN ? THEN ? ELSE last_error END WHERE id = ? RETURNING *`,
         )
@@ -210,19 +221,28 @@ export class TaskStore implements TaskRecordStore {
     const secrets = secretValues(this.rawInput(row));
     const now = Date.now();
     const iso = new Date(now).toISOString();
-    const updated = this.db
-      .prepare(
-        `UPDATE tasks SET status = @status, exceptions = @exceptions, last_error = @error, result = @result,
-           available_at = @available, lease_until = NULL, updated_at = @iso, finished_at = @finished
-         WHERE id = @id AND status = 'processing' AND worker_id = @worker RETURNING *`,
-      )
-      .get({
+    const run = this.db.transaction((): TaskRecord | null => {
+      const updated = this.settleStatement().get({
         id, worker: workerId, status: settlement.status, exceptions: settlement.exceptions,
         error: settlement.lastError === null ? null : redactText(settlement.lastError, secrets),
         result: settlement.status === 'completed' ? JSON.stringify(redact(settlement.result) ?? null) : null,
         available: settlement.availableAt, iso, finished: settlement.status === 'pending' ? null : iso,
       }) as TaskRow | undefined;
-    return updated ? toRecord(updated) : null;
+      if (!updated) return null;
+      const record = toRecord(updated);
+      this.events.emitChange(record);
+      return record;
+    });
+    return run.immediate();
+  }
+
+  private settleStatement(): Statement {
+    return this
+      .sql(
+        `UPDATE tasks SET status = @status, exceptions = @exceptions, last_error = @error, result = @result,
+           available_at = @available, lease_until = NULL, updated_at = @iso, finished_at = @finished
+         WHERE id = @id AND status = 'processing' AND worker_id = @worker RETURNING *`,
+      );
   }
 
   /** Extends the leases of every record `workerId` is processing. */
@@ -240,46 +260,70 @@ export class TaskStore implements TaskRecordStore {
     const filter = 'expired' in scope
       ? 'lease_until < @now'
       : 'worker_id = @worker AND id IN (SELECT value FROM json_each(@ids))';
-    const rows = this.db
-      .prepare(
-        `UPDATE tasks SET
+    const run = this.db.transaction(() => {
+      const rows = this
+        .sql(
+          `UPDATE tasks SET
            status = CASE WHEN attempts >= json_extract(options, '$.tries') THEN 'failed' ELSE 'pending' END,
            finished_at = CASE WHEN attempts >= json_extract(options, '$.tries') THEN @iso ELSE NULL END,
            last_error = @error, lease_until = NULL, worker_id = NULL, available_at = @now, updated_at = @iso
-         WHERE backend = @backend AND status = 'processing' AND ${filter} RETURNING id`,
-      )
-      .all({
-        now, iso, backend, error: LOST_WORKER_ERROR,
-        worker: 'workerId' in scope ? scope.workerId : null, ids: 'ids' in scope ? JSON.stringify(scope.ids) : null,
-      }) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+         WHERE backend = @backend AND status = 'processing' AND ${filter} RETURNING *`,
+        )
+        .all({
+          now, iso, backend, error: LOST_WORKER_ERROR,
+          worker: 'workerId' in scope ? scope.workerId : null, ids: 'ids' in scope ? JSON.stringify(scope.ids) : null,
+        }) as TaskRow[];
+      for (const row of rows) this.events.emitChange(toRecord(row));
+      return rows.map((row) => row.id);
+    });
+    return run.immediate();
   }
 
   /** Puts a `failed` record back to `pending` with fresh attempts and exceptions. */
   resetForRetry(id: string, backend: TaskBackend): TaskRecord {
     const now = Date.now();
     const iso = new Date(now).toISOString();
-    const row = this.db
-      .prepare(
-        `UPDATE tasks SET status = 'pending', attempts = 0, exceptions = 0, retries = retries + 1, last_error = NULL, result = NULL, backend = ?,
-           available_at = ?, lease_until = NULL, worker_id = NULL, updated_at = ?, finished_at = NULL
-         WHERE id = ? AND status = 'failed' RETURNING *`,
-      )
-      .get(backend, now, iso, id) as TaskRow | undefined;
-    if (!row) throw new Error(this.row(id) ? `Task ${id} is not failed` : `Task ${id} not found`);
-    return toRecord(row);
+    const run = this.db.transaction((): TaskRecord | null => {
+      const row = this
+        .sql(
+          `UPDATE tasks SET status = 'pending', attempts = 0, exceptions = 0, retries = retries + 1, last_error = NULL, result = NULL, backend = ?,
+             available_at = ?, lease_until = NULL, worker_id = NULL, updated_at = ?, finished_at = NULL
+           WHERE id = ? AND status = 'failed' RETURNING *`,
+        )
+        .get(backend, now, iso, id) as TaskRow | undefined;
+      if (!row) return null;
+      const record = toRecord(row);
+      this.events.emit({ type: 'queued', task: record, requeued: true });
+      return record;
+    });
+    const record = run.immediate();
+    if (!record) throw new Error(this.row(id) ? `Task ${id} is not failed` : `Task ${id} not found`);
+    return record;
   }
 
   /** Fails a non-final record outright (the scheduler lost or refused it). */
   fail(id: string, message: string): TaskRecord | null {
     const iso = new Date().toISOString();
-    const row = this.db
-      .prepare(
-        `UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ?
-         WHERE id = ? AND status IN ('pending','processing') RETURNING *`,
-      )
-      .get(message, iso, iso, id) as TaskRow | undefined;
-    return row ? toRecord(row) : null;
+    const run = this.db.transaction((): TaskRecord | null => {
+      const row = this
+        .sql(
+          `UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ?
+           WHERE id = ? AND status IN ('pending','processing') RETURNING *`,
+        )
+        .get(message, iso, iso, id) as TaskRow | undefined;
+      if (!row) return null;
+      const record = toRecord(row);
+      this.events.emitChange(record);
+      return record;
+    });
+    return run.immediate();
+  }
+
+  stalePending(backend: TaskBackend, olderThan: number, limit: number): TaskRecord[] {
+    const rows = this
+      .sql("SELECT * FROM tasks WHERE backend = ? AND status = 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?")
+      .all(backend, new Date(olderThan).toISOString(), limit) as TaskRow[];
+    return rows.map(toRecord);
   }
 
   /** Queue names that have runnable records of `backend`. */

@@ -26,7 +26,7 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
   });
 
   app.put('/services/:uuid/provision-status', { schema: { params: uuidParamsSchema, body: statusBodySchema } }, async (request, reply) => {
-    platform.services.setProvisionStatus(request.params.uuid, request.body.status, request.body.reason);
+    platform.lifecycle.set(request.params.uuid, request.body.status, request.body.reason);
     return reply.code(204).send();
   });
 

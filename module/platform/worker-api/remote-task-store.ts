@@ -1,5 +1,6 @@
 // TaskRecordStore over the platform's worker API: the task records of a remote BullMQ worker.
 import type { Settlement } from '../../task/attempt.ts';
+import { TaskEvents } from '../../task/events.ts';
 import type { TaskAdded, TaskRecord } from '../../task/queue.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from '../../task/task-record-store.ts';
 import type { WorkerApiClient } from './client.ts';
@@ -22,6 +23,12 @@ function toRecord(parsed: ReturnType<typeof taskRecordSchema.parse>): TaskRecord
  * statement a local worker would (so claims and settlements stay conditional on worker id and status).
  */
 export class RemoteTaskStore implements TaskRecordStore {
+  /**
+   * The changes this worker made, as the platform answered them (the platform raises the same events in its own
+   * task store, where its service lifecycle follows them).
+   */
+  readonly events = new TaskEvents();
+
   constructor(private readonly api: WorkerApiClient) {}
 
   async insert(input: TaskInsert): Promise<TaskAdded> {
@@ -49,7 +56,9 @@ export class RemoteTaskStore implements TaskRecordStore {
       worker_id: workerId,
       settlement: { ...settlement, result: settlement.result ?? null },
     });
-    return answer.record ? toRecord(answer.record) : null;
+    const record = answer.record ? toRecord(answer.record) : null;
+    if (record) this.events.emitChange(record);
+    return record;
   }
 
   async release(backend: TaskBackend, scope: { expired: true } | { workerId: string; ids: string[] }): Promise<string[]> {
@@ -64,7 +73,9 @@ export class RemoteTaskStore implements TaskRecordStore {
 
   async fail(id: string, message: string): Promise<TaskRecord | null> {
     const answer = await this.api.call('POST', `${task(id)}/fail`, recordAnswerSchema, { message: message.slice(0, 10_000) });
-    return answer.record ? toRecord(answer.record) : null;
+    const record = answer.record ? toRecord(answer.record) : null;
+    if (record) this.events.emitChange(record);
+    return record;
   }
 
   async activeQueues(backend: TaskBackend): Promise<string[]> {

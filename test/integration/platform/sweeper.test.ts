@@ -1,9 +1,13 @@
-// The stuck-service sweeper on a real platform store and task records: lost tasks, duplicates, orphans, live tasks.
+// The service lifecycle and the sweeper (its safety net) on a real platform store and task records: a task failed for
+// good settles its service at once (duplicates do not hide it); the sweeper only fails services whose task vanished.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { pino } from 'pino';
 import { createHooks, type Hooks } from '../../../hooks.ts';
 import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { systemClock } from '../../../panel/shared/clock.ts';
+import { sqliteModuleLogSink } from '../../../module/contract/log.ts';
+import { ServiceLifecycle } from '../../../module/platform/services/lifecycle.ts';
 import { openPlatformDb, type Db } from '../../../module/platform/store/db.ts';
 import { ProductRepository } from '../../../module/platform/store/repositories/products.ts';
 import { ServiceStore } from '../../../module/platform/store/repositories/services.ts';
@@ -32,7 +36,9 @@ beforeEach(() => {
   hooks = createHooks(logger);
   failedEvents = [];
   hooks.on('service.failed', (e) => void failedEvents.push({ service_uuid: e.service_uuid, action: e.action, reason: e.reason }));
-  sweeper = new StuckServiceSweeper(services, queue, hooks, logger);
+  const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger });
+  lifecycle.attach(queue.events);
+  sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);
   productUuid = new ProductRepository(db).create('VpnProduct', { server_location: 'ams' }).uuid;
 });
 
@@ -50,11 +56,11 @@ function processingService(): string {
 const addJob = (uuid: string, action: string) =>
   queue.add('ModuleJob', 'Module', { module: { type: 'Product', name: 'VpnProduct', service_uuid: uuid }, method: `${action}Job` }, [action, `service:${uuid}`]);
 
-test('a service whose last create task failed without it is settled failed with the task error', async () => {
+test('a service whose create task failed without the job seeing it (lost worker) is settled failed with the task error at once', async () => {
   const uuid = processingService();
   const { id } = await addJob(uuid, 'create');
   store.fail(id, 'Worker lost during the attempt (process stopped or lease expired)');
-  assert.deepEqual(await sweeper.run(), [uuid]);
+  assert.deepEqual(await sweeper.run(), [], 'nothing left for the safety net');
   const service = services.get(uuid)!;
   assert.equal(service.provision_status, 'failed');
   assert.equal(service.status_reason, 'Worker lost during the attempt (process stopped or lease expired)');
@@ -67,8 +73,9 @@ test('a duplicate create recorded after the failed task does not hide the failur
   const duplicate = await addJob(uuid, 'create');
   assert.equal(duplicate.status, 'duplicate');
   store.fail(original.id, 'Worker lost during the attempt (process stopped or lease expired)');
-  assert.deepEqual(await sweeper.run(), [uuid]);
+  assert.deepEqual(await sweeper.run(), []);
   assert.equal(services.get(uuid)!.provision_status, 'failed');
+  assert.deepEqual(failedEvents.map((e) => e.service_uuid), [uuid]);
 });
 
 test('a service with a live task is left alone; one without any task is settled only once it is old', async () => {

@@ -1,10 +1,14 @@
-// The platform's ModuleJob handler on a real embedded queue: attempts, tries and maxExceptions as the task records them.
+// The platform's ModuleJob handler on a real embedded queue with the service lifecycle following its events: attempts,
+// tries and maxExceptions as the task records them decide the service status.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { PlatformContext } from '../../../module/contract/platform-context.ts';
+import type { JobResult } from '../../../module/contract/result.ts';
 import { moduleJobHandler } from '../../../module/platform/workers.ts';
 import { createTaskQueue, MODULE_JOB, Task, type TaskOptions, type TaskQueue } from '../../../module/task/index.ts';
+import { sqliteModuleLogSink } from '../../../module/contract/log.ts';
+import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct, type Outcome } from './helpers/sample-product.ts';
 
@@ -19,6 +23,7 @@ beforeEach(() => {
   db = new Database(':memory:');
   queue = createTaskQueue({ url: 'embedded', db, pollMs: 10 });
   Task.use(queue);
+  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: sqliteModuleLogSink(p.db), clock: p.clock }, queue.events);
   ctx = { ...p.ctx, tasks: { add: (job, name, input, tags) => Task.add(job, name, input, tags) } };
 });
 
@@ -99,18 +104,38 @@ test('the platform handler runs provisioning jobs of Products only', async () =>
   assert.deepEqual(p.services.history, []);
 });
 
-test('runJob: a throw reaching maxExceptions is the last attempt; a throw after the attempt was aborted is not an exception', async () => {
-  const product = new SampleProduct(ctx);
-  product.service_uuid = UUID;
-  p.services.add(UUID, 'processing');
-  product.outcomes.createJob = ['throw'];
-  const opts = { attempt: 1, tries: 3, exceptions: 0, maxExceptions: 2 };
-  assert.deepEqual(await product.runJob('createJob', opts), { status: 'error', message: 'provider exploded during createJob' });
-  assert.equal(p.services.status(UUID), 'processing', 'first exception of two allowed: retried');
-  const aborted = AbortSignal.abort(new Error('Task attempt timed out after 60 s'));
-  await product.runJob('createJob', { ...opts, attempt: 2, exceptions: 1, signal: aborted });
-  assert.equal(p.services.status(UUID), 'processing', 'the timed-out attempt is a plain failure with a try left');
-  await assert.rejects(product.runJob('createJob', { ...opts, attempt: 2, exceptions: 1, rethrow: true }), { message: 'provider exploded during createJob' });
-  assert.equal(p.services.status(UUID), 'failed', 'second exception: failed although a try is left');
-  assert.deepEqual(p.events.map((e) => e.event), ['service.failed']);
+test('a throw reaching maxExceptions is the last attempt; a throw after the attempt was aborted (timeout) is not an exception', async () => {
+  let calls = 0;
+  class Scripted extends SampleProduct {
+    static override jobOptions: Partial<TaskOptions> = { tries: 3, backoff: 0, timeout: 1, maxExceptions: 2 };
+    override async createJob(): Promise<JobResult> {
+      calls += 1;
+      if (calls === 2) {
+        // Throws only once the worker aborted the attempt (its timeout passed).
+        await new Promise((_, reject) => this.abortSignal?.addEventListener('abort', () => reject(new Error('gave up')), { once: true }));
+      }
+      throw new Error('provider exploded during createJob');
+    }
+  }
+  const resolve = (uuid: string) => {
+    const instance = new Scripted(ctx);
+    instance.service_uuid = uuid;
+    return instance;
+  };
+  const statuses: string[] = [];
+  const task = await (async () => {
+    p.services.add(UUID, 'pending');
+    await resolve(UUID).create();
+    queue.events.on((event) => void (event.type !== 'queued' && statuses.push(`${event.type}:${p.services.status(UUID)}`)));
+    queue.register(MODULE_JOB, moduleJobHandler(resolve));
+    await queue.start({ concurrency: 1 });
+    const [queued] = await queue.list({ tag: `service:${UUID}` });
+    return queue.waitFor(queued.id, 10_000);
+  })();
+  assert.equal(task.status, 'failed');
+  assert.equal(task.attempts, 3);
+  assert.equal(task.exceptions, 2, 'the timed-out attempt is a plain failure');
+  assert.deepEqual(statuses, ['retrying:processing', 'retrying:processing', 'finished:failed'], 'first exception of two allowed and the timeout: retried; second exception: failed');
+  assert.deepEqual(p.services.history.map((h) => h.status), ['processing', 'failed']);
+  assert.deepEqual(p.events.map((e) => e.event), ['service.created', 'service.failed']);
 });

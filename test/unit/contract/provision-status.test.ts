@@ -1,9 +1,12 @@
-// State-machine tests: every row of the spec's provisioning table, driven through a Product module and a fake queue.
+// State-machine tests: every row of the spec's provisioning table, driven through a Product module and a fake queue
+// whose events the platform's service lifecycle follows (the one writer of provision_status).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { ACTION_TRANSITIONS, JOB_TRANSITIONS, UNCHANGED, type JobMethod, type ProvisionAction, type ProvisionStatus } from '../../../module/contract/provision-status.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs, sqliteModuleLogSink } from '../../../module/contract/log.ts';
 import { JOB_ERRORS } from '../../../module/contract/result.ts';
+import type { JobResult } from '../../../module/contract/result.ts';
+import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 
@@ -15,7 +18,16 @@ beforeEach(() => {
   p = makePlatform();
   product = new SampleProduct(p.ctx);
   product.service_uuid = UUID;
+  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: sqliteModuleLogSink(p.db), clock: p.clock }, p.queue.events);
 });
+
+/** Queues `method`'s task as its lifecycle call would (the row's `from` status set beforehand) and runs it; its answer. */
+async function runQueued(method: JobMethod): Promise<JobResult> {
+  const id = await p.ctx.tasks.add('ModuleJob', 'Module', { module: product, method }, [JOB_TRANSITIONS[method].action, `service:${UUID}`]);
+  p.events.length = 0;
+  const record = await p.queue.waitFor(id);
+  return record.status === 'completed' ? (record.result as JobResult) : { status: 'error', message: record.lastError ?? undefined };
+}
 afterEach(() => p.cleanup());
 
 test('the transition table is the spec table (plus unchanged on change_packageJob failure)', () => {
@@ -87,14 +99,14 @@ describe('lifecycle methods queue their job and set the table status', () => {
     assert.equal(p.queue.records.length, 0);
   });
 
-  test('when queueing fails the previous status is restored', async () => {
+  test('when queueing fails the status is left as it was (the lifecycle writes it only with the task record)', async () => {
     p.services.add(UUID, 'completed');
     p.ctx.tasks = { add: async () => Promise.reject(new Error('queue down')) };
     const broken = new SampleProduct(p.ctx);
     broken.service_uuid = UUID;
     assert.deepEqual(await broken.suspend(), { status: 'error', message: JOB_ERRORS.unavailable });
     assert.equal(p.services.status(UUID), 'completed');
-    assert.deepEqual(p.services.history.map((h) => h.status), ['processing', 'completed']);
+    assert.deepEqual(p.services.history.map((h) => h.status), []);
   });
 
   test('static jobOptions override the spec defaults', async () => {
@@ -134,7 +146,7 @@ describe('job outcomes apply the table transition', () => {
     test(`${method} from ${from}, ${outcome} → ${to}`, async () => {
       p.services.add(UUID, from, { domain: 'example.com', username: 'alice', password: 'Hunter2Secret' });
       product.outcomes[method] = [outcome];
-      const result = await product[method]();
+      const result = await runQueued(method);
       assert.equal(result.status, outcome === 'success' ? 'success' : 'error');
       assert.equal(p.services.status(UUID), to);
       assert.deepEqual(product.calls, [method]);
@@ -162,7 +174,7 @@ describe('job outcomes apply the table transition', () => {
   test('a thrown exception becomes {status:error} with its message, secrets cut out', async () => {
     p.services.add(UUID, 'processing', { username: 'alice', password: 'provider' });
     product.outcomes.createJob = ['throw'];
-    const result = await product.createJob();
+    const result = await product.runJob('createJob');
     assert.equal(result.status, 'error');
     assert.equal(result.message, '[redacted] exploded during createJob');
   });
@@ -170,21 +182,22 @@ describe('job outcomes apply the table transition', () => {
   test('an error result keeps its spec text', async () => {
     p.services.add(UUID, 'processing');
     product.outcomes.suspendJob = ['error'];
-    assert.deepEqual(await product.suspendJob(), { status: 'error', message: JOB_ERRORS.suspensionFailed });
+    assert.deepEqual(await product.runJob('suspendJob'), { status: 'error', message: JOB_ERRORS.suspensionFailed });
   });
 
   test('createJob / suspendJob re-enter processing when run again after a failure', async () => {
     p.services.add(UUID, 'failed');
-    await product.createJob();
+    await product.create();
+    await p.queue.drain();
     assert.deepEqual(p.services.history.map((h) => h.status), ['processing', 'completed']);
   });
 
   test('no job but terminationJob runs on a terminated service', async () => {
     p.services.add(UUID, 'terminated');
-    assert.deepEqual(await product.createJob(), { status: 'error', message: JOB_ERRORS.invalidData });
+    assert.deepEqual(await runQueued('createJob'), { status: 'error', message: JOB_ERRORS.invalidData });
     assert.deepEqual(product.calls, []);
     assert.equal(p.services.status(UUID), 'terminated');
-    assert.equal((await product.terminationJob()).status, 'success');
+    assert.equal((await runQueued('terminationJob')).status, 'success');
   });
 
   test('the job sees the abort signal given by the worker, also when set directly on the instance', async () => {
@@ -243,14 +256,20 @@ describe('through the queue', () => {
     assert.deepEqual(p.events.map((e) => e.event), ['service.failed']);
   });
 
-  test('the worker may announce the attempt through jobAttempt', async () => {
-    p.services.add(UUID, 'processing');
-    product.outcomes.createJob = ['error'];
-    product.jobAttempt = { attempt: 1, tries: 2 };
-    await product.createJob();
-    assert.equal(p.services.status(UUID), 'processing');
-    product.jobAttempt = { attempt: 2, tries: 2 };
-    await product.createJob();
-    assert.equal(p.services.status(UUID), 'failed');
+  test('a failed attempt with a try left keeps the status (the queue decides the retry, the lifecycle only follows)', async () => {
+    class Twice extends SampleProduct {
+      static override jobOptions = { tries: 2 };
+    }
+    const twice = new Twice(p.ctx);
+    twice.service_uuid = UUID;
+    twice.outcomes.createJob = ['error'];
+    p.services.add(UUID, 'pending');
+    const seen: string[] = [];
+    p.queue.events.on((event) => void seen.push(`${event.type}:${p.services.status(UUID)}`));
+    await twice.create();
+    await p.queue.drain();
+    assert.deepEqual(seen, ['queued:processing', 'retrying:processing', 'finished:failed']);
+    const retryLog = readModuleLogs(p.db, { name: 'Twice', level: 'error' }).find((row) => (row.response as { retry?: boolean }).retry);
+    assert.equal((retryLog?.response as { provision_status?: string }).provision_status, 'processing');
   });
 });

@@ -69,7 +69,22 @@ export class ServiceStore implements ServiceRepository {
     return Object.fromEntries(rows.map((r) => [r.s, r.n]));
   }
 
+  /** Who decides provision_status changes (the platform's ServiceLifecycle); set once by it. */
+  private statusOwner: { set(uuid: string, status: ProvisionStatus, reason?: string): boolean } | null = null;
+
+  /** Hands `setProvisionStatus` calls (a module's, through its context) to the lifecycle. */
+  delegateStatusTo(owner: { set(uuid: string, status: ProvisionStatus, reason?: string): boolean }): void {
+    this.statusOwner = owner;
+  }
+
+  /** The spec's `setProvisionStatus($status)` as modules call it: decided by the lifecycle when one is attached. */
   setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): void {
+    if (this.statusOwner) this.statusOwner.set(uuid, status, reason);
+    else this.writeProvisionStatus(uuid, status, reason);
+  }
+
+  /** The SQL write of provision_status (and its reason); the lifecycle is its one caller in the platform. */
+  writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): void {
     this.statusStmt.run(status, reason ?? null, new Date().toISOString(), uuid);
   }
 

@@ -1,6 +1,7 @@
 // In-memory TaskQueue (module/task/queue.ts) for contract unit tests only: tasks run when the test calls drain().
 import { DEFAULT_TASK_OPTIONS, type TaskAdded, type TaskFilter, type TaskHandler, type TaskOptions, type TaskQueue, type TaskRecord } from '../../../../module/task/queue.ts';
 import type { TaskFacade } from '../../../../module/contract/platform-context.ts';
+import { TaskEvents } from '../../../../module/task/events.ts';
 
 const OPTION_KEYS = ['tries', 'backoff', 'timeout', 'maxExceptions'] as const;
 
@@ -8,6 +9,8 @@ const OPTION_KEYS = ['tries', 'backoff', 'timeout', 'maxExceptions'] as const;
 export class FakeQueue implements TaskQueue {
   readonly kind = 'embedded' as const;
   readonly records: TaskRecord[] = [];
+  /** Raised like the real queues: queued on add, retrying / finished after each attempt of drain(). */
+  readonly events = new TaskEvents();
   private readonly handlers = new Map<string, TaskHandler>();
   private seq = 0;
 
@@ -22,7 +25,12 @@ export class FakeQueue implements TaskQueue {
       id, job, queue, input, tags: [...tags], status: 'pending', options: { ...DEFAULT_TASK_OPTIONS, ...options },
       attempts: 0, exceptions: 0, lastError: null, result: null, createdAt: now, updatedAt: now,
     });
+    this.events.emit({ type: 'queued', task: this.records[this.records.length - 1], requeued: false });
     return { id, status: 'pending' };
+  }
+
+  async recoverLost(): Promise<string[]> {
+    return [];
   }
 
   async start(): Promise<void> {}
@@ -74,6 +82,8 @@ export class FakeQueue implements TaskQueue {
         }
         if (!failed) record.status = 'completed';
         else if (record.attempts >= record.options.tries || record.exceptions >= record.options.maxExceptions) record.status = 'failed';
+        if (record.status !== 'processing') this.events.emitChange(record);
+        else this.events.emitChange({ ...record, status: 'pending' });
       }
     }
   }

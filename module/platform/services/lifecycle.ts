@@ -1,0 +1,204 @@
+// The service lifecycle: the one writer of provision_status. It applies the spec's States table (plus `pending`) to
+// the queue's own events — queued, attempt failed and will retry, finished for good — and emits the service hooks.
+import type { Logger } from 'pino';
+import type { HookEventName, HookEvents, Hooks, ServiceEvent } from '../../../hooks.ts';
+import type { ModuleLogSink } from '../../contract/log.ts';
+import type { Clock } from '../../../panel/shared/clock.ts';
+import {
+  ACTION_TRANSITIONS, applyTransition, isJobMethod, JOB_TRANSITIONS, PROVISION_ACTIONS, type JobMethod, type ProvisionAction, type ProvisionStatus,
+} from '../../contract/provision-status.ts';
+import { JOB_ERRORS } from '../../contract/result.ts';
+import type { TaskEvent, TaskEventSource } from '../../task/events.ts';
+import { MODULE_JOB, toModuleRef, type ModuleRef } from '../../task/module-job.ts';
+import type { TaskRecord } from '../../task/queue.ts';
+import { parseTags } from '../../task/tags.ts';
+
+/** The service fields the lifecycle reads. */
+export interface LifecycleService {
+  uuid: string;
+  product_uuid: string | null;
+  provision_status: ProvisionStatus;
+}
+
+/**
+ * Where provision_status lives. Both calls must take effect synchronously (the SQLite ServiceStore does): the
+ * lifecycle runs inside the task store's transaction, so the status commits together with the task record.
+ */
+export interface StatusStore {
+  get(uuid: string): LifecycleService | null;
+  /** The raw write; only the lifecycle calls it. */
+  writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): unknown;
+  /** Lets the store hand a module's `setProvisionStatus` call to the lifecycle. */
+  delegateStatusTo?(owner: Pick<ServiceLifecycle, 'set'>): void;
+}
+
+export interface ServiceLifecycleDeps {
+  services: StatusStore;
+  hooks: Hooks;
+  /** Module log rows of job outcomes (the platform's module_logs table). */
+  moduleLogs: ModuleLogSink;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** What a provisioning task is about, read from its record (job, module reference, method and tags). */
+export interface ProvisioningTask {
+  serviceUuid: string;
+  action: ProvisionAction;
+  method: JobMethod;
+  moduleType: string;
+  moduleName: string;
+}
+
+/** The provisioning task a record is, or null for any other task (a Plugin job, a foreign tag set). */
+export function provisioningTask(task: Pick<TaskRecord, 'job' | 'input' | 'tags'>): ProvisioningTask | null {
+  if (task.job !== MODULE_JOB) return null;
+  const { serviceUuid, action } = parseTags(task.tags);
+  const method = task.input.method;
+  if (!serviceUuid || !isJobMethod(method)) return null;
+  let module: ModuleRef;
+  try {
+    module = toModuleRef(task.input.module);
+  } catch {
+    return null;
+  }
+  if (module.type !== 'Product' || !(PROVISION_ACTIONS as readonly string[]).includes(action ?? '')) return null;
+  if (JOB_TRANSITIONS[method].action !== action) return null;
+  return { serviceUuid, action: action as ProvisionAction, method, moduleType: module.type, moduleName: module.name };
+}
+
+/** One provision_status write: what the lifecycle did and why. */
+export interface StatusWrite {
+  uuid: string;
+  status: ProvisionStatus;
+  reason?: string;
+  /** `queued:<action>`, `completed:<method>`, `failed:<method>`, `set`, `orphaned`. */
+  cause: string;
+}
+
+/**
+ * The one owner of every provision_status transition. Attach it to each queue whose records this process changes
+ * (`attach(queue.events)`): the embedded and BullMQ queues and the worker API routes all change records through the
+ * platform's task store, which raises the events inside its transactions.
+ *
+ * - queued (create/suspend): `processing`; a failed create/suspend queued again by retry: `processing` again;
+ * - attempt failed, will retry: status unchanged (an error log line with `retry: true`);
+ * - finished completed: the job's success status and event; finished failed: its failure status (with the task's
+ *   error as reason) and `service.failed`.
+ * A `terminated` service never changes again.
+ */
+export class ServiceLifecycle {
+  private readonly listeners = new Set<(write: StatusWrite) => void>();
+
+  constructor(private readonly deps: ServiceLifecycleDeps) {
+    deps.services.delegateStatusTo?.(this);
+  }
+
+  /** Follows a queue's (or a task store's) events; returns the detach function. */
+  attach(events: TaskEventSource): () => void {
+    return events.on((event) => this.onTaskEvent(event));
+  }
+
+  /** Observes every status write (tests, metrics). */
+  onWrite(listener: (write: StatusWrite) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Applies one queue event (synchronously: called inside the task store's transaction). */
+  onTaskEvent(event: TaskEvent): void {
+    const task = provisioningTask(event.task);
+    if (!task) return;
+    const service = this.deps.services.get(task.serviceUuid);
+    if (!service) return;
+    if (event.type === 'queued') this.queued(task, service, event.requeued);
+    else if (event.type === 'retrying') this.retrying(task, service, event.task, event.error);
+    else if (event.outcome === 'completed') this.completed(task, service, event.task);
+    else this.failed(task, service, event.task, event.error ?? JOB_ERRORS.unknown);
+  }
+
+  /** The spec's `setProvisionStatus($status)` asked for explicitly (a module, an admin); a terminated service stays. */
+  set(uuid: string, status: ProvisionStatus, reason?: string): boolean {
+    const service = this.deps.services.get(uuid);
+    if (!service || service.provision_status === 'terminated') return false;
+    this.write({ uuid, status, reason, cause: 'set' });
+    return true;
+  }
+
+  /** Safety net: a `processing` service whose task vanished is failed with `reason`; false when it moved on meanwhile. */
+  failVanished(uuid: string, reason: string, moduleName: string): boolean {
+    const service = this.deps.services.get(uuid);
+    if (!service || service.provision_status !== 'processing') return false;
+    this.write({ uuid, status: 'failed', reason, cause: 'orphaned' });
+    this.deps.logger.warn({ service_uuid: uuid, reason }, 'service settled as failed: its task vanished');
+    this.emit('service.failed', { ...this.event(service, moduleName), action: 'create', reason });
+    return true;
+  }
+
+  private queued(task: ProvisioningTask, service: LifecycleService, requeued: boolean): void {
+    const rule = ACTION_TRANSITIONS[task.action];
+    const current = service.provision_status;
+    if (current === 'terminated') return;
+    // A retry only takes a failed create/suspend back to processing; a first queueing applies the table's row.
+    const next = requeued ? (current === 'failed' ? applyTransition(current, rule.next) : current) : applyTransition(current, rule.next);
+    if (next !== current) this.write({ uuid: service.uuid, status: next, cause: `queued:${task.action}` });
+    if (!requeued && rule.event) this.emit(rule.event, this.event(service, task.moduleName));
+  }
+
+  private retrying(task: ProvisioningTask, service: LifecycleService, record: TaskRecord, error: string): void {
+    this.log(task, 'error', record, { status: 'error', message: error, provision_status: service.provision_status, retry: true });
+  }
+
+  private completed(task: ProvisioningTask, service: LifecycleService, record: TaskRecord): void {
+    const rule = JOB_TRANSITIONS[task.method];
+    const current = service.provision_status;
+    if (current === 'terminated' && task.method !== 'terminationJob') return;
+    const next = applyTransition(current, rule.success);
+    if (next !== current) this.write({ uuid: service.uuid, status: next, cause: `completed:${task.method}` });
+    const result = record.result && typeof record.result === 'object' ? (record.result as Record<string, unknown>) : { status: 'success' };
+    this.log(task, 'info', record, { ...result, provision_status: next });
+    this.emit(rule.successEvent, this.event(service, task.moduleName));
+  }
+
+  private failed(task: ProvisioningTask, service: LifecycleService, record: TaskRecord, reason: string): void {
+    const rule = JOB_TRANSITIONS[task.method];
+    const current = service.provision_status;
+    if (current === 'terminated' && task.method !== 'terminationJob') {
+      this.log(task, 'error', record, { status: 'error', message: reason, provision_status: current, reason: 'service is terminated' });
+      return;
+    }
+    const next = applyTransition(current, rule.failure);
+    if (next !== current) this.write({ uuid: service.uuid, status: next, reason, cause: `failed:${task.method}` });
+    this.log(task, 'error', record, { status: 'error', message: reason, provision_status: next });
+    this.emit('service.failed', { ...this.event(service, task.moduleName), action: rule.action, reason });
+  }
+
+  private write(write: StatusWrite): void {
+    this.deps.services.writeProvisionStatus(write.uuid, write.status, write.reason);
+    for (const listener of this.listeners) listener(write);
+  }
+
+  private event(service: LifecycleService, moduleName: string): ServiceEvent {
+    return { service_uuid: service.uuid, product_uuid: service.product_uuid, module: moduleName, at: this.deps.clock.now().toISOString() };
+  }
+
+  /** Hook listeners run after the status is written; the bus logs a failing listener itself. */
+  private emit<E extends HookEventName>(name: E, payload: HookEvents[E]): void {
+    this.deps.hooks.emit(name, payload).catch((err: unknown) =>
+      this.deps.logger.error({ err: err instanceof Error ? err.message : String(err), event: name }, 'hook listener failed'),
+    );
+  }
+
+  private log(task: ProvisioningTask, level: 'info' | 'error', record: TaskRecord, response: Record<string, unknown>): void {
+    this.deps.moduleLogs.write({
+      module_type: task.moduleType,
+      module_name: task.moduleName,
+      action: task.action,
+      level,
+      request: { service_uuid: task.serviceUuid, method: task.method, attempt: record.attempts, tries: record.options.tries },
+      response,
+      context: { service_uuid: task.serviceUuid, task_id: record.id },
+      created_at: this.deps.clock.now().toISOString(),
+    });
+  }
+}
