@@ -1,6 +1,6 @@
 // `vpnhost panel firewall-reset`: the escape hatch — removes every firewall rule and chain the panel owns, offline.
 import { parseArgs } from 'node:util';
-import { ExecaRunner } from '../dataplane/linux/runner.ts';
+import { ExecaRunner, type CommandRunner } from '../dataplane/linux/runner.ts';
 import { resetOwnedRules } from '../dataplane/linux/owned-rules.ts';
 
 export const FIREWALL_RESET_HELP = `usage: vpnhost panel firewall-reset [--dry-run] [--accept-policies]
@@ -19,7 +19,7 @@ Needs root (iptables). Exit code 0 when done (also when nothing was owned), 1 wh
 `;
 
 /** Runs `firewall-reset`; resolves to the exit code. */
-export async function firewallResetCommand(argv: string[], runner = new ExecaRunner()): Promise<number> {
+export async function firewallResetCommand(argv: string[], runner: CommandRunner = new ExecaRunner()): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { 'dry-run': { type: 'boolean' }, 'accept-policies': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
