@@ -156,9 +156,9 @@ function checkKeys(
  * server's subnet and no network the host uses (a subnet over the host's own addresses would NAT or shadow them).
  */
 function checkAddress(text: string, row: ServerRow | null, stores: ServerCheckStores): V4Cidr {
-  const parsed = text.includes('/') ? parseCidr(text) : null;
-  if (parsed?.version === 4 && reservedRangeOf(parsed)) throw new ApiError(OWN.RESERVED_ADDRESS);
-  const cidr = parseV4Cidr(text);
+  const cidr = text.includes('/') ? parseV4Cidr(text) : null;
+  const parsed = cidr ? parseCidr(`${formatIpv4(cidr.ip)}/${cidr.prefix}`) : null;
+  if (parsed && reservedRangeOf(parsed)) throw new ApiError(OWN.RESERVED_ADDRESS);
   if (!parsed || !isServerAddress(cidr)) throw new ApiError(OWN.WRONG_ADDRESS);
   if (stores.servers.subnetOverlaps(cidr.first, cidr.last, row?.id ?? 0)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
   if (stores.host.overlapping(parsed)) throw new ApiError(E.IP_OR_SUBNET_IN_USE);
