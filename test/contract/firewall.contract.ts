@@ -126,6 +126,27 @@ export function runFirewallContract(label: string, setup: () => Promise<Firewall
       await assert.rejects(fw.applyPeers('wg68', { upsert: [], remove: [] }), { text: E.WIREGUARD_SERVER_NOT_FOUND });
     });
 
+    it('applyPeers batches: swapping addresses, reusing a removed peer\'s address, refusing a held one', async (t) => {
+      if (!(await ready(t))) return;
+      await fw.ensureServer(server('wg61'));
+      await fw.applyPeers('wg61', {
+        upsert: [{ mark: 11, address: '10.61.0.3', addressIpv6: null }, { mark: 12, address: '10.61.0.2', addressIpv6: null }],
+        remove: [],
+      });
+      let dump = await fw.dump();
+      assert.match(dump, /10\.61\.0\.3 mark 11/);
+      assert.match(dump, /10\.61\.0\.2 mark 12/);
+      await fw.applyPeers('wg61', { upsert: [{ mark: 13, address: '10.61.0.2', addressIpv6: null }], remove: [12] });
+      dump = await fw.dump();
+      assert.match(dump, /10\.61\.0\.2 mark 13/);
+      assert.ok(!dump.includes('mark 12'));
+      await refused(() => fw.applyPeers('wg61', { upsert: [{ mark: 14, address: '10.61.0.3', addressIpv6: null }], remove: [] }), E.IP_IN_USE);
+      await refused(
+        () => fw.applyPeers('wg61', { upsert: [{ mark: 14, address: '10.61.0.8', addressIpv6: null }, { mark: 15, address: '10.61.0.8', addressIpv6: null }], remove: [] }),
+        E.IP_IN_USE,
+      );
+    });
+
     it('removing a peer removes its port forwards', async (t) => {
       if (!(await ready(t))) return;
       await fw.ensureServer(server('wg61', { forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.2', to_port: 80 }, { dst_port: 8081, protocol: 'udp', to_ip: '10.61.0.3', to_port: 81 }] }));

@@ -83,6 +83,7 @@ export interface FirewallOptions {
 }
 
 const FAMILIES: Family[] = [4, 6];
+const addressesOf = (peer: NormalPeer): string[] => (peer.addressIpv6 ? [peer.address, peer.addressIpv6] : [peer.address]);
 /** The live mark sets of one server by family (null: absent). */
 type SetState = Map<Family, SavedSet | null>;
 const TABLES: Table[] = ['mangle', 'nat', 'filter'];
@@ -111,38 +112,61 @@ export class FirewallEngine implements Firewall {
     });
   }
 
+  /**
+   * O(batch), never O(peers): the checks use the server's address index, the set lines go out in one `ipset
+   * restore`, and only then is the in-memory state changed (a failed write leaves it as it was).
+   */
   applyPeers(name: string, changes: FirewallPeerChanges): Promise<void> {
     return this.serial(async () => {
       const server = this.server(name);
       const upserts = checkPeers(changes.upsert);
       this.checkMarksElsewhere(name, upserts);
-      const peers = new Map(server.peers);
+      const removing = new Set(changes.remove);
+      for (const peer of upserts.values()) {
+        for (const address of addressesOf(peer)) {
+          const holder = server.addresses.get(address);
+          if (holder === undefined || holder === peer.mark || removing.has(holder)) continue;
+          const moving = upserts.get(holder);
+          if (moving && !addressesOf(moving).includes(address)) continue;
+          throw new FirewallError(E.IP_IN_USE);
+        }
+      }
       const lines: string[] = [];
       const drop = (peer: NormalPeer) => {
         if (this.hasFamily(server, 4)) lines.push(renderSetDel(markSetName(name, 4), peer.address));
         if (peer.addressIpv6 && this.hasFamily(server, 6)) lines.push(renderSetDel(markSetName(name, 6), peer.addressIpv6));
       };
-      for (const mark of changes.remove) {
-        const old = peers.get(mark);
-        if (old) drop(old);
-        peers.delete(mark);
+      for (const mark of removing) {
+        const old = server.peers.get(mark);
+        if (old && !upserts.has(mark)) drop(old);
       }
       for (const peer of upserts.values()) {
-        const old = peers.get(peer.mark);
+        const old = server.peers.get(peer.mark);
         if (old && (old.address !== peer.address || old.addressIpv6 !== peer.addressIpv6)) drop(old);
-        peers.set(peer.mark, peer);
       }
-      checkPeers([...peers.values()]);
       for (const peer of upserts.values()) {
         if (this.hasFamily(server, 4)) lines.push(renderSetAdd(markSetName(name, 4), peer.address, peer.mark));
         if (peer.addressIpv6 && this.hasFamily(server, 6)) lines.push(renderSetAdd(markSetName(name, 6), peer.addressIpv6, peer.mark));
       }
-      const addresses = new Set([...peers.values()].map((p) => p.address));
-      const forwards = server.input.forwards.filter((f) => addresses.has(f.to_ip));
       if (lines.length > 0) await this.ipsetRestore(lines);
-      const next: NormalServer = { ...server, peers, input: { ...server.input, forwards } };
-      if (forwards.length !== server.input.forwards.length) await this.syncServer(next, null);
-      this.servers.set(name, next);
+      const unindex = (peer: NormalPeer) => {
+        for (const a of addressesOf(peer)) if (server.addresses.get(a) === peer.mark) server.addresses.delete(a);
+      };
+      for (const mark of [...removing, ...upserts.keys()]) {
+        const old = server.peers.get(mark);
+        if (old) unindex(old);
+        server.peers.delete(mark);
+      }
+      for (const peer of upserts.values()) {
+        server.peers.set(peer.mark, peer);
+        for (const a of addressesOf(peer)) server.addresses.set(a, peer.mark);
+      }
+      const forwards = server.input.forwards.filter((f) => server.addresses.has(f.to_ip));
+      if (forwards.length !== server.input.forwards.length) {
+        const next: NormalServer = { ...server, input: { ...server.input, forwards } };
+        await this.syncServer(next, null);
+        this.servers.set(name, next);
+      }
     });
   }
 
@@ -373,7 +397,7 @@ export class FirewallEngine implements Firewall {
   private forwardContext(name: string, server: NormalServer) {
     const others = [...this.servers.values()].filter((s) => s.input.name !== name);
     return {
-      peers: server.peers,
+      addresses: server.addresses,
       listenPorts: [server.listenPort, ...others.map((s) => s.listenPort)].filter((p) => p > 0),
       otherKeys: new Set(others.flatMap((s) => s.input.forwards.map((f) => `${f.dst_port}_${f.protocol}`))),
       apiPort: this.opts.apiPort,
