@@ -1,0 +1,91 @@
+// The BullMQ gap: a task record written but its job never added (the process died in between) is found by the
+// platform's sweep and enqueued, instead of staying `pending` and holding up the later tasks of its service.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { createHooks } from '../../hooks.ts';
+import { SecretBox } from '../../panel/security/secret-box.ts';
+import { systemClock } from '../../panel/shared/clock.ts';
+import { sqliteModuleLogSink } from '../../module/contract/log.ts';
+import { ServiceLifecycle } from '../../module/platform/services/lifecycle.ts';
+import { openPlatformDb } from '../../module/platform/store/db.ts';
+import { ProductRepository } from '../../module/platform/store/repositories/products.ts';
+import { ServiceStore } from '../../module/platform/store/repositories/services.ts';
+import { StuckServiceSweeper } from '../../module/platform/sweeper.ts';
+import { BullmqQueue } from '../../module/task/bullmq.ts';
+import { resolveOptions } from '../../module/task/options.ts';
+import { TaskStore } from '../../module/task/task-store.ts';
+import { removeDir, startRedis, tempDir } from '../fixtures/platform/processes.ts';
+import { requireTools } from '../helpers/require-tools.ts';
+
+test('a record whose BullMQ job was never added is enqueued by the sweep; the later task of its service then runs after it', async (t) => {
+  if (!requireTools(t, ['redis-server'])) return;
+  const redis = await startRedis();
+  const dir = tempDir('lost-enqueue');
+  const db = openPlatformDb(dir);
+  const box = SecretBox.open(dir);
+  const store = new TaskStore(db, box);
+  const logger = pino({ level: 'silent' });
+  const services = new ServiceStore(db, box);
+  const lifecycle = new ServiceLifecycle({ services, hooks: createHooks(logger), moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger });
+  lifecycle.attach(store.events);
+  const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300 });
+  const sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);
+  const ran: string[] = [];
+  queue.register('Step', async (input) => {
+    ran.push(String(input.step));
+    return { status: 'success' };
+  });
+  try {
+    const productUuid = new ProductRepository(db).create('VpnProduct', {}).uuid;
+    const { uuid } = services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: { username: 'lost' } });
+    const tags = ['step', `service:${uuid}`];
+    // What a process that died between the two steps of BullmqQueue.add leaves behind: the record, no job.
+    const lost = store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'first' }, tags, options: resolveOptions({ backoff: 0 }) });
+    const later = await queue.add('Step', 'Module', { step: 'second' }, tags, { backoff: 0 });
+    await queue.start({ queues: ['Module'], concurrency: 2 });
+
+    await sleep(800);
+    assert.deepEqual(ran, [], 'the later task waits for the lost one (same service)');
+    assert.equal((await queue.get(later.id))?.status, 'pending');
+    assert.equal((await queue.get(lost.id))?.status, 'pending');
+
+    // The sweep finds the record without its job (older than lostAfterMs) and adds it; the one with a job is left.
+    assert.deepEqual(await sweeper.run(), []);
+    assert.deepEqual(await queue.recoverLost(), [], 'a second pass finds nothing more');
+    assert.equal((await queue.waitFor(lost.id, 15_000)).status, 'completed');
+    assert.equal((await queue.waitFor(later.id, 15_000)).status, 'completed');
+    assert.deepEqual(ran, ['first', 'second'], 'in queue order, each once');
+  } finally {
+    await queue.stop(1000);
+    db.close();
+    removeDir(dir);
+    await redis.stop();
+  }
+});
+
+test('recoverLost leaves young records alone (their add may still be under way) and records whose job exists', async (t) => {
+  if (!requireTools(t, ['redis-server'])) return;
+  const redis = await startRedis();
+  const dir = tempDir('lost-enqueue-young');
+  const db = openPlatformDb(dir);
+  const store = new TaskStore(db, SecretBox.open(dir));
+  const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-young', pollMs: 20, lostAfterMs: 60_000 });
+  const other = new BullmqQueue(store, { url: redis.url, prefix: 'lost-young', pollMs: 20, lostAfterMs: 0 });
+  try {
+    store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'young' }, tags: [], options: resolveOptions({}) });
+    const queued = await queue.add('Step', 'Module', { step: 'queued' }, [], {});
+    assert.deepEqual(await queue.recoverLost(), [], 'younger than lostAfterMs');
+    await sleep(20);
+    const recovered = await other.recoverLost();
+    assert.equal(recovered.length, 1, 'only the record without a job');
+    assert.notEqual(recovered[0], queued.id);
+  } finally {
+    await queue.stop(1000);
+    await other.stop(1000);
+    db.close();
+    removeDir(dir);
+    await redis.stop();
+  }
+});
