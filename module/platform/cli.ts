@@ -1,7 +1,10 @@
 // `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ; local or remote), admin-token and
-// worker-token create|list|delete.
+// worker-token create|list|delete, module list|activate|deactivate|update.
 import { parseArgs } from 'node:util';
+import { createPlatformLogger } from './logger.ts';
+import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
+import { LIFECYCLE_ACTIONS, type LifecycleAction } from './services/module-admin.ts';
 import { AdminTokenRepository, type TokenScope } from './store/repositories/admin-tokens.ts';
 import { openPlatformDb } from './store/db.ts';
 import { startPlatform, startWorkerOnly, type RunningPlatform } from './server.ts';
@@ -14,11 +17,16 @@ const USAGE = `usage:
   vpnhost platform admin-token list [--data DIR]
   vpnhost platform admin-token delete ID [--data DIR]
   vpnhost platform worker-token create|list|delete ID [--data DIR] [--comment TEXT]
+  vpnhost platform module list [--data DIR]
+  vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
 
   --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
                      (use https:// or a private network: task inputs and panel access hashes cross it)
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
+
+module: prints the module's answer (\`success\` or \`Error: ...\`, exit 1), recorded in the platform database; a
+  running platform applies a CLI switch at its next start (the admin API applies it at once).
 
 environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS,
   VPNHOST_PLATFORM_URL, VPNHOST_PLATFORM_TOKEN (remote worker),
@@ -86,6 +94,8 @@ export async function platformCommand(argv: string[]): Promise<number> {
       return manageTokens('admin', positionals, dataDir, values.comment ?? '');
     case 'worker-token':
       return manageTokens('worker', positionals, dataDir, values.comment ?? '');
+    case 'module':
+      return manageModules(positionals, dataDir);
     default:
       process.stderr.write(`vpnhost platform: unknown subcommand '${sub}'\n${USAGE}\n`);
       return 2;
@@ -117,6 +127,37 @@ function manageTokens(scope: TokenScope, positionals: string[], dataDir: string,
     return 2;
   } finally {
     db.close();
+  }
+}
+
+/** `module list` / `module activate|deactivate|update TYPE/NAME` on the platform of `dataDir` (no workers started). */
+async function manageModules(positionals: string[], dataDir: string): Promise<number> {
+  const [action, key] = positionals;
+  const isLifecycle = (LIFECYCLE_ACTIONS as readonly string[]).includes(action ?? '');
+  if (action !== 'list' && !(isLifecycle && key && /^[A-Za-z]+\/[A-Za-z][A-Za-z0-9_]*$/.test(key))) {
+    process.stderr.write(`vpnhost platform module: expected list, or activate|deactivate|update TYPE/NAME\n${USAGE}\n`);
+    return 2;
+  }
+  const platform = await Platform.open({ dataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn') });
+  try {
+    if (action === 'list') {
+      for (const m of platform.moduleAdmin.list()) {
+        const state = m.state ? `${m.state.active ? 'active' : 'inactive'}\t${m.state.last_action}: ${m.state.last_result}` : `${m.enabled_in_config ? 'active' : 'inactive'}\t(config.ts)`;
+        process.stdout.write(`${m.type}/${m.name}\t${m.installed_version ?? '-'}\t${state}\n`);
+      }
+      return 0;
+    }
+    const [type, name] = key.split('/');
+    try {
+      const answer = await platform.moduleAdmin.lifecycle(type, name, action as LifecycleAction);
+      process.stdout.write(`${answer.result}\n`);
+      return answer.result === 'success' ? 0 : 1;
+    } catch (error) {
+      process.stdout.write(`Error: ${(error as Error).message}\n`);
+      return 1;
+    }
+  } finally {
+    await platform.close();
   }
 }
 

@@ -233,8 +233,8 @@ export class ModuleLoader {
       const version = await syncModuleVersion(instance, this.shared.versions);
       if (version.action === 'failed') result = version.result;
     }
+    logAnswer(instance, 'activate', result);
     if (result !== 'success' && !wasLoaded) await this.unmount(type, name);
-    if (result === 'success') instance.logInfo('activate', {}, result);
     return this.record(type, name, result === 'success' || wasLoaded, 'activate', result);
   }
 
@@ -243,10 +243,8 @@ export class ModuleLoader {
     if (!this.has(type, name)) return this.record(type, name, false, 'deactivate', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
     const instance = this.instance(type, name);
     const result = await runLifecycle(instance, 'deactivate');
-    if (result === 'success') {
-      instance.logInfo('deactivate', {}, result);
-      await this.unmount(type, name);
-    }
+    logAnswer(instance, 'deactivate', result);
+    if (result === 'success') await this.unmount(type, name);
     return this.record(type, name, result !== 'success', 'deactivate', result);
   }
 
@@ -257,7 +255,7 @@ export class ModuleLoader {
     const version = await syncModuleVersion(instance, this.shared.versions);
     const result: LifecycleResult = version.action === 'failed' ? version.result : 'success';
     if (result === 'success') this.invalidateCache(name);
-    instance.logInfo('update', {}, version);
+    logAnswer(instance, 'update', result);
     return this.record(type, name, true, 'update', result);
   }
 
@@ -293,6 +291,12 @@ export class ModuleLoader {
   private settings(type: ModuleType, name: string): Readonly<Record<string, unknown>> {
     return contextFor({ ...this.shared, modulesConfig: this.modulesConfig }, type, name).config;
   }
+}
+
+/** The module log entry of an admin's lifecycle call: `info` with `success`, `error` with the `Error: ...` answer. */
+function logAnswer(instance: Module, action: string, result: LifecycleResult): void {
+  if (result === 'success') instance.logInfo(action, { by: 'admin' }, result);
+  else instance.logError(action, { by: 'admin' }, result);
 }
 
 function checkConfig(key: string, schema: ZodType, settings: unknown): void {

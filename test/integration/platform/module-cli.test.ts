@@ -1,0 +1,67 @@
+// `vpnhost platform module list|activate|deactivate|update`: the module's answer printed (`success` / `Error: ...`,
+// exit 1) and recorded in the platform database, the switch kept across starts.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
+import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const res = await execa(process.execPath, [join(ROOT, 'bin/vpnhost.js'), 'platform', 'module', ...args], { cwd: ROOT, reject: false, timeout: 60_000, env: { VPNHOST_LOG_LEVEL: 'silent' } });
+  return { code: res.exitCode ?? -1, out: String(res.stdout).trim(), err: String(res.stderr).trim() };
+}
+
+function state(dataDir: string): { active: number; last_action: string; last_result: string } | undefined {
+  const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT active, last_action, last_result FROM module_states WHERE module_type = 'Product' AND module_name = 'VpnProduct'").get() as never;
+  } finally {
+    db.close();
+  }
+}
+
+function logged(dataDir: string, action: string): Array<{ level: string; response: string }> {
+  const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT level, response FROM module_logs WHERE module_name = 'VpnProduct' AND action = ? ORDER BY id").all(action) as never;
+  } finally {
+    db.close();
+  }
+}
+
+test('module deactivate / activate / update print and record the answer; the switch holds at the next start', async () => {
+  const dataDir = tempDir('module-cli');
+  try {
+    const fresh = await cli(['list', '--data', dataDir]);
+    assert.equal(fresh.code, 0, fresh.err);
+    assert.match(fresh.out, /^Product\/VpnProduct\t1\.0\.0\tactive\t\(config\.ts\)$/m);
+
+    const off = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
+    assert.deepEqual([off.code, off.out], [0, 'success']);
+    assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'success' });
+    assert.deepEqual(logged(dataDir, 'deactivate'), [{ level: 'info', response: '"success"' }], 'deactivate() ran and its answer is in the module log');
+    assert.match((await cli(['list', '--data', dataDir])).out, /^Product\/VpnProduct\t1\.0\.0\tinactive\tdeactivate: success$/m);
+
+    const again = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
+    assert.deepEqual([again.code, again.out], [1, 'Error: module Product/VpnProduct is not loaded'], 'not loaded at this start: the switch held');
+    assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'Error: module Product/VpnProduct is not loaded' });
+
+    const on = await cli(['activate', 'Product/VpnProduct', '--data', dataDir]);
+    assert.deepEqual([on.code, on.out], [0, 'success']);
+    assert.deepEqual(state(dataDir), { active: 1, last_action: 'activate', last_result: 'success' });
+    const update = await cli(['update', 'Product/VpnProduct', '--data', dataDir]);
+    assert.deepEqual([update.code, update.out], [0, 'success']);
+    assert.deepEqual(state(dataDir), { active: 1, last_action: 'update', last_result: 'success' });
+
+    const unknown = await cli(['activate', 'Payment/Nope', '--data', dataDir]);
+    assert.deepEqual([unknown.code, unknown.out], [1, 'Error: unknown module: Payment/Nope (it needs a section in config.ts)']);
+    const usage = await cli(['activate', '--data', dataDir]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.err, /expected list, or activate\|deactivate\|update TYPE\/NAME/);
+  } finally {
+    removeDir(dataDir);
+  }
+});
