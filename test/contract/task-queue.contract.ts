@@ -116,6 +116,29 @@ export function runTaskQueueContract(label: string, make: MakeHarness): void {
       });
     });
 
+    test('raises queued, attempt failed will retry, and finished completed/failed events, once each, in order', async (t) => {
+      await withHarness(t, make, async (h) => {
+        const queue = await openQueue(h);
+        const seen: string[] = [];
+        queue.events.on((event) => {
+          const step = String(event.task.input.succeedOn ?? event.task.input.value ?? '');
+          seen.push(`${step}:${event.type}${event.type === 'finished' ? `:${event.outcome}` : ''}:${event.task.attempts}`);
+        });
+        const retried = await queue.add('flaky', 'Module', { succeedOn: 2 }, [], { tries: 2, backoff: 0 });
+        assert.equal((await queue.waitFor(retried.id, WAIT)).status, 'completed');
+        const exhausted = await queue.add('flaky', 'Module', { succeedOn: 9 }, [], { tries: 2, backoff: 0 });
+        assert.equal((await queue.waitFor(exhausted.id, WAIT)).status, 'failed');
+        const duplicateOf = await queue.add('echo', 'Module', { value: 'once' }, ['same'], {});
+        await queue.add('echo', 'Module', { value: 'once' }, ['same'], {});
+        await queue.waitFor(duplicateOf.id, WAIT);
+        assert.deepEqual(seen, [
+          '2:queued:0', '2:retrying:1', '2:finished:completed:2',
+          '9:queued:0', '9:retrying:1', '9:finished:failed:2',
+          'once:queued:0', 'once:finished:completed:1',
+        ]);
+      });
+    });
+
     test('waits at least `backoff` between attempts', async (t) => {
       await withHarness(t, make, async (h) => {
         const queue = await openQueue(h);
