@@ -40,7 +40,11 @@ export interface ServiceRecord {
 export interface ServiceRepository {
   /** The service, or null when it does not exist. */
   get(uuid: string): MaybePromise<ServiceRecord | null>;
-  /** Sets `provision_status` (and the reason, cleared when omitted). */
+  /**
+   * The spec's `setProvisionStatus($status)` (and the reason, cleared when omitted). On the platform the call is
+   * decided and written by the service lifecycle (module/platform/services/lifecycle.ts), the one writer of
+   * provision_status; the lifecycle actions and job outcomes need no call, the lifecycle follows the queue.
+   */
   setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): MaybePromise<void>;
   /** Replaces `provision_data`. */
   saveProvisionData(uuid: string, data: Record<string, unknown>): MaybePromise<void>;

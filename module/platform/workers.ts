@@ -1,4 +1,4 @@
-// Job workers of a platform process: the ModuleJob handler (module resolver + state machine) and the sweeper timer.
+// Job workers of a platform process: the ModuleJob handler (module resolver + one job run) and the sweeper timer.
 import type { Logger } from 'pino';
 import type { Product } from '../contract/product.ts';
 import { isJobMethod } from '../contract/provision-status.ts';
@@ -15,7 +15,7 @@ export interface WorkerDeps {
   resolve: ServiceResolver;
   /** Handler of Plugin, Payment and Notification ModuleJobs (services/hosted-jobs.ts); without it they are refused. */
   hosted?: TaskHandler;
-  /** Settles services of lost tasks; absent in a remote worker (the platform process sweeps). */
+  /** Safety net for tasks that vanished (sweeper.ts); absent in a remote worker (the platform process sweeps). */
   sweeper?: StuckServiceSweeper;
   logger: Logger;
   /** Sweep interval, default 5 s. */
@@ -30,9 +30,9 @@ export interface Workers {
 export type ServiceResolver = (serviceUuid: string) => Product | Promise<Product>;
 
 /**
- * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → the bound Product's job with the
- * task's attempt, tries and exception count, so the spec's status transitions apply to the outcome exactly when the
- * queue ends the task (last try, or maxExceptions reached by a thrown exception, which is rethrown for the queue).
+ * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → one run of the bound Product's job
+ * with the attempt's signal; its result (or its exception, rethrown for maxExceptions) goes back to the queue. The
+ * service status follows from the queue's events (services/lifecycle.ts), not from here.
  */
 export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
   return createModuleJob(
