@@ -71,6 +71,13 @@ describe('firewall on real traffic (namespaces gw, client, internet)', () => {
       await execIn(gw, 'ip', ['link', 'set', external, 'up']);
       await execIn(inet, 'ip', ['addr', 'add', `${INET_IP}/24`, 'dev', `vhi${id}`]);
       await execIn(inet, 'ip', ['link', 'set', `vhi${id}`, 'up']);
+      // IPv6 on both links (nodad: usable at once).
+      await execIn(gw, 'ip', ['-6', 'addr', 'add', 'fd00:77::1/64', 'dev', tunnel, 'nodad']);
+      await execIn(client, 'ip', ['-6', 'addr', 'add', 'fd00:77::2/64', 'dev', `vhc${id}`, 'nodad']);
+      await execIn(client, 'ip', ['-6', 'route', 'add', 'default', 'via', 'fd00:77::1']);
+      await execIn(gw, 'ip', ['-6', 'addr', 'add', '2001:db8:77::1/64', 'dev', external, 'nodad']);
+      await execIn(inet, 'ip', ['-6', 'addr', 'add', '2001:db8:77::100/64', 'dev', `vhi${id}`, 'nodad']);
+      services.push(await startService(inet, 'tcp', '::', 82, 'inet6'));
       services.push(await startService(client, 'tcp', '0.0.0.0', 80, 'client'));
       services.push(await startService(inet, 'tcp', '0.0.0.0', 81, 'inet'));
       services.push(await startService(gw, 'tcp', '0.0.0.0', API_PORT, 'api'));
@@ -117,6 +124,21 @@ describe('firewall on real traffic (namespaces gw, client, internet)', () => {
       assert.match(await fw.mangleRules(tunnel, 7), /^add vpnhost-wg\d+-4 10\.77\.0\.2 packets [1-9]\d* bytes \d+ skbmark 0x7\/0xffffff$/m);
     } finally {
       await execIn(gw, 'iptables', ['-t', 'mangle', '-D', 'POSTROUTING', '-m', 'mark', '--mark', '0x1000007', '-m', 'comment', '--comment', 'test-count']);
+    }
+  });
+
+  it('IPv6: peer traffic leaves masqueraded through ip6tables and carries the peer mark from the inet6 set', async (t) => {
+    if (!(await setUp(t))) return;
+    await fw.ensureServer(spec({ subnets: ['10.77.0.1/16', 'fd00:77::1/64'], peers: [{ mark: 7, address: CLIENT_IP, addressIpv6: 'fd00:77::2' }] }));
+    const count = ['-t', 'mangle', '-A', 'POSTROUTING', '-m', 'mark', '--mark', '0x1000007', '-m', 'comment', '--comment', 'test-count6'];
+    await execIn(gw, 'ip6tables', count);
+    try {
+      assert.equal(await probe(client, 'tcp', '2001:db8:77::100', 82), 'inet6 2001:db8:77::1');
+      assert.match((await execIn(gw, 'ip6tables-save', ['-c', '-t', 'mangle'])).stdout, /\[[1-9]\d*:\d+\] -A POSTROUTING -m mark --mark 0x1000007 -m comment --comment test-count6/);
+      assert.match(await fw.mangleRules(tunnel, 7), /^add vpnhost-wg\d+-6 fd00:77::2 packets [1-9]\d* bytes \d+ skbmark 0x7\/0xffffff$/m);
+      assert.match(await fw.natRules(tunnel), /# ip6tables -t nat\n(.*\n)*\[[1-9]\d*:\d+\] -A VPNHOST-POST-wg\d+ -s fd00:77::\/64 -o vhe\d+ -m mark/);
+    } finally {
+      await execIn(gw, 'ip6tables', count.map((a) => (a === '-A' ? '-D' : a)));
     }
   });
 

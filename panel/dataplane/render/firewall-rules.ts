@@ -145,17 +145,18 @@ export function renderServerDispatch(s: ServerRuleInput, family: Family): Dispat
 }
 
 /**
- * A shared top chain with one server's lines replaced: other servers' lines are kept verbatim, then everything is
- * ordered by (output dispatch before input dispatch, server name), lines of no server last in their live order.
- * "Output first" lets a server's chain see traffic from other tunnels before their own `-i` accept does.
+ * A shared top chain with one server's lines replaced: other servers' dispatch lines are kept verbatim, lines of
+ * no server are dropped (the chain is the panel's: such a line is stale, e.g. a rule of the old per-interface
+ * renderer such as `-A VPNHOST-POST -s 127.0.0.0/8 ! -o wg0 ... -j SNAT`, the issue-6 lock-out), then everything is
+ * ordered by (output dispatch before input dispatch, server name). "Output first" lets a server's chain see
+ * traffic from other tunnels before their own `-i` accept does.
  */
 export function mergeTopChain(live: string[], server: string, wanted: string[]): string[] {
-  const others = live.filter((line) => ownerOfLine(line) !== server);
-  const rank = (line: string) => {
+  const others = live.filter((line) => {
     const owner = ownerOfLine(line);
-    if (owner === null) return 2;
-    return / -i wg\d+ -j VPNHOST-FWD-/.test(line) ? 1 : 0;
-  };
+    return owner !== null && owner !== server;
+  });
+  const rank = (line: string) => (/ -i wg\d+ -j VPNHOST-FWD-/.test(line) ? 1 : 0);
   return [...others, ...wanted]
     .map((line, index) => ({ line, index }))
     .sort((a, b) => rank(a.line) - rank(b.line) || byOwner(a.line, b.line) || a.index - b.index)

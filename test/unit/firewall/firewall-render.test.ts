@@ -107,7 +107,7 @@ describe('server rules', () => {
     assert.deepEqual(renderServerChains({ ...wg7, networks: { 4: ['10.7.0.0/24'], 6: [] } }, 6), []);
     assert.deepEqual(renderServerChains(wg7, 6).map((c) => c.chain), ['VPNHOST-MARK-wg7', 'VPNHOST-POST-wg7', 'VPNHOST-FWD-wg7']);
   });
-  it('mergeTopChain keeps other servers and foreign lines, output dispatch before input dispatch', () => {
+  it('mergeTopChain keeps other servers, drops stale lines of no server, output dispatch before input dispatch', () => {
     const live = [
       '-A VPNHOST-FWD -o wg1 -j VPNHOST-FWD-wg1',
       '-A VPNHOST-FWD -i wg1 -j VPNHOST-FWD-wg1',
@@ -120,9 +120,11 @@ describe('server rules', () => {
       '-A VPNHOST-FWD -o wg7 -j VPNHOST-FWD-wg7',
       '-A VPNHOST-FWD -i wg1 -j VPNHOST-FWD-wg1',
       '-A VPNHOST-FWD -i wg7 -j VPNHOST-FWD-wg7',
-      '-A VPNHOST-FWD -s 10.0.0.0/8 -m comment --comment "old" -j ACCEPT',
     ]);
-    assert.deepEqual(mergeTopChain(merged, 'wg7', []), [live[0], live[1], live[2]]);
+    assert.deepEqual(mergeTopChain(merged, 'wg7', []), [live[0], live[1]]);
+    // The old renderer's lock-out rule in the same chain name goes at the first ensure.
+    const legacy = ['-A VPNHOST-POST -s 127.0.0.0/8 ! -o wg0 -m comment --comment "vpnhost:wg0" -j SNAT --to-source 192.0.2.30'];
+    assert.deepEqual(mergeTopChain(legacy, 'wg7', ['-A VPNHOST-POST -j VPNHOST-POST-wg7']), ['-A VPNHOST-POST -j VPNHOST-POST-wg7']);
   });
   it('owners of lines and chains, set names, packet marks', () => {
     assert.equal(ownerOfLine('-A VPNHOST-NATOUT -j VPNHOST-PRE-wg12'), 'wg12');
