@@ -1,6 +1,7 @@
 // What VpnProduct contributes to the host: its config section, its panels table, its panel registry (one pooled
 // client per panel), the username directory, its admin and worker routes.
 import { z } from 'zod';
+import type { Clock } from '../../../../panel/shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
@@ -28,18 +29,18 @@ export interface VpnProductServices {
 }
 
 /** A PanelRegistry over `directory` with `panel_connections` sockets per panel and `api_timeout_ms` per call. */
-export function createPanelRegistry(directory: PanelDirectory, config: Readonly<Record<string, unknown>>): PanelRegistry {
+export function createPanelRegistry(directory: PanelDirectory, config: Readonly<Record<string, unknown>>, clock: Clock): PanelRegistry {
   const settings = vpnProductConfigSchema.partial().parse(config);
   const timeout = settings.api_timeout_ms ?? 30_000;
-  return new PanelRegistry(directory, { connections: settings.panel_connections ?? 16, headersTimeoutMs: timeout, bodyTimeoutMs: timeout });
+  return new PanelRegistry(directory, { connections: settings.panel_connections ?? 16, headersTimeoutMs: timeout, bodyTimeoutMs: timeout }, 5_000, clock);
 }
 
 function services(env: ExtensionEnv): VpnProductServices {
   if (env.db && env.sealer) {
     const panelStore = new PanelStore(env.db, env.sealer, env.clock);
-    return { panels: createPanelRegistry(panelStore, env.config), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore) };
+    return { panels: createPanelRegistry(panelStore, env.config, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore) };
   }
-  if (env.worker) return { panels: createPanelRegistry(new RemotePanelDirectory(env.worker), env.config), usernames: null, panelStore: null, panelAdmin: null };
+  if (env.worker) return { panels: createPanelRegistry(new RemotePanelDirectory(env.worker), env.config, env.clock), usernames: null, panelStore: null, panelAdmin: null };
   throw new Error('VpnProduct needs the platform database or the worker API');
 }
 

@@ -1,5 +1,6 @@
 // One pooled PanelClient per registered panel location, rebuilt when the panel's URL or access hash changes.
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { AddressPool } from './address-pool.ts';
 import { PanelClient, type PanelClientOptions } from './panel-client.ts';
 
@@ -31,7 +32,12 @@ export class PanelRegistry {
   /** Lookups under way, so concurrent jobs on one location share a single directory call. */
   private readonly lookups = new Map<string, Promise<PanelClient>>();
 
-  constructor(private readonly directory: PanelDirectory, private readonly clientOptions: Partial<PanelClientOptions> = {}, private readonly recheckMs = 5_000) {}
+  constructor(
+    private readonly directory: PanelDirectory,
+    private readonly clientOptions: Partial<PanelClientOptions> = {},
+    private readonly recheckMs = 5_000,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Registered panel locations. */
   locations(): string[] {
@@ -45,7 +51,7 @@ export class PanelRegistry {
    */
   async client(location: string): Promise<PanelClient> {
     const cached = this.clients.get(location);
-    if (cached && Date.now() - cached.checkedAt < this.recheckMs) return cached.client;
+    if (cached && this.clock.now().getTime() - cached.checkedAt < this.recheckMs) return cached.client;
     let lookup = this.lookups.get(location);
     if (!lookup) {
       lookup = this.refresh(location).finally(() => this.lookups.delete(location));
@@ -58,7 +64,7 @@ export class PanelRegistry {
     const conn = await this.directory.connection(location);
     if (!conn) throw new Error(UNKNOWN_PANEL(location));
     const fingerprint = createHash('sha256').update(`${conn.api_url}\n${conn.access_hash}`).digest('hex');
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const cached = this.clients.get(location);
     if (cached && cached.fingerprint === fingerprint) {
       cached.checkedAt = now;
