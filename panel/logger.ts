@@ -1,4 +1,5 @@
 // The panel's pino logger: JSON lines, secrets redacted, ordinary lines buffered briefly, warn and above written at once.
+import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Paths pino replaces with `[redacted]` wherever they appear in a log object. */
@@ -85,9 +86,9 @@ export const SAFE_SERIALIZERS = {
 
 /**
  * A pino logger at `level` writing to `destination`, with REDACT_PATHS censored and SAFE_SERIALIZERS. The default
- * destination is stdout in two streams: lines below warn are buffered (written every FLUSH_INTERVAL_MS, when 4 KiB are
- * pending, and at exit) so request logging does not cost one write(2) per line; lines at warn and above go out
- * synchronously, before the logging call returns.
+ * destination is a {@link BatchedLineStream} on stdout: lines below warn are kept in memory and written in batches
+ * (every FLUSH_INTERVAL_MS, when 4 KiB are pending, and at exit) so request logging does not cost one write(2) per
+ * line; a line at warn or above is written, with everything pending before it, before the logging call returns.
  */
 export function createLogger(opts: { level?: string; destination?: DestinationStream } = {}): Logger {
   const options = {
@@ -96,19 +97,66 @@ export function createLogger(opts: { level?: string; destination?: DestinationSt
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: SAFE_SERIALIZERS,
   };
-  return pino(options, opts.destination ?? stdoutDestination());
+  return pino(options, opts.destination ?? new BatchedLineStream(1));
 }
 
-/** stdout: buffered below warn, synchronous from warn up (each line goes to exactly one of the two streams). */
-export function stdoutDestination(fd = 1, flushIntervalMs = FLUSH_INTERVAL_MS): DestinationStream {
-  const buffered = pino.destination({ dest: fd, sync: false, minLength: 4096 });
-  setInterval(() => buffered.flush(), flushIntervalMs).unref();
-  const immediate = pino.destination({ dest: fd, sync: true });
-  return pino.multistream(
-    [
-      { level: 'trace', stream: buffered },
-      { level: 'warn', stream: immediate },
-    ],
-    { dedupe: true },
-  );
+/** pino's level number of warn: lines at or above it are written at once. */
+const WARN_LEVEL = 40;
+/** Pending bytes that trigger a write before the next tick of the flush timer. */
+const BATCH_BYTES = 4096;
+/** Streams written out by the one exit handler. */
+const openStreams = new Set<BatchedLineStream>();
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A pino destination on a file descriptor that batches lines and writes them synchronously, in order, from the main
+ * thread: a batch goes out when a line at warn or above arrives (that line and everything before it), when
+ * BATCH_BYTES are pending, every `flushIntervalMs`, and at process exit (normal or after an uncaught exception).
+ * Only SIGKILL-like deaths lose lines: the pending ones, at most `flushIntervalMs` worth of lines below warn.
+ * A failed write (closed stdout) drops the batch instead of throwing into the code that logged.
+ */
+export class BatchedLineStream {
+  /** Asks pino to set `lastLevel` before each write. */
+  readonly [pino.symbols.needsMetadataGsym] = true as const;
+  lastLevel = 0;
+  private pending = '';
+
+  constructor(private readonly fd: number, flushIntervalMs = FLUSH_INTERVAL_MS) {
+    setInterval(() => this.flush(), flushIntervalMs).unref();
+    if (openStreams.size === 0) process.on('exit', flushOpenStreams);
+    openStreams.add(this);
+  }
+
+  write(line: string): boolean {
+    this.pending += line;
+    if (this.lastLevel >= WARN_LEVEL || this.pending.length >= BATCH_BYTES) this.flush();
+    return true;
+  }
+
+  /** Writes every pending line now (synchronously); `cb` is called after. */
+  flush(cb?: (err?: Error) => void): void {
+    if (this.pending.length > 0) {
+      const data = Buffer.from(this.pending, 'utf8');
+      this.pending = '';
+      writeFully(this.fd, data);
+    }
+    cb?.();
+  }
+}
+
+function flushOpenStreams(): void {
+  for (const stream of openStreams) stream.flush();
+}
+
+/** write(2) until every byte is out; EAGAIN (a non-blocking pipe that is full) waits 1 ms and retries. */
+function writeFully(fd: number, data: Buffer): void {
+  let offset = 0;
+  while (offset < data.length) {
+    try {
+      offset += writeSync(fd, data, offset);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
