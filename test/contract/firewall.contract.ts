@@ -110,6 +110,28 @@ export function runFirewallContract(label: string, setup: () => Promise<Firewall
       await assert.rejects(fw.natRules('wg69'), { text: E.WIREGUARD_SERVER_NOT_FOUND });
     });
 
+    it('structured listings: NAT rules of every server and every peer mark', async (t) => {
+      if (!(await ready(t))) return;
+      await fw.ensureServer(server('wg61', { subnets: ['10.61.0.1/24', 'fd00:61::1/64'], peers: [{ mark: 11, address: '10.61.0.2', addressIpv6: 'fd00:61::2' }], forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.2', to_port: 80 }] }));
+      await fw.ensureServer(server('wg62', { subnets: ['10.62.0.1/24'], externalIp: null, listenPort: 51821, peers: [{ mark: 21, address: '10.62.0.2', addressIpv6: null }] }));
+      const nat = await fw.natList();
+      const pick = (n: (typeof nat)[number]) => [n.name, n.action, n.chain, n.s_ip, n.d_ip, n['to-source'], n['to-destination'], n.family];
+      assert.deepEqual(nat.map(pick).sort(), [
+        ['wg61', 'DNAT', 'PREROUTING', '', '192.0.2.61/32', '', '10.61.0.2:80 (8080/tcp)', 4],
+        ['wg61', 'MASQUERADE', 'POSTROUTING', '', '', '', '', 4],
+        ['wg61', 'MASQUERADE', 'POSTROUTING', '10.61.0.0/24', '', '', '', 4],
+        ['wg61', 'MASQUERADE', 'POSTROUTING', 'fd00:61::/64', '', '', '', 6],
+        ['wg61', 'SNAT', 'POSTROUTING', '10.61.0.0/24', '', '192.0.2.61', '', 4],
+        ['wg62', 'MASQUERADE', 'POSTROUTING', '10.62.0.0/24', '', '', '', 4],
+      ].sort());
+      const marks = await fw.mangleList();
+      assert.deepEqual(marks.map((m) => [m.server, m.name, m.s_ip, m['set-mark'], m.action, m.chain]), [
+        ['wg61', '11', '10.61.0.2', '0xb/0xffffff', 'MARK', 'PREROUTING'],
+        ['wg61', '11', 'fd00:61::2', '0xb/0xffffff', 'MARK', 'PREROUTING'],
+        ['wg62', '21', '10.62.0.2', '0x15/0xffffff', 'MARK', 'PREROUTING'],
+      ]);
+    });
+
     it('applyPeers is one ipset restore per batch and no rule write; an address change moves the entry', async (t) => {
       if (!(await ready(t))) return;
       await fw.ensureServer(server('wg61'));

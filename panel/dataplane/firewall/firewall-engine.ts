@@ -21,6 +21,7 @@ import {
   type Table,
 } from '../render/firewall-chains.ts';
 import { parseIpsetSave, renderSetAdd, renderSetDel, renderSetSync, type SavedSet } from '../render/firewall-ipset.ts';
+import { listMarks, listNat, type MangleListEntry, type NatListEntry } from '../render/firewall-listing.ts';
 import { emptyPlan, renderFirewallRestore, type RestorePlan } from '../render/firewall-restore.ts';
 import {
   mergeTopChain,
@@ -335,6 +336,26 @@ export class FirewallEngine implements Firewall {
         if (entry) entries.push(entry.line);
       }
       return [text, ...entries].filter((s) => s !== '').join('\n');
+    });
+  }
+
+  natList(): Promise<NatListEntry[]> {
+    return this.serial(async () => {
+      const out: NatListEntry[] = [];
+      for (const family of this.families) out.push(...listNat(await this.snapshot(family), family));
+      return out;
+    });
+  }
+
+  mangleList(): Promise<MangleListEntry[]> {
+    return this.serial(async () => {
+      const out: MangleListEntry[] = [];
+      for (const set of (await this.backend.ipsetNames()).sort()) {
+        const match = /^vpnhost-(wg\d+)-[46]$/.exec(set);
+        if (!match) continue;
+        out.push(...listMarks(match[1], parseIpsetSave(await this.backend.ipsetSave(set)).get(set) ?? null));
+      }
+      return out;
     });
   }
 

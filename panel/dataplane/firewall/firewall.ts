@@ -1,5 +1,6 @@
 // The firewall/NAT subsystem seam: desired state of servers, peers, port forwards and global policy, and its contract.
 import { z } from 'zod';
+import type { MangleListEntry, NatListEntry } from '../render/firewall-listing.ts';
 
 /** `ACCEPT` or `DROP`, the two policies and rule actions the spec allows. */
 export type Verdict = 'ACCEPT' | 'DROP';
@@ -163,6 +164,13 @@ export interface Firewall {
   filterRules(server: string): Promise<string>;
   /** Mark rules of one peer's server with counters, then the peer's set entries with their own counters. */
   mangleRules(server: string, mark: number): Promise<string>;
+  /** Every server's NAT rules, live (both families), for `GET /firewall/rules/nat`. */
+  natList(): Promise<NatListEntry[]>;
+  /**
+   * Every peer mark, live from the servers' sets (both families), for `GET /firewall/rules/mangle`; `name` is the
+   * mark, the service puts the account name in. O(peers): one `ipset save` per set.
+   */
+  mangleList(): Promise<MangleListEntry[]>;
   /** Versions of the tools and `ip_forward`. */
   info(): Promise<FirewallInfoView>;
   /** Everything the panel owns, live, counters stripped (for "a failed request changed nothing" diffs). */

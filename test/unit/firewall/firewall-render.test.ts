@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { FWD_CHAIN, MARK_CHAIN, POST_CHAIN, markSetName, ownerOfChain, ownerOfLine } from '../../../panel/dataplane/render/firewall-chains.ts';
+import { listMarks, listNat } from '../../../panel/dataplane/render/firewall-listing.ts';
 import { parseIpsetSave, renderSetAdd, renderSetCreate, renderSetSync, setCreateFits } from '../../../panel/dataplane/render/firewall-ipset.ts';
 import { emptyPlan, renderFirewallRestore } from '../../../panel/dataplane/render/firewall-restore.ts';
 import {
@@ -244,5 +245,25 @@ describe('ipset', () => {
       'swap vpnhost-wg1-4-t vpnhost-wg1-4',
       'destroy vpnhost-wg1-4-t',
     ]);
+  });
+});
+
+describe('listings', () => {
+  it('NAT rules of the real dump, with counters and the DNAT target', () => {
+    const nat = listNat(parseIptablesSaveCounters(SAVE_V4), 4);
+    assert.deepEqual(nat.find((n) => n.action === 'DNAT'), {
+      name: 'wg7', action: 'DNAT', chain: 'PREROUTING', s_ip: '', d_ip: '192.0.2.1/32', 'to-source': '',
+      'to-destination': '10.7.0.2:80 (8080/tcp)', family: 4, packets: 0, bytes: 0,
+    });
+    assert.deepEqual(nat.filter((n) => n.action === 'SNAT').map((n) => [n.s_ip, n['to-source']]), [['10.7.0.0/24', '192.0.2.1']]);
+    assert.equal(nat.length, 4);
+  });
+  it('marks of the real set dump, sorted by mark', () => {
+    const sets = parseIpsetSave(IPSET);
+    assert.deepEqual(listMarks('wg7', sets.get('vpnhost-wg7-4')!).map((m) => [m.name, m.s_ip, m['set-mark']]), [
+      ['5', '10.7.0.2', '0x5/0xffffff'],
+      ['6', '10.7.0.3', '0x6/0xffffff'],
+    ]);
+    assert.deepEqual(listMarks('wg7', null), []);
   });
 });
