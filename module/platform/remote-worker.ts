@@ -11,7 +11,7 @@ import { BullmqQueue, type BullmqQueueOptions } from '../task/bullmq.ts';
 import { Task } from '../task/task.ts';
 import { bindProduct } from './bind-product.ts';
 import type { ModuleWorkerCall } from './extension.ts';
-import { ModuleLoader } from './loader.ts';
+import { ModuleLoader, type ModuleImporter } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
 import { hostedModuleJob } from './services/hosted-jobs.ts';
 import { resolveHostedModule } from './services/module-admin.ts';
@@ -41,6 +41,8 @@ export interface RemoteWorkerOptions {
   queueOptions?: Partial<Omit<BullmqQueueOptions, 'url' | 'logger'>>;
   /** Per-request deadline of worker API calls, default 30 s. */
   requestTimeoutMs?: number;
+  /** Where module classes come from (default `module/modules/<Type>/<Name>/index.ts`; tests load fixture modules). */
+  importer?: ModuleImporter;
 }
 
 /** Calls of module `type`/`name`'s own worker routes (`/api/worker/modules/<Type>/<Name>/...`). */
@@ -102,7 +104,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
       },
       {},
       modulesConfig,
-      undefined,
+      opts.importer,
       {
         db: null, sealer: null, states: null,
         workerCall: (type, name) => moduleWorkerCall(api, type, name),
