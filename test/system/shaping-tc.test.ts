@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, describe, it, type TestContext } from 'node:test';
 import { ExecaRunner, type CommandRunner, type RunOptions } from '../../panel/dataplane/linux/runner.ts';
-import { TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
+import { BATCH_LINES, TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
 import { runShaperContract } from '../contract/shaper.contract.ts';
 import { createNamespace, destroyAll, destroyNamespace, execIn } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
@@ -76,7 +76,9 @@ describe('TcShaper on the kernel', () => {
       const peers = Array.from({ length: 500 }, (_, i) => ({ key: `k${i}`, ipv4: `10.66.${i >> 8}.${(i & 255) + 2 > 255 ? 1 : (i & 255) + 2}`, ipv6: null, downloadMbit: 3, uploadMbit: 2 }));
       const unique = [...new Map(peers.map((p) => [p.ipv4, p])).values()];
       await shaper.ensure(target, unique);
-      assert.equal(runner.batches.length, 1);
+      // A rebuild of ~500 peers: runs of at most BATCH_LINES lines.
+      assert.ok(runner.batches.length > 1);
+      for (const batch of runner.batches) assert.ok(batch.trimEnd().split('\n').length <= BATCH_LINES);
       runner.batches = [];
       await shaper.apply(target, { upsert: [{ key: 'new', ipv4: '10.66.9.9', ipv6: 'fd66::9:9', downloadMbit: 7, uploadMbit: 7 }], remove: [unique[3].key] });
       assert.equal(runner.batches.length, 1);

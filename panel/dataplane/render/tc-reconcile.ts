@@ -40,6 +40,7 @@ export function planReconcile(layout: ShapingLayout, peers: PeerTc[], live: Reco
   const rebuilt: ReconcilePlan['rebuilt'] = [];
   const teardown: string[] = [];
   const setup: string[] = [];
+  const ingressSetup: string[] = [];
   const ops: TcOp[] = [];
   const leafFixes: string[] = [];
   for (const dir of DIRECTIONS) {
@@ -49,12 +50,17 @@ export function planReconcile(layout: ShapingLayout, peers: PeerTc[], live: Reco
       rebuilt.push(dir);
       const root = state.qdiscs.find((q) => q.parent === 'root');
       if (root && root.handle !== '0:') teardown.push(`qdisc del dev ${dev} root`);
-      setup.push(...scaffoldLines(layout, dir));
+      // Classes go in before any filter: the kernel walks every filter of the qdisc (every u32 bucket) to bind
+      // each new class, so classes created into an empty filter set keep a rebuild linear.
+      const [rootLine, ...scaffold] = scaffoldLines(layout, dir);
+      const classes: TcOp[] = [];
+      const filters: TcOp[] = [];
       for (const peer of peers) {
         if (peer[dir] === 0) continue;
-        ops.push({ op: 'class-set', dir, minor: peer.minor, mbit: peer[dir], created: true });
-        for (const slot of peerSlots(layout, peer, dir)) ops.push({ op: 'filter-add', dir, slot, minor: peer.minor });
+        classes.push({ op: 'class-set', dir, minor: peer.minor, mbit: peer[dir], created: true });
+        for (const slot of peerSlots(layout, peer, dir)) filters.push({ op: 'filter-add', dir, slot, minor: peer.minor });
       }
+      setup.push(rootLine, ...renderOps(layout, classes), ...scaffold, ...renderOps(layout, filters));
       continue;
     }
     diffTree(layout, dir, peers, state, ops, leafFixes);
@@ -67,9 +73,10 @@ export function planReconcile(layout: ShapingLayout, peers: PeerTc[], live: Reco
   if (!ingressRight) {
     rebuilt.push('ingress');
     if (ingress) teardown.push(`qdisc del dev ${layout.iface} ingress`);
-    setup.push(...ingressLines(layout));
+    ingressSetup.push(...ingressLines(layout));
   }
-  return { lines: [...teardown, ...setup, ...renderOps(layout, orderOps(ops)), ...leafFixes], rebuilt };
+  // The redirect comes last, once the upload tree it feeds is in place.
+  return { lines: [...teardown, ...setup, ...renderOps(layout, orderOps(ops)), ...leafFixes, ...ingressSetup], rebuilt };
 }
 
 function needsRebuild(layout: ShapingLayout, dir: Direction, state: LiveDevice): boolean {

@@ -127,6 +127,12 @@ describe('planReconcile', () => {
     const fresh = planReconcile(layout, peers(), bare);
     assert.deepEqual(fresh.rebuilt, ['download', 'ingress']);
     assert.equal(fresh.lines[0], 'qdisc add dev d0 root handle 1: htb default 0');
-    assert.ok(fresh.lines.includes('qdisc add dev d0 handle ffff: ingress'));
+    // Classes before any filter (the kernel walks every class and filter to bind each new class); redirect last.
+    assert.equal(fresh.lines[1], 'class replace dev d0 parent 1: classid 1:2 htb rate 8mbit ceil 8mbit burst 1600b cburst 1600b quantum 1514');
+    assert.equal(fresh.lines[2], 'filter add dev d0 parent 1: prio 1 protocol ip u32');
+    assert.deepEqual(fresh.lines.slice(-2), [
+      'qdisc add dev d0 handle ffff: ingress',
+      'filter add dev d0 parent ffff: prio 1 protocol all u32 match u32 0 0 action mirred egress redirect dev ifb-d0',
+    ]);
   });
 });

@@ -18,7 +18,17 @@ export interface TcShaperOptions {
   runner: CommandRunner;
   /** Leaf qdiscs to probe, best first (default {@link LEAF_QDISCS}); tests pass e.g. `['bfifo']` to exercise the path. */
   leafPreference?: readonly string[];
+  /** Most lines per `tc -batch` run (default {@link BATCH_LINES}). */
+  batchLines?: number;
 }
+
+/**
+ * Default size of one `tc -batch` run. Creating or deleting an HTB class makes the kernel walk every class of the
+ * qdisc (reverse filter binding, `tc_bind_tclass`): about 0.6 µs per existing class here, so a class costs ~30 ms
+ * at 50,000 classes and a full rebuild is quadratic. Runs of at most 500 lines stay far inside the runner's
+ * timeout at that size; a change of one peer is a single run.
+ */
+export const BATCH_LINES = 500;
 
 interface IfaceState {
   layout: ShapingLayout;
@@ -27,8 +37,9 @@ interface IfaceState {
 
 /**
  * {@link Shaper} on the kernel: `tc -batch -` (stdin) for every change, `tc -force -batch -` when a tree is
- * rebuilt, `ip link add <ifb> type ifb` for the upload device. It remembers the peers of every interface it
- * ensured (the desired state) and plans each apply from that memory: no tc read on the hot path.
+ * rebuilt (both split into runs of {@link BATCH_LINES}), `ip link add <ifb> type ifb` for the upload device. It
+ * remembers the peers of every interface it ensured (the desired state) and plans each apply from that memory: no
+ * tc read on the hot path.
  */
 export class TcShaper implements Shaper {
   private readonly runner: CommandRunner;
@@ -117,8 +128,16 @@ export class TcShaper implements Shaper {
     return renderView(layout, trees, only);
   }
 
-  /** Runs lines through `tc [-force] -batch -`; a failure throws a {@link ShapingError} naming tc's complaint. */
+  /**
+   * Runs lines through `tc [-force] -batch -` in runs of at most `batchLines`; the first failing run throws a
+   * {@link ShapingError} naming tc's complaint (later runs do not start).
+   */
   private async batch(lines: string[], force: boolean): Promise<void> {
+    const size = this.opts.batchLines ?? BATCH_LINES;
+    for (let i = 0; i < lines.length; i += size) await this.batchRun(lines.slice(i, i + size), force);
+  }
+
+  private async batchRun(lines: string[], force: boolean): Promise<void> {
     const args = force ? ['-force', '-batch', '-'] : ['-batch', '-'];
     const result = await this.runner.run('tc', args, { input: `${lines.join('\n')}\n`, allowFailure: true });
     if (result.exitCode !== 0) {

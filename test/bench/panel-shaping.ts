@@ -1,0 +1,140 @@
+// Bench (not a test): one peer's shaping add/change/remove through TcShaper against a raw `tc class add` + `tc filter add`.
+//
+// Run as root: `node --import tsx test/bench/panel-shaping.ts [--sizes 1000,10000,50000] [--samples 30] [--bulk 10000]`.
+// For each size a fresh network namespace gets a veth pair; its first end is shaped with that many peers (u32
+// classification, both directions). Then, in the same tree, it times the median of: one peer added, changed and
+// removed through the shaper (one `tc -batch`, both directions), and the raw floor: `tc class add` then
+// `tc filter add` of one peer (two tc runs, one direction). Every command runs through `ip netns exec` on both
+// sides. Last, one apply that changes the rate of min(size, bulk) peers (what set_bandwidth does). Nothing in the
+// default namespace is touched; the namespace is removed at the end.
+import { parseArgs } from 'node:util';
+import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
+import { TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
+import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
+import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
+import { hasTool, isRoot } from '../helpers/require-tools.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000,50000' },
+    samples: { type: 'string', default: '30' },
+    bulk: { type: 'string', default: '10000' },
+  },
+  strict: true,
+});
+const SIZES = args.sizes!.split(',').map(Number);
+const SAMPLES = Number(args.samples);
+const BULK = Number(args.bulk);
+const TARGET_RATIO = 3;
+const TARGET_SIZE_RATIO = 1.3;
+const TARGET_BULK_MS = 5000;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+/** Host `i` (0-based) of 10.90.0.0/16, skipping .0 and .255 of each /24 and the gateway's .1 of the first. */
+const hostIp = (i: number) => {
+  const n = i + 2;
+  return `10.90.${Math.floor(n / 254)}.${(n % 254) + 1}`;
+};
+const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+interface Row {
+  size: number;
+  ensureMs: number;
+  add: number;
+  change: number;
+  remove: number;
+  raw: number;
+  bulkPeers: number;
+  bulkMs: number;
+}
+
+async function measure(size: number): Promise<Row> {
+  const ns = await createNamespace('vhb');
+  try {
+    const dev = 'vbench0';
+    await execIn(ns, 'ip', ['link', 'add', dev, 'type', 'veth', 'peer', 'name', 'vbench1']);
+    await execIn(ns, 'ip', ['link', 'set', dev, 'up']);
+    const runner = new ExecaRunner({ netns: ns, timeoutMs: 600_000 });
+    const shaper = new TcShaper({ runner });
+    const target = { name: dev, address: '10.90.0.1/16' };
+    const peers: ShapedPeer[] = Array.from({ length: size }, (_, i) => ({ key: `p${i}`, ipv4: hostIp(i), ipv6: null, downloadMbit: 8, uploadMbit: 4 }));
+    let start = process.hrtime.bigint();
+    await shaper.ensure(target, peers);
+    const ensureMs = since(start);
+    const spare = (k: number) => hostIp(size + k);
+    const add: number[] = [];
+    const change: number[] = [];
+    const remove: number[] = [];
+    const raw: number[] = [];
+    for (let k = 0; k < SAMPLES; k++) {
+      const peer: ShapedPeer = { key: `s${k}`, ipv4: spare(k), ipv6: null, downloadMbit: 8, uploadMbit: 4 };
+      start = process.hrtime.bigint();
+      await shaper.apply(target, { upsert: [peer], remove: [] });
+      add.push(since(start));
+      start = process.hrtime.bigint();
+      await shaper.apply(target, { upsert: [{ ...peer, downloadMbit: 9 }], remove: [] });
+      change.push(since(start));
+      start = process.hrtime.bigint();
+      await shaper.apply(target, { upsert: [], remove: [peer.key] });
+      remove.push(since(start));
+      // Raw floor on the same tree and the same hash bucket: class add + filter add, two tc runs.
+      const [, , third, fourth] = spare(k).split('.').map(Number);
+      const minor = (third << 8) | fourth;
+      const handle = `${(0x100 + third).toString(16)}:${fourth.toString(16)}:1`;
+      start = process.hrtime.bigint();
+      await runner.run('tc', ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', `1:${minor.toString(16)}`, 'htb', 'rate', '8mbit']);
+      await runner.run('tc', [
+        'filter', 'add', 'dev', dev, 'parent', '1:', 'prio', '1', 'protocol', 'ip', 'handle', handle, 'u32',
+        'ht', `${(0x100 + third).toString(16)}:${fourth.toString(16)}:`, 'match', 'ip', 'dst', `${spare(k)}/32`, 'flowid', `1:${minor.toString(16)}`,
+      ]);
+      raw.push(since(start));
+      await runner.run('tc', ['-batch', '-'], {
+        input: `filter del dev ${dev} parent 1: prio 1 protocol ip handle ${handle} u32\nclass del dev ${dev} classid 1:${minor.toString(16)}\n`,
+      });
+    }
+    const bulkPeers = Math.min(size, BULK);
+    start = process.hrtime.bigint();
+    await shaper.apply(target, { upsert: peers.slice(0, bulkPeers).map((p) => ({ ...p, downloadMbit: 20, uploadMbit: 10 })), remove: [] });
+    const bulkMs = since(start);
+    return { size, ensureMs, add: median(add), change: median(change), remove: median(remove), raw: median(raw), bulkPeers, bulkMs };
+  } finally {
+    await destroyNamespace(ns);
+  }
+}
+
+async function main(): Promise<number> {
+  const missing = ['ip', 'tc'].filter((tool) => !hasTool(tool));
+  if (!isRoot()) missing.push('root privileges');
+  if (missing.length) {
+    process.stderr.write(`panel-shaping bench needs: ${missing.join(', ')}\n`);
+    return 2;
+  }
+  process.stdout.write(`panel-shaping bench: sizes ${SIZES.join(', ')}, ${SAMPLES} samples each, bulk ${BULK}\n`);
+  process.stdout.write('size    ensure ms  add ms  change ms  remove ms  raw ms  add/raw  change/raw  remove/raw  bulk peers  bulk ms\n');
+  const rows: Row[] = [];
+  for (const size of SIZES) {
+    const r = await measure(size);
+    rows.push(r);
+    process.stdout.write(
+      `${String(size).padEnd(7)} ${fmt(r.ensureMs, 0).padStart(9)}  ${fmt(r.add).padStart(6)}  ${fmt(r.change).padStart(9)}  ${fmt(r.remove).padStart(9)}  ` +
+        `${fmt(r.raw).padStart(6)}  ${fmt(r.add / r.raw).padStart(7)}  ${fmt(r.change / r.raw).padStart(10)}  ${fmt(r.remove / r.raw).padStart(10)}  ` +
+        `${String(r.bulkPeers).padStart(10)}  ${fmt(r.bulkMs, 0).padStart(7)}\n`,
+    );
+  }
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  if (rows.length > 1) {
+    process.stdout.write(
+      `largest vs smallest (${last.size} vs ${first.size}): add ${fmt(last.add / first.add)}x, change ${fmt(last.change / first.change)}x, ` +
+        `remove ${fmt(last.remove / first.remove)}x, raw ${fmt(last.raw / first.raw)}x (target ≤ ${TARGET_SIZE_RATIO}x)\n`,
+    );
+  }
+  process.stdout.write(`targets: ours ≤ ${TARGET_RATIO}x the raw floor; bulk apply of 10,000 peers ≤ ${TARGET_BULK_MS} ms\n`);
+  return 0;
+}
+
+process.exitCode = await main();
