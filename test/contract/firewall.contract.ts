@@ -92,6 +92,22 @@ export function runFirewallContract(label: string, setup: () => Promise<Firewall
       assert.match(dump, /add vpnhost-wg61-4 10\.61\.0\.2 mark 11/);
     });
 
+    it('ensureServer rulesOnly keeps the held peers and touches no set; a new family makes it a full reconcile', async (t) => {
+      if (!(await ready(t))) return;
+      await fw.ensureServer(server('wg61'));
+      const before = fw.stats();
+      await fw.ensureServer(server('wg61', { externalIp: '192.0.2.62', peers: [] }), { rulesOnly: true });
+      assert.equal(fw.stats().ipsetRestores, before.ipsetRestores);
+      const dump = await fw.dump();
+      assert.match(dump, /10\.61\.0\.2 mark 11/);
+      assert.match(dump, /--to-source 192\.0\.2\.62/);
+      await fw.setForwards('wg61', [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.3', to_port: 80 }]);
+      await fw.ensureServer(server('wg61', { subnets: ['10.61.0.1/24', 'fd00:61::1/64'], peers: [{ mark: 11, address: '10.61.0.2', addressIpv6: 'fd00:61::2' }] }), { rulesOnly: true });
+      const full = await fw.dump();
+      assert.match(full, /add vpnhost-wg61-6 fd00:61::2 mark 11/);
+      assert.ok(!full.includes('mark 12'), 'a full reconcile takes the given peers');
+    });
+
     it('text views: NAT, forward filter and one peer\'s marks with counters, limited to that server and peer', async (t) => {
       if (!(await ready(t))) return;
       await fw.ensureServer(server('wg61', { forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.2', to_port: 80 }] }));

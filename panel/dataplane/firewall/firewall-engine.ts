@@ -47,6 +47,7 @@ import {
   type FirewallPeerChanges,
   type FirewallStats,
   type PortForwardRule,
+  type EnsureServerOptions,
   type RulePosition,
   type ServerFirewallSpec,
 } from './firewall.ts';
@@ -103,12 +104,21 @@ export class FirewallEngine implements Firewall {
     this.families = opts.families ?? FAMILIES;
   }
 
-  ensureServer(spec: ServerFirewallSpec): Promise<void> {
+  ensureServer(spec: ServerFirewallSpec, opts: EnsureServerOptions = {}): Promise<void> {
     return this.serial(async () => {
-      const server = checkServer(spec, this.conf?.internal_traffic ?? true);
+      const internal = this.conf?.internal_traffic ?? true;
+      const held = opts.rulesOnly ? this.servers.get(spec.name) : undefined;
+      let server = checkServer(held ? { ...spec, peers: [] } : spec, internal);
+      // A family gained or lost needs its set created or destroyed: that is a full reconcile.
+      const known = held && FAMILIES.every((f) => (held.input.networks[f].length > 0) === (server.input.networks[f].length > 0)) ? held : undefined;
+      if (held && !known) server = checkServer(spec, internal);
+      if (known) {
+        server.peers = known.peers;
+        server.addresses = known.addresses;
+      }
       this.checkMarksElsewhere(server.input.name, server.peers);
       server.input.forwards = checkForwards(spec.forwards, this.forwardContext(server.input.name, server));
-      await this.syncServer(server, await this.ipsetState(server.input.name));
+      await this.syncServer(server, known ? null : await this.ipsetState(server.input.name));
       this.servers.set(server.input.name, server);
     });
   }

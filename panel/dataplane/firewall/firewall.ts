@@ -52,6 +52,12 @@ export interface ServerFirewallSpec {
   forwards: PortForwardRule[];
 }
 
+/** Options of {@link Firewall.ensureServer}. */
+export interface EnsureServerOptions {
+  /** Keep the peers the firewall holds for a known server; touch rules only. */
+  rulesOnly?: boolean;
+}
+
 /** A batch of peer changes on one server (one `ipset restore` per family). */
 export interface FirewallPeerChanges {
   /** Peers to add or update, matched by mark (an address change moves the entry). */
@@ -133,8 +139,13 @@ export interface FirewallStats {
  * Every method is idempotent; calls are serialised.
  */
 export interface Firewall {
-  /** Full reconcile of one server: reads the live chains and set entries, fixes only what differs. */
-  ensureServer(spec: ServerFirewallSpec): Promise<void>;
+  /**
+   * Full reconcile of one server: reads the live chains and set entries, fixes only what differs. With
+   * `rulesOnly` (a server setting changed, e.g. its external IP) and a server this firewall already holds, the
+   * peers it holds are kept, `spec.peers` is ignored and the sets are neither read nor written (O(rules), not
+   * O(peers)); for an unknown server it is a full reconcile.
+   */
+  ensureServer(spec: ServerFirewallSpec, opts?: EnsureServerOptions): Promise<void>;
   /**
    * Incremental peer changes: one `ipset restore` per family, no rule rewrite. Removing a peer also removes its
    * port forwards (one `iptables-restore` of the server's NAT/forward sub-chains, only when it had any).
