@@ -55,6 +55,8 @@ test('a username held by a live service at the same location is refused at saveS
   svc.d = bob.body.uuid;
   assert.equal((await api('POST', `/services/${svc.d}/create`)).status, 200);
   assert.equal((await waitForAction(stack, svc.d, 'create')).status, 'completed');
+  const cache = stack.platform.platform.modules.cache('Product', 'VpnProduct');
+  assert.equal(cache.get('VpnProduct:first-server:ams'), 'main', "the job's server lookup sits in VpnProduct's shared cache, where the next job finds it");
 });
 
 test('GET /api/admin/services pages newest first and filters by status, product, location and text', async () => {
