@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { test } from 'node:test';
+import { pino } from 'pino';
+import { Platform } from '../../../module/platform/platform.ts';
 import { readModuleLogs } from '../../../module/contract/log.ts';
 import { installedVersion } from '../../../module/contract/versions.ts';
 import { SecretBox } from '../../../panel/security/secret-box.ts';
@@ -84,5 +86,25 @@ test('a fresh database gets every scope from version 1 and the same tables as an
   } finally {
     removeDir(fresh);
     removeDir(legacy);
+  }
+});
+
+test('the whole platform opens on the earlier layout: module scopes migrate too (VpnProduct adopts the panels table)', async () => {
+  const dir = tempDir('legacy-platform');
+  try {
+    cpSync(FIXTURE, dir, { recursive: true });
+    const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }) });
+    try {
+      const scopes = new Set(appliedMigrations(platform.db).map((m) => m.scope));
+      assert.ok(scopes.has('module:Product/VpnProduct'), [...scopes].join(', '));
+      const panels = platform.db.prepare('SELECT location FROM vpn_product_panels').all() as Array<{ location: string }>;
+      assert.deepEqual(panels.map((p) => p.location), ['ams']);
+      assert.deepEqual(platform.services.list().map((s) => s.provision_status).sort(), ['completed', 'pending', 'suspended']);
+      assert.equal((await platform.queue.list()).length, 3);
+    } finally {
+      await platform.close();
+    }
+  } finally {
+    removeDir(dir);
   }
 });
