@@ -168,6 +168,7 @@ export const OWN = {
   WRONG_ALLOWED_IPS: 'Wrong allowed_ips format (comma-separated CIDR list)',
   WRONG_ENDPOINT: 'Wrong endpoint format (IP address or domain)',
   WRONG_INTERNAL_TRAFFIC: 'Wrong internal_traffic format (1 or 0)',
+  WRONG_IP_FORWARD: 'Wrong ip_forward format (1 or 0)',
   WRONG_IPV6_FLAG: 'Wrong ipv6 format (1 or 0)',
   WRONG_IKEV2_FLAG: 'Wrong ikev2 format (1 or 0)',
   WRONG_ADDRESS_IPV6: 'Wrong address_ipv6 format (IPv6 CIDR)',

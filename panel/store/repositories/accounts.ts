@@ -1,4 +1,5 @@
 // Prepared-statement access to `accounts`; every lookup a request makes is an indexed one (no scans per change).
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db.ts';
 
 /** One stored account; `password` and `private_key` are sealed. */
@@ -26,11 +27,21 @@ export interface AccountWithServer extends AccountRow {
 /** A row to write (the id is assigned by SQLite on insert). */
 export type AccountValues = Omit<AccountRow, 'id'>;
 
-/** What the data plane needs of an enabled peer. */
+/** An account's bandwidth (set_bandwidth keeps the previous values for compensation). */
+export interface BandwidthRow {
+  id: number;
+  b_download: number;
+  b_upload: number;
+}
+
+/** What the data plane needs of an enabled peer (WireGuard, firewall mark, shaping rates). */
 export interface PeerRow {
   public_key: string;
   ip: number;
   allowed_ips_ipv6: string | null;
+  mangle: number;
+  b_download: number;
+  b_upload: number;
 }
 
 const COLUMNS: Array<keyof AccountValues> = [
@@ -46,6 +57,7 @@ const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_ser
 export class AccountsRepository {
   private readonly byName;
   private readonly byPublicKey;
+  private readonly nameOfMangle;
   private readonly all;
   private readonly ofServer;
   private readonly peersOfServer;
@@ -75,10 +87,11 @@ export class AccountsRepository {
     const named = COLUMNS.map((c) => `@${c}`).join(', ');
     this.byName = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.name = ?`);
     this.byPublicKey = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.public_key = ?`);
+    this.nameOfMangle = db.prepare<[number], string>('SELECT name FROM accounts WHERE mangle = ?').pluck();
     this.all = db.prepare<[], AccountWithServer>(`${SELECT} ORDER BY a.id`);
     this.ofServer = db.prepare<[number], AccountWithServer>(`${SELECT} WHERE a.server_id = ? ORDER BY a.id`);
     this.peersOfServer = db.prepare<[number], PeerRow>(
-      "SELECT public_key, ip, allowed_ips_ipv6 FROM accounts WHERE server_id = ? AND status = 'enable'",
+      "SELECT public_key, ip, allowed_ips_ipv6, mangle, b_download, b_upload FROM accounts WHERE server_id = ? AND status = 'enable'",
     );
     this.ipsOfServer = db
       .prepare<[number], number>('SELECT ip FROM accounts WHERE server_id = ? ORDER BY ip')
@@ -123,6 +136,11 @@ export class AccountsRepository {
       this.byNameCache.set(name, Object.freeze(row));
     }
     return row;
+  }
+
+  /** Name of the account holding a `mangle` mark (unique index), or undefined. */
+  nameByMangle(mark: number): string | undefined {
+    return this.nameOfMangle.get(mark);
   }
 
   getByPublicKey(key: string): AccountWithServer | undefined {
@@ -188,6 +206,45 @@ export class AccountsRepository {
   delete(id: number): void {
     this.byNameCache.clear();
     this.deleteStmt.run(id);
+  }
+
+  /**
+   * Sets `b_download`/`b_upload` of every account of a server in one transaction (PUT /wireguard/<name>/set_bandwidth);
+   * returns the previous values for {@link restoreBandwidths}.
+   */
+  setServerBandwidth(serverId: number, download: number, upload: number): BandwidthRow[] {
+    const s = this.bandwidthStatements();
+    this.byNameCache.clear();
+    return this.db.transaction(() => {
+      const before = s.read.all(serverId);
+      s.setAll.run(download, upload, serverId);
+      return before;
+    })();
+  }
+
+  /** Writes back the values {@link setServerBandwidth} returned, in one transaction. */
+  restoreBandwidths(rows: BandwidthRow[]): void {
+    const s = this.bandwidthStatements();
+    this.byNameCache.clear();
+    this.db.transaction(() => {
+      for (const row of rows) s.setOne.run(row.b_download, row.b_upload, row.id);
+    })();
+  }
+
+  private bandwidthStmts?: {
+    read: Statement<[number], BandwidthRow>;
+    setAll: Statement<[number, number, number]>;
+    setOne: Statement<[number, number, number]>;
+  };
+
+  /** The set_bandwidth statements, prepared once on first use. */
+  private bandwidthStatements() {
+    this.bandwidthStmts ??= {
+      read: this.db.prepare<[number], BandwidthRow>('SELECT id, b_download, b_upload FROM accounts WHERE server_id = ?'),
+      setAll: this.db.prepare<[number, number, number]>('UPDATE accounts SET b_download = ?, b_upload = ? WHERE server_id = ?'),
+      setOne: this.db.prepare<[number, number, number]>('UPDATE accounts SET b_download = ?, b_upload = ? WHERE id = ?'),
+    };
+    return this.bandwidthStmts;
   }
 
   nameInUse(name: string, exceptId = 0): boolean {

@@ -1,0 +1,117 @@
+// Port forwards: external_ip:dst_port/protocol → peer:to_port, checked in the spec's order, stored, then applied.
+import { ApiError, E } from '../http/errors.ts';
+import type { TextScalar } from '../schemas/common-wire.ts';
+import { toInteger } from '../schemas/form.ts';
+import type { PortForward, PortForwardCreateBody, PortForwardMap } from '../schemas/port-forward.ts';
+import type { AccountsRepository } from '../store/repositories/accounts.ts';
+import type { ForwardProtocol, PortForwardEntry, PortForwardsRepository } from '../store/repositories/port-forwards.ts';
+import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
+import { policyError, type PolicySync } from './firewall.ts';
+
+/** Collaborators of the port-forward service. */
+export interface PortForwardServiceDeps {
+  servers: ServersRepository;
+  accounts: AccountsRepository;
+  forwards: PortForwardsRepository;
+  sync: PolicySync;
+}
+
+const PORT_MIN = 1;
+const PORT_MAX = 65535;
+
+/**
+ * Port-forward operations behind `/wireguard/<name>/port_forward` (alias `port_forwarding`) and `/port_forward`.
+ * The store is the desired state: a forward to a disabled peer stays stored and is in the data plane only while the
+ * peer is enabled ({@link PortForwardsRepository.listForwards}); deleting the peer deletes its forwards (SQL cascade).
+ */
+export class PortForwardService {
+  constructor(private readonly deps: PortForwardServiceDeps) {}
+
+  /** GET /wireguard/<name>/port_forward: the server's forwards keyed `<dst_port>_<protocol>`. */
+  listOf(serverName: string): PortForwardMap {
+    const server = this.requireServer(serverName);
+    const out: PortForwardMap = {};
+    for (const f of this.deps.forwards.listOfServer(server.id)) out[`${f.dst_port}_${f.protocol}`] = toWire(f);
+    return out;
+  }
+
+  /**
+   * POST /port_forward (or `/wireguard/<name>/port_forward`): the server named by the path or `wg_name` must exist,
+   * then the spec's order of checks: protocol, dst_port range, pair already used (on any server), a listen port
+   * that cannot be read, dst_port equal to a WireGuard listen port, to_port range, to_peer not an account (of the
+   * named server). Stored, then the server's forwards are applied; a data-plane refusal removes the row again.
+   */
+  create(body: PortForwardCreateBody, serverName?: string): Promise<PortForward> {
+    const { servers, accounts, forwards, sync } = this.deps;
+    return sync.serial(async () => {
+      const named = serverName ?? (body.wg_name === undefined ? undefined : String(body.wg_name));
+      const server = named === undefined ? null : this.requireServer(named);
+      const protocol = body.protocol === 'tcp' || body.protocol === 'udp' ? body.protocol : null;
+      if (!protocol) throw new ApiError(E.PF_PROTOCOL);
+      const dstPort = port(body.dst_port, E.PF_DST_PORT_RANGE);
+      if (forwards.byPair(dstPort, protocol)) throw new ApiError(E.PF_ALREADY_ENABLED);
+      const listenPorts = servers.list().map((s) => s.listen_port);
+      if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
+      if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
+      const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
+      const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
+      if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
+      const target = server ?? servers.getById(peer.server_id)!;
+      forwards.insert({ server_id: target.id, dst_port: dstPort, protocol, account_id: peer.id, to_port: toPort });
+      if (peer.status === 'enable') {
+        try {
+          await sync.applyForwards(target.name, forwards.listForwards(target.id));
+        } catch (err) {
+          forwards.delete(target.id, dstPort, protocol);
+          throw policyError(err);
+        }
+      }
+      return { dst_port: dstPort, protocol, to_peer: peer.name, to_port: toPort };
+    });
+  }
+
+  /**
+   * DELETE /port_forward/<dst_port>/<protocol> (or under `/wireguard/<name>/`): dst_port checked first, then the
+   * protocol, then the forward must exist (on the named server). Removed, then the server's forwards re-applied;
+   * the row comes back on a data-plane failure.
+   */
+  remove(dstPortParam: string, protocolParam: string, serverName?: string): Promise<void> {
+    const { forwards, servers, sync } = this.deps;
+    return sync.serial(async () => {
+      const server = serverName === undefined ? null : this.requireServer(serverName);
+      const dstPort = /^\d{1,5}$/.test(dstPortParam) ? Number(dstPortParam) : NaN;
+      if (!(dstPort >= PORT_MIN && dstPort <= PORT_MAX)) throw new ApiError(E.PF_INCORRECT_DST_PORT_PARAM);
+      if (protocolParam !== 'tcp' && protocolParam !== 'udp') throw new ApiError(E.PF_INCORRECT_PROTOCOL_PARAM);
+      const protocol: ForwardProtocol = protocolParam;
+      const row = forwards.byPair(dstPort, protocol);
+      if (!row || (server && row.server_id !== server.id)) throw new ApiError(E.PF_NO_SUCH);
+      const target = server ?? servers.getById(row.server_id)!;
+      forwards.delete(row.server_id, dstPort, protocol);
+      if (row.status === 'enable') {
+        try {
+          await sync.applyForwards(target.name, forwards.listForwards(target.id));
+        } catch (err) {
+          forwards.insert({ server_id: row.server_id, dst_port: row.dst_port, protocol: row.protocol, account_id: row.account_id, to_port: row.to_port });
+          throw policyError(err);
+        }
+      }
+    });
+  }
+
+  private requireServer(name: string): ServerRow {
+    const row = this.deps.servers.get(name);
+    if (!row) throw new ApiError(E.WIREGUARD_SERVER_NOT_FOUND);
+    return row;
+  }
+}
+
+/** A port 1-65535 given as integer text or number; anything else fails with `text`. */
+function port(value: TextScalar | undefined, text: string): number {
+  const n = value === undefined ? undefined : toInteger(value);
+  if (n === undefined || n < PORT_MIN || n > PORT_MAX) throw new ApiError(text);
+  return n;
+}
+
+function toWire(f: PortForwardEntry): PortForward {
+  return { dst_port: f.dst_port, protocol: f.protocol, to_peer: f.to_peer, to_port: f.to_port };
+}
