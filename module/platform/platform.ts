@@ -41,6 +41,14 @@ export interface PlatformOptions {
   importer?: ModuleImporter;
 }
 
+function installedQueue(): TaskQueue | null {
+  try {
+    return Task.queue();
+  } catch {
+    return null;
+  }
+}
+
 /** One platform process: open with `Platform.open`, start workers with `startWorkers`, end with `close`. */
 export class Platform {
   private workers: Workers | null = null;
@@ -81,6 +89,9 @@ export class Platform {
     const logger = opts.logger ?? createPlatformLogger();
     const db = openPlatformDb(opts.dataDir);
     let modules: ModuleLoader | null = null;
+    let opened: TaskQueue | null = null;
+    /** The queue `Task.add` used before: a failed open puts it back. */
+    const previous = installedQueue();
     try {
       const clock = opts.clock ?? systemClock;
       const box = SecretBox.open(opts.dataDir);
@@ -95,6 +106,7 @@ export class Platform {
         secretBox: box,
         logger: logger.child({ part: 'tasks' }),
       });
+      opened = queue;
       Task.use(queue);
       const hooks = createHooks(logger.child({ part: 'hooks' }));
       // The one writer of provision_status, following every task record change this process makes (its own jobs and
@@ -127,6 +139,10 @@ export class Platform {
       );
     } catch (err) {
       await modules?.close();
+      if (opened) {
+        Task.use(previous);
+        await opened.stop(0);
+      }
       db.close();
       throw err;
     }

@@ -230,3 +230,36 @@ test('activate / deactivate / update through the admin API: the module methods r
   assert.equal((await api('POST', '/api/admin/modules/Plugin/Nope/activate')).status, 404);
   assert.equal((await api('POST', '/api/admin/modules/Plugin/TestPlugin/explode')).status, 404);
 });
+
+test('a module plugs in through its manifest: own migration and store, scheduled work, hook listeners, config check', async () => {
+  resetSeen();
+  const scopes = platform.db.prepare("SELECT version, name FROM platform_migrations WHERE scope = 'module:Payment/TestPay'").all();
+  assert.deepEqual(scopes, [{ version: 1, name: 'ledger' }]);
+  const first = await runJob({ module: { type: 'Payment', name: 'TestPay' }, method: 'recordLedger', args: ['one'] });
+  const second = await runJob({ module: { type: 'Payment', name: 'TestPay' }, method: 'recordLedger', args: ['two'] });
+  assert.deepEqual([first.result, second.result], [{ status: 'success', rows: 1 }, { status: 'success', rows: 2 }]);
+  assert.deepEqual(platform.db.prepare('SELECT note FROM test_pay_ledger ORDER BY id').all(), [{ note: 'one' }, { note: 'two' }]);
+
+  await platform.hooks.emit('service.terminated', { service_uuid: 'svc-hooked', module: 'VpnProduct', at: platform.clock.now().toISOString() });
+  assert.deepEqual(seen.hooked, ['svc-hooked']);
+
+  assert.equal(seen.beats, 0, 'scheduled work waits for startScheduled (the serving process)');
+  platform.startScheduled();
+  const started = Date.now();
+  while (seen.beats < 2 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(seen.beats >= 2, `beat ran ${seen.beats} times`);
+
+  const badDir = tempDir('module-host-bad-config');
+  try {
+    const bad = testModulesConfig(config);
+    bad.modules.Payment.TestPay = { enabled: true, version: '1.0.0', fee_percent: 500 };
+    await assert.rejects(
+      Platform.open({ dataDir: badDir, logger: pino({ level: 'silent' }), modulesConfig: bad, importer: testImporter }),
+      /config\.ts section of Payment\/TestPay: fee_percent: /,
+    );
+  } finally {
+    removeDir(badDir);
+  }
+  const after = await runJob({ module: { type: 'Payment', name: 'TestPay' }, method: 'recordLedger', args: ['three'] });
+  assert.deepEqual(after.result, { status: 'success', rows: 3 }, 'a failed open leaves the running platform queueing');
+});
