@@ -10,12 +10,6 @@ export type MaybePromise<T> = T | Promise<T>;
 /** Which backend schedules a record (the embedded poller never claims a BullMQ record). */
 export type TaskBackend = 'embedded' | 'bullmq';
 
-/**
- * Tasks sharing a tag with this prefix (`service:<uuid>`: the jobs of one service) run one at a time, in the order
- * they were queued, so e.g. a termination never overtakes the createJob queued before it.
- */
-export { SERVICE_TAG_PREFIX as SERIAL_TAG_PREFIX } from './tags.ts';
-
 /** `beginAttempt`'s answer for a task that must wait for an earlier one of its service. */
 export const BLOCKED = 'blocked' as const;
 

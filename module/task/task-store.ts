@@ -8,7 +8,7 @@ import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
 import { TaskEvents } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
-import { serialTags, SERVICE_TAG_PREFIX as SERIAL_TAG_PREFIX } from './tags.ts';
+import { serialTags, SERVICE_TAG_PREFIX } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
 import { toRecord, type TaskRow } from './task-schema.ts';
 
@@ -20,7 +20,7 @@ const WAITS_FOR_EARLIER = `EXISTS (
   SELECT 1 FROM json_each(tasks.tags) AS mine
     JOIN task_tags AS theirs ON theirs.tag = mine.value
     JOIN tasks AS earlier ON earlier.id = theirs.task_id
-  WHERE substr(mine.value, 1, ${SERIAL_TAG_PREFIX.length}) = '${SERIAL_TAG_PREFIX}'
+  WHERE substr(mine.value, 1, ${SERVICE_TAG_PREFIX.length}) = '${SERVICE_TAG_PREFIX}'
     AND earlier.rowid < tasks.rowid AND earlier.status IN ('pending','processing'))`;
 
 export const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
