@@ -188,7 +188,9 @@ export function runFirewallContract(label: string, setup: () => Promise<Firewall
     it('removing a peer removes its port forwards', async (t) => {
       if (!(await ready(t))) return;
       await fw.ensureServer(server('wg61', { forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.2', to_port: 80 }, { dst_port: 8081, protocol: 'udp', to_ip: '10.61.0.3', to_port: 81 }] }));
+      const forgotten = fw.stats().conntrackDeletes;
       await fw.applyPeers('wg61', { upsert: [], remove: [11] });
+      assert.equal(fw.stats().conntrackDeletes, forgotten + 1, 'the removed forward\'s connections are forgotten');
       const nat = await fw.natRules('wg61');
       assert.ok(!nat.includes('10.61.0.2:80'));
       assert.ok(nat.includes('10.61.0.3:81'));

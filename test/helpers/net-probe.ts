@@ -13,7 +13,7 @@ if (proto === 'tcp') {
 }`;
 
 const PROBE = `
-const [proto, host, port, ms] = process.argv.slice(1);
+const [proto, host, port, ms, localPort] = process.argv.slice(1);
 const done = (text) => { console.log(text); process.exit(0); };
 setTimeout(() => done('FAIL timeout'), Number(ms));
 if (proto === 'tcp') {
@@ -25,7 +25,7 @@ if (proto === 'tcp') {
 } else {
   const s = require('dgram').createSocket(host.includes(':') ? 'udp6' : 'udp4');
   s.on('message', (m) => done(String(m)));
-  s.send('ping', Number(port), host);
+  s.bind(Number(localPort || 0), () => s.send('ping', Number(port), host));
 }`;
 
 /** A running service; `stop()` kills it. */
@@ -58,9 +58,13 @@ export async function startService(ns: string, proto: 'tcp' | 'udp', host: strin
   return { stop: () => void child.kill('SIGKILL') };
 }
 
-/** Connects from `ns` to `host:port`; answers the service's reply, or `FAIL <reason>` (timeout, refused). */
-export async function probe(ns: string, proto: 'tcp' | 'udp', host: string, port: number, timeoutMs = 1500): Promise<string> {
-  const result = await execa('ip', ['netns', 'exec', ns, process.execPath, '-e', PROBE, proto, host, String(port), String(timeoutMs)], {
+/**
+ * Connects from `ns` to `host:port`; answers the service's reply, or `FAIL <reason>` (timeout, refused). A UDP
+ * probe may send from a fixed `localPort` (the same flow as an earlier probe, for conntrack tests).
+ */
+export async function probe(ns: string, proto: 'tcp' | 'udp', host: string, port: number, timeoutMs = 1500, localPort = 0): Promise<string> {
+  const argv = [PROBE, proto, host, String(port), String(timeoutMs), String(localPort)];
+  const result = await execa('ip', ['netns', 'exec', ns, process.execPath, '-e', ...argv], {
     reject: false,
     stdin: 'ignore',
     timeout: timeoutMs + 10_000,

@@ -6,7 +6,7 @@ import { API_PORT, runFirewallContract } from '../contract/firewall.contract.ts'
 import { createNamespace, destroyNamespace } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
-export const FIREWALL_TOOLS = ['ip', 'iptables', 'iptables-save', 'iptables-restore', 'ip6tables-save', 'ip6tables-restore', 'ipset', 'sysctl'];
+export const FIREWALL_TOOLS = ['ip', 'iptables', 'iptables-save', 'iptables-restore', 'ip6tables-save', 'ip6tables-restore', 'ipset', 'conntrack', 'sysctl'];
 const gate = (t: TestContext) => requireTools(t, FIREWALL_TOOLS, { root: true });
 
 runFirewallContract(

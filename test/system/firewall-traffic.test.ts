@@ -9,7 +9,7 @@ import { createNamespace, destroyAll, execIn, uniqueWgName } from '../helpers/ne
 import { probe, startService, type Service } from '../helpers/net-probe.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
-const TOOLS = ['ip', 'iptables', 'iptables-save', 'iptables-restore', 'ip6tables-save', 'ip6tables-restore', 'ipset', 'sysctl'];
+const TOOLS = ['ip', 'iptables', 'iptables-save', 'iptables-restore', 'ip6tables-save', 'ip6tables-restore', 'ipset', 'conntrack', 'sysctl'];
 const API_PORT = 8443;
 const LISTEN_PORT = 51820;
 const EXTERNAL_IP = '192.0.2.1';
@@ -79,6 +79,7 @@ describe('firewall on real traffic (namespaces gw, client, internet)', () => {
       await execIn(inet, 'ip', ['-6', 'addr', 'add', '2001:db8:77::100/64', 'dev', `vhi${id}`, 'nodad']);
       services.push(await startService(inet, 'tcp', '::', 82, 'inet6'));
       services.push(await startService(client, 'tcp', '0.0.0.0', 80, 'client'));
+      services.push(await startService(client, 'udp', '0.0.0.0', 5353, 'cudp'));
       services.push(await startService(inet, 'tcp', '0.0.0.0', 81, 'inet'));
       services.push(await startService(gw, 'tcp', '0.0.0.0', API_PORT, 'api'));
       services.push(await startService(gw, 'tcp', '0.0.0.0', 2222, 'gw2222'));
@@ -111,6 +112,17 @@ describe('firewall on real traffic (namespaces gw, client, internet)', () => {
     assert.match(await fw.natRules(tunnel), /\[[1-9]\d*:\d+\] -A VPNHOST-PRE-wg\d+ -d 192\.0\.2\.1\/32 -p tcp -m tcp --dport 8080 -j DNAT --to-destination 10\.77\.0\.2:80/);
     await fw.setForwards(tunnel, []);
     assert.match(await probe(inet, 'tcp', EXTERNAL_IP, 8080), /^FAIL/, 'forward removed');
+  });
+
+  it('removing a UDP forward cuts its running flow at once (the flow\'s conntrack entry goes with it)', async (t) => {
+    if (!(await setUp(t))) return;
+    await fw.ensureServer(spec({ forwards: [{ dst_port: 5300, protocol: 'udp', to_ip: CLIENT_IP, to_port: 5353 }] }));
+    assert.equal(await probe(inet, 'udp', EXTERNAL_IP, 5300, 1500, 40000), `cudp ${INET_IP}`);
+    assert.equal(await probe(inet, 'udp', EXTERNAL_IP, 5300, 1500, 40000), `cudp ${INET_IP}`, 'the same flow again');
+    const before = fw.stats().conntrackDeletes;
+    await fw.setForwards(tunnel, []);
+    assert.equal(fw.stats().conntrackDeletes, before + 1);
+    assert.match(await probe(inet, 'udp', EXTERNAL_IP, 5300, 1500, 40000), /^FAIL timeout/, 'the flow does not outlive the forward');
   });
 
   it('peer traffic leaves source-NATed to external_ip and carries the peer mark', async (t) => {

@@ -74,6 +74,11 @@ export interface FirewallBackend {
   sysctlSet(key: string, value: string): Promise<void>;
   /** `iptables --version` and `ip -V`, first line each. */
   versions(): Promise<{ iptables: string; iproute2: string }>;
+  /**
+   * `conntrack -D -p PROTO --orig-port-dst PORT [--orig-dst IP]`: forgets the connections of a removed port forward
+   * (an established TCP connection or a UDP flow would otherwise keep its DNAT). No match is not an error.
+   */
+  conntrackDelete(protocol: 'tcp' | 'udp', dstPort: number, dstIp: string | null): Promise<void>;
 }
 
 /** Options of the engine. */
@@ -96,7 +101,7 @@ export class FirewallEngine implements Firewall {
   private readonly servers = new Map<string, NormalServer>();
   private conf: FirewallConf | null = null;
   private rules: FilterRule[] = [];
-  private readonly counters: FirewallStats = { restores: 0, ipsetRestores: 0, sysctlWrites: 0 };
+  private readonly counters: FirewallStats = { restores: 0, ipsetRestores: 0, sysctlWrites: 0, conntrackDeletes: 0 };
   private readonly families: Family[];
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -119,7 +124,9 @@ export class FirewallEngine implements Firewall {
       this.checkMarksElsewhere(server.input.name, server.peers);
       server.input.forwards = checkForwards(spec.forwards, this.forwardContext(server.input.name, server));
       await this.syncServer(server, known ? null : await this.ipsetState(server.input.name));
+      const before = this.servers.get(server.input.name);
       this.servers.set(server.input.name, server);
+      if (before) await this.forgetConnections(before, server.input.forwards, server.input.externalIp);
     });
   }
 
@@ -177,6 +184,7 @@ export class FirewallEngine implements Firewall {
         const next: NormalServer = { ...server, input: { ...server.input, forwards } };
         await this.syncServer(next, null);
         this.servers.set(name, next);
+        await this.forgetConnections(server, forwards);
       }
     });
   }
@@ -188,6 +196,7 @@ export class FirewallEngine implements Firewall {
       const next: NormalServer = { ...server, input: { ...server.input, forwards: checked } };
       await this.syncServer(next, null);
       this.servers.set(name, next);
+      await this.forgetConnections(server, checked);
     });
   }
 
@@ -205,7 +214,9 @@ export class FirewallEngine implements Firewall {
       const sets = new Set(await this.backend.ipsetNames());
       const destroy = FAMILIES.map((f) => markSetName(name, f)).filter((s) => sets.has(s));
       if (destroy.length > 0) await this.ipsetRestore(destroy.map((s) => `destroy ${s}`));
+      const held = this.servers.get(name);
       this.servers.delete(name);
+      if (held) await this.forgetConnections(held, []);
     });
   }
 
@@ -558,6 +569,16 @@ export class FirewallEngine implements Firewall {
       out.push(`# ip${family === 6 ? '6' : ''}tables -t ${table}`, ...lines);
     }
     return out.join('\n');
+  }
+
+  /** Drops the conntrack entries of every forward of `before` that `after` no longer has (same target). */
+  private async forgetConnections(before: NormalServer, after: PortForwardRule[], externalIp = before.input.externalIp): Promise<void> {
+    const keep = new Set(after.map((f) => `${f.dst_port}/${f.protocol}/${f.to_ip}/${f.to_port}/${externalIp}`));
+    for (const f of before.input.forwards) {
+      if (keep.has(`${f.dst_port}/${f.protocol}/${f.to_ip}/${f.to_port}/${before.input.externalIp}`)) continue;
+      this.counters.conntrackDeletes++;
+      await this.backend.conntrackDelete(f.protocol, f.dst_port, before.input.externalIp);
+    }
   }
 
   private async snapshot(family: Family): Promise<CountedSnapshot> {

@@ -115,6 +115,8 @@ export interface FirewallStats {
   ipsetRestores: number;
   /** `sysctl -w` runs. */
   sysctlWrites: number;
+  /** `conntrack -D` runs (connections of removed port forwards). */
+  conntrackDeletes: number;
 }
 
 /**

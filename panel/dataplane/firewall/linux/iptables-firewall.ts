@@ -1,5 +1,7 @@
 // The linux firewall: iptables/ip6tables save+restore, ipset and sysctl through the CommandRunner (argv arrays).
-import type { CommandRunner } from '../../linux/runner.ts';
+import { DataplaneError } from '../../driver.ts';
+import { lastLine, type CommandRunner } from '../../linux/runner.ts';
+import { toolMessage } from '../../tool-messages.ts';
 import { FirewallEngine, type FirewallBackend, type FirewallOptions } from '../firewall-engine.ts';
 import type { Family } from '../firewall.ts';
 
@@ -7,7 +9,7 @@ import type { Family } from '../firewall.ts';
  * {@link FirewallBackend} on the real tools. Reads: `iptables-save -c` / `ip6tables-save -c` (every table with
  * counters, one process), `ipset list -n`, `ipset save NAME`, `sysctl -n`. Writes: `iptables-restore --noflush` /
  * `ip6tables-restore --noflush` (payload on stdin; atomic per table), `ipset restore -exist` (lines on stdin),
- * `sysctl -w`. A failing tool throws the runner's `DataplaneError` (`<tool>: <last stderr line>`).
+ * `sysctl -w`, `conntrack -D` (connections of a removed port forward). A failing tool throws the runner's `DataplaneError` (`<tool>: <last stderr line>`).
  */
 export class LinuxFirewallBackend implements FirewallBackend {
   constructor(private readonly runner: CommandRunner) {}
@@ -48,7 +50,19 @@ export class LinuxFirewallBackend implements FirewallBackend {
     const [iptables, ip] = await Promise.all([this.runner.run('iptables', ['--version']), this.runner.run('ip', ['-V'])]);
     return { iptables: firstLine(iptables.stdout), iproute2: firstLine(ip.stdout) };
   }
+
+  /** `conntrack -D -p PROTO --orig-port-dst PORT [--orig-dst IP]`; exit 1 (nothing matched) is fine. */
+  async conntrackDelete(protocol: 'tcp' | 'udp', dstPort: number, dstIp: string | null): Promise<void> {
+    const args = ['-D', '-p', protocol, '--orig-port-dst', String(dstPort), ...(dstIp ? ['--orig-dst', dstIp] : [])];
+    const result = await this.runner.run('conntrack', args, { allowFailure: true });
+    if (result.exitCode !== 0 && result.exitCode !== CONNTRACK_NONE) {
+      throw new DataplaneError(toolMessage('conntrack', lastLine(result.stderr) || `exit code ${result.exitCode}`), result.stderr);
+    }
+  }
 }
+
+/** Exit code of `conntrack -D` when no entry matched ("0 flow entries have been deleted"). */
+const CONNTRACK_NONE = 1;
 
 function firstLine(text: string): string {
   return text.split('\n')[0]?.trim() ?? '';

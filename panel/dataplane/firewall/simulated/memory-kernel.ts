@@ -271,6 +271,13 @@ export class MemoryFirewallBackend implements FirewallBackend {
     return { iptables: 'iptables v1.8.9 (simulated)', iproute2: 'ip utility, iproute2-simulated' };
   }
 
+  /** Connections forgotten (`conntrack -D` calls), for tests: `proto/port/ip`. */
+  readonly conntrackDeletes: string[] = [];
+
+  async conntrackDelete(protocol: 'tcp' | 'udp', dstPort: number, dstIp: string | null): Promise<void> {
+    this.conntrackDeletes.push(`${protocol}/${dstPort}/${dstIp ?? '*'}`);
+  }
+
   /** Test hook: counts one packet of `bytes` on every rule of `family`/`table`/`chain` containing `match`. */
   count(family: Family, table: string, chain: string, match: string, bytes: number): number {
     let hits = 0;
