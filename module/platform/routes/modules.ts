@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../../contract/log.ts';
+import { PROVISION_STATUSES } from '../../contract/provision-status.ts';
 import { HttpError } from '../errors.ts';
 import { LIFECYCLE_ACTIONS, type ModuleAdmin } from '../services/module-admin.ts';
 import type { ModuleLogQueries } from '../services/module-log-query.ts';
@@ -19,6 +20,7 @@ const LogQuerySchema = pageQuerySchema.extend({
   module: name.optional(),
   level: z.enum(LOG_LEVELS).optional(),
   service: z.string().min(1).max(64).optional(),
+  status: z.enum(PROVISION_STATUSES).optional(),
   product: z.string().min(1).max(64).optional(),
   location: z.string().min(1).max(64).optional(),
   q: z.string().max(200).optional(),
@@ -27,7 +29,7 @@ const LogQuerySchema = pageQuerySchema.extend({
 /**
  * `GET /modules`; `POST /modules/:type/:name/activate|deactivate|update` (200 `{result:'success'}`, or 422 with
  * `error` = the module's `Error: ...` answer); `DELETE /modules/:type/:name/cache`; `POST|GET /modules/:type/:name/instances`;
- * `GET|PUT /module-instances/:uuid`; `GET /module-logs?type=&module=&level=&service=&product=&location=&q=&page=&per_page=`.
+ * `GET|PUT /module-instances/:uuid`; `GET /module-logs?type=&module=&level=&service=&status=&product=&location=&q=&page=&per_page=`.
  */
 export const moduleRoutes = (admin: ModuleAdmin, logs: ModuleLogQueries): FastifyPluginAsyncZod => async (app) => {
   app.get('/modules', async () => ({ modules: admin.list() }));

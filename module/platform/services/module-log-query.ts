@@ -1,4 +1,5 @@
-// Module log reads for the admin API: newest first, paged, filtered by module, level, service, product, location, text.
+// Module log reads for the admin API: newest first, paged, filtered by module, level, service (its uuid, provision
+// status, product, location) and text.
 import type Database from 'better-sqlite3';
 import { migrateModuleLogStore, type LogLevel, type ModuleLogRow } from '../../contract/log.ts';
 
@@ -8,6 +9,8 @@ export interface ModuleLogQuery {
   level?: LogLevel;
   /** `context.service_uuid`. */
   service?: string;
+  /** The provision status of the entry's service. */
+  status?: string;
   /** The product of the entry's service. */
   product?: string;
   /** The `server_location` of that product. */
@@ -31,6 +34,7 @@ export class ModuleLogQueries {
       WHERE (@type IS NULL OR l.module_type = @type) AND (@module IS NULL OR l.module_name = @module)
         AND (@level IS NULL OR l.level = @level)
         AND (@service IS NULL OR json_extract(l.context, '$.service_uuid') = @service)
+        AND (@status IS NULL OR s.provision_status = @status)
         AND (@product IS NULL OR s.product_uuid = @product)
         AND (@location IS NULL OR json_extract(p.product_data, '$.server_location') = @location)
         AND (@q IS NULL OR instr(l.action, @q) > 0 OR instr(l.request, @q) > 0 OR instr(l.response, @q) > 0 OR instr(l.context, @q) > 0)`;
@@ -40,7 +44,7 @@ export class ModuleLogQueries {
 
   list(query: ModuleLogQuery): { logs: ModuleLogRow[]; page: number; per_page: number; total: number } {
     const params = {
-      type: query.type ?? null, module: query.module ?? null, level: query.level ?? null, service: query.service ?? null,
+      type: query.type ?? null, module: query.module ?? null, level: query.level ?? null, service: query.service ?? null, status: query.status ?? null,
       product: query.product ?? null, location: query.location ?? null, q: query.q || null,
       limit: query.per_page, offset: (query.page - 1) * query.per_page,
     };

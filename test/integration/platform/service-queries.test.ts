@@ -104,6 +104,8 @@ test('GET /api/admin/module-logs pages newest first and filters by module, level
   assert.deepEqual(await actions(`product=${fra}&q=probe`), ['probe-b']);
   assert.deepEqual(await actions('location=ams&q=probe'), ['probe-c']);
   assert.deepEqual(await actions('q=hello from fra'), ['probe-b']);
+  assert.deepEqual(await actions('status=pending&q=probe'), ['probe-c', 'probe-b'], "by the entry's service status");
+  assert.deepEqual(await actions('status=completed&q=probe'), []);
   assert.deepEqual(await actions('type=Payment'), []);
 
   const first = await api('GET', '/module-logs?q=probe&per_page=1&page=1');
