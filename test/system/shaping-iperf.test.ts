@@ -7,6 +7,7 @@ import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
 import { measureMbit, startIperfServer, type IperfServer } from '../helpers/iperf.ts';
 import { createNamespace, destroyAll, execIn, vethPair } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { wgTunnel } from '../helpers/wg-tunnel.ts';
 
 const TOOLS = ['ip', 'tc', 'iperf3', 'ss'];
 const TOLERANCE = 0.15;
@@ -91,6 +92,34 @@ describe('shaping measured with iperf3', () => {
       const up = await measureMbit(cl, '10.70.0.1', { seconds: 2 });
       assert.ok(down > 40 && up > 40, `unlimited: download ${down.toFixed(1)}, upload ${up.toFixed(1)} Mbit/s`);
       t.diagnostic(`Mbit/s measured/limit: ${measured.join(', ')}; unlimited ${down.toFixed(0)}/${up.toFixed(0)}`);
+    } finally {
+      await server?.stop();
+    }
+  });
+
+  it('over a WireGuard tunnel (wireguard-go): 8 Mbit/s both ways on the wg link and its IFB, a change in place', async (t: TestContext) => {
+    if (!requireTools(t, [...TOOLS, 'wg', 'wireguard-go'], { root: true })) return;
+    const gw = await createNamespace('vhg');
+    const cl = await createNamespace('vhc');
+    let server: IperfServer | null = null;
+    try {
+      const tunnel = await wgTunnel(gw, cl, '10.71.0');
+      const shaper = new TcShaper({ runner: new ExecaRunner({ netns: gw }) });
+      const target = { name: tunnel.server, address: '10.71.0.1/24' };
+      const client: ShapedPeer = { key: 'client', ipv4: '10.71.0.2', ipv6: null, downloadMbit: 8, uploadMbit: 8 };
+      const others = Array.from({ length: 100 }, (_, i) => ({ key: `o${i}`, ipv4: `10.71.0.${i + 3}`, ipv6: null, downloadMbit: 1, uploadMbit: 1 }));
+      await shaper.ensure(target, [client, ...others]);
+      server = await startIperfServer(gw, '10.71.0.1');
+      within(await measureMbit(cl, '10.71.0.1', { reverse: true }), 8, 'wg download');
+      within(await measureMbit(cl, '10.71.0.1'), 8, 'wg upload');
+      for (const d of [tunnel.server, `ifb-${tunnel.server}`]) {
+        const bytes = await classBytes(gw, d);
+        assert.ok((bytes.get(2) ?? 0) > 1_000_000, `${d}: client class counted ${bytes.get(2)}`);
+        assert.equal([...bytes].filter(([m]) => m !== 2).reduce((n, [, b]) => n + b, 0), 0, `${d}: bytes in other classes`);
+      }
+      await shaper.apply(target, { upsert: [{ ...client, downloadMbit: 4 }], remove: [] });
+      within(await measureMbit(cl, '10.71.0.1', { reverse: true }), 4, 'wg download after the change');
+      t.diagnostic(`Mbit/s measured/limit: ${measured.filter((m) => m.startsWith('wg')).join(', ')}`);
     } finally {
       await server?.stop();
     }
