@@ -11,6 +11,8 @@ import {
  * `POST /tasks` (insert), `GET /tasks/:id`, `POST /tasks/:id/begin|settle|fail`, `POST /tasks/release`,
  * `GET /queues/active` — each one call of the platform's TaskStore, so the SQLite conditions (worker id, status)
  * decide exactly as for a local worker. `begin` answers the raw (unredacted) input: only over this authenticated API.
+ * Each change raises the store's queue events here, in the platform process, so the service lifecycle applies a
+ * remote worker's outcomes exactly as a local one's (in the same transaction as the record).
  */
 export const workerTaskRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
   const store = platform.taskStore;
