@@ -37,11 +37,28 @@ export interface PolicyViews {
  * the firewall/shaping writes. Each write throws the subsystem's `FirewallError`/`ShapingError` when refused.
  */
 export interface PolicySync {
+  /** The sync's lane, for the store writes; the apply methods below take it themselves (never call them inside). */
   serial<T>(task: () => Promise<T> | T): Promise<T>;
   applyForwards(serverName: string, forwards: PortForwardRule[]): Promise<void>;
   applyFirewallGlobal(conf: FirewallConf, rules: FilterRule[]): Promise<void>;
   applyServerBandwidth(serverName: string): Promise<void>;
   readonly views: PolicyViews;
+}
+
+/**
+ * One network-policy change at a time, in order: its checks and store write run inside the sync's lane
+ * (`sync.serial`, nothing else writes the store meanwhile), then the data-plane call (which takes the sync's lane
+ * itself), then, on failure, the compensating store write (again in the sync's lane). Later changes of the same
+ * service wait, so a failed change is undone before the next one reads the store.
+ */
+export class ChangeLane {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
 }
 
 /** Firewall texts of our own that describe a clash with the state rather than a malformed value (HTTP 422). */
@@ -73,6 +90,8 @@ const RULE_NAME = /^[A-Za-z0-9]+$/;
 
 /** Firewall operations behind /firewall. */
 export class FirewallService {
+  private readonly lane = new ChangeLane();
+
   constructor(private readonly deps: FirewallServiceDeps) {}
 
   /** GET /firewall/info: live versions and `ip_forward`. */
@@ -92,21 +111,23 @@ export class FirewallService {
    */
   updateConf(body: FirewallConfBody): Promise<void> {
     const { conf, rules, sync } = this.deps;
-    return sync.serial(async () => {
-      const before = conf.getFirewallConf();
-      const after: FirewallConf = { ...before };
-      if (body.internal_traffic !== undefined) after.internal_traffic = flag(body.internal_traffic, OWN.WRONG_INTERNAL_TRAFFIC);
-      if (body.ip_forward !== undefined) after.ip_forward = flag(body.ip_forward, OWN.WRONG_IP_FORWARD);
-      if (body.policy_input !== undefined) after.policy_input = policy(body.policy_input, E.FW_POLICY_INPUT);
-      if (body.policy_forward !== undefined) after.policy_forward = policy(body.policy_forward, E.FW_POLICY_FORWARD);
-      if (body.policy_output !== undefined) after.policy_output = policy(body.policy_output, E.FW_POLICY_OUTPUT);
-      conf.setFirewallConf(after);
-      const list = rules.listFilterRules();
+    return this.lane.run(async () => {
+      const { before, after } = await sync.serial(() => {
+        const before = conf.getFirewallConf();
+        const after: FirewallConf = { ...before };
+        if (body.internal_traffic !== undefined) after.internal_traffic = flag(body.internal_traffic, OWN.WRONG_INTERNAL_TRAFFIC);
+        if (body.ip_forward !== undefined) after.ip_forward = flag(body.ip_forward, OWN.WRONG_IP_FORWARD);
+        if (body.policy_input !== undefined) after.policy_input = policy(body.policy_input, E.FW_POLICY_INPUT);
+        if (body.policy_forward !== undefined) after.policy_forward = policy(body.policy_forward, E.FW_POLICY_FORWARD);
+        if (body.policy_output !== undefined) after.policy_output = policy(body.policy_output, E.FW_POLICY_OUTPUT);
+        conf.setFirewallConf(after);
+        return { before, after };
+      });
       try {
-        await sync.applyFirewallGlobal(after, list);
+        await sync.applyFirewallGlobal(after, rules.listFilterRules());
       } catch (err) {
-        conf.setFirewallConf(before);
-        await sync.applyFirewallGlobal(before, list).catch(() => undefined);
+        await sync.serial(() => conf.setFirewallConf(before));
+        await sync.applyFirewallGlobal(before, rules.listFilterRules()).catch(() => undefined);
         throw policyError(err);
       }
     });
@@ -125,30 +146,33 @@ export class FirewallService {
    */
   addRule(body: FilterRuleBody, at: RulePosition): Promise<void> {
     const { rules, conf, sync } = this.deps;
-    return sync.serial(async () => {
-      const name = str(body.name);
-      if (name === CONTROLPANEL_RULE || (RULE_NAME.test(name) && rules.get(name))) throw new ApiError(E.FW_RULE_EXISTS);
-      if (!RULE_NAME.test(name)) throw new ApiError(E.FW_RULE_NAME);
-      let rule: FilterRule;
-      try {
-        rule = checkFilterRule({
-          name,
-          action: str(body.action).toUpperCase(),
-          chain: str(body.chain),
-          protocol: str(body.protocol).toUpperCase(),
-          s_ip: str(body.s_ip),
-          d_ip: str(body.d_ip),
-          s_port: str(body.s_port),
-          d_port: str(body.d_port),
-        });
-      } catch (err) {
-        throw policyError(err);
-      }
-      rules.add(rule, at);
+    return this.lane.run(async () => {
+      const rule = await sync.serial(() => {
+        const name = str(body.name);
+        if (name === CONTROLPANEL_RULE || (RULE_NAME.test(name) && rules.get(name))) throw new ApiError(E.FW_RULE_EXISTS);
+        if (!RULE_NAME.test(name)) throw new ApiError(E.FW_RULE_NAME);
+        let checked: FilterRule;
+        try {
+          checked = checkFilterRule({
+            name,
+            action: str(body.action).toUpperCase(),
+            chain: str(body.chain),
+            protocol: str(body.protocol).toUpperCase(),
+            s_ip: str(body.s_ip),
+            d_ip: str(body.d_ip),
+            s_port: str(body.s_port),
+            d_port: str(body.d_port),
+          });
+        } catch (err) {
+          throw policyError(err);
+        }
+        rules.add(checked, at);
+        return checked;
+      });
       try {
         await sync.applyFirewallGlobal(conf.getFirewallConf(), rules.listFilterRules());
       } catch (err) {
-        rules.delete(rule.name);
+        await sync.serial(() => rules.delete(rule.name));
         throw policyError(err);
       }
     });
@@ -157,15 +181,18 @@ export class FirewallService {
   /** DELETE /firewall/rules/filter/<rule_name>: never the built-in rule; the row comes back on a data-plane failure. */
   deleteRule(name: string): Promise<void> {
     const { rules, conf, sync } = this.deps;
-    return sync.serial(async () => {
-      if (name === CONTROLPANEL_RULE) throw new ApiError(E.FW_RULE_BUILTIN);
-      const row = rules.get(name);
-      if (!row) throw new ApiError(E.FW_RULE_NOT_FOUND);
-      rules.delete(name);
+    return this.lane.run(async () => {
+      const row = await sync.serial(() => {
+        if (name === CONTROLPANEL_RULE) throw new ApiError(E.FW_RULE_BUILTIN);
+        const stored = rules.get(name);
+        if (!stored) throw new ApiError(E.FW_RULE_NOT_FOUND);
+        rules.delete(name);
+        return stored;
+      });
       try {
         await sync.applyFirewallGlobal(conf.getFirewallConf(), rules.listFilterRules());
       } catch (err) {
-        rules.restore(row);
+        await sync.serial(() => rules.restore(row));
         throw policyError(err);
       }
     });

@@ -53,11 +53,8 @@ export class NetworkViewService {
    * GET /firewall/rules/mangle: every live peer mark with its counters; `name` is the account holding the mark
    * (the mark itself when no account holds it, e.g. a stale entry the next reconcile removes).
    */
-  async mangleList(): Promise<MangleRule[]> {
-    const entries = await this.deps.sync.views.mangleList();
-    const names = new Map<number, string>();
-    if (entries.length > 0) for (const row of this.deps.accounts.iterate()) names.set(row.mangle, row.name);
-    return entries.map((e) => ({ ...e, name: names.get(e.mark) ?? e.name }));
+  mangleList(): Promise<MangleRule[]> {
+    return this.deps.sync.views.mangleList();
   }
 
   private requireServer(name: string): ServerRow {

@@ -4,9 +4,9 @@ import type { TextScalar } from '../schemas/common-wire.ts';
 import { toInteger } from '../schemas/form.ts';
 import type { PortForward, PortForwardCreateBody, PortForwardMap } from '../schemas/port-forward.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
-import type { ForwardProtocol, PortForwardEntry, PortForwardsRepository } from '../store/repositories/port-forwards.ts';
+import type { PortForwardEntry, PortForwardsRepository, PortForwardValues } from '../store/repositories/port-forwards.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import { policyError, type PolicySync } from './firewall.ts';
+import { ChangeLane, policyError, type PolicySync } from './firewall.ts';
 
 /** Collaborators of the port-forward service. */
 export interface PortForwardServiceDeps {
@@ -25,6 +25,8 @@ const PORT_MAX = 65535;
  * peer is enabled ({@link PortForwardsRepository.listForwards}); deleting the peer deletes its forwards (SQL cascade).
  */
 export class PortForwardService {
+  private readonly lane = new ChangeLane();
+
   constructor(private readonly deps: PortForwardServiceDeps) {}
 
   /** GET /wireguard/<name>/port_forward: the server's forwards keyed `<dst_port>_<protocol>`. */
@@ -43,30 +45,27 @@ export class PortForwardService {
    */
   create(body: PortForwardCreateBody, serverName?: string): Promise<PortForward> {
     const { servers, accounts, forwards, sync } = this.deps;
-    return sync.serial(async () => {
-      const named = serverName ?? (body.wg_name === undefined ? undefined : String(body.wg_name));
-      const server = named === undefined ? null : this.requireServer(named);
-      const protocol = body.protocol === 'tcp' || body.protocol === 'udp' ? body.protocol : null;
-      if (!protocol) throw new ApiError(E.PF_PROTOCOL);
-      const dstPort = port(body.dst_port, E.PF_DST_PORT_RANGE);
-      if (forwards.byPair(dstPort, protocol)) throw new ApiError(E.PF_ALREADY_ENABLED);
-      const listenPorts = servers.list().map((s) => s.listen_port);
-      if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
-      if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
-      const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
-      const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
-      if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
-      const target = server ?? servers.getById(peer.server_id)!;
-      forwards.insert({ server_id: target.id, dst_port: dstPort, protocol, account_id: peer.id, to_port: toPort });
-      if (peer.status === 'enable') {
-        try {
-          await sync.applyForwards(target.name, forwards.listForwards(target.id));
-        } catch (err) {
-          forwards.delete(target.id, dstPort, protocol);
-          throw policyError(err);
-        }
-      }
-      return { dst_port: dstPort, protocol, to_peer: peer.name, to_port: toPort };
+    return this.lane.run(async () => {
+      const { target, values, peer } = await sync.serial(() => {
+        const named = serverName ?? (body.wg_name === undefined ? undefined : String(body.wg_name));
+        const server = named === undefined ? null : this.requireServer(named);
+        const protocol = body.protocol === 'tcp' || body.protocol === 'udp' ? body.protocol : null;
+        if (!protocol) throw new ApiError(E.PF_PROTOCOL);
+        const dstPort = port(body.dst_port, E.PF_DST_PORT_RANGE);
+        if (forwards.byPair(dstPort, protocol)) throw new ApiError(E.PF_ALREADY_ENABLED);
+        const listenPorts = servers.list().map((s) => s.listen_port);
+        if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
+        if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
+        const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
+        const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
+        if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
+        const target = server ?? servers.getById(peer.server_id)!;
+        const values: PortForwardValues = { server_id: target.id, dst_port: dstPort, protocol, account_id: peer.id, to_port: toPort };
+        forwards.insert(values);
+        return { target, values, peer };
+      });
+      if (peer.status === 'enable') await this.apply(target, () => forwards.delete(target.id, values.dst_port, values.protocol));
+      return { dst_port: values.dst_port, protocol: values.protocol, to_peer: peer.name, to_port: values.to_port };
     });
   }
 
@@ -77,25 +76,33 @@ export class PortForwardService {
    */
   remove(dstPortParam: string, protocolParam: string, serverName?: string): Promise<void> {
     const { forwards, servers, sync } = this.deps;
-    return sync.serial(async () => {
-      const server = serverName === undefined ? null : this.requireServer(serverName);
-      const dstPort = /^\d{1,5}$/.test(dstPortParam) ? Number(dstPortParam) : NaN;
-      if (!(dstPort >= PORT_MIN && dstPort <= PORT_MAX)) throw new ApiError(E.PF_INCORRECT_DST_PORT_PARAM);
-      if (protocolParam !== 'tcp' && protocolParam !== 'udp') throw new ApiError(E.PF_INCORRECT_PROTOCOL_PARAM);
-      const protocol: ForwardProtocol = protocolParam;
-      const row = forwards.byPair(dstPort, protocol);
-      if (!row || (server && row.server_id !== server.id)) throw new ApiError(E.PF_NO_SUCH);
-      const target = server ?? servers.getById(row.server_id)!;
-      forwards.delete(row.server_id, dstPort, protocol);
+    return this.lane.run(async () => {
+      const { target, row } = await sync.serial(() => {
+        const server = serverName === undefined ? null : this.requireServer(serverName);
+        const dstPort = /^\d{1,5}$/.test(dstPortParam) ? Number(dstPortParam) : NaN;
+        if (!(dstPort >= PORT_MIN && dstPort <= PORT_MAX)) throw new ApiError(E.PF_INCORRECT_DST_PORT_PARAM);
+        if (protocolParam !== 'tcp' && protocolParam !== 'udp') throw new ApiError(E.PF_INCORRECT_PROTOCOL_PARAM);
+        const row = forwards.byPair(dstPort, protocolParam);
+        if (!row || (server && row.server_id !== server.id)) throw new ApiError(E.PF_NO_SUCH);
+        forwards.delete(row.server_id, row.dst_port, row.protocol);
+        return { target: server ?? servers.getById(row.server_id)!, row };
+      });
       if (row.status === 'enable') {
-        try {
-          await sync.applyForwards(target.name, forwards.listForwards(target.id));
-        } catch (err) {
-          forwards.insert({ server_id: row.server_id, dst_port: row.dst_port, protocol: row.protocol, account_id: row.account_id, to_port: row.to_port });
-          throw policyError(err);
-        }
+        await this.apply(target, () =>
+          forwards.insert({ server_id: row.server_id, dst_port: row.dst_port, protocol: row.protocol, account_id: row.account_id, to_port: row.to_port }));
       }
     });
+  }
+
+  /** Hands the server's active forwards to the data plane; on a refusal runs `undo` (in the sync's lane) and throws. */
+  private async apply(server: ServerRow, undo: () => void): Promise<void> {
+    const { forwards, sync } = this.deps;
+    try {
+      await sync.applyForwards(server.name, forwards.listForwards(server.id));
+    } catch (err) {
+      await sync.serial(undo);
+      throw policyError(err);
+    }
   }
 
   private requireServer(name: string): ServerRow {

@@ -2,7 +2,7 @@
 import { ApiError, E } from '../http/errors.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
-import { policyError, type PolicySync } from './firewall.ts';
+import { ChangeLane, policyError, type PolicySync } from './firewall.ts';
 
 /** Collaborators of the bandwidth service. */
 export interface ServerBandwidthServiceDeps {
@@ -13,6 +13,8 @@ export interface ServerBandwidthServiceDeps {
 
 /** Applies a server's default bandwidth (Mbit/s, 0 = unlimited) to every account of the server. */
 export class ServerBandwidthService {
+  private readonly lane = new ChangeLane();
+
   constructor(private readonly deps: ServerBandwidthServiceDeps) {}
 
   /**
@@ -22,14 +24,16 @@ export class ServerBandwidthService {
    */
   setBandwidth(name: string): Promise<void> {
     const { servers, accounts, sync } = this.deps;
-    return sync.serial(async () => {
-      const server = servers.get(name);
-      if (!server) throw new ApiError(E.WIREGUARD_SERVER_NOT_FOUND);
-      const before = accounts.setServerBandwidth(server.id, server.b_download, server.b_upload);
+    return this.lane.run(async () => {
+      const { server, before } = await sync.serial(() => {
+        const server = servers.get(name);
+        if (!server) throw new ApiError(E.WIREGUARD_SERVER_NOT_FOUND);
+        return { server, before: accounts.setServerBandwidth(server.id, server.b_download, server.b_upload) };
+      });
       try {
         await sync.applyServerBandwidth(server.name);
       } catch (err) {
-        accounts.restoreBandwidths(before);
+        await sync.serial(() => accounts.restoreBandwidths(before));
         await sync.applyServerBandwidth(server.name).catch(() => undefined);
         throw policyError(err);
       }
