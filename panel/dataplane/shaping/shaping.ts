@@ -80,12 +80,22 @@ export interface Shaper {
   /**
    * Full reconcile of one interface to exactly `peers`: reads the live tc state, rebuilds the root setup only when
    * it differs (`tc -force -batch`), otherwise adds, changes and deletes only the classes and filters that differ.
-   * Must run (once per process, e.g. on boot) before {@link apply} on that interface.
+   * Must run (once per process, e.g. on boot and reload) before {@link apply} on that interface, and again whenever
+   * the interface was (re)created, since its qdiscs go with the link. Cost: reads are linear; on HTB every class
+   * created or deleted makes the kernel walk all classes of the qdisc, so a rebuild of N peers is O(N²) kernel
+   * time (1.7 s at 1,000, 59 s at 10,000, 263 s at 20,000 peers measured here), a right state costs reads only.
    */
   ensure(target: ShapingTarget, peers: ShapedPeer[]): Promise<void>;
-  /** Incremental change: O(1) tc batch lines per peer, all in one `tc -batch`. */
+  /**
+   * Incremental change: O(1) tc batch lines per peer (6 for a new peer with IPv4 and IPv6 in both directions, 1 for a
+   * rate change), in one `tc -batch`. Every check runs before anything is written. When tc fails midway the shaper
+   * forgets the interface: later applies throw `notEnsured` until an {@link ensure} re-reads the live state.
+   */
   apply(target: ShapingTarget, changes: ShapingChanges): Promise<void>;
-  /** Removes every qdisc, class and filter of the interface and its IFB device; a no-op when none. */
+  /**
+   * Removes the interface's root and ingress qdiscs (with every class and filter) and its IFB device; a no-op when
+   * none. Call it when a server is deleted: the IFB device outlives its WireGuard link otherwise.
+   */
   remove(iface: string): Promise<void>;
   /**
    * The live state as text, with counters: the interface's two HTB trees, or only the classes and filters of the
