@@ -1,4 +1,5 @@
 // The linux firewall: iptables/ip6tables save+restore, ipset and sysctl through the CommandRunner (argv arrays).
+import { existsSync } from 'node:fs';
 import { DataplaneError } from '../../driver.ts';
 import { lastLine, type CommandRunner } from '../../linux/runner.ts';
 import { toolMessage } from '../../tool-messages.ts';
@@ -61,6 +62,8 @@ export class LinuxFirewallBackend implements FirewallBackend {
   }
 }
 
+/** Present when the kernel has IPv6. */
+const IPV6_PROC = '/proc/sys/net/ipv6';
 /** Exit code of `conntrack -D` when no entry matched ("0 flow entries have been deleted"). */
 const CONNTRACK_NONE = 1;
 
@@ -74,9 +77,12 @@ export interface IptablesFirewallOptions extends FirewallOptions {
   runner: CommandRunner;
 }
 
-/** The product firewall: {@link FirewallEngine} on {@link LinuxFirewallBackend}. */
+/**
+ * The product firewall: {@link FirewallEngine} on {@link LinuxFirewallBackend}. Without `families` it manages
+ * IPv4 and, when the kernel has IPv6 (`/proc/sys/net/ipv6` exists; not with `ipv6.disable=1`), IPv6.
+ */
 export class IptablesFirewall extends FirewallEngine {
   constructor(opts: IptablesFirewallOptions) {
-    super(new LinuxFirewallBackend(opts.runner), opts);
+    super(new LinuxFirewallBackend(opts.runner), { ...opts, families: opts.families ?? (existsSync(IPV6_PROC) ? [4, 6] : [4]) });
   }
 }
