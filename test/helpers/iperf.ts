@@ -8,12 +8,12 @@ export interface IperfServer {
   stop(): Promise<void>;
 }
 
-/** Starts `iperf3 -s -B <bind>` in `ns` and waits until it listens on port 5201. */
+/** Starts `iperf3 -s -B <bind>` in `ns` and waits until it listens on `<bind>:5201`. */
 export async function startIperfServer(ns: string, bind: string): Promise<IperfServer> {
   const child: ResultPromise = execa('ip', ['netns', 'exec', ns, 'iperf3', '-s', '-B', bind], { reject: false, stdin: 'ignore' });
   for (let i = 0; i < 100; i++) {
     const ss = await execIn(ns, 'ss', ['-Htln', 'sport = :5201'], { allowFailure: true });
-    if (ss.stdout.trim()) break;
+    if (ss.stdout.includes(bind.includes(':') ? `[${bind}]:5201` : `${bind}:5201`)) break;
     await sleep(50);
   }
   return {

@@ -60,7 +60,10 @@ describe('shaping measured with iperf3', () => {
         if (host % 256 === 0 || host % 256 === 255 || host === 19 * 256 + 200) continue;
         peers.push({ key: `p${host}`, ipv4: `10.70.${host >> 8}.${host & 255}`, ipv6: null, downloadMbit: 1 + (host % 7), uploadMbit: 1 + (host % 5) });
       }
-      const client: ShapedPeer = { key: 'client', ipv4: '10.70.19.200', ipv6: null, downloadMbit: 8, uploadMbit: 8 };
+      const client: ShapedPeer = { key: 'client', ipv4: '10.70.19.200', ipv6: 'fd70::13c8', downloadMbit: 8, uploadMbit: 8 };
+      await execIn(gw, 'ip', ['-6', 'addr', 'add', 'fd70::1/64', 'dev', dev, 'nodad']);
+      const peerDev = (await execIn(cl, 'ip', ['-o', 'link', 'show', 'type', 'veth'])).stdout.split(':')[1].trim().split('@')[0];
+      await execIn(cl, 'ip', ['-6', 'addr', 'add', 'fd70::13c8/64', 'dev', peerDev, 'nodad']);
       await shaper.ensure(target, [...peers, client]);
       const minor = 19 * 256 + 200;
       assert.match(await shaper.show(dev, 'client'), new RegExp(`class 1:${minor.toString(16)} rate 8Mbit`));
@@ -70,6 +73,14 @@ describe('shaping measured with iperf3', () => {
       server = await startIperfServer(gw, '10.70.0.1');
       within(await measureMbit(cl, '10.70.0.1', { reverse: true }), 8, 'download');
       within(await measureMbit(cl, '10.70.0.1'), 8, 'upload');
+      // IPv6 goes through the same classes (u32 tables on the address's last two bytes).
+      const server6 = await startIperfServer(gw, 'fd70::1');
+      try {
+        within(await measureMbit(cl, 'fd70::1', { reverse: true, seconds: 3 }), 8, 'IPv6 download');
+        within(await measureMbit(cl, 'fd70::1', { seconds: 3 }), 8, 'IPv6 upload');
+      } finally {
+        await server6.stop();
+      }
       // Every byte went through the client's classes, none through a neighbour's.
       for (const d of [dev, `ifb-${dev}`]) {
         const bytes = await classBytes(gw, d);
