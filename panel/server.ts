@@ -1,10 +1,10 @@
-// Runs the panel: opens the data directory, builds the driver and app, listens, reconciles on boot, shuts down cleanly.
+// Runs the panel: opens the data directory, builds the data plane and app, listens, reconciles on boot, shuts down cleanly.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
-import type { Driver } from './dataplane/driver.ts';
+import { createDataplane } from './dataplane/create-dataplane.ts';
+import type { Dataplane } from './dataplane/dataplane.ts';
 import { createLogger } from './logger.ts';
 import { SecretBox } from './security/secret-box.ts';
 import { LICENSE_PUBLIC_KEY_SETTING, toLicensePublicKey } from './services/license-key.ts';
@@ -25,8 +25,8 @@ export interface ServeOptions {
   /** PEM text of the vendor public key, or null. */
   licensePublicKeyPem: string | null;
   logger?: Logger;
-  /** A ready driver to use instead of building one from `driver` (tests, demo); closed on shutdown. */
-  driverInstance?: Driver;
+  /** A ready data-plane bundle to use instead of building one from `driver` (tests, demo); closed on shutdown. */
+  dataplaneInstance?: Dataplane;
 }
 
 /** A running panel. */
@@ -36,7 +36,7 @@ export interface RunningPanel {
   url: string;
   /** Settles when the boot reconcile is over. */
   bootReconcile: Promise<void>;
-  /** Stops accepting, finishes in-flight requests and the running reconcile, closes driver and database. */
+  /** Stops accepting, finishes in-flight requests and the running reconcile, closes data plane and database. */
   close(): Promise<void>;
 }
 
@@ -58,20 +58,16 @@ export function panelVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** Builds the data-plane driver; implementations are imported lazily. */
-export async function createDriver(opts: Pick<ServeOptions, 'driver' | 'dataDir' | 'wireguard' | 'externalInterface'>): Promise<Driver> {
-  if (opts.driver === 'simulated') {
-    const { SimulatedDriver } = await import('./dataplane/simulated/simulated-driver.ts');
-    return new SimulatedDriver();
-  }
-  const { LinuxDriver } = await import('./dataplane/linux/linux-driver.ts');
-  const { ExecaRunner } = await import('./dataplane/linux/runner.ts');
-  return new LinuxDriver({
-    runner: new ExecaRunner(),
-    stateDir: join(opts.dataDir, 'dataplane'),
-    wireguard: opts.wireguard,
-    externalInterface: opts.externalInterface,
-  });
+/**
+ * Builds the data-plane bundle for `--driver` (see `createDataplane`). The API port is what the firewall's
+ * `system_CONTROLPANEL` rule keeps open; with `--listen HOST:0` it is not known yet, so none is kept.
+ */
+export function createServeDataplane(opts: Pick<ServeOptions, 'driver' | 'dataDir' | 'wireguard' | 'listen'>): Promise<Dataplane> {
+  const { port } = parseListen(opts.listen);
+  const apiPort = port === 0 ? null : port;
+  return opts.driver === 'simulated'
+    ? createDataplane({ kind: 'simulated', apiPort })
+    : createDataplane({ kind: 'linux', dataDir: opts.dataDir, wireguard: opts.wireguard, apiPort });
 }
 
 /** Starts the panel and resolves once it listens; the boot reconcile then runs in the background. */
@@ -80,13 +76,13 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
   const logger = opts.logger ?? createLogger();
   const publicKey = toLicensePublicKey(opts.licensePublicKeyPem);
   const db = openDatabase(databasePath(opts.dataDir));
-  let driver: Driver | null = null;
+  let dataplane: Dataplane | null = null;
   try {
     if (opts.licensePublicKeyPem && publicKey) new SettingsRepository(db).set(LICENSE_PUBLIC_KEY_SETTING, opts.licensePublicKeyPem);
-    driver = opts.driverInstance ?? (await createDriver(opts));
+    dataplane = opts.dataplaneInstance ?? (await createServeDataplane(opts));
     const secretBox = SecretBox.open(opts.dataDir);
     const deps = {
-      db, driver, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
+      db, dataplane, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
       licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface, listenAddress: host,
       baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
     };
@@ -98,18 +94,18 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     if (!deps.baseUrl) deps.baseUrl = url; // port 0: known only now
     const bootReconcile = app.services.system.reconcileOnBoot();
     let closing: Promise<void> | null = null;
-    const activeDriver = driver;
+    const activeDataplane = dataplane;
     const close = () =>
       (closing ??= (async () => {
         await app.close();
         await bootReconcile;
         await app.services.reconciler.whenIdle();
-        await activeDriver.close();
+        await activeDataplane.close();
         db.close();
       })());
     return { app, url, bootReconcile, close };
   } catch (err) {
-    await driver?.close().catch(() => undefined);
+    await dataplane?.close().catch(() => undefined);
     db.close();
     throw err;
   }

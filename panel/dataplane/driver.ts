@@ -1,4 +1,4 @@
-// The data-plane seam: what the panel asks of a gateway, implemented by `linux` (real tools) and `simulated` (twin).
+// The WireGuard seam of the data plane (links, keys, peers), implemented by `linux` (real tools) and `simulated`.
 
 /** One WireGuard interface as the store wants it. */
 export interface InterfaceSpec {
@@ -14,12 +14,6 @@ export interface InterfaceSpec {
   addressIpv6: string | null;
   /** MTU; 0 means the tool's default (1420). */
   mtu: number;
-  /** Source address for SNAT of peer traffic; null means MASQUERADE on the outgoing interface. */
-  externalIp: string | null;
-  /** Outgoing interface for NAT, e.g. `eth0`; null means any. */
-  externalInterface: string | null;
-  /** Whether peers of this interface may reach each other. */
-  internalTraffic: boolean;
 }
 
 /** One peer as the store wants it. */
@@ -30,6 +24,11 @@ export interface PeerSpec {
   allowedIps: string[];
   /** PersistentKeepalive seconds the server sends; 0 = off. */
   persistentKeepalive: number;
+  /**
+   * `ip:port` (`[v6]:port`) to send to until the peer's own packets say otherwise; absent = leave as is. Set when a
+   * suspended peer comes back, with its endpoint from the dump taken before it was removed.
+   */
+  endpoint?: string | null;
 }
 
 /** A batch of peer changes on one interface, applied as one `wg set` (chunked only when huge). */
@@ -94,9 +93,11 @@ export interface DriverHealth {
 }
 
 /**
- * A gateway data plane. The store is the desired state; a driver only makes the host match what it is told.
- * Every method is idempotent. Implementations: `LinuxDriver` (wg, wireguard-go, ip, iptables) and
- * `SimulatedDriver` (in memory, same invariants, same errors, same dump shapes).
+ * The WireGuard subsystem of a gateway: links, their keys and addresses, and peers. NAT, marks and filter rules
+ * are the firewall subsystem's (`firewall/firewall.ts`), bandwidth the shaper's (`shaping/shaping.ts`); the three
+ * travel together in the `Dataplane` bundle (`dataplane.ts`). The store is the desired state; a driver only makes
+ * the host match what it is told. Every method is idempotent. Implementations: `LinuxDriver` (wg, wireguard-go,
+ * ip) and `SimulatedDriver` (in memory, same invariants, same errors, same dump shapes).
  */
 export interface Driver {
   /** `linux` or `simulated`. */
@@ -108,11 +109,11 @@ export interface Driver {
   /** Names of the WireGuard interfaces this driver manages that exist now. */
   listInterfaces(): Promise<string[]>;
   /**
-   * Creates the interface when missing, otherwise changes in place only what differs (key, port, address, MTU,
-   * NAT, internal traffic). Never touches peers and never restarts a link that is already right.
+   * Creates the interface when missing, otherwise changes in place only what differs (key, port, address, MTU).
+   * Never touches peers and never restarts a link that is already right.
    */
   ensureInterface(spec: InterfaceSpec): Promise<void>;
-  /** Removes the interface with its NAT and filter rules; no-op when absent. */
+  /** Removes the interface; no-op when absent. */
   removeInterface(name: string): Promise<void>;
   /** Applies peer additions, updates and removals with one incremental `wg set` (no syncconf, no restart). */
   applyPeers(name: string, changes: PeerChanges): Promise<void>;

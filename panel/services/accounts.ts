@@ -1,4 +1,4 @@
-// Accounts (peers): CRUD with generated unique values, each change mirrored by exactly one incremental applyPeers.
+// Accounts (peers): CRUD with generated unique values, each change mirrored by one batched call per subsystem.
 import { randomInt } from 'node:crypto';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { ApiError, E } from '../http/errors.ts';
@@ -57,7 +57,8 @@ export class AccountService {
 
   /**
    * POST /account: ordered checks, generated name/username/password/keys/mangle, one committed insert, then one
-   * applyPeers upserting the peer (when enabled). A driver failure deletes the row again and fails the request.
+   * batched call per subsystem (peer, mark, classes; when enabled). A data-plane failure deletes the row again and
+   * fails the request.
    */
   create(body: AccountCreateBody): Promise<Account> {
     const { accounts, sync } = this.deps;
@@ -65,7 +66,7 @@ export class AccountService {
       const { server, input } = checkAccountCreate(body, { ...this.deps, host: await this.hostView() });
       const row = accounts.create((seq) => this.newRow(seq, server, input));
       try {
-        await sync.applyAccountChange(server.interface_name, null, row);
+        await sync.applyAccountChange(server, null, row);
       } catch (err) {
         accounts.delete(row.id);
         throw err;
@@ -76,7 +77,7 @@ export class AccountService {
 
   /**
    * PUT /account/<name>: `disable` removes the peer from the interface and keeps the row, `enable` puts it back, a
-   * new address re-applies the peer; each with at most one applyPeers. The old row is written back on failure.
+   * new address or rate re-applies the peer; at most one call per subsystem. The old row is written back on failure.
    */
   update(name: string, body: AccountUpdateBody): Promise<Account> {
     const { servers, accounts, sync } = this.deps;
@@ -93,7 +94,7 @@ export class AccountService {
       if (input.b_upload !== undefined) after.b_upload = input.b_upload;
       accounts.update(after);
       try {
-        await sync.applyAccountChange(server.interface_name, before, after);
+        await sync.applyAccountChange(server, before, after);
       } catch (err) {
         accounts.update(before);
         throw err;
@@ -110,7 +111,7 @@ export class AccountService {
       const server = servers.getById(row.server_id)!;
       accounts.delete(row.id);
       try {
-        await sync.applyAccountChange(server.interface_name, row, null);
+        await sync.applyAccountChange(server, row, null);
       } catch (err) {
         accounts.restore(row);
         throw err;
@@ -159,8 +160,9 @@ export class AccountService {
       server_id: server.id,
       ip: input.ip!,
       allowed_ips_ipv6: input.ipv6 !== undefined ? input.ipv6 : this.generatedIpv6(server, input.ip!),
-      b_download: input.b_download ?? 0,
-      b_upload: input.b_upload ?? 0,
+      // Mbit/s, 0 = unlimited; absent: the server's default (PUT /wireguard/<name> b_download/b_upload).
+      b_download: input.b_download ?? server.b_download,
+      b_upload: input.b_upload ?? server.b_upload,
       mangle: seq,
       private_key: keys.privateKey ? box.seal(keys.privateKey) : '',
       public_key: keys.publicKey,

@@ -1,32 +1,119 @@
-// Keeps the data plane in step with the store: one serialized lane, one applyPeers per account change, full reconcile.
-import type { Driver, InterfaceSpec, PeerChanges, PeerSpec } from '../dataplane/driver.ts';
-import { reconcile, type ReconcileReport } from '../dataplane/reconcile.ts';
+// The one way into the data plane: a serialized lane driving WireGuard, firewall and shaping from store changes.
+import type { Logger } from 'pino';
+import type { Dataplane } from '../dataplane/dataplane.ts';
+import type { Driver } from '../dataplane/driver.ts';
+import {
+  FirewallError,
+  type FilterRule,
+  type FirewallConf,
+  type FirewallInfoView,
+  type PortForwardRule,
+} from '../dataplane/firewall/firewall.ts';
+import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall-listing.ts';
+import { reconcile, ReconcileError, type ReconcileReport } from '../dataplane/reconcile.ts';
+import { reconcileFirewall, reconcileShaping, type ReconcileFailure } from '../dataplane/reconcile-policy.ts';
+import { E } from '../schemas/error-texts.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { AccountRow, PeerRow } from '../store/repositories/accounts.ts';
-import type { AccountsRepository } from '../store/repositories/accounts.ts';
+import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import { formatIpv4 } from './addressing.ts';
-import { buildDesiredState } from './desired-state.ts';
+import {
+  desiredPeer, firewallChanges, firewallPeer, interfaceSpec, peerChanges, serverFirewallSpec, shapedPeer,
+  shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
+} from './dataplane-specs.ts';
+import { buildDesiredState, desiredServer } from './desired-state.ts';
+
+export { peerChanges } from './dataplane-specs.ts';
+
+/** The firewall's global settings when the store holds none: forwarding on, every policy ACCEPT. */
+export const DEFAULT_FIREWALL_CONF: FirewallConf = {
+  internal_traffic: true,
+  ip_forward: true,
+  policy_forward: 'ACCEPT',
+  policy_input: 'ACCEPT',
+  policy_output: 'ACCEPT',
+};
 
 /**
- * The data-plane side of every store change.
+ * Where the sync reads the network policy the firewall store holds (port forwards, filter rules, firewall conf);
+ * the firewall services plug their repositories in with {@link DataplaneSync.setPolicySource}. Default: no
+ * forwards, no operator rules, {@link DEFAULT_FIREWALL_CONF}.
+ */
+export interface PolicySource {
+  firewallGlobal(): { conf: FirewallConf; rules: FilterRule[] };
+  /** Port forwards stored for a server (the sync keeps those whose peer is enabled). */
+  forwards(server: ServerRow): PortForwardRule[];
+}
+
+/** Collaborators of {@link DataplaneSync}. */
+export interface DataplaneSyncDeps {
+  dataplane: Dataplane;
+  servers: ServersRepository;
+  accounts: AccountsRepository;
+  box: SecretBox;
+  /** NAT egress for servers whose row names none (`--external-interface`). */
+  externalInterface?: string | null;
+  logger?: Logger;
+}
+
+/** Live text and JSON views straight from the subsystems (nothing cached, nothing from the store but names). */
+export interface DataplaneViews {
+  firewallInfo(): Promise<FirewallInfoView>;
+  natRules(serverName: string): Promise<string>;
+  filterRules(serverName: string): Promise<string>;
+  mangleRules(accountName: string): Promise<string>;
+  serverTrafficControl(serverName: string): Promise<string>;
+  accountTrafficControl(accountName: string): Promise<string>;
+  natList(): Promise<NatListEntry[]>;
+  /** Every peer mark; `name` is the account's name (the mark when no account holds it). */
+  mangleList(): Promise<MangleListEntry[]>;
+}
+
+/** What a full reconcile did: the WireGuard counts (firewall and shaping report only failures). */
+export type SyncReconcileReport = ReconcileReport;
+
+const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWALL_CONF, rules: [] }), forwards: () => [] };
+
+/**
+ * The data-plane side of every store change, per subsystem: WireGuard (links, peers), firewall (NAT, marks,
+ * forwards, rules) and shaping (per-peer HTB classes).
  *
  * Ordering (how a failure leaves store and data plane consistent): each mutation runs inside {@link serial}, so the
- * store write and its driver call happen as one unit with nothing interleaved (better-sqlite3 transactions cannot
- * span an `await`). The row is written and committed first, then the driver is called; when the driver fails the
- * service writes the previous row back (compensation) and the request fails. A crash between commit and driver
- * call leaves the store ahead of the data plane, which the reconcile on boot (and `PUT /system/reload`) repairs.
- * Reconcile runs in the same lane, so no account change can slip between its read of the store and its writes.
+ * store write and its data-plane calls happen as one unit with nothing interleaved (better-sqlite3 transactions
+ * cannot span an `await`). The row is written and committed first, then each subsystem is called once (one batched
+ * call each); when one fails, the subsystems already changed get the inverse change and the service writes the
+ * previous row back, so the request fails with nothing changed. A crash between commit and the calls leaves the
+ * store ahead of the data plane, which the reconcile on boot (and `PUT /system/reload`) repairs. Reconcile runs in
+ * the same lane, so no change can slip between its read of the store and its writes.
  */
 export class DataplaneSync {
   private lane: Promise<unknown> = Promise.resolve();
+  private policy: PolicySource = NO_POLICY;
+  /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
+  private readonly shaped = new Set<string>();
+  private readonly walled = new Set<string>();
+  /** Last endpoint of each suspended peer (from the dump taken before its removal), by public key. */
+  private readonly lastEndpoints = new Map<string, string>();
+  /** Live views (see {@link DataplaneViews}). */
+  readonly views: DataplaneViews;
 
-  constructor(
-    readonly driver: Driver,
-    private readonly servers: ServersRepository,
-    private readonly accounts: AccountsRepository,
-    private readonly box: SecretBox,
-  ) {}
+  constructor(private readonly deps: DataplaneSyncDeps) {
+    this.views = this.makeViews();
+  }
+
+  /** The data-plane bundle. */
+  get dataplane(): Dataplane {
+    return this.deps.dataplane;
+  }
+
+  /** The WireGuard seam, for reads (dumps, handshakes, host networks). */
+  get driver(): Driver {
+    return this.deps.dataplane.wireguard;
+  }
+
+  /** Plugs in the firewall store (port forwards, filter rules, conf) read by reconcile and account changes. */
+  setPolicySource(source: PolicySource): void {
+    this.policy = source;
+  }
 
   /** Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. */
   serial<T>(task: () => Promise<T> | T): Promise<T> {
@@ -35,61 +122,269 @@ export class DataplaneSync {
     return run;
   }
 
-  /** The interface a server row asks for (decrypts the private key). */
-  interfaceSpec(row: ServerRow): InterfaceSpec {
-    return {
-      name: row.interface_name,
-      privateKey: this.box.open(row.private_key),
-      listenPort: row.listen_port,
-      address: row.address,
-      addressIpv6: row.ipv6 && row.address_ipv6 ? row.address_ipv6 : null,
-      mtu: row.mtu,
-      externalIp: row.external_ip ? row.external_ip.split('/')[0] : null,
-      externalInterface: row.external_interface,
-      internalTraffic: row.internal_traffic === 1,
-    };
+  /** WireGuard interface spec of a server row (decrypts the private key). */
+  interfaceSpec(row: ServerRow) {
+    return interfaceSpec(row, this.deps.box);
   }
 
-  /** The peer an account row asks for (server-side keepalive stays off; clients keep NAT mappings open). */
-  peerSpec(row: Pick<AccountRow | PeerRow, 'public_key' | 'ip' | 'allowed_ips_ipv6'>): PeerSpec {
-    const allowedIps = [`${formatIpv4(row.ip)}/32`];
-    if (row.allowed_ips_ipv6) allowedIps.push(row.allowed_ips_ipv6);
-    return { publicKey: row.public_key, allowedIps, persistentKeepalive: 0 };
+  // ---- servers (call inside serial) ----
+
+  /**
+   * A new server: the link, then its firewall chains, then its (empty) shaping trees. On failure everything made
+   * is removed again (the link too, unless another daemon holds the name) and the error is rethrown.
+   */
+  async createServer(row: ServerRow, opts: { keepLinkOnFailure?: (err: unknown) => boolean } = {}): Promise<void> {
+    const { wireguard } = this.deps.dataplane;
+    try {
+      await wireguard.ensureInterface(this.interfaceSpec(row));
+      await this.ensureServerPolicy(row, []);
+    } catch (err) {
+      await this.removeServerPolicy(row.interface_name).catch(() => undefined);
+      if (!opts.keepLinkOnFailure?.(err)) await wireguard.removeInterface(row.interface_name).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
-   * The one `applyPeers` an account change needs, from the row before and after (null = absent): upsert when the
-   * account is (still) enabled and its peer differs, remove when it was enabled and no longer is (or changed key).
-   * Returns without a driver call when the data plane is unaffected (e.g. a password change).
+   * A changed server: the link when its WireGuard settings changed, the firewall rules when NAT/forwarding
+   * settings changed (rules only: the peers' marks stay), the shaping trees (with every peer) when the subnet
+   * changed (class minors derive from it). On failure the old row's state is put back and the error rethrown.
    */
-  async applyAccountChange(iface: string, before: AccountRow | null, after: AccountRow | null): Promise<void> {
-    const changes = peerChanges(before && before.status === 'enable' ? this.peerSpec(before) : null,
-      after && after.status === 'enable' ? this.peerSpec(after) : null);
-    if (changes) await this.driver.applyPeers(iface, changes);
+  async updateServer(before: ServerRow, after: ServerRow): Promise<void> {
+    const { wireguard, firewall, shaper } = this.deps.dataplane;
+    const oldSpec = this.interfaceSpec(before);
+    const newSpec = this.interfaceSpec(after);
+    const ext = this.deps.externalInterface;
+    const oldFw = serverFirewallSpec(before, [], this.policy.forwards(before), ext);
+    const newFw = serverFirewallSpec(after, [], this.policy.forwards(after), ext);
+    const wgChanged = JSON.stringify(oldSpec) !== JSON.stringify(newSpec);
+    const fwChanged = JSON.stringify({ ...oldFw, forwards: [] }) !== JSON.stringify({ ...newFw, forwards: [] });
+    const tcChanged = before.address !== after.address;
+    try {
+      if (wgChanged) await wireguard.ensureInterface(newSpec);
+      if (fwChanged || tcChanged) {
+        const server = desiredServer(after, this.deps.accounts);
+        if (tcChanged || !this.walled.has(after.interface_name)) {
+          await firewall.ensureServer(serverFirewallSpec(after, server.peers, this.policy.forwards(after), ext));
+        } else {
+          await firewall.ensureServer(newFw, { rulesOnly: true });
+        }
+        this.walled.add(after.interface_name);
+        if (tcChanged) {
+          await shaper.ensure(shapingTarget(after), server.peers.map(shapedPeer));
+          this.shaped.add(after.interface_name);
+        }
+      }
+    } catch (err) {
+      if (wgChanged) await wireguard.ensureInterface(oldSpec).catch(() => undefined);
+      if (fwChanged || tcChanged) await this.ensureServerPolicy(before, desiredServer(before, this.deps.accounts).peers).catch(() => undefined);
+      throw err;
+    }
   }
 
+  /** A deleted server: its shaping trees and IFB device, its firewall chains and sets, then the link. */
+  async removeServer(row: ServerRow): Promise<void> {
+    await this.removeServerPolicy(row.interface_name);
+    await this.deps.dataplane.wireguard.removeInterface(row.interface_name);
+  }
+
+  // ---- accounts (call inside serial) ----
+
   /**
-   * Makes the data plane match the whole store (boot, `PUT /system/reload`): servers and their enabled accounts
-   * are read from the store and handed to `reconcile`, which applies only the differences.
+   * The one batched call per subsystem an account change needs, from the row before and after (null = absent;
+   * only enabled rows have a peer): `wg set`, one `ipset restore` of its mark, one `tc -batch` of its classes and
+   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). A
+   * suspended peer's endpoint is kept from the dump, and when it comes back the server sets it and sends a
+   * keepalive at once, so the tunnel resumes without waiting for the client's re-handshake timer.
    */
-  reconcileAll(onProgress?: (done: number, total: number) => void): Promise<ReconcileReport> {
-    return this.serial(() => {
-      const desired = buildDesiredState(this.servers, this.accounts, this);
-      return reconcile(this.driver, desired, { onProgress });
+  async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
+    const { wireguard, firewall, shaper } = this.deps.dataplane;
+    const iface = server.interface_name;
+    const b = before && before.status === 'enable' ? desiredPeer(before) : null;
+    const a = after && after.status === 'enable' ? desiredPeer(after) : null;
+    const undo: Array<() => Promise<void>> = [];
+    try {
+      const wg = peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
+      if (wg) {
+        if (b && !a) await this.rememberEndpoint(iface, b.publicKey);
+        const resume = a && !b ? this.lastEndpoints.get(a.publicKey) : undefined;
+        if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
+        await wireguard.applyPeers(iface, wg);
+        undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
+        // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
+        if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
+        if (a) this.lastEndpoints.delete(a.publicKey);
+      }
+      const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
+      if (fw) {
+        if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+        else {
+          await firewall.applyPeers(iface, fw);
+          undo.push(() => firewall.applyPeers(iface, firewallChanges(a && firewallPeer(a), b && firewallPeer(b)) ?? { upsert: [], remove: [] }));
+          if (a && !b) await this.restoreForwards(server, a);
+        }
+      }
+      const tc = shapingChanges(b && shapedPeer(b), a && shapedPeer(a));
+      if (tc) {
+        if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+        else await shaper.apply(shapingTarget(server), tc);
+      }
+    } catch (err) {
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  // ---- network policy (each runs in the lane) ----
+
+  /** Replaces a server's port forwards (`firewall.setForwards`); throws the firewall's `FirewallError`. */
+  applyForwards(serverName: string, forwards: PortForwardRule[]): Promise<void> {
+    return this.serial(async () => {
+      const row = this.requireServer(serverName);
+      await this.deps.dataplane.firewall.setForwards(row.interface_name, forwards);
     });
   }
-}
 
-/** The minimal change turning peer `before` into peer `after` (either may be absent); null when none is needed. */
-export function peerChanges(before: PeerSpec | null, after: PeerSpec | null): PeerChanges | null {
-  if (after) {
-    if (before && before.publicKey === after.publicKey && samePeer(before, after)) return null;
-    const remove = before && before.publicKey !== after.publicKey ? [before.publicKey] : [];
-    return { upsert: [after], remove };
+  /** Global policies, `ip_forward` (sysctl) and the operator's INPUT rules (`firewall.ensureGlobal`). */
+  applyFirewallGlobal(conf: FirewallConf, rules: FilterRule[]): Promise<void> {
+    return this.serial(() => this.deps.dataplane.firewall.ensureGlobal(conf, rules));
   }
-  return before ? { upsert: [], remove: [before.publicKey] } : null;
-}
 
-function samePeer(a: PeerSpec, b: PeerSpec): boolean {
-  return a.persistentKeepalive === b.persistentKeepalive && a.allowedIps.join(',') === b.allowedIps.join(',');
+  /**
+   * Re-reads the server's enabled accounts from the store and applies their rates in one batched `shaper.apply`
+   * (`PUT /wireguard/<name>/set_bandwidth` writes the server's values into them first).
+   */
+  applyServerBandwidth(serverName: string): Promise<void> {
+    return this.serial(async () => {
+      const row = this.requireServer(serverName);
+      const { peers } = desiredServer(row, this.deps.accounts);
+      if (!this.shaped.has(row.interface_name)) {
+        await this.deps.dataplane.shaper.ensure(shapingTarget(row), peers.map(shapedPeer));
+        this.shaped.add(row.interface_name);
+        return;
+      }
+      await this.deps.dataplane.shaper.apply(shapingTarget(row), { upsert: peers.map(shapedPeer), remove: [] });
+    });
+  }
+
+  /**
+   * Makes every subsystem match the whole store (boot, `PUT /system/reload`), one after the other: WireGuard links
+   * and peers (links must exist before tc and the rules that name them), then the firewall (global state, servers
+   * with marks and forwards), then shaping. Each reads the live state and changes only what differs; one failing
+   * object does not stop the rest, a {@link ReconcileError} names every failure at the end.
+   */
+  reconcileAll(onProgress?: (done: number, total: number) => void): Promise<SyncReconcileReport> {
+    return this.serial(async () => {
+      const { wireguard, firewall, shaper } = this.deps.dataplane;
+      const desired = buildDesiredState(this.deps.servers, this.deps.accounts);
+      const wanted = new Set(desired.map((d) => d.row.interface_name));
+      const extra = (await wireguard.listInterfaces()).filter((name) => !wanted.has(name));
+      const failures: ReconcileFailure[] = [];
+      failures.push(...(await reconcileShaping(shaper, [], extra)));
+      let report: ReconcileReport;
+      try {
+        report = await reconcile(
+          wireguard,
+          desired.map((d) => ({ spec: this.interfaceSpec(d.row), peers: d.peers.map(wireguardPeer) })),
+          { onProgress },
+        );
+      } catch (err) {
+        if (!(err instanceof ReconcileError)) throw err;
+        report = err.report;
+        failures.push(...err.failures.map((f) => ({ name: `wireguard:${f.name}`, error: f.error })));
+      }
+      const ext = this.deps.externalInterface;
+      this.walled.clear();
+      this.shaped.clear();
+      const fwFailures = await reconcileFirewall(
+        firewall,
+        this.policy.firewallGlobal(),
+        desired.map((d) => serverFirewallSpec(d.row, d.peers, this.policy.forwards(d.row), ext)),
+      );
+      failures.push(...fwFailures);
+      for (const d of desired) if (!fwFailures.some((f) => f.name === `firewall:${d.row.interface_name}`)) this.walled.add(d.row.interface_name);
+      const tcFailures = await reconcileShaping(
+        shaper,
+        desired.map((d) => ({ target: shapingTarget(d.row), peers: d.peers.map(shapedPeer) })),
+        [],
+      );
+      failures.push(...tcFailures);
+      for (const d of desired) if (!tcFailures.some((f) => f.name === `shaping:${d.row.interface_name}`)) this.shaped.add(d.row.interface_name);
+      if (failures.length > 0) throw new ReconcileError(report, failures);
+      return report;
+    });
+  }
+
+  // ---- internals ----
+
+  /** Full firewall and shaping setup of one server with these peers. */
+  private async ensureServerPolicy(row: ServerRow, peers: DesiredPeer[]): Promise<void> {
+    const { firewall, shaper } = this.deps.dataplane;
+    await firewall.ensureServer(serverFirewallSpec(row, peers, this.policy.forwards(row), this.deps.externalInterface));
+    this.walled.add(row.interface_name);
+    await shaper.ensure(shapingTarget(row), peers.map(shapedPeer));
+    this.shaped.add(row.interface_name);
+  }
+
+  private async removeServerPolicy(iface: string): Promise<void> {
+    const { firewall, shaper } = this.deps.dataplane;
+    await shaper.remove(iface);
+    this.shaped.delete(iface);
+    await firewall.removeServer(iface);
+    this.walled.delete(iface);
+  }
+
+  /** A peer coming back gets its stored forwards back (the firewall dropped them with the peer). */
+  private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
+    const mine = this.policy.forwards(row).filter((f) => f.to_ip.split('/')[0] === peer.ipv4);
+    if (mine.length === 0) return;
+    const { peers } = desiredServer(row, this.deps.accounts);
+    const spec = serverFirewallSpec(row, peers, this.policy.forwards(row), this.deps.externalInterface);
+    await this.deps.dataplane.firewall.setForwards(row.interface_name, spec.forwards);
+  }
+
+  /** Keeps the peer's endpoint from the live dump before it is removed (nothing when it never had one). */
+  private async rememberEndpoint(iface: string, publicKey: string): Promise<void> {
+    try {
+      const live = await this.deps.dataplane.wireguard.inspect(iface);
+      const endpoint = live?.peers.find((p) => p.publicKey === publicKey)?.endpoint;
+      if (endpoint) this.lastEndpoints.set(publicKey, endpoint);
+    } catch (err) {
+      this.deps.logger?.warn({ err, iface }, 'could not read the peer endpoint before suspending it');
+    }
+  }
+
+  private requireServer(name: string): ServerRow {
+    const row = this.deps.servers.get(name);
+    if (!row) throw new FirewallError(E.WIREGUARD_SERVER_NOT_FOUND);
+    return row;
+  }
+
+  private requireAccount(name: string) {
+    const row = this.deps.accounts.get(name);
+    if (!row) throw new FirewallError(E.ACCOUNT_NOT_FOUND);
+    const server = this.deps.servers.getById(row.server_id)!;
+    return { row, server };
+  }
+
+  private makeViews(): DataplaneViews {
+    const dp = () => this.deps.dataplane;
+    return {
+      firewallInfo: () => dp().firewall.info(),
+      natRules: async (name) => dp().firewall.natRules(this.requireServer(name).interface_name),
+      filterRules: async (name) => dp().firewall.filterRules(this.requireServer(name).interface_name),
+      mangleRules: async (name) => {
+        const { row, server } = this.requireAccount(name);
+        return dp().firewall.mangleRules(server.interface_name, row.mangle);
+      },
+      serverTrafficControl: async (name) => dp().shaper.show(this.requireServer(name).interface_name),
+      accountTrafficControl: async (name) => {
+        const { row, server } = this.requireAccount(name);
+        return dp().shaper.show(server.interface_name, row.public_key);
+      },
+      natList: () => dp().firewall.natList(),
+      mangleList: async () =>
+        (await dp().firewall.mangleList()).map((entry) => ({ ...entry, name: this.deps.accounts.nameByMangle(entry.mark) ?? entry.name })),
+    };
+  }
 }

@@ -1,7 +1,7 @@
-// Builds every panel service from the injected side effects (database, driver, clock, keys) in one place.
+// Builds every panel service from the injected side effects (database, data plane, clock, keys) in one place.
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Driver } from '../dataplane/driver.ts';
+import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe, type DefaultRouteProbe } from '../dataplane/default-route.ts';
@@ -23,13 +23,20 @@ import { toLicensePublicKey } from './license-key.ts';
 import { ReconcilerStatus, type ReconcileFn } from './reconciler-status.ts';
 import { SystemConfigService } from './system-config.ts';
 import { SystemService } from './system.ts';
+import { FilterRulesRepository } from '../store/repositories/filter-rules.ts';
+import { FirewallConfRepository } from '../store/repositories/firewall-conf.ts';
+import { PortForwardsRepository } from '../store/repositories/port-forwards.ts';
+import { FirewallService } from './firewall.ts';
+import { NetworkViewService } from './network-views.ts';
+import { PortForwardService } from './port-forwards.ts';
+import { ServerBandwidthService } from './server-bandwidth.ts';
 
 /** Side effects and settings the panel is built from; `buildApp` never opens files or ports itself. */
 export interface PanelDeps {
   /** Open database (panel/store/db.ts `openDatabase`), migrations applied. */
   db: Db;
-  /** The data plane (linux or simulated). */
-  driver: Driver;
+  /** The data-plane bundle (`createDataplane`: linux or simulated); written only through `DataplaneSync`. */
+  dataplane: Dataplane;
   /** Data directory (secret key file, later backups and one-time-link data). */
   dataDir: string;
   /** Seals secrets at rest. */
@@ -74,6 +81,10 @@ export interface PanelServices {
   accountConfig: AccountConfigService;
   online: OnlineService;
   dataplaneSync: DataplaneSync;
+  firewall: FirewallService;
+  portForwards: PortForwardService;
+  networkViews: NetworkViewService;
+  serverBandwidth: ServerBandwidthService;
 }
 
 /** Builds the services from `deps`. */
@@ -87,15 +98,31 @@ export function buildServices(deps: PanelDeps): PanelServices {
 
   const serverRepo = new ServersRepository(deps.db);
   const accountRepo = new AccountsRepository(deps.db);
-  const dataplaneSync = new DataplaneSync(deps.driver, serverRepo, accountRepo, deps.secretBox);
+  const driver = deps.dataplane.wireguard;
+  const dataplaneSync = new DataplaneSync({
+    dataplane: deps.dataplane, servers: serverRepo, accounts: accountRepo, box: deps.secretBox,
+    externalInterface: deps.externalInterface, logger: deps.logger,
+  });
+  const forwardRepo = new PortForwardsRepository(deps.db);
+  const filterRuleRepo = new FilterRulesRepository(deps.db);
+  const firewallConfRepo = new FirewallConfRepository(deps.db);
+  dataplaneSync.setPolicySource({
+    firewallGlobal: () => ({ conf: firewallConfRepo.getFirewallConf(), rules: filterRuleRepo.listFilterRules() }),
+    forwards: (server) => forwardRepo.listForwards(server.id),
+  });
+  const policy = { servers: serverRepo, accounts: accountRepo, sync: dataplaneSync };
+  const firewall = new FirewallService({ conf: firewallConfRepo, rules: filterRuleRepo, servers: serverRepo, sync: dataplaneSync });
+  const portForwards = new PortForwardService({ ...policy, forwards: forwardRepo });
+  const networkViews = new NetworkViewService(policy);
+  const serverBandwidth = new ServerBandwidthService(policy);
   const routeProbe =
-    deps.routeProbe ?? (deps.driver.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
-  const hosts = new HostNetworkReader(deps.driver, { listenAddress: deps.listenAddress ?? null });
+    deps.routeProbe ?? (deps.dataplane.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
+  const hosts = new HostNetworkReader(driver, { listenAddress: deps.listenAddress ?? null });
   const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync, hosts };
   const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger });
   const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit() });
-  const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, deps.driver);
-  const online = new OnlineService(serverRepo, accountRepo, deps.driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
+  const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver);
+  const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const reconcileAll: ReconcileFn = async (onProgress) => {
     await dataplaneSync.reconcileAll(onProgress);
   };
@@ -103,12 +130,15 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const system = new SystemService({
     countAccounts: () => accountRepo.count(),
     countServers: () => serverRepo.count(),
-    driver: deps.driver,
+    driver,
     license,
     reconciler,
     reconcileAll,
     version: deps.version,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
   });
-  return { clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync };
+  return {
+    clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
+    firewall, portForwards, networkViews, serverBandwidth,
+  };
 }

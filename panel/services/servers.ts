@@ -69,10 +69,9 @@ export class ServerService {
       const id = servers.insert(values);
       const row = servers.getById(id)!;
       try {
-        await sync.driver.ensureInterface(sync.interfaceSpec(row));
+        await sync.createServer(row, { keepLinkOnFailure: (err) => err instanceof InterfaceHeldError });
       } catch (err) {
         servers.delete(id);
-        if (!(err instanceof InterfaceHeldError)) await sync.driver.removeInterface(row.interface_name).catch(() => undefined);
         throw this.driverRefusal(err);
       }
       return this.toWire(row);
@@ -80,9 +79,10 @@ export class ServerService {
   }
 
   /**
-   * PUT /wireguard/<name>: checks and stores; when anything the interface carries changed (key, port, address,
-   * MTU, NAT, internal traffic) the live interface is re-applied in place. On a driver failure the old row and
-   * interface are put back.
+   * PUT /wireguard/<name>: checks and stores; whatever the subsystems carry that changed (the link's key, port,
+   * address, MTU; the firewall's NAT and internal traffic; the shaping subnet) is re-applied in place through
+   * the sync. New `b_download`/`b_upload` are the server's default for accounts created later (set_bandwidth pushes
+   * them to existing ones). On a failure the old row and data plane are put back.
    */
   update(name: string, body: WireguardUpdateBody): Promise<WireguardServer> {
     const { servers, sync } = this.deps;
@@ -92,22 +92,17 @@ export class ServerService {
       const input = checkServerUpdate(body, before, { ...this.deps, host });
       const after = this.merge(before, input, host);
       servers.update(after);
-      const oldSpec = sync.interfaceSpec(before);
-      const newSpec = sync.interfaceSpec(after);
-      if (JSON.stringify(oldSpec) !== JSON.stringify(newSpec)) {
-        try {
-          await sync.driver.ensureInterface(newSpec);
-        } catch (err) {
-          servers.update(before);
-          await sync.driver.ensureInterface(oldSpec).catch(() => undefined);
-          throw this.driverRefusal(err);
-        }
+      try {
+        await sync.updateServer(before, after);
+      } catch (err) {
+        servers.update(before);
+        throw this.driverRefusal(err);
       }
       return this.toWire(after);
     });
   }
 
-  /** DELETE /wireguard/<name>: refused while accounts exist; removes row and interface (row back on failure). */
+  /** DELETE /wireguard/<name>: refused while accounts exist; removes row, policy and interface (row back on failure). */
   remove(name: string): Promise<void> {
     const { servers, accounts, sync } = this.deps;
     return sync.serial(async () => {
@@ -115,7 +110,7 @@ export class ServerService {
       if (accounts.hasAccounts(row.id)) throw new ApiError(E.ACTIVE_PEERS);
       servers.delete(row.id);
       try {
-        await sync.driver.removeInterface(row.interface_name);
+        await sync.removeServer(row);
       } catch (err) {
         servers.restore(row);
         throw err;

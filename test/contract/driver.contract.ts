@@ -49,9 +49,6 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       address: `10.${randomInt(1, 250)}.${randomInt(0, 250)}.1/24`,
       addressIpv6: null,
       mtu: 0,
-      externalIp: null,
-      externalInterface: null,
-      internalTraffic: true,
       ...over,
     });
     const peer = (ips: string[], keepalive = 0): PeerSpec => ({ publicKey: key(), allowedIps: ips, persistentKeepalive: keepalive });

@@ -27,9 +27,6 @@ const spec = (name: string, listenPort: number): InterfaceSpec => ({
   address: '10.1.0.1/24',
   addressIpv6: null,
   mtu: 0,
-  externalIp: null,
-  externalInterface: null,
-  internalTraffic: false,
 });
 
 describe('SimulatedDriver test hooks', () => {

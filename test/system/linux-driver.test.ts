@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import type { InterfaceSpec } from '../../panel/dataplane/driver.ts';
+import { IptablesFirewall } from '../../panel/dataplane/firewall/linux/iptables-firewall.ts';
+import type { ServerFirewallSpec } from '../../panel/dataplane/firewall/firewall.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
 import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
@@ -76,9 +78,6 @@ const spec = (name: string, over: Partial<InterfaceSpec> = {}): InterfaceSpec =>
   address: '10.66.0.1/24',
   addressIpv6: null,
   mtu: 0,
-  externalIp: null,
-  externalInterface: null,
-  internalTraffic: true,
   ...over,
 });
 
@@ -101,7 +100,7 @@ describe('LinuxDriver specifics', () => {
     if (!gate(t)) return;
     const { ns, runner, driver } = await fixture();
     try {
-      const s = spec(uniqueWgName(), { internalTraffic: false, externalIp: '192.0.2.10' });
+      const s = spec(uniqueWgName());
       await driver.ensureInterface(s);
       runner.calls.length = 0;
       await driver.ensureInterface(s);
@@ -120,32 +119,40 @@ describe('LinuxDriver specifics', () => {
     }
   });
 
-  it('keeps NAT and forward rules per interface in dedicated chains, and removes only its own', async (t) => {
+  it('keeps NAT and forward rules per interface in dedicated chains (firewall seam), and removes only its own', async (t) => {
     if (!gate(t)) return;
-    const { ns, driver } = await fixture();
+    const { ns, runner, driver } = await fixture();
     try {
-      const a = spec(uniqueWgName(), { internalTraffic: false, externalIp: '192.0.2.10' });
-      const b = spec(uniqueWgName(), { address: '10.67.0.1/24', externalInterface: 'eth9' });
+      const firewall = new IptablesFirewall({ runner, apiPort: null, families: [4] });
+      const a = spec(uniqueWgName());
+      const b = spec(uniqueWgName(), { address: '10.67.0.1/24' });
+      const fwSpec = (s: InterfaceSpec, over: Partial<ServerFirewallSpec>): ServerFirewallSpec => ({
+        name: s.name, subnets: [s.address], listenPort: s.listenPort, externalIp: null, externalInterface: null,
+        internalTraffic: true, peers: [], forwards: [], ...over,
+      });
       await driver.ensureInterface(a);
       await driver.ensureInterface(b);
+      await firewall.ensureGlobal({ internal_traffic: true, ip_forward: true, policy_forward: 'ACCEPT', policy_input: 'ACCEPT', policy_output: 'ACCEPT' }, []);
+      await firewall.ensureServer(fwSpec(a, { internalTraffic: false, externalIp: '192.0.2.10' }));
+      await firewall.ensureServer(fwSpec(b, { externalInterface: 'eth9' }));
       const save = async () => (await execIn(ns, 'iptables-save', [])).stdout;
       let text = await save();
       assert.match(text, /^-A POSTROUTING -j VPNHOST-POST$/m);
       assert.match(text, /^-A FORWARD -j VPNHOST-FWD$/m);
       assert.match(text, /^-A PREROUTING -j VPNHOST-MARK$/m);
-      assert.ok(text.includes(`-A VPNHOST-MARK -i ${a.name} -m comment --comment "vpnhost:${a.name}" -j MARK --set-xmark 0x1000000/0x1000000`));
-      assert.ok(text.includes(`-A VPNHOST-POST -s 10.66.0.0/24 ! -o ${a.name} -m mark --mark 0x1000000/0x1000000 -m comment --comment "vpnhost:${a.name}" -j SNAT --to-source 192.0.2.10`));
-      assert.ok(text.includes(`-A VPNHOST-POST -s 10.67.0.0/24 -o eth9 -m mark --mark 0x1000000/0x1000000 -m comment --comment "vpnhost:${b.name}" -j MASQUERADE`));
-      assert.ok(text.includes(`-A VPNHOST-FWD -i ${a.name} -o ${a.name} -m comment --comment "vpnhost:${a.name}" -j DROP`));
+      assert.ok(text.includes(`-A VPNHOST-MARK-${a.name} -j MARK --set-xmark 0x1000000/0x1000000`));
+      assert.ok(text.includes(`-A VPNHOST-POST-${a.name} -s 10.66.0.0/24 ! -o ${a.name} -m mark --mark 0x1000000/0x1000000 -j SNAT --to-source 192.0.2.10`));
+      assert.ok(text.includes(`-A VPNHOST-POST-${b.name} -s 10.67.0.0/24 -o eth9 -m mark --mark 0x1000000/0x1000000 -j MASQUERADE`));
+      assert.ok(text.includes(`-A VPNHOST-FWD-${a.name} -i ${a.name} -o ${a.name} -m conntrack ! --ctstate DNAT -j DROP`));
       assert.ok(!text.includes(`-i ${b.name} -o ${b.name}`));
-      await driver.ensureInterface({ ...a, internalTraffic: true });
+      await firewall.ensureServer(fwSpec(a, { internalTraffic: true, externalIp: '192.0.2.10' }));
       text = await save();
       assert.ok(!text.includes(`-i ${a.name} -o ${a.name}`));
-      assert.equal(text.split(`"vpnhost:${a.name}"`).length - 1, 4, 'one mark, one NAT and two FORWARD rules');
+      await firewall.removeServer(a.name);
       await driver.removeInterface(a.name);
       text = await save();
-      assert.ok(!text.includes(`vpnhost:${a.name}`));
-      assert.equal(text.split(`"vpnhost:${b.name}"`).length - 1, 4);
+      assert.ok(!text.includes(`VPNHOST-POST-${a.name}`) && !text.includes(`-i ${a.name}`));
+      assert.ok(text.includes(`-A VPNHOST-POST-${b.name} -s 10.67.0.0/24 -o eth9`));
       assert.equal((await execIn(ns, 'sysctl', ['-n', 'net.ipv4.ip_forward'])).stdout.trim(), '1');
     } finally {
       await destroyNamespace(ns);

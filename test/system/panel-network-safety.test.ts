@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
+import { IptablesFirewall } from '../../panel/dataplane/firewall/linux/iptables-firewall.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { probeUapiSocket, uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
-import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { E, OWN } from '../../panel/http/errors.ts';
 import { createNamespace, destroyNamespace, execIn, namespacePids, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess, ROOT } from '../helpers/panel-process.ts';
@@ -94,25 +93,25 @@ test('panel on the linux driver cannot be locked out through a server address, a
     const correct = await rules(nsA);
     /** What the namespace should hold: the panel's correct rules, plus foreign rules added on the way. */
     let expected = correct;
-    const nat = correct.filter((line) => line.startsWith('*nat -A VPNHOST-POST '));
+    const nat = correct.filter((line) => line.startsWith(`*nat -A VPNHOST-POST-${iface} `));
     assert.equal(nat.length, 1);
     assert.match(nat[0], /-m mark --mark 0x1000000\/0x1000000 /, 'NAT only for packets marked on entry from the tunnel');
-    assert.ok(correct.includes(`*mangle -A VPNHOST-MARK -i ${iface} -m comment --comment "vpnhost:${iface}" -j MARK --set-xmark 0x1000000/0x1000000`));
+    assert.ok(correct.includes(`*mangle -A VPNHOST-MARK -i ${iface} -j VPNHOST-MARK-${iface}`));
+    assert.ok(correct.includes(`*mangle -A VPNHOST-MARK-${iface} -j MARK --set-xmark 0x1000000/0x1000000`));
 
     await t.test('NAT of a loopback subnet (made below the API) never matches the host its own traffic', async () => {
-      // The driver does what it is told; before the mark, this rule made every reply of the panel at 127.0.0.1 vanish.
-      const driver = new LinuxDriver({ runner: new ExecaRunner({ netns: nsA }), stateDir, wireguard: 'userspace' });
+      // The firewall does what it is told; before the mark, this rule made every reply of the panel at 127.0.0.1 vanish.
+      const firewall = new IptablesFirewall({ runner: new ExecaRunner({ netns: nsA }), apiPort: null, families: [4] });
       const rogue = uniqueWgName();
       try {
-        await driver.ensureInterface({
-          name: rogue, privateKey: generateKeyPair().privateKey, listenPort: port + 1, address: '127.0.0.1/8', addressIpv6: null,
-          mtu: 0, externalIp: '192.0.2.30', externalInterface: null, internalTraffic: true,
+        await firewall.ensureServer({
+          name: rogue, subnets: ['127.0.0.1/8'], listenPort: port + 1, externalIp: '192.0.2.30', externalInterface: null,
+          internalTraffic: true, peers: [], forwards: [],
         });
         assert.ok((await rules(nsA)).some((line) => line.includes('-s 127.0.0.0/8') && line.includes('SNAT --to-source 192.0.2.30')));
         for (let i = 0; i < 5; i++) assert.ok(await reachable(), 'API reachable at 127.0.0.1 with the loopback NAT rule in place');
       } finally {
-        await driver.removeInterface(rogue);
-        await driver.close();
+        await firewall.removeServer(rogue);
       }
       assert.deepEqual(await rules(nsA), correct);
     });

@@ -1,4 +1,4 @@
-// The product data plane: WireGuard (kernel or wireguard-go) + ip + iptables + sysctl, driven incrementally.
+// The linux WireGuard seam: links (kernel or wireguard-go), keys, addresses and peers through wg and ip, incrementally.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,14 +16,11 @@ import {
 } from '../driver.ts';
 import { publicKeyFrom } from '../keys.ts';
 import type { LinkInfo } from '../render/parse-ip-link.ts';
-import { renderInterfaceRules } from '../render/iptables-rules.ts';
 import { checkInterfaceSpec } from '../spec-check.ts';
 import { DEFAULT_MTU, toolMessage, WG_GO_SOCKET_IN_USE } from '../tool-messages.ts';
 import { IpTool } from './ip.ts';
-import { IptablesTool } from './iptables.ts';
 import { ManagedState, type WireguardMode } from './managed-state.ts';
 import type { CommandRunner } from './runner.ts';
-import { SysctlTool } from './sysctl.ts';
 import { WgTool } from './wg.ts';
 import { probeUapiSocket, removeStaleSocket, uapiSocketPath } from './uapi-socket.ts';
 import { WireguardGoTool } from './wireguard-go.ts';
@@ -36,37 +33,31 @@ export interface LinuxDriverOptions {
   stateDir: string;
   /** `kernel` (ip link type wireguard), `userspace` (wireguard-go) or `auto` (kernel when it works). */
   wireguard?: 'auto' | 'kernel' | 'userspace';
-  /** Outgoing interface for NAT when a spec names none; null/undefined: any interface but the tunnel. */
-  externalInterface?: string | null;
 }
 
 const KERNEL_MODULE_VERSION = '/sys/module/wireguard/version';
 const NOT_INSTALLED = 'not installed';
 
 /**
- * {@link Driver} on the real tools. Reads are `wg show IF dump`, `ip -j addr show dev IF` and `iptables-save`;
- * writes are incremental (`wg set`, `ip -batch`, `iptables-restore --noflush`), so an interface that is already
- * right costs only reads and is never restarted. Interface changes are serialised; `applyPeers` is one `wg set`.
+ * {@link Driver} on the real tools. Reads are `wg show IF dump` and `ip -j addr show dev IF`; writes are
+ * incremental (`wg set`, `ip -batch`), so an interface that is already right costs only reads and is never
+ * restarted. Interface changes are serialised; `applyPeers` is one `wg set`. NAT, marks and forwarding belong to
+ * the firewall subsystem (`IptablesFirewall`), never to this driver.
  */
 export class LinuxDriver implements Driver {
   readonly kind = 'linux' as const;
   private readonly wg: WgTool;
   private readonly ip: IpTool;
   private readonly wgGo: WireguardGoTool;
-  private readonly iptables: IptablesTool;
-  private readonly sysctl: SysctlTool;
   private readonly state: ManagedState;
   private readonly mode: 'auto' | 'kernel' | 'userspace';
   private kernelWorks: boolean | null = null;
-  private readonly sysctlDone = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: LinuxDriverOptions) {
     this.wg = new WgTool(opts.runner);
     this.ip = new IpTool(opts.runner);
     this.wgGo = new WireguardGoTool(opts.runner);
-    this.iptables = new IptablesTool(opts.runner);
-    this.sysctl = new SysctlTool(opts.runner);
     this.state = new ManagedState(opts.stateDir);
     this.mode = opts.wireguard ?? 'auto';
   }
@@ -111,18 +102,15 @@ export class LinuxDriver implements Driver {
       if (link) {
         await this.update(spec, link);
         await this.state.add(spec.name, (await this.state.mode(spec.name)) ?? this.detectMode(spec.name));
-        await this.syncFirewall(spec);
       } else {
         await this.create(spec);
       }
-      await this.ensureForwarding(spec);
     });
   }
 
-  /** Deletes the interface's rules (iptables-restore), then the link (`ip link del`); the daemon exits with it. */
+  /** Deletes the link (`ip link del`); the daemon exits with it. */
   async removeInterface(name: string): Promise<void> {
     await this.serial(async () => {
-      await this.iptables.syncInterface(name, null);
       await this.ip.deleteLink(name);
       await this.waitForDaemonExit(name);
       await this.state.remove(name);
@@ -159,7 +147,7 @@ export class LinuxDriver implements Driver {
     await this.queue.catch(() => undefined);
   }
 
-  /** Creates the link, then key/port (`wg set`), addresses/MTU/up (`ip -batch`), rules; rolls back on failure. */
+  /** Creates the link, then key/port (`wg set`), addresses/MTU/up (`ip -batch`); rolls back on failure. */
   private async create(spec: InterfaceSpec): Promise<void> {
     await this.claimName(spec.name);
     const mode = await this.createLink(spec.name);
@@ -171,9 +159,7 @@ export class LinuxDriver implements Driver {
         ...addresses.map((a) => `address replace ${a} dev ${spec.name}`),
         `link set dev ${spec.name} mtu ${spec.mtu || DEFAULT_MTU} up`,
       ]);
-      await this.syncFirewall(spec);
     } catch (error) {
-      await this.iptables.syncInterface(spec.name, null).catch(() => undefined);
       await this.ip.deleteLink(spec.name).catch(() => undefined);
       await this.waitForDaemonExit(spec.name);
       await this.state.remove(spec.name);
@@ -224,21 +210,6 @@ export class LinuxDriver implements Driver {
     const state = await probeUapiSocket(path);
     if (state === 'live') throw new InterfaceHeldError(name, toolMessage('wireguard-go', WG_GO_SOCKET_IN_USE));
     if (state === 'stale') await removeStaleSocket(path);
-  }
-
-  private async syncFirewall(spec: InterfaceSpec): Promise<void> {
-    const externalInterface = spec.externalInterface ?? this.opts.externalInterface ?? null;
-    await this.iptables.syncInterface(spec.name, renderInterfaceRules({ ...spec, externalInterface }));
-  }
-
-  /** Packet forwarding on (`sysctl`), checked once per driver life and family. */
-  private async ensureForwarding(spec: InterfaceSpec): Promise<void> {
-    const keys = ['net.ipv4.ip_forward', ...(spec.addressIpv6 ? ['net.ipv6.conf.all.forwarding'] : [])];
-    for (const key of keys) {
-      if (this.sysctlDone.has(key)) continue;
-      await this.sysctl.ensure(key, '1');
-      this.sysctlDone.add(key);
-    }
   }
 
   /** wireguard-go leaves when its link goes; wait (bounded) for its socket to vanish so the name can be reused. */

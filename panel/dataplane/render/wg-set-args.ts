@@ -6,7 +6,7 @@ export const WG_SET_CHUNK = 500;
 
 /**
  * Renders the argv (after `wg`) of the `wg set` calls applying `changes` on `iface`:
- * `set IF peer K remove ... peer K allowed-ips A,B persistent-keepalive N ...`. Removals come first, then
+ * `set IF peer K remove ... peer K allowed-ips A,B persistent-keepalive N [endpoint E] ...`. Removals come first, then
  * upserts in the given order (an allowed IP named twice ends with the later peer, as in wg). `allowed-ips` is
  * given in full, which replaces the peer's list; an empty list is passed as `""` and clears it.
  * Returns [] when there is nothing to do.
@@ -21,6 +21,7 @@ export function renderWgSetArgs(iface: string, changes: PeerChanges, chunk = WG_
       peer.allowedIps.join(','),
       'persistent-keepalive',
       String(peer.persistentKeepalive),
+      ...(peer.endpoint ? ['endpoint', peer.endpoint] : []),
     ]),
   ];
   const calls: string[][] = [];

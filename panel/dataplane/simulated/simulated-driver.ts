@@ -159,7 +159,7 @@ export class SimulatedDriver implements Driver {
       const keepalive = peer.persistentKeepalive;
       if (!Number.isInteger(keepalive) || keepalive < 0 || keepalive > 65535) fail('wg', msg.wgBadKeepalive(keepalive));
       const allowedIps = peer.allowedIps.map((ip) => normalizeAllowedIp(ip) ?? fail('wg', msg.wgBadAllowedIp(ip)));
-      return { publicKey: peer.publicKey, allowedIps: dedupe(allowedIps), keepalive };
+      return { publicKey: peer.publicKey, allowedIps: dedupe(allowedIps), keepalive, endpoint: peer.endpoint ?? null };
     });
     const link = this.links.get(name);
     if (!link) return fail('wg', msg.WG_NO_DEVICE);
@@ -178,7 +178,7 @@ export class SimulatedDriver implements Driver {
       }
       link.peers.set(peer.publicKey, {
         publicKey: peer.publicKey,
-        endpoint: current?.endpoint ?? null,
+        endpoint: peer.endpoint ?? current?.endpoint ?? null,
         allowedIps: peer.allowedIps,
         latestHandshake: current?.latestHandshake ?? 0,
         transferRx: current?.transferRx ?? 0,

@@ -6,6 +6,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { KeyObject } from 'node:crypto';
 import { buildApp } from '../../../panel/app.ts';
+import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
+import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
 import { SecretBox } from '../../../panel/security/secret-box.ts';
@@ -17,6 +19,8 @@ export interface Harness {
   db: Db;
   dir: string;
   driver: SimulatedDriver;
+  /** The simulated bundle (the driver above is its WireGuard seam). */
+  dataplane: Dataplane;
   /** Access hash bound to 127.0.0.1 (the inject default address). */
   hash: string;
   /** Every log line written so far. */
@@ -44,9 +48,10 @@ export async function makeHarness(opts: HarnessOptions = {}): Promise<Harness> {
       cb();
     },
   });
+  const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
     db,
-    driver,
+    dataplane,
     dataDir: dir,
     secretBox: SecretBox.open(dir),
     logger: createLogger({ level: 'debug', destination }),
@@ -71,7 +76,7 @@ export async function makeHarness(opts: HarnessOptions = {}): Promise<Harness> {
     return app.inject({ method, url, headers, payload });
   };
   return {
-    app, db, dir, driver, hash, logs, call,
+    app, db, dir, driver, dataplane, hash, logs, call,
     async close() {
       await app.close();
       await driver.close();

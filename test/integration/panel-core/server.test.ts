@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
+import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
 import { parseListen, startPanel, type RunningPanel } from '../../../panel/server.ts';
@@ -25,7 +26,7 @@ describe('panel server', () => {
     try {
       panel = await startPanel({
         listen: '127.0.0.1:0', dataDir: dir, driver: 'simulated', wireguard: 'auto', externalInterface: null, trustProxy: [],
-        licensePublicKeyPem: null, driverInstance: driver, logger: createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) }),
+        licensePublicKeyPem: null, dataplaneInstance: createSimulatedDataplane({ wireguard: driver }), logger: createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) }),
       });
       await panel.bootReconcile;
       const { hash } = panel.app.services.accessHashes.create('127.0.0.1');

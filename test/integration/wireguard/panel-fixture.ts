@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../panel/app.ts';
+import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
+import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { SecretBox } from '../../../panel/security/secret-box.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
@@ -22,6 +24,8 @@ export interface TestPanel {
   app: FastifyInstance;
   db: Db;
   driver: SimulatedDriver;
+  /** The simulated bundle (the driver above is its WireGuard seam). */
+  dataplane: Dataplane;
   dir: string;
   /** The `cookie` header value carrying the access hash. */
   cookie: string;
@@ -53,9 +57,10 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
   const driver =
     opts.driver ?? new SimulatedDriver({ now: opts.clock ? () => Math.floor(opts.clock!().getTime() / 1000) : undefined });
   const vendor = generateKeyPairSync('ed25519');
+  const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
     db,
-    driver,
+    dataplane,
     dataDir: dir,
     secretBox: SecretBox.open(dir),
     baseUrl: 'http://127.0.0.1',
@@ -95,6 +100,7 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
     app,
     db,
     driver,
+    dataplane,
     dir,
     cookie,
     call,

@@ -53,7 +53,7 @@ test('a listen port held outside the panel answers Port already in use (409), no
     // A WireGuard interface the store does not know holds 51820 (as another process's socket would).
     await p.driver.ensureInterface({
       name: 'wg900', privateKey: generateKeyPair().privateKey, listenPort: 51820, address: '10.200.0.1/24',
-      addressIpv6: null, mtu: 0, externalIp: null, externalInterface: null, internalTraffic: false,
+      addressIpv6: null, mtu: 0,
     });
     const created = await p.call('POST', '/wireguard', {});
     assert.equal(created.status, 409);

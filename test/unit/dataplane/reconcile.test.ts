@@ -8,7 +8,6 @@ import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-dr
 
 const spec = (name: string, listenPort: number, address: string): InterfaceSpec => ({
   name, privateKey: generateKeyPair().privateKey, listenPort, address, addressIpv6: null, mtu: 0,
-  externalIp: null, externalInterface: null, internalTraffic: true,
 });
 
 test('one applyPeers per interface that differs, none for an interface already right', async () => {

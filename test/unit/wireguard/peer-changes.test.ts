@@ -1,6 +1,7 @@
 // Unit tests of the minimal peer change per account change and of the serialized data-plane lane.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { DataplaneSync, peerChanges } from '../../../panel/services/dataplane-sync.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import type { PeerSpec } from '../../../panel/dataplane/driver.ts';
@@ -19,7 +20,7 @@ test('create, delete, no-op, address change and key change give the minimal chan
 });
 
 test('serialized tasks run one after another in call order, failures do not block the lane', async () => {
-  const sync = new DataplaneSync(new SimulatedDriver(), null as never, null as never, null as never);
+  const sync = new DataplaneSync({ dataplane: createSimulatedDataplane({ wireguard: new SimulatedDriver() }), servers: null as never, accounts: null as never, box: null as never });
   const order: string[] = [];
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));

@@ -1,0 +1,69 @@
+// Builds the data-plane bundle (linux or simulated); the linux tools' wrappers are imported lazily.
+import { join } from 'node:path';
+import type { Dataplane } from './dataplane.ts';
+import type { Driver } from './driver.ts';
+import type { Firewall } from './firewall/firewall.ts';
+import type { CommandRunner } from './linux/runner.ts';
+import type { Shaper } from './shaping/shaping.ts';
+import { SimulatedFirewall } from './firewall/simulated/simulated-firewall.ts';
+import { SimulatedShaper } from './shaping/simulated/simulated-shaper.ts';
+import { SimulatedDriver } from './simulated/simulated-driver.ts';
+
+/** Options of a linux bundle. */
+export interface LinuxDataplaneOptions {
+  kind: 'linux';
+  /** Data directory of the panel; the WireGuard seam keeps its list of created links under `<dataDir>/dataplane`. */
+  dataDir: string;
+  /** `kernel`, `userspace` (wireguard-go) or `auto`. */
+  wireguard?: 'auto' | 'kernel' | 'userspace';
+  /** Runs every tool (default: a fresh `ExecaRunner`); tests bind one to a network namespace. */
+  runner?: CommandRunner;
+  /** The panel's API TCP port, kept reachable by the firewall's `system_CONTROLPANEL` rule; null = none. */
+  apiPort: number | null;
+}
+
+/** Options of a simulated bundle; any part may be given (tests hand in a failing or pre-loaded twin). */
+export interface SimulatedDataplaneOptions {
+  kind: 'simulated';
+  wireguard?: Driver;
+  firewall?: Firewall;
+  shaper?: Shaper;
+  apiPort?: number | null;
+}
+
+/** Options of {@link createDataplane}. */
+export type DataplaneOptions = LinuxDataplaneOptions | SimulatedDataplaneOptions;
+
+/** Builds the bundle of {@link Dataplane} seams for `opts.kind`. */
+export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane> {
+  if (opts.kind === 'simulated') return createSimulatedDataplane(opts);
+  const [{ LinuxDriver }, { ExecaRunner }, { IptablesFirewall }, { TcShaper }] = await Promise.all([
+    import('./linux/linux-driver.ts'),
+    import('./linux/runner.ts'),
+    import('./firewall/linux/iptables-firewall.ts'),
+    import('./shaping/linux/tc-shaper.ts'),
+  ]);
+  const runner = opts.runner ?? new ExecaRunner();
+  const wireguard = new LinuxDriver({ runner, stateDir: join(opts.dataDir, 'dataplane'), wireguard: opts.wireguard });
+  return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }));
+}
+
+/**
+ * The simulated bundle, synchronously (tests, the demo): `SimulatedDriver`, `SimulatedFirewall`, and a
+ * `SimulatedShaper` that sees exactly the links of the WireGuard twin (shaping a missing link fails as on linux).
+ */
+export function createSimulatedDataplane(opts: Omit<SimulatedDataplaneOptions, 'kind'> = {}): Dataplane {
+  const wireguard = opts.wireguard ?? new SimulatedDriver();
+  const firewall = opts.firewall ?? new SimulatedFirewall({ apiPort: opts.apiPort ?? null });
+  const shaper =
+    opts.shaper ??
+    new SimulatedShaper({ interfaceExists: async (name: string) => (await wireguard.listInterfaces()).includes(name) });
+  return bundle('simulated', wireguard, firewall, shaper);
+}
+
+function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper): Dataplane {
+  return {
+    kind, wireguard, firewall, shaper, dns: null, ipsec: null,
+    close: () => wireguard.close(),
+  };
+}
