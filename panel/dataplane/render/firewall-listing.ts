@@ -44,10 +44,11 @@ export interface MangleListEntry {
 
 const field = (rule: string, re: RegExp) => re.exec(rule)?.[1] ?? '';
 
-/** NAT rules of every server sub-chain in a `*-save -c` snapshot, in chain order. */
+/** NAT rules of every server sub-chain in a `*-save -c` snapshot: chains by name, rules in chain order. */
 export function listNat(snapshot: CountedSnapshot, family: Family): NatListEntry[] {
   const out: NatListEntry[] = [];
-  for (const [chain, saved] of snapshot.get('nat') ?? []) {
+  const chains = [...(snapshot.get('nat') ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [chain, saved] of chains) {
     const server = ownerOfChain(chain);
     if (!server) continue;
     const hook = chain.startsWith(`${PRE_CHAIN.chain}-`) ? 'PREROUTING' : chain.startsWith(`${POST_CHAIN.chain}-`) ? 'POSTROUTING' : null;
