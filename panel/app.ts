@@ -11,6 +11,8 @@ import { licenseRoutes } from './routes/license.ts';
 import { systemRoutes } from './routes/system.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { wireguardRoutes } from './routes/wireguard.ts';
+import { firewallRoutes } from './routes/firewall.ts';
+import { portForwardRoutes } from './routes/port-forward.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
 export type { PanelDeps, PanelServices } from './services/index.ts';
@@ -24,6 +26,8 @@ const routes: PanelRoutes[] = [
   licenseRoutes,
   wireguardRoutes,
   accountRoutes,
+  portForwardRoutes,
+  firewallRoutes,
 ];
 
 /** One registered route (method and full path), as collected by buildApp. */

@@ -1,4 +1,4 @@
-// Account routes: list/create/read/edit/delete, client configuration as text and QR code, live dump.
+// Account routes: list/create/read/edit/delete, client configuration as text and QR code, live dump, live mangle/tc views.
 import { ok, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
@@ -6,7 +6,7 @@ import { AccountCreateBodySchema, AccountUpdateBodySchema } from '../schemas/acc
 import { NameParamsSchema } from '../schemas/common-wire.ts';
 
 export const accountRoutes: PanelRoutes = async (app, { services }) => {
-  const { accounts, accountConfig } = services;
+  const { accounts, accountConfig, networkViews } = services;
   const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
 
   app.get('/account', async () => ok(accounts.list()));
@@ -32,4 +32,8 @@ export const accountRoutes: PanelRoutes = async (app, { services }) => {
     ok(await accountConfig.configQr(accounts.require(nameOf(request.params)))));
 
   app.get('/account/:name/dump', async (request) => ok(await accountConfig.dump(accounts.require(nameOf(request.params)))));
+
+  app.get('/account/:name/firewall_mangle_rules', async (request) => ok(await networkViews.accountMangleRules(nameOf(request.params))));
+
+  app.get('/account/:name/traffic_control', async (request) => ok(await networkViews.accountTrafficControl(nameOf(request.params))));
 };

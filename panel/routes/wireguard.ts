@@ -1,4 +1,5 @@
-// WireGuard server routes: list/create/read/edit/delete, info, online sessions, dump, free addresses, peers.
+// WireGuard server routes: list/create/read/edit/delete, info, online sessions, dump, free addresses, peers, live
+// firewall/tc text views and set_bandwidth.
 import { ok, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
@@ -6,7 +7,7 @@ import { NameParamsSchema } from '../schemas/common-wire.ts';
 import { WireguardCreateBodySchema, WireguardUpdateBodySchema } from '../schemas/wireguard.ts';
 
 export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
-  const { servers, accounts, online } = services;
+  const { servers, accounts, online, networkViews, serverBandwidth } = services;
   const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
 
   app.get('/wireguard/info', async () => ok(await servers.info()));
@@ -34,4 +35,15 @@ export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
   app.get('/wireguard/:name/available_ips', async (request) => ok(servers.availableIps(nameOf(request.params))));
 
   app.get('/wireguard/:name/peers', async (request) => ok(accounts.peersOf(servers.require(nameOf(request.params)))));
+
+  app.get('/wireguard/:name/firewall_nat_rules', async (request) => ok(await networkViews.serverNatRules(nameOf(request.params))));
+
+  app.get('/wireguard/:name/firewall_filter_rules', async (request) => ok(await networkViews.serverFilterRules(nameOf(request.params))));
+
+  app.get('/wireguard/:name/traffic_control', async (request) => ok(await networkViews.serverTrafficControl(nameOf(request.params))));
+
+  app.put('/wireguard/:name/set_bandwidth', async (request) => {
+    await serverBandwidth.setBandwidth(nameOf(request.params));
+    return ok('');
+  });
 };
