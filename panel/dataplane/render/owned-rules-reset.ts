@@ -1,6 +1,9 @@
 // Pure `iptables-restore --noflush` payload removing everything the panel owns (the escape hatch), nothing else.
-import { OWNED_CHAIN_PREFIX, RULE_COMMENT_PREFIX } from './iptables-rules.ts';
+import { CHAIN_PREFIX as OWNED_CHAIN_PREFIX } from './firewall-chains.ts';
 import type { IptablesSnapshot } from './parse-iptables-save.ts';
+
+/** Prefix of the comment tagging rules the panel writes (`vpnhost:rule:<name>`, and `vpnhost:<if>` of old releases). */
+const RULE_COMMENT_PREFIX = 'vpnhost:';
 
 /** What a reset removes (or would remove), per table. */
 export interface OwnedRulesReset {
