@@ -85,7 +85,9 @@ export interface StatusWrite {
  * - attempt failed, will retry: status unchanged (an error log line with `retry: true`);
  * - finished completed: the job's success status and event; finished failed: its failure status (with the task's
  *   error as reason) and `service.failed`.
- * A `terminated` service never changes again.
+ * A `terminated` service is changed only as the spec's table allows from any state: create()/suspend() take it to
+ * `processing` (a terminated service can be created again); the other jobs refuse to run on it and leave it
+ * terminated.
  */
 export class ServiceLifecycle {
   private readonly listeners = new Set<(write: StatusWrite) => void>();
@@ -117,10 +119,10 @@ export class ServiceLifecycle {
     else this.failed(task, service, event.task, event.error ?? JOB_ERRORS.unknown);
   }
 
-  /** The spec's `setProvisionStatus($status)` asked for explicitly (a module, an admin); a terminated service stays. */
+  /** The spec's `setProvisionStatus($status)` asked for explicitly (a module, an admin); false for an unknown service. */
   set(uuid: string, status: ProvisionStatus, reason?: string): boolean {
     const service = this.deps.services.get(uuid);
-    if (!service || service.provision_status === 'terminated') return false;
+    if (!service) return false;
     this.write({ uuid, status, reason, cause: 'set' });
     return true;
   }
@@ -138,7 +140,6 @@ export class ServiceLifecycle {
   private queued(task: ProvisioningTask, service: LifecycleService, requeued: boolean): void {
     const rule = ACTION_TRANSITIONS[task.action];
     const current = service.provision_status;
-    if (current === 'terminated') return;
     // A retry only takes a failed create/suspend back to processing; a first queueing applies the table's row.
     const next = requeued ? (current === 'failed' ? applyTransition(current, rule.next) : current) : applyTransition(current, rule.next);
     if (next !== current) this.write({ uuid: service.uuid, status: next, cause: `queued:${task.action}` });

@@ -194,10 +194,17 @@ describe('job outcomes apply the table transition', () => {
 
   test('no job but terminationJob runs on a terminated service', async () => {
     p.services.add(UUID, 'terminated');
-    assert.deepEqual(await runQueued('createJob'), { status: 'error', message: JOB_ERRORS.invalidData });
+    assert.deepEqual(await product.runJob('createJob'), { status: 'error', message: JOB_ERRORS.invalidData });
+    assert.deepEqual(await runQueued('unsuspendJob'), { status: 'error', message: JOB_ERRORS.invalidData });
     assert.deepEqual(product.calls, []);
     assert.equal(p.services.status(UUID), 'terminated');
     assert.equal((await runQueued('terminationJob')).status, 'success');
+  });
+
+  test('create() on a terminated service queues it again from processing, as the table says (from any)', async () => {
+    p.services.add(UUID, 'terminated');
+    assert.equal((await runQueued('createJob')).status, 'success');
+    assert.deepEqual(p.services.history.map((h) => h.status), ['processing', 'completed']);
   });
 
   test('the job sees the abort signal given by the worker, also when set directly on the instance', async () => {

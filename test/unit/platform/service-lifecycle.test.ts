@@ -94,14 +94,19 @@ test('retrying writes nothing; finished failed writes the failure status with th
   assert.deepEqual(logs.map((l) => (l.response as { retry?: boolean }).retry ?? false), [true, false]);
 });
 
-test('a terminated service never changes again, whatever its tasks or a module ask', () => {
+test('a terminated service: other jobs leave it terminated; create() takes it to processing as the table says (from any)', () => {
   service('terminated');
-  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
-  events.emit({ type: 'finished', task: record('createJob', 'create', { status: 'failed' }), outcome: 'failed', error: 'Invalid data provided' });
+  events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'failed' }), outcome: 'failed', error: 'Invalid data provided' });
   events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'completed' }), outcome: 'completed', error: null });
-  assert.equal(lifecycle.set(UUID, 'completed'), false);
+  events.emit({ type: 'queued', task: record('change_packageJob', 'change_package'), requeued: false });
   assert.equal(rows.get(UUID)!.provision_status, 'terminated');
   assert.deepEqual(writes, []);
+  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
+  assert.equal(rows.get(UUID)!.provision_status, 'processing');
+  assert.deepEqual(writes.map((w) => w.status), ['processing']);
+  service('terminated');
+  assert.equal(lifecycle.set(UUID, 'completed'), true, 'setProvisionStatus is obeyed');
+  assert.equal(rows.get(UUID)!.provision_status, 'completed');
 });
 
 test('set() is the module’s setProvisionStatus; failVanished fails only a processing service', async () => {
