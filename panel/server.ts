@@ -1,5 +1,6 @@
 // Runs the panel: opens the data directory, builds the data plane and app, listens, reconciles on boot, shuts down cleanly.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -70,20 +71,36 @@ export function createServeDataplane(opts: Pick<ServeOptions, 'driver' | 'dataDi
     : createDataplane({ kind: 'linux', dataDir: opts.dataDir, wireguard: opts.wireguard, apiPort });
 }
 
+/** A TCP port free on `host` now (bound to port 0 and released). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0 }, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** Starts the panel and resolves once it listens; the boot reconcile then runs in the background. */
 export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
-  const { host, port } = parseListen(opts.listen);
+  const { host, port: asked } = parseListen(opts.listen);
+  // Port 0: pick the free port now, so the firewall's system_CONTROLPANEL rule can keep it open from the start.
+  const port = asked === 0 ? await freePort(host) : asked;
   const logger = opts.logger ?? createLogger();
   const publicKey = toLicensePublicKey(opts.licensePublicKeyPem);
   const db = openDatabase(databasePath(opts.dataDir));
   let dataplane: Dataplane | null = null;
   try {
     if (opts.licensePublicKeyPem && publicKey) new SettingsRepository(db).set(LICENSE_PUBLIC_KEY_SETTING, opts.licensePublicKeyPem);
-    dataplane = opts.dataplaneInstance ?? (await createServeDataplane(opts));
+    dataplane = opts.dataplaneInstance ?? (await createServeDataplane({ ...opts, listen: httpUrl(host, port).slice('http://'.length) }));
     const secretBox = SecretBox.open(opts.dataDir);
     const deps = {
       db, dataplane, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
       licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface, listenAddress: host,
+      apiPort: port === 0 ? null : port,
       baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
     };
     const app = buildApp(deps);

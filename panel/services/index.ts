@@ -65,6 +65,8 @@ export interface PanelDeps {
    * other networks come from `driver.hostNetworks()`.
    */
   listenAddress?: string | null;
+  /** The panel's API TCP port (kept reachable by the firewall's `system_CONTROLPANEL`); null/absent when unknown. */
+  apiPort?: number | null;
 }
 
 /** Every service the routes use. */
@@ -111,8 +113,8 @@ export function buildServices(deps: PanelDeps): PanelServices {
     forwards: (server) => forwardRepo.listForwards(server.id),
   });
   const policy = { servers: serverRepo, accounts: accountRepo, sync: dataplaneSync };
-  const firewall = new FirewallService({ conf: firewallConfRepo, rules: filterRuleRepo, servers: serverRepo, sync: dataplaneSync });
-  const portForwards = new PortForwardService({ ...policy, forwards: forwardRepo });
+  const firewall = new FirewallService({ conf: firewallConfRepo, rules: filterRuleRepo, servers: serverRepo, sync: dataplaneSync, apiPort: deps.apiPort ?? null });
+  const portForwards = new PortForwardService({ ...policy, forwards: forwardRepo, apiPort: deps.apiPort ?? null });
   const networkViews = new NetworkViewService(policy);
   const serverBandwidth = new ServerBandwidthService(policy);
   const routeProbe =

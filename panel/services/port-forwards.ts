@@ -1,4 +1,5 @@
 // Port forwards: external_ip:dst_port/protocol → peer:to_port, checked in the spec's order, stored, then applied.
+import { FIREWALL_TEXTS } from '../dataplane/firewall/firewall-texts.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import { toInteger } from '../schemas/form.ts';
@@ -14,6 +15,11 @@ export interface PortForwardServiceDeps {
   accounts: AccountsRepository;
   forwards: PortForwardsRepository;
   sync: PolicySync;
+  /**
+   * The panel's API TCP port (kept open by `system_CONTROLPANEL`), null when unknown. Checked here too, so that a
+   * forward to a disabled peer (not handed to the firewall yet) cannot take it and fail the peer's enabling later.
+   */
+  apiPort?: number | null;
 }
 
 const PORT_MIN = 1;
@@ -56,6 +62,7 @@ export class PortForwardService {
         const listenPorts = servers.list().map((s) => s.listen_port);
         if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
         if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
+        if (protocol === 'tcp' && dstPort === this.deps.apiPort) throw new ApiError(FIREWALL_TEXTS.DST_IS_API_PORT, 422);
         const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
         const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
         if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
