@@ -185,6 +185,8 @@ test('Plugin admin routes are mounted under /admin/modules/Plugin/<Name>/ behind
   assert.equal((await api('GET', '/admin/modules/Plugin/TestPlugin/echo')).status, 404, 'method must match');
   assert.equal((await api('GET', '/admin/modules/Plugin/TestPlugin/nope')).status, 404);
   assert.equal((await app.inject({ method: 'GET', url: '/admin/modules/Plugin/TestPlugin/stats/42' })).statusCode, 401);
+  const client = await app.inject({ method: 'GET', url: '/client/modules/Plugin/TestPlugin/hello' });
+  assert.deepEqual([client.statusCode, client.json()], [200, { hello: 'client' }], "the manifest's client routes are mounted");
 });
 
 test('activate / deactivate / update through the admin API: the module methods run and their answers are recorded', async () => {
