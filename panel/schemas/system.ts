@@ -4,8 +4,8 @@ import { E } from './error-texts.ts';
 import { intInRange } from './form.ts';
 
 /**
- * GET /system/status. `license` is the license expiry as ISO 8601 with offset, or `""` on the free tier (no
- * expiry); `count_accounts_available` is the account limit minus the accounts (never below 0); `status` is `OK`,
+ * GET /system/status. `license` is always an ISO 8601 timestamp with offset: the license expiry, or on the free tier
+ * (no paid term; `license_valid` false) the time of the answer; `count_accounts_available` is the account limit minus the accounts (never below 0); `status` is `OK`,
  * `Loading (<done>/<total>)` during a full reconcile, or a text starting with `Error:` when the data plane is unwell.
  */
 export const systemStatusSchema = z.object({

@@ -137,6 +137,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     reconciler,
     reconcileAll,
     version: deps.version,
+    clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
   });
   return {

@@ -17,6 +17,8 @@ export interface SystemServiceDeps {
   /** Full reconcile of the data plane from the store (`dataplaneSync.reconcileAll`). */
   reconcileAll: ReconcileFn;
   version: string;
+  /** Clock of the panel (the free tier's `license` timestamp is its now). */
+  clock?: () => Date;
   /** Logs reconcile failures (never secrets). */
   onReconcileError?: (err: unknown) => void;
 }
@@ -45,7 +47,8 @@ export class SystemService {
       count_accounts: accounts,
       count_accounts_available: Math.max(0, limit - accounts),
       count_wireguard: this.deps.countServers(),
-      license: expiry ? isoWithOffset(expiry) : '',
+      // Always an ISO 8601 timestamp: the paid term's end, or on the free tier (no paid term) the time of the answer.
+      license: isoWithOffset(expiry ?? (this.deps.clock ?? (() => new Date()))()),
       license_valid: expiry !== null,
       status: await this.statusText(),
       version: this.deps.version,

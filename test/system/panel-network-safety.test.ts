@@ -113,6 +113,8 @@ test('panel on the linux driver cannot be locked out through a server address, a
       } finally {
         await firewall.removeServer(rogue);
       }
+      // That second firewall instance knew only its rogue server; a reload puts the panel's own rules back exactly.
+      await api.ok('PUT', '/system/reload');
       assert.deepEqual(await rules(nsA), correct);
     });
 

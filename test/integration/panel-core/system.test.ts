@@ -8,10 +8,14 @@ describe('GET /system/status', () => {
   it('answers real counts, free-tier license fields, OK and the version', async () => {
     const h = await makeHarness();
     try {
+      const before = Date.now();
       let body = envelope(await h.call('GET', '/api/v1/system/status'));
+      const stamp = (body.msg as { license: string }).license;
+      assert.match(stamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/, 'the free tier answers an ISO 8601 timestamp too');
+      assert.ok(Math.abs(new Date(stamp).getTime() - before) < 5_000, 'the time of the answer');
       assert.deepEqual(body, {
         error: '',
-        msg: { count_accounts: 0, count_accounts_available: 50, count_wireguard: 0, license: '', license_valid: false, status: 'OK', version: '9.9.9-test' },
+        msg: { count_accounts: 0, count_accounts_available: 50, count_wireguard: 0, license: stamp, license_valid: false, status: 'OK', version: '9.9.9-test' },
         status: 'success',
       });
       const server = envelope(await h.call('POST', '/api/v1/wireguard', { form: { name: 'office' } }));

@@ -1,0 +1,171 @@
+// Data-plane bundle contract: every subsystem driven through DataplaneSync from the API, on any implementation.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../panel/app.ts';
+import type { Dataplane } from '../../panel/dataplane/dataplane.ts';
+import { SecretBox } from '../../panel/security/secret-box.ts';
+import { issueLicenseKey } from '../../panel/services/license-key.ts';
+import { openDatabase, type Db } from '../../panel/store/db.ts';
+
+/** What an implementation hands the contract. */
+export interface DataplaneFixture {
+  dataplane: Dataplane;
+  /** A new bundle over the same kernel state (a panel restart after kill -9). */
+  restart(): Promise<Dataplane>;
+  /** An address the host may use as a server's external IP. */
+  externalIp: string;
+  /** Live state of everything the panel owns with counters stripped: the diff of "nothing changed". */
+  snapshot(iface: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/** Options of {@link runDataplaneContract}. */
+export interface DataplaneContractOptions {
+  gate?(t: TestContext): boolean;
+}
+
+interface Panel {
+  app: FastifyInstance;
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, form?: Record<string, string>): Promise<{ status: number; body: any }>;
+  ok(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, form?: Record<string, string>): Promise<any>;
+  close(): Promise<void>;
+}
+
+const vendor = generateKeyPairSync('ed25519');
+
+async function openPanel(dir: string, dataplane: Dataplane): Promise<Panel> {
+  const db: Db = openDatabase(join(dir, 'panel.db'));
+  const app = buildApp({
+    db, dataplane, dataDir: dir, secretBox: SecretBox.open(dir), baseUrl: 'http://127.0.0.1', version: 'contract',
+    licensePublicKey: vendor.publicKey,
+  });
+  await app.ready();
+  if (!app.services.license.expiry()) {
+    app.services.license.install(await issueLicenseKey(vendor.privateKey, { accounts: 1000, expires: new Date(Date.now() + 86400_000) }));
+  }
+  const cookie = `access_hash=${app.services.accessHashes.create('127.0.0.1').hash}`;
+  const call: Panel['call'] = async (method, path, form) => {
+    const res = await app.inject({
+      method, url: `/api/v1${path}`,
+      headers: { cookie, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      payload: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const ok: Panel['ok'] = async (method, path, form) => {
+    const answer = await call(method, path, form);
+    assert.equal(answer.body.status, 'success', `${method} ${path}: ${answer.body.error}`);
+    return answer.body.msg;
+  };
+  return { app, call, ok, close: async () => { await app.close(); db.close(); } };
+}
+
+/** Runs the contract against the bundle `setup` builds (a fresh fixture per test). */
+export function runDataplaneContract(label: string, setup: () => Promise<DataplaneFixture>, opts: DataplaneContractOptions = {}): void {
+  describe(`Dataplane contract: ${label}`, () => {
+    const withPanel = async (t: TestContext, body: (p: Panel, fx: DataplaneFixture, ctx: { iface: string; net: string; dir: string }) => Promise<void>) => {
+      if (opts.gate && !opts.gate(t)) return;
+      const fx = await setup();
+      const dir = mkdtempSync(join(tmpdir(), 'vpnhost-dp-contract-'));
+      const p = await openPanel(dir, fx.dataplane);
+      try {
+        const n = randomInt(1, 250);
+        const iface = `wg${randomInt(100000, 999999)}`;
+        const net = `10.${n}.${randomInt(0, 250)}`;
+        await p.ok('POST', '/wireguard', {
+          name: 'c1', interface_name: iface, address: `${net}.1/24`, external_ip: fx.externalIp,
+          listen_port: String(randomInt(52000, 60000)),
+        });
+        await body(p, fx, { iface, net, dir });
+      } finally {
+        await p.close();
+        await fx.cleanup();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+
+    it('an account is shaped from b_download/b_upload (Mbit/s) and marked with its unique mangle', async (t) => {
+      await withPanel(t, async (p, fx, { iface, net }) => {
+        const a = await p.ok('POST', '/account', { wg_name: 'c1', name: 'a', allowed_IPs: `${net}.2`, b_download: '8', b_upload: '4' });
+        const b = await p.ok('POST', '/account', { wg_name: 'c1', name: 'b', allowed_IPs: `${net}.3` });
+        assert.ok(Number(a.mangle) > 0 && Number(b.mangle) > 0 && a.mangle !== b.mangle, 'unique marks');
+        const sync = p.app.services.dataplaneSync;
+        const tcA = await sync.views.accountTrafficControl('a');
+        assert.match(tcA, /rate 8Mbit ceil 8Mbit/);
+        assert.match(tcA, /rate 4Mbit ceil 4Mbit/);
+        assert.equal((await sync.views.accountTrafficControl('b')).includes('class'), false, 'unlimited: no class');
+        assert.match(await sync.views.mangleRules('a'), new RegExp(`${net.replace(/\./g, '\\.')}\\.2`));
+        const marks = await sync.views.mangleList();
+        assert.deepEqual(marks.filter((m) => m.server === iface).map((m) => [m.name, m.mark]).sort(), [['a', Number(a.mangle)], ['b', Number(b.mangle)]]);
+        assert.match(await sync.views.natRules('c1'), new RegExp(`SNAT --to-source ${fx.externalIp.replace(/\./g, '\\.')}`));
+        assert.match(await sync.views.serverTrafficControl('c1'), /htb 1:/);
+      });
+    });
+
+    it('a change touches only that peer; disable/enable/delete; the server default applies to new accounts', async (t) => {
+      await withPanel(t, async (p, fx, { iface, net }) => {
+        await p.ok('POST', '/account', { wg_name: 'c1', name: 'a', allowed_IPs: `${net}.2`, b_download: '8', b_upload: '4' });
+        await p.ok('POST', '/account', { wg_name: 'c1', name: 'b', allowed_IPs: `${net}.3`, b_download: '2', b_upload: '2' });
+        const sync = p.app.services.dataplaneSync;
+        const bBefore = await sync.views.accountTrafficControl('b');
+        await p.ok('PUT', '/account/a', { b_download: '16' });
+        assert.match(await sync.views.accountTrafficControl('a'), /rate 16Mbit/);
+        assert.equal(await sync.views.accountTrafficControl('b'), bBefore, 'the other peer is untouched');
+        await p.ok('PUT', '/account/a', { status: 'disable' });
+        assert.equal((await sync.views.accountTrafficControl('a')).includes('class'), false);
+        assert.equal((await sync.views.mangleList()).some((m) => m.name === 'a'), false);
+        assert.equal((await fx.dataplane.wireguard.inspect(iface))?.peers.length, 1);
+        await p.ok('PUT', '/account/a', { status: 'enable' });
+        assert.match(await sync.views.accountTrafficControl('a'), /rate 16Mbit/);
+        assert.equal((await sync.views.mangleList()).some((m) => m.name === 'a'), true);
+        await p.ok('DELETE', '/account/a');
+        assert.equal((await sync.views.mangleList()).some((m) => m.name === 'a'), false);
+        assert.equal((await fx.dataplane.wireguard.inspect(iface))?.peers.length, 1);
+        await p.ok('PUT', '/wireguard/c1', { b_download: '5', b_upload: '3' });
+        const c = await p.ok('POST', '/account', { wg_name: 'c1', name: 'c', allowed_IPs: `${net}.4` });
+        assert.deepEqual([c.b_download, c.b_upload], ['5', '3']);
+        assert.match(await sync.views.accountTrafficControl('c'), /rate 5Mbit/);
+        await sync.applyServerBandwidth('c1');
+        assert.match(await sync.views.accountTrafficControl('b'), /rate 2Mbit/, 'applyServerBandwidth applies what the store holds');
+        await assert.rejects(sync.applyServerBandwidth('nope'), { message: 'Wireguard server not found' });
+        await p.ok('DELETE', '/account/b');
+        await p.ok('DELETE', '/account/c');
+        await p.ok('DELETE', '/wireguard/c1');
+        assert.equal((await fx.dataplane.firewall.listServers()).includes(iface), false);
+        assert.deepEqual(await fx.dataplane.wireguard.listInterfaces(), []);
+      });
+    });
+
+    it('reconcile of a right state writes nothing; a restart (kill -9) comes back identical with no duplicates', async (t) => {
+      await withPanel(t, async (p, fx, { iface, net, dir }) => {
+        for (let i = 2; i < 8; i++) {
+          await p.ok('POST', '/account', { wg_name: 'c1', name: `u${i}`, allowed_IPs: `${net}.${i}`, b_download: String(i), b_upload: i % 2 ? '0' : '3' });
+        }
+        await p.ok('PUT', '/account/u3', { status: 'disable' });
+        await p.ok('PUT', '/system/reload'); // the boot reconcile's part: global firewall state (sysctl, policies)
+        const before = await fx.snapshot(iface);
+        const writes = fx.dataplane.firewall.stats();
+        await p.ok('PUT', '/system/reload');
+        assert.deepEqual(fx.dataplane.firewall.stats(), writes, 'no firewall write');
+        assert.equal(await fx.snapshot(iface), before);
+        await p.close();
+        const again = await openPanel(dir, await fx.restart());
+        try {
+          await again.app.services.system.reconcileOnBoot();
+          assert.equal(await fx.snapshot(iface), before, 'identical after restart');
+          assert.match(await again.app.services.dataplaneSync.views.accountTrafficControl('u4'), /rate 4Mbit/);
+          await again.ok('PUT', '/account/u4', { b_download: '9' });
+          assert.match(await again.app.services.dataplaneSync.views.accountTrafficControl('u4'), /rate 9Mbit/);
+        } finally {
+          await again.close();
+        }
+        p.close = async () => undefined;
+      });
+    });
+  });
+}
