@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
+import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
 import { moduleRoutes } from './routes/modules.ts';
@@ -29,8 +30,10 @@ export interface PlatformAppDeps {
  * and `/healthz` open. A token of one scope is refused by the other API.
  */
 export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
+  // Whatever logger is given, requests and errors are logged through the safe serializers (no query values).
+  const logger = (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })).child({}, { serializers: PLATFORM_SERIALIZERS });
   const app: FastifyInstance = Fastify({
-    loggerInstance: (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: 256 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
