@@ -1,0 +1,164 @@
+// A real panel (linux data plane) and a real WireGuard client: shaping measured with iperf3, a change in place, 0
+// lifts the limit, unsuspend resumes within 2 s, and kill -9 + restart brings back identical tc, marks and rules.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { execa } from 'execa';
+import { measureMbit as measureOnce, startIperfServer, type IperfServer } from '../helpers/iperf.ts';
+import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
+import { PanelProcess } from '../helpers/panel-process.ts';
+import { requireTools } from '../helpers/require-tools.ts';
+
+const SERVER_IP = '10.79.0.1';
+const A_VETH = '10.197.0.1';
+const B_VETH = '10.197.0.2';
+const TOLERANCE = 0.15;
+
+/** The wg keys of a wg-quick text (what `wg setconf` accepts). */
+function wgOnly(text: string): { conf: string; address: string } {
+  let address = '';
+  const keep = ['PrivateKey', 'PublicKey', 'PresharedKey', 'AllowedIPs', 'Endpoint', 'PersistentKeepalive'];
+  const lines: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (/^\[\w+\]$/.test(line)) lines.push(line);
+    const kv = /^(\w+)\s*=\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    if (kv[1] === 'Address') address = kv[2].split(',')[0].trim();
+    if (keep.includes(kv[1])) lines.push(`${kv[1]} = ${kv[2]}`);
+  }
+  return { conf: `${lines.join('\n')}\n`, address };
+}
+
+/** iperf3 once more when its control connection failed to start (a tool hiccup, not a rate). */
+async function measureMbit(ns: string, server: string, opts: { reverse?: boolean } = {}): Promise<number> {
+  try {
+    return await measureOnce(ns, server, opts);
+  } catch (err) {
+    if (!String((err as Error).message).includes('control message')) throw err;
+    await new Promise((r) => setTimeout(r, 500));
+    return measureOnce(ns, server, opts);
+  }
+}
+
+function within(actual: number, expected: number, what: string): void {
+  assert.ok(actual >= expected * (1 - TOLERANCE) && actual <= expected * (1 + TOLERANCE),
+    `${what}: ${actual.toFixed(2)} Mbit/s is not within ±15% of ${expected} Mbit/s`);
+}
+
+/** Everything the panel owns in the namespace, counters stripped and lines sorted: tc trees, iptables, ipsets. */
+async function owned(ns: string, iface: string): Promise<string> {
+  const out: string[] = [];
+  for (const dev of [iface, `ifb-${iface}`]) {
+    for (const what of ['qdisc', 'class', 'filter']) {
+      out.push(...(await execIn(ns, 'tc', [what, 'show', 'dev', dev])).stdout.split('\n').filter(Boolean).map((l) => `tc ${dev} ${l}`));
+    }
+    out.push(...(await execIn(ns, 'tc', ['filter', 'show', 'dev', dev, 'ingress'], { allowFailure: true })).stdout.split('\n').filter(Boolean).map((l) => `tc ${dev} ingress ${l}`));
+  }
+  let table = '';
+  for (const line of (await execIn(ns, 'iptables-save', [])).stdout.split('\n')) {
+    if (line.startsWith('*')) table = line;
+    else if (line.startsWith('-A ') || line.startsWith(':')) out.push(`${table} ${line.replace(/ \[\d+:\d+\]$/, '')}`);
+  }
+  out.push(...(await execIn(ns, 'ipset', ['save'])).stdout.split('\n').filter((l) => l.includes('vpnhost-')).map((l) => l.replace(/ packets \d+ bytes \d+/, '')));
+  return out.sort().join('\n');
+}
+
+test('panel data plane policy with a real WireGuard client: shaping, unsuspend, kill -9 + restart', async (t) => {
+  if (!requireTools(t, ['wg', 'wireguard-go', 'ip', 'iptables', 'iptables-save', 'ipset', 'tc', 'iperf3', 'ss', 'ping'], { root: true })) return;
+  const nsA = await createNamespace('vhda');
+  let nsB: string | null = null;
+  let panel: PanelProcess | null = null;
+  let iperf: IperfServer | null = null;
+  const clientDir = mkdtempSync(join(tmpdir(), 'vpnhost-policy-client-'));
+  try {
+    nsB = await createNamespace('vhdb');
+    const veth = await vethPair(nsA, nsB, `${A_VETH}/30`, `${B_VETH}/30`);
+    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: veth.a });
+    const api = panel.client;
+    const iface = uniqueWgName();
+    const port = 51820 + Math.floor(Math.random() * 10000);
+    await api.ok('POST', '/wireguard', {
+      name: 'pol', interface_name: iface, listen_port: port, address: `${SERVER_IP}/24`, external_ip: A_VETH,
+      allowed_ips: '10.79.0.0/24', keep_alive: 0,
+    });
+    const alice = await api.ok<{ public_key: string; mangle: string }>('POST', '/account', {
+      wg_name: 'pol', name: 'alice', allowed_IPs: '10.79.0.2', b_download: '8', b_upload: '8',
+    });
+    assert.ok(Number(alice.mangle) > 0);
+    for (let i = 3; i < 13; i++) await api.ok('POST', '/account', { wg_name: 'pol', name: `p${i}`, allowed_IPs: `10.79.0.${i}`, b_download: String(i), b_upload: '2' });
+
+    const { conf, address } = wgOnly(await api.ok<string>('GET', '/account/alice/config_text'));
+    const client = uniqueWgName();
+    const confFile = join(clientDir, `${client}.conf`);
+    writeFileSync(confFile, conf, { mode: 0o600 });
+    await execIn(nsB, 'wireguard-go', [client]);
+    await execIn(nsB, 'wg', ['setconf', client, confFile]);
+    await execIn(nsB, 'ip', ['addr', 'add', address, 'dev', client]);
+    await execIn(nsB, 'ip', ['link', 'set', client, 'up']);
+    await execIn(nsB, 'ip', ['route', 'add', '10.79.0.0/24', 'dev', client]);
+    for (let i = 0; i < 40 && (await execIn(nsB, 'ping', ['-c', '1', '-W', '1', SERVER_IP], { allowFailure: true })).exitCode !== 0; i++);
+    iperf = await startIperfServer(nsA, SERVER_IP);
+
+    await t.test('iperf3 through the tunnel: 8 Mbit/s down and up; a change applies without reconnecting; 0 lifts it', async (st) => {
+      const down = await measureMbit(nsB!, SERVER_IP, { reverse: true });
+      const up = await measureMbit(nsB!, SERVER_IP);
+      st.diagnostic(`8/8: download ${down.toFixed(2)} upload ${up.toFixed(2)} Mbit/s`);
+      within(down, 8, 'download');
+      within(up, 8, 'upload');
+      const handshake = (await execIn(nsB!, 'wg', ['show', client, 'latest-handshakes'])).stdout;
+      await api.ok('PUT', '/account/alice', { b_download: '4', b_upload: '6' });
+      const down4 = await measureMbit(nsB!, SERVER_IP, { reverse: true });
+      const up6 = await measureMbit(nsB!, SERVER_IP);
+      st.diagnostic(`4/6: download ${down4.toFixed(2)} upload ${up6.toFixed(2)} Mbit/s`);
+      within(down4, 4, 'download after the change');
+      within(up6, 6, 'upload after the change');
+      assert.equal((await execIn(nsB!, 'wg', ['show', client, 'latest-handshakes'])).stdout, handshake, 'no new handshake: not reconnected');
+      await api.ok('PUT', '/account/alice', { b_download: '0', b_upload: '0' });
+      const free = await measureMbit(nsB!, SERVER_IP, { reverse: true });
+      st.diagnostic(`0/0: download ${free.toFixed(2)} Mbit/s`);
+      assert.ok(free > 8 * 3, `unlimited: ${free.toFixed(2)} Mbit/s`);
+      assert.equal((await execIn(nsA, 'tc', ['class', 'show', 'dev', iface])).stdout.includes('1:2 '), false, 'no class when unlimited');
+      await api.ok('PUT', '/account/alice', { b_download: '8', b_upload: '8' });
+    });
+
+    await t.test('unsuspend resumes within 2 s (the server sets the last endpoint and sends a keepalive)', async (st) => {
+      await api.ok('PUT', '/account/alice', { status: 'disable' });
+      // The client keeps sending (and re-trying handshakes) while suspended, as a stock client does.
+      await execIn(nsB!, 'ping', ['-c', '4', '-W', '1', '-i', '0.5', SERVER_IP], { allowFailure: true });
+      await new Promise((r) => setTimeout(r, 2500));
+      const steady = execa('ip', ['netns', 'exec', nsB!, 'ping', '-D', '-i', '0.1', '-W', '1', '-w', '6', SERVER_IP], { reject: false });
+      await new Promise((r) => setTimeout(r, 300));
+      const enabledAt = Date.now() / 1000;
+      await api.ok('PUT', '/account/alice', { status: 'enable' });
+      const output = String((await steady).stdout);
+      const first = /^\[(\d+\.\d+)\] \d+ bytes from/m.exec(output);
+      assert.ok(first, `no reply within 6 s of enable: ${output.slice(-300)}`);
+      const resumed = Math.round((Number(first[1]) - enabledAt) * 1000);
+      st.diagnostic(`traffic resumed ${resumed} ms after enable`);
+      assert.ok(resumed <= 2000, `resumed after ${resumed} ms`);
+    });
+
+    await t.test('kill -9 and restart: tc classes and filters, marks and rules come back identical, no duplicates', async () => {
+      await api.ok('PUT', '/system/reload');
+      const before = await owned(nsA, iface);
+      assert.match(before, /class htb 1:2 /);
+      assert.match(before, /vpnhost-.* 10\.79\.0\.2 /);
+      await panel!.kill('SIGKILL');
+      await panel!.restart();
+      for (let i = 0; i < 100 && (await api.ok<{ status: string }>('GET', '/system/status')).status !== 'OK'; i++) await new Promise((r) => setTimeout(r, 200));
+      assert.equal(await owned(nsA, iface), before);
+      // tc prints repeated detail lines (e.g. `match` lines); rules, set entries and classes must each be unique.
+      const lines = before.split('\n').filter((l) => l.startsWith('*') || l.startsWith('add ') || l.includes('class htb'));
+      assert.equal(new Set(lines).size, lines.length, 'no duplicates');
+    });
+  } finally {
+    await iperf?.stop().catch(() => undefined);
+    await panel?.cleanup().catch(() => undefined);
+    if (nsB) await destroyNamespace(nsB);
+    await destroyNamespace(nsA);
+    rmSync(clientDir, { recursive: true, force: true });
+  }
+});
