@@ -206,7 +206,9 @@ export class DataplaneSync {
     try {
       const wg = peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
       if (wg) {
-        if (b && !a) await this.rememberEndpoint(iface, b.publicKey);
+        // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
+        if (b && !a && after) await this.rememberEndpoint(iface, b.publicKey);
+        if (!after && b) this.lastEndpoints.delete(b.publicKey);
         const resume = a && !b ? this.lastEndpoints.get(a.publicKey) : undefined;
         if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
         await wireguard.applyPeers(iface, wg);

@@ -101,6 +101,20 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.ok((await driver.listInterfaces()).includes(n));
     });
 
+    it('an upsert with an endpoint sets it (a resumed peer); one without keeps the endpoint the peer has', async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      await driver.ensureInterface(spec(n));
+      const p = peer(['10.9.1.2/32']);
+      await driver.applyPeers(n, { upsert: [p], remove: [] });
+      assert.equal((await driver.inspect(n))?.peers[0].endpoint, null, 'no endpoint before any packet');
+      await driver.applyPeers(n, { upsert: [{ ...p, endpoint: '192.0.2.44:51999' }], remove: [] });
+      assert.equal((await driver.inspect(n))?.peers[0].endpoint, '192.0.2.44:51999');
+      await driver.applyPeers(n, { upsert: [{ ...p, persistentKeepalive: 0 }], remove: [] });
+      assert.equal((await driver.inspect(n))?.peers[0].endpoint, '192.0.2.44:51999', 'kept');
+      await driver.removeInterface(n);
+    });
+
     it('ensureInterface on a right interface changes nothing and restarts nothing', async (t) => {
       if (!(await ready(t))) return;
       const n = name();
