@@ -1,7 +1,5 @@
-// Module logs (logModule): redacted entries stored in the platform database's module_logs table and sent to pino.
-import type Database from 'better-sqlite3';
+// Module logs (logModule): entries scrubbed of secrets, handed to a ModuleLogSink (the platform stores them) and sent to pino.
 import type { Logger } from 'pino';
-import { runMigrations, type Migration } from '../platform/store/migrator.ts';
 import type { Clock } from './platform-context.ts';
 import { redact, redactText, REDACTED, SECRET_KEY_PATTERN } from './redact.ts';
 
@@ -19,33 +17,6 @@ export type LogModule = (
   context?: Record<string, unknown>,
 ) => void;
 
-
-/** Scope `module-logs` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
-export const MODULE_LOG_MIGRATIONS: readonly Migration[] = [{
-  version: 1,
-  name: 'module-logs',
-  up: `CREATE TABLE IF NOT EXISTS module_logs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    module_type TEXT NOT NULL,
-    module_name TEXT NOT NULL,
-    action TEXT NOT NULL,
-    level TEXT NOT NULL CHECK (level IN ('info', 'error', 'debug')),
-    request TEXT NOT NULL,
-    response TEXT NOT NULL,
-    context TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS module_logs_module ON module_logs (module_type, module_name, id);`,
-}];
-
-const migrated = new WeakSet<Database.Database>();
-
-/** Applies the module log migrations not yet applied (idempotent). */
-export function migrateModuleLogStore(db: Database.Database): void {
-  if (migrated.has(db)) return;
-  runMigrations(db, 'module-logs', MODULE_LOG_MIGRATIONS);
-  migrated.add(db);
-}
 
 /** `password=…`, `"api_key": "…"`, `token: …` and `Bearer …` inside free text. */
 const INLINE_SECRET =
@@ -108,28 +79,16 @@ export interface ModuleLogRow extends ModuleLogEntry {
 }
 
 /**
- * Where module log entries are stored: the platform database's module_logs table (`sqliteModuleLogSink`), or the
- * platform's worker API for a worker process without the database (buffered; `write` never blocks the job).
+ * Where module log entries are stored: the platform database's module_logs table
+ * (module/platform/store/repositories/module-logs.ts), or the platform's worker API for a worker process without the
+ * database (buffered; `write` never blocks the job).
  */
 export interface ModuleLogSink {
   write(entry: ModuleLogEntry): void;
 }
 
-/** The module_logs table of `db` as a sink (one INSERT per entry). */
-export function sqliteModuleLogSink(db: Database.Database): ModuleLogSink {
-  migrateModuleLogStore(db);
-  const insert = db.prepare(
-    'INSERT INTO module_logs (module_type, module_name, action, level, request, response, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  return {
-    write(e) {
-      insert.run(e.module_type, e.module_name, e.action, e.level, JSON.stringify(e.request ?? null), JSON.stringify(e.response ?? null), JSON.stringify(e.context ?? {}), e.created_at);
-    },
-  };
-}
-
 /**
- * What the log function writes to (`sqliteModuleLogSink(db)` on the platform, the worker API in a remote worker). `secrets` are extra values
+ * What the log function writes to (the platform's module_logs store, the worker API in a remote worker). `secrets` are extra values
  * to remove (e.g. the module's configured API key).
  */
 export interface ModuleLogDeps {
@@ -159,29 +118,4 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
     sink.write({ module_type: type, module_name: name, action, level, ...entry, created_at: at });
     deps.logger[level]({ ...entry.context, module_type: type, module_name: name, action, request: entry.request, response: entry.response }, `module ${action}`);
   };
-}
-
-/** Stored log rows of a module, newest first. */
-export function readModuleLogs(db: Database.Database, filter: { type?: string; name?: string; level?: LogLevel; limit?: number } = {}): ModuleLogRow[] {
-  migrateModuleLogStore(db);
-  const conditions = [
-    ['module_type', filter.type],
-    ['module_name', filter.name],
-    ['level', filter.level],
-  ].filter((c): c is [string, string] => typeof c[1] === 'string' && c[1] !== '');
-  const where = conditions.map(([column]) => `${column} = ?`);
-  const args = conditions.map(([, value]) => value);
-  const sql = `SELECT * FROM module_logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-  const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<Record<string, string | number>>;
-  return rows.map((row) => ({
-    id: Number(row.id),
-    module_type: String(row.module_type),
-    module_name: String(row.module_name),
-    action: String(row.action),
-    level: row.level as LogLevel,
-    request: JSON.parse(String(row.request)),
-    response: JSON.parse(String(row.response)),
-    context: JSON.parse(String(row.context)),
-    created_at: String(row.created_at),
-  }));
 }

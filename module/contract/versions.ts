@@ -1,50 +1,10 @@
-// Installed module versions (module_versions table), version comparison and the update() runner.
-import type Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../platform/store/migrator.ts';
-import type { Clock, ModuleVersionStore } from './platform-context.ts';
+// Module versions as modules see them: version comparison, the update() runner and an in-memory version store (the
+// platform's SQLite store is module/platform/store/repositories/module-versions.ts).
+import type { ModuleVersionStore } from './platform-context.ts';
 import { toLifecycleResult, type LifecycleResult } from './result.ts';
 
 /** Version reported for a module that was never installed. */
 export const NO_VERSION = '0.0.0';
-
-/** Scope `module-versions` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
-export const MODULE_VERSION_MIGRATIONS: readonly Migration[] = [{
-  version: 1,
-  name: 'module-versions',
-  up: `CREATE TABLE IF NOT EXISTS module_versions (
-    module_type TEXT NOT NULL,
-    module_name TEXT NOT NULL,
-    version TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (module_type, module_name)
-  )`,
-}];
-
-const migrated = new WeakSet<Database.Database>();
-
-/** Applies the module version migrations not yet applied (idempotent). */
-export function migrateModuleVersionStore(db: Database.Database): void {
-  if (migrated.has(db)) return;
-  runMigrations(db, 'module-versions', MODULE_VERSION_MIGRATIONS);
-  migrated.add(db);
-}
-
-/** The installed version, or null when none is recorded. */
-export function installedVersion(db: Database.Database, type: string, name: string): string | null {
-  migrateModuleVersionStore(db);
-  const row = db.prepare('SELECT version FROM module_versions WHERE module_type = ? AND module_name = ?').get(type, name) as
-    | { version: string }
-    | undefined;
-  return row?.version ?? null;
-}
-
-/** The module_versions table of `db` as the modules' version store (times from `clock`). */
-export function sqliteModuleVersionStore(db: Database.Database, clock: Clock): ModuleVersionStore {
-  return {
-    installed: (type, name) => installedVersion(db, type, name),
-    record: (type, name, version) => recordVersion(db, type, name, version, clock),
-  };
-}
 
 /** Versions held in memory (a remote worker: what the platform's worker API reported). */
 export function memoryModuleVersionStore(entries: Iterable<{ type: string; name: string; version: string }> = []): ModuleVersionStore {
@@ -54,14 +14,6 @@ export function memoryModuleVersionStore(entries: Iterable<{ type: string; name:
     installed: (type, name) => map.get(`${type}/${name}`) ?? null,
     record: (type, name, version) => void map.set(`${type}/${name}`, version),
   };
-}
-
-export function recordVersion(db: Database.Database, type: string, name: string, version: string, clock: Clock): void {
-  migrateModuleVersionStore(db);
-  db.prepare(
-    `INSERT INTO module_versions (module_type, module_name, version, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (module_type, module_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-  ).run(type, name, version, clock.now().toISOString());
 }
 
 function parse(version: string): { core: number[]; pre: string[] } {

@@ -5,9 +5,7 @@ import { config as defaultModulesConfig, type ModulesConfig } from '../../config
 import { createHooks, type Hooks } from '../../hooks.ts';
 import { SecretBox } from '../../panel/security/secret-box.ts';
 import { systemClock, type Clock } from '../../panel/shared/clock.ts';
-import { sqliteModuleLogSink } from '../contract/log.ts';
 import type { Product } from '../contract/product.ts';
-import { sqliteModuleVersionStore } from '../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
 import { ModuleLoader, type LoadedModule, type ModuleImporter } from './loader.ts';
@@ -22,6 +20,8 @@ import { ServiceAdmin } from './services/service-admin.ts';
 import { ServiceLifecycle } from './services/lifecycle.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
+import { ModuleLogStore } from './store/repositories/module-logs.ts';
+import { ModuleVersionRepository } from './store/repositories/module-versions.ts';
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
@@ -82,6 +82,10 @@ export class Platform {
     readonly ops: PlatformOperations,
     /** The one writer of provision_status (services/lifecycle.ts). */
     readonly lifecycle: ServiceLifecycle,
+    /** The module_logs table (the modules' and the lifecycle's sink, remote workers' batches). */
+    readonly moduleLogStore: ModuleLogStore,
+    /** Installed module versions. */
+    readonly versions: ModuleVersionRepository,
   ) {}
 
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
@@ -111,13 +115,14 @@ export class Platform {
       const hooks = createHooks(logger.child({ part: 'hooks' }));
       // The one writer of provision_status, following every task record change this process makes (its own jobs and
       // the worker API's calls for remote workers), inside the same transactions.
-      const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: sqliteModuleLogSink(db), clock, logger: logger.child({ part: 'lifecycle' }) });
+      const moduleLogStore = new ModuleLogStore(db);
+      const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }) });
       lifecycle.attach(queue.events);
-      const versions = sqliteModuleVersionStore(db, clock);
+      const versions = new ModuleVersionRepository(db, clock);
       modules = new ModuleLoader(
         {
           services, hooks, clock, versions,
-          moduleLogs: sqliteModuleLogSink(db),
+          moduleLogs: moduleLogStore,
           logger: logger.child({ part: 'modules' }),
           tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
           viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
@@ -136,6 +141,7 @@ export class Platform {
       return new Platform(
         db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db), new AdminTokenRepository(db, 'worker'),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
+        moduleLogStore, versions,
       );
     } catch (err) {
       await modules?.close();

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { createHooks } from '../../hooks.ts';
 import { SecretBox } from '../../panel/security/secret-box.ts';
 import { systemClock } from '../../panel/shared/clock.ts';
-import { sqliteModuleLogSink } from '../../module/contract/log.ts';
+import { sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../module/platform/services/lifecycle.ts';
 import { openPlatformDb } from '../../module/platform/store/db.ts';
 import { ProductRepository } from '../../module/platform/store/repositories/products.ts';

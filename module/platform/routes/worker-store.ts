@@ -1,7 +1,6 @@
 // Worker API, platform store: services, products, panel connections and module logs for a remote worker's modules.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { scrub, sqliteModuleLogSink } from '../../contract/log.ts';
-import { installedVersion, NO_VERSION } from '../../contract/versions.ts';
+import { NO_VERSION } from '../../contract/versions.ts';
 import { HttpError, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
 import type { Platform } from '../platform.ts';
 import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchema } from '../worker-api/schemas.ts';
@@ -12,11 +11,9 @@ import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchem
  * answered opened (the worker's modules use them); they travel only over this authenticated API and are never logged.
  */
 export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
-  const logs = sqliteModuleLogSink(platform.db);
-
   app.get('/info', async () => ({
     queue: platform.queue.kind,
-    modules: platform.loaded.map((m) => ({ type: m.type, name: m.name, version: installedVersion(platform.db, m.type, m.name) ?? NO_VERSION })),
+    modules: platform.loaded.map((m) => ({ type: m.type, name: m.name, version: platform.versions.installed(m.type, m.name) ?? NO_VERSION })),
   }));
 
   app.get('/services/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
@@ -46,14 +43,9 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
     return product;
   });
 
-  // Entries come scrubbed by the worker's logModule; scrubbed again here so a secret-named member never lands at rest.
+  // Entries come scrubbed by the worker's logModule; the store scrubs them again and writes the batch in one transaction.
   app.post('/module-logs', { schema: { body: moduleLogsBodySchema }, bodyLimit: 4 * 1024 * 1024 }, async (request, reply) => {
-    const write = platform.db.transaction(() => {
-      for (const entry of request.body.entries) {
-        logs.write({ ...entry, request: scrub(entry.request, []), response: scrub(entry.response, []), context: scrub(entry.context, []) as Record<string, unknown> });
-      }
-    });
-    write();
+    platform.moduleLogStore.writeReceived(request.body.entries);
     return reply.code(204).send();
   });
 };

@@ -1,7 +1,8 @@
 // Module log reads for the admin API: newest first, paged, filtered by module, level, service (its uuid, provision
 // status, product, location) and text.
 import type Database from 'better-sqlite3';
-import { migrateModuleLogStore, type LogLevel, type ModuleLogRow } from '../../contract/log.ts';
+import type { LogLevel, ModuleLogRow } from '../../contract/log.ts';
+import { migrateModuleLogStore, toModuleLogRow } from '../store/repositories/module-logs.ts';
 
 export interface ModuleLogQuery {
   type?: string;
@@ -50,17 +51,7 @@ export class ModuleLogQueries {
     };
     const total = (this.countStmt.get(params) as { n: number }).n;
     const rows = this.pageStmt.all(params) as Array<Record<string, string | number>>;
-    const logs = rows.map((row) => ({
-      id: Number(row.id),
-      module_type: String(row.module_type),
-      module_name: String(row.module_name),
-      action: String(row.action),
-      level: row.level as LogLevel,
-      request: JSON.parse(String(row.request)) as unknown,
-      response: JSON.parse(String(row.response)) as unknown,
-      context: JSON.parse(String(row.context)) as Record<string, unknown>,
-      created_at: String(row.created_at),
-    }));
+    const logs = rows.map(toModuleLogRow);
     return { logs, page: query.page, per_page: query.per_page, total };
   }
 }

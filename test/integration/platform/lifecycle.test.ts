@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { HOOK_EVENTS } from '../../../hooks.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { REDACT_PATHS } from '../../../module/platform/logger.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
 import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config } from '../../../config.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';
 import { Task } from '../../../module/task/task.ts';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ModuleCache } from '../../../module/contract/cache.ts';
 import { chunk } from '../../../module/contract/chunk.ts';
-import { transaction } from '../../../module/contract/transaction.ts';
+import { transaction } from '../../../module/platform/store/transaction.ts';
 import { ManualClock, makePlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 

@@ -7,7 +7,7 @@ import type { PlatformContext } from '../../../module/contract/platform-context.
 import type { JobResult } from '../../../module/contract/result.ts';
 import { moduleJobHandler } from '../../../module/platform/workers.ts';
 import { createTaskQueue, MODULE_JOB, Task, type TaskOptions, type TaskQueue } from '../../../module/task/index.ts';
-import { sqliteModuleLogSink } from '../../../module/contract/log.ts';
+import { sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct, type Outcome } from './helpers/sample-product.ts';

@@ -5,7 +5,7 @@ import type { ModulesConfig } from '../../../config.ts';
 import type { Hooks } from '../../../hooks.ts';
 import type { ModuleClass } from '../../../module/contract/module.ts';
 import { Plugin } from '../../../module/contract/plugin.ts';
-import { installedVersion } from '../../../module/contract/versions.ts';
+import { installedVersion } from '../../../module/platform/store/repositories/module-versions.ts';
 import { ModuleLoader } from '../../../module/platform/loader.ts';
 import { makePlatform } from './helpers/context.ts';
 

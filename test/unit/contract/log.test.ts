@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { createLogModule, migrateModuleLogStore, readModuleLogs, sqliteModuleLogSink } from '../../../module/contract/log.ts';
+import { createLogModule } from '../../../module/contract/log.ts';
+import { migrateModuleLogStore, readModuleLogs, sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 

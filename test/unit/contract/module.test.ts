@@ -5,7 +5,7 @@ import { config } from '../../../config.ts';
 import { instantiateModule, runLifecycle } from '../../../module/contract/module.ts';
 import { Notification } from '../../../module/contract/notification.ts';
 import { contextFor } from '../../../module/contract/platform-context.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { runModuleJob } from '../../../module/contract/run-module-job.ts';
 import {
   jobError, jobSuccess, normalizeJobResult, successResult, toLifecycleResult, validationErrorResult,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import type { ModuleRequest } from '../../../module/contract/http.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { Payment, type Invoice, type WebhookPayload } from '../../../module/contract/payment.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 

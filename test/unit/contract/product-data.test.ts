@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { callClientAreaController, clientAreaVariables, renderClientAreaTab } from '../../../module/contract/client-area.ts';
-import { readModuleLogs } from '../../../module/contract/log.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { ACTION_TRANSITIONS, JOB_TRANSITIONS, UNCHANGED, type JobMethod, type ProvisionAction, type ProvisionStatus } from '../../../module/contract/provision-status.ts';
-import { readModuleLogs, sqliteModuleLogSink } from '../../../module/contract/log.ts';
+import { readModuleLogs, sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { JOB_ERRORS } from '../../../module/contract/result.ts';
 import type { JobResult } from '../../../module/contract/result.ts';
 import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';

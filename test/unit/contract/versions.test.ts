@@ -1,7 +1,8 @@
 // Module versions: compareVersions, the installed version table and the update() runner.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { compareVersions, installedVersion, migrateModuleVersionStore, recordVersion, syncModuleVersion } from '../../../module/contract/versions.ts';
+import { compareVersions, syncModuleVersion } from '../../../module/contract/versions.ts';
+import { installedVersion, migrateModuleVersionStore, recordVersion } from '../../../module/platform/store/repositories/module-versions.ts';
 import type { LifecycleResult } from '../../../module/contract/result.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';

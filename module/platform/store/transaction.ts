@@ -1,4 +1,5 @@
-// Runs multi-step writes atomically in one better-sqlite3 transaction (nested calls become savepoints).
+// Runs multi-step writes atomically in one better-sqlite3 transaction (nested calls become savepoints); for a module's
+// own stores (its manifest's services get the platform database), per the spec's guidance on multi-step writes.
 import type Database from 'better-sqlite3';
 
 /**
