@@ -1,6 +1,8 @@
 // Accounts (peers): CRUD with generated unique values, each change mirrored by one batched call per subsystem.
 import { randomInt } from 'node:crypto';
+import { FirewallError } from '../dataplane/firewall/firewall.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
+import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
@@ -69,7 +71,7 @@ export class AccountService {
         await sync.applyAccountChange(server, null, row);
       } catch (err) {
         accounts.delete(row.id);
-        throw err;
+        throw refusal(err);
       }
       return this.toWire({ ...row, wg_name: server.name });
     });
@@ -97,7 +99,7 @@ export class AccountService {
         await sync.applyAccountChange(server, before, after);
       } catch (err) {
         accounts.update(before);
-        throw err;
+        throw refusal(err);
       }
       return this.toWire(after);
     });
@@ -114,7 +116,7 @@ export class AccountService {
         await sync.applyAccountChange(server, row, null);
       } catch (err) {
         accounts.restore(row);
-        throw err;
+        throw refusal(err);
       }
     });
   }
@@ -168,6 +170,17 @@ export class AccountService {
       public_key: keys.publicKey,
     };
   }
+}
+
+/**
+ * A data-plane refusal of the peer as the API error it answers (422 with the subsystem's text): the shaper's checks
+ * (e.g. a limited peer beyond host 65,534 of a wider-than-/16 subnet: HTB class minors are 16 bits) and the
+ * firewall's (e.g. a mark out of range). A failed tool run (`tc: ...`) stays unexpected (500, logged).
+ */
+function refusal(err: unknown): unknown {
+  if (err instanceof FirewallError) return new ApiError(err.text);
+  if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
+  return err;
 }
 
 /** `base`, or `base_<k>` for the smallest k that is free (someone may have picked the generated name by hand). */

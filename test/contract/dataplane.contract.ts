@@ -141,6 +141,27 @@ export function runDataplaneContract(label: string, setup: () => Promise<Datapla
       });
     });
 
+    it('a peer the shaper cannot class (beyond host 65,534 of a /15) is refused with its text and changes nothing', async (t) => {
+      await withPanel(t, async (p, fx, { iface }) => {
+        const wide = `wg${randomInt(100000, 999999)}`;
+        const second = randomInt(2, 120) * 2;
+        await p.ok('POST', '/wireguard', {
+          name: 'wide', interface_name: wide, address: `172.${second}.0.1/15`, external_ip: fx.externalIp,
+          listen_port: String(randomInt(52000, 60000)),
+        });
+        const before = await fx.snapshot(wide);
+        const far = `172.${second + 1}.0.2`; // host 65,538 of the /15
+        const refused = await p.call('POST', '/account', { wg_name: 'wide', name: 'far', allowed_IPs: far, b_download: '8' });
+        assert.equal(refused.status, 422);
+        assert.match(refused.body.error, new RegExp(`^shaping: peer \\S+ address ${far.replace(/\./g, '\\.')} `));
+        assert.equal((await p.call('GET', '/account/far')).status, 404, 'no row');
+        assert.equal(await fx.snapshot(wide), before, 'no peer, mark or class left behind');
+        await p.ok('POST', '/account', { wg_name: 'wide', name: 'far', allowed_IPs: far }); // unlimited: no class needed
+        assert.equal((await fx.dataplane.wireguard.inspect(wide))?.peers.length, 1);
+        assert.ok(iface);
+      });
+    });
+
     it('reconcile of a right state writes nothing; a restart (kill -9) comes back identical with no duplicates', async (t) => {
       await withPanel(t, async (p, fx, { iface, net, dir }) => {
         for (let i = 2; i < 8; i++) {
