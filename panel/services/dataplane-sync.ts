@@ -91,8 +91,6 @@ export class DataplaneSync {
   /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
   private readonly shaped = new Set<string>();
   private readonly walled = new Set<string>();
-  /** Last endpoint of each suspended peer (from the dump taken before its removal), by public key. */
-  private readonly lastEndpoints = new Map<string, string>();
   /** Live views (see {@link DataplaneViews}). */
   readonly views: DataplaneViews;
 
@@ -194,8 +192,9 @@ export class DataplaneSync {
    * The one batched call per subsystem an account change needs, from the row before and after (null = absent;
    * only enabled rows have a peer): `wg set`, one `ipset restore` of its mark, one `tc -batch` of its classes and
    * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). A
-   * suspended peer's endpoint is kept from the dump, and when it comes back the server sets it and sends a
-   * keepalive at once, so the tunnel resumes without waiting for the client's re-handshake timer.
+   * suspended peer's endpoint is kept from the dump (in the store, `accounts.last_endpoint`, so it survives a
+   * restart), and when it comes back the server sets it and sends a keepalive at once, so the tunnel resumes
+   * without waiting for the client's re-handshake timer.
    */
   async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
     const { wireguard, firewall, shaper } = this.deps.dataplane;
@@ -207,15 +206,14 @@ export class DataplaneSync {
       const wg = peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
       if (wg) {
         // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
-        if (b && !a && after) await this.rememberEndpoint(iface, b.publicKey);
-        if (!after && b) this.lastEndpoints.delete(b.publicKey);
-        const resume = a && !b ? this.lastEndpoints.get(a.publicKey) : undefined;
+        if (b && !a && after) await this.rememberEndpoint(iface, after.id, b.publicKey);
+        const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
         if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
         await wireguard.applyPeers(iface, wg);
         undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
         // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
         if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
-        if (a) this.lastEndpoints.delete(a.publicKey);
+        if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
       }
       const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
       if (fw) {
@@ -346,11 +344,11 @@ export class DataplaneSync {
   }
 
   /** Keeps the peer's endpoint from the live dump before it is removed (nothing when it never had one). */
-  private async rememberEndpoint(iface: string, publicKey: string): Promise<void> {
+  private async rememberEndpoint(iface: string, accountId: number, publicKey: string): Promise<void> {
     try {
       const live = await this.deps.dataplane.wireguard.inspect(iface);
       const endpoint = live?.peers.find((p) => p.publicKey === publicKey)?.endpoint;
-      if (endpoint) this.lastEndpoints.set(publicKey, endpoint);
+      if (endpoint) this.deps.accounts.setLastEndpoint(accountId, endpoint);
     } catch (err) {
       this.deps.logger?.warn({ err, iface }, 'could not read the peer endpoint before suspending it');
     }

@@ -162,6 +162,30 @@ export function runDataplaneContract(label: string, setup: () => Promise<Datapla
       });
     });
 
+    it('a suspended peer gets its last endpoint back on enable, also after a restart; keepalive stays off', async (t) => {
+      await withPanel(t, async (p, fx, { iface, net, dir }) => {
+        const a = await p.ok('POST', '/account', { wg_name: 'c1', name: 'a', allowed_IPs: `${net}.2` });
+        // As if the client had sent from there (the dump's endpoint).
+        await fx.dataplane.wireguard.applyPeers(iface, {
+          upsert: [{ publicKey: a.public_key, allowedIps: [`${net}.2/32`], persistentKeepalive: 0, endpoint: '192.0.2.77:40000' }], remove: [],
+        });
+        await p.ok('PUT', '/account/a', { status: 'disable' });
+        assert.equal((await fx.dataplane.wireguard.inspect(iface))?.peers.length, 0);
+        await p.close();
+        const again = await openPanel(dir, await fx.restart());
+        try {
+          await again.app.services.system.reconcileOnBoot();
+          await again.ok('PUT', '/account/a', { status: 'enable' });
+          const [peer] = (await fx.dataplane.wireguard.inspect(iface))?.peers ?? [];
+          assert.equal(peer?.endpoint, '192.0.2.77:40000');
+          assert.equal(peer?.persistentKeepalive, 0, 'the keepalive was a one-shot');
+        } finally {
+          await again.close();
+        }
+        p.close = async () => undefined;
+      });
+    });
+
     it('reconcile of a right state writes nothing; a restart (kill -9) comes back identical with no duplicates', async (t) => {
       await withPanel(t, async (p, fx, { iface, net, dir }) => {
         for (let i = 2; i < 8; i++) {

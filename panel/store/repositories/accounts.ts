@@ -58,6 +58,8 @@ export class AccountsRepository {
   private readonly byName;
   private readonly byPublicKey;
   private readonly nameOfMangle;
+  private readonly endpointOf;
+  private readonly setEndpointStmt;
   private readonly all;
   private readonly ofServer;
   private readonly peersOfServer;
@@ -88,6 +90,8 @@ export class AccountsRepository {
     this.byName = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.name = ?`);
     this.byPublicKey = db.prepare<[string], AccountWithServer>(`${SELECT} WHERE a.public_key = ?`);
     this.nameOfMangle = db.prepare<[number], string>('SELECT name FROM accounts WHERE mangle = ?').pluck();
+    this.endpointOf = db.prepare<[number], string | null>('SELECT last_endpoint FROM accounts WHERE id = ?').pluck();
+    this.setEndpointStmt = db.prepare<[string | null, number]>('UPDATE accounts SET last_endpoint = ? WHERE id = ?');
     this.all = db.prepare<[], AccountWithServer>(`${SELECT} ORDER BY a.id`);
     this.ofServer = db.prepare<[number], AccountWithServer>(`${SELECT} WHERE a.server_id = ? ORDER BY a.id`);
     this.peersOfServer = db.prepare<[number], PeerRow>(
@@ -136,6 +140,16 @@ export class AccountsRepository {
       this.byNameCache.set(name, Object.freeze(row));
     }
     return row;
+  }
+
+  /** The endpoint a suspended peer last had (`ip:port`), or null (migration 003). */
+  lastEndpoint(id: number): string | null {
+    return this.endpointOf.get(id) ?? null;
+  }
+
+  /** Records (or clears, with null) the endpoint of a peer being suspended. */
+  setLastEndpoint(id: number, endpoint: string | null): void {
+    this.setEndpointStmt.run(endpoint, id);
   }
 
   /** Name of the account holding a `mangle` mark (unique index), or undefined. */
