@@ -113,7 +113,12 @@ export function runDataplaneContract(label: string, setup: () => Promise<Datapla
         await p.ok('POST', '/account', { wg_name: 'c1', name: 'b', allowed_IPs: `${net}.3`, b_download: '2', b_upload: '2' });
         const sync = p.app.services.dataplaneSync;
         const bBefore = await sync.views.accountTrafficControl('b');
+        const writes = fx.dataplane.firewall.stats();
         await p.ok('PUT', '/account/a', { b_download: '16' });
+        assert.deepEqual(fx.dataplane.firewall.stats(), writes, 'a rate change is no firewall write');
+        await p.ok('POST', '/account', { wg_name: 'c1', name: 'x', allowed_IPs: `${net}.9` });
+        assert.deepEqual(fx.dataplane.firewall.stats(), { ...writes, ipsetRestores: writes.ipsetRestores + 1 }, 'a new peer is one ipset restore');
+        await p.ok('DELETE', '/account/x');
         assert.match(await sync.views.accountTrafficControl('a'), /rate 16Mbit/);
         assert.equal(await sync.views.accountTrafficControl('b'), bBefore, 'the other peer is untouched');
         await p.ok('PUT', '/account/a', { status: 'disable' });
