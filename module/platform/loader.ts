@@ -106,7 +106,7 @@ export class ModuleLoader {
     const manifest = ((cls as unknown as { manifest?: ModuleManifest }).manifest ?? {}) as ModuleManifest;
     const settings = this.settings(type, name);
     if (manifest.config) checkConfig(key, manifest.config, settings);
-    if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations);
+    if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations, this.shared.clock);
     const env: ExtensionEnv = {
       db: this.host.db, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
       config: settings, logger: this.shared.logger.child({ module: key }), clock: this.shared.clock,

@@ -91,17 +91,17 @@ export class Platform {
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const logger = opts.logger ?? createPlatformLogger();
-    const db = openPlatformDb(opts.dataDir);
+    const clock = opts.clock ?? systemClock;
+    const db = openPlatformDb(opts.dataDir, clock);
     let modules: ModuleLoader | null = null;
     let opened: TaskQueue | null = null;
     /** The queue `Task.add` used before: a failed open puts it back. */
     const previous = installedQueue();
     try {
-      const clock = opts.clock ?? systemClock;
       const box = SecretBox.open(opts.dataDir);
-      const products = new ProductRepository(db);
-      const services = new ServiceStore(db, box);
-      const taskStore = new TaskStore(db, box);
+      const products = new ProductRepository(db, clock);
+      const services = new ServiceStore(db, box, clock);
+      const taskStore = new TaskStore(db, box, clock);
       const queue = createTaskQueue({
         ...opts.queueOptions,
         url: opts.queue ?? 'embedded',
@@ -139,7 +139,7 @@ export class Platform {
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       return new Platform(
-        db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db), new AdminTokenRepository(db, 'worker'),
+        db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
         moduleLogStore, versions,
       );
@@ -162,7 +162,7 @@ export class Platform {
       concurrency,
       resolve: (uuid) => this.productForService(uuid),
       hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
-      sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger),
+      sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock),
       logger: this.logger,
     });
   }
@@ -173,7 +173,7 @@ export class Platform {
    */
   startSweeper(): void {
     if (this.workers || this.sweeping) return;
-    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger), this.logger);
+    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
   }
 
   /** Starts the modules' scheduled work (the serving process only). */

@@ -1,6 +1,7 @@
 // Safety net for tasks that vanished: re-schedules runnable tasks their scheduler lost (expired leases, a BullMQ job
 // never added) and fails a `processing` service none of whose tasks exists any more. The normal path is the lifecycle.
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 import type { TaskQueue } from '../task/queue.ts';
 import { serviceTag } from '../task/tags.ts';
 import type { ServiceLifecycle } from './services/lifecycle.ts';
@@ -17,13 +18,14 @@ export class StuckServiceSweeper {
     private readonly queue: TaskQueue,
     private readonly lifecycle: ServiceLifecycle,
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Recovers lost tasks, then fails orphaned services (through the lifecycle); returns the uuids of those services. */
   async run(): Promise<string[]> {
     const recovered = await this.queue.recoverLost();
     if (recovered.length > 0) this.logger.warn({ tasks: recovered }, 'lost tasks scheduled again');
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const settled: string[] = [];
     for (const service of this.services.list({ status: 'processing' })) {
       if (now - Date.parse(service.updated_at) <= ORPHAN_AFTER_MS) continue;

@@ -8,6 +8,7 @@ import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
 import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
 import { BLOCKED, type TaskRecordStore } from './task-record-store.ts';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 
 export const ENQUEUE_ERROR = 'Task could not be queued';
 
@@ -25,6 +26,8 @@ export interface BullmqQueueOptions {
   stalledIntervalMs?: number;
   /** A `pending` record untouched this long whose job is not in Redis counts as lost (see recoverLost), default 30 s. */
   lostAfterMs?: number;
+  /** Time of settlements and of the lost-record check (the record store's clock); default the wall clock. */
+  clock?: Clock;
   logger?: TaskLogger;
 }
 
@@ -50,6 +53,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   private readonly lockDurationMs: number;
   private readonly stalledIntervalMs: number;
   private readonly lostAfterMs: number;
+  private readonly clock: Clock;
   private connection: Redis | undefined;
   private readonly queues = new Map<string, Queue<JobData>>();
   private readonly workers = new Map<string, { worker: Worker<JobData>; connection: Redis }>();
@@ -65,6 +69,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     this.lockDurationMs = opts.lockDurationMs ?? 30_000;
     this.stalledIntervalMs = opts.stalledIntervalMs ?? 30_000;
     this.lostAfterMs = opts.lostAfterMs ?? 30_000;
+    this.clock = opts.clock ?? systemClock;
   }
 
   async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
@@ -152,7 +157,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   async recoverLost(): Promise<string[]> {
     if (!this.store.stalePending) return [];
     const recovered: string[] = [];
-    for (const record of await this.store.stalePending('bullmq', Date.now() - this.lostAfterMs, 100)) {
+    for (const record of await this.store.stalePending('bullmq', this.clock.now().getTime() - this.lostAfterMs, 100)) {
       const jobId = bullJobId(record.id, record.retries ?? 0);
       if (await this.queueFor(record.queue).getJob(jobId)) continue;
       const again = await this.store.get(record.id);
@@ -238,6 +243,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     if (!current || bullJobId(taskId, current.retries) !== job.id) return null;
     const claimed = await this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
     if (claimed === BLOCKED) {
+      // BullMQ compares delays with the wall clock itself (Redis and its workers), not with an injected Clock.
       await job.moveToDelayed(Date.now() + this.pollMs, token);
       throw new DelayedError();
     }
@@ -261,7 +267,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
         await this.store.release('bullmq', { workerId: this.workerId, ids: [taskId] });
         updated = await this.store.get(taskId);
       } else {
-        updated = await this.store.settle(taskId, this.workerId, decide(record, outcome, Date.now()));
+        updated = await this.store.settle(taskId, this.workerId, decide(record, outcome, this.clock.now().getTime()));
       }
       if (!updated || updated.status === 'completed') return null;
       const message = updated.lastError ?? LOST_WORKER_ERROR;

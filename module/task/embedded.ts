@@ -131,7 +131,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
       stopSignal: this.stopController.signal,
     });
     if (outcome.kind === 'stopped') this.store.release('embedded', { workerId: this.workerId, ids: [record.id] });
-    else this.store.settle(record.id, this.workerId, decide(record, outcome, Date.now()));
+    else this.store.settle(record.id, this.workerId, decide(record, outcome, this.store.now()));
   }
 
   /** Retakes tasks whose worker's lease expired (crashed process). */

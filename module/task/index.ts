@@ -2,6 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import type { SecretBox } from '../../panel/security/secret-box.ts';
+import type { Clock } from '../../panel/shared/clock.ts';
 import { BullmqQueue } from './bullmq.ts';
 import { EmbeddedQueue } from './embedded.ts';
 import type { TaskQueue } from './queue.ts';
@@ -41,6 +42,8 @@ export interface CreateTaskQueueOptions {
   stalledIntervalMs?: number;
   /** BullMQ: age of a `pending` record without its job before recoverLost adds the job, default 30 s. */
   lostAfterMs?: number;
+  /** Time of task records (default the wall clock); a given `store` keeps its own. */
+  clock?: Clock;
   logger?: TaskLogger;
 }
 
@@ -50,12 +53,12 @@ const urlSchema = z.union([z.literal('embedded'), z.string().regex(/^rediss?:\/\
 export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
   const url = urlSchema.parse(opts.url ?? 'embedded');
   migrateTaskStore(opts.db);
-  const store = opts.store ?? new TaskStore(opts.db, opts.secretBox);
+  const store = opts.store ?? new TaskStore(opts.db, opts.secretBox, opts.clock);
   if (url === 'embedded') {
     return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger });
   }
   return new BullmqQueue(store, {
     url, prefix: opts.prefix, workerId: opts.workerId, pollMs: opts.pollMs,
-    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, lostAfterMs: opts.lostAfterMs, logger: opts.logger,
+    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, lostAfterMs: opts.lostAfterMs, clock: opts.clock ?? store.clock, logger: opts.logger,
   });
 }

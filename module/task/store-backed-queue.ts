@@ -58,12 +58,13 @@ export abstract class StoreBackedQueue<S extends TaskRecordStore = TaskRecordSto
 
   /** Polls the record (every `pollMs`, sooner when this process changes it) until final or `timeoutMs` passes. */
   async waitFor(id: string, timeoutMs = 60_000): Promise<TaskRecord> {
-    const deadline = Date.now() + timeoutMs;
+    // A duration, measured on the monotonic clock (not the injected wall Clock).
+    const deadline = performance.now() + timeoutMs;
     for (;;) {
       const record = await this.store.get(id);
       if (!record) throw new Error(`Task ${id} not found`);
       if (FINAL_STATUSES.includes(record.status)) return record;
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) throw new Error(`Task ${id} did not finish within ${timeoutMs} ms (status ${record.status})`);
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
 import { SecretBox } from '../../panel/security/secret-box.ts';
+import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
 import { TaskEvents } from './events.ts';
@@ -41,8 +42,14 @@ export class TaskStore implements TaskRecordStore {
    */
   readonly events = new TaskEvents();
 
-  constructor(private readonly db: Database, private readonly box?: SecretBox) {
+  /** @param clock the time of records (run_at, leases, timestamps); the platform's clock. */
+  constructor(private readonly db: Database, private readonly box?: SecretBox, readonly clock: Clock = systemClock) {
     this.pepper = box ? this.loadPepper(box) : undefined;
+  }
+
+  /** The clock's time in epoch milliseconds (available_at and lease_until are stored so). */
+  now(): number {
+    return this.clock.now().getTime();
   }
 
   private sql(text: string): Statement {
@@ -76,7 +83,7 @@ export class TaskStore implements TaskRecordStore {
     const tags = normaliseTags(task.tags);
     const key = dedupeKey(task.job, task.queue, task.input, tags, this.pepper);
     const id = randomUUID();
-    const now = Date.now();
+    const now = this.now();
     const iso = new Date(now).toISOString();
     const run = this.db.transaction((): TaskAdded => {
       const newest = this.sql("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
@@ -158,7 +165,7 @@ export class TaskStore implements TaskRecordStore {
    * a task waiting for an earlier one of its service is passed over.
    */
   claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): ClaimedTask | null {
-    const now = Date.now();
+    const now = this.now();
     // A read first: idle polls then never take the database's write lock.
     const due = this.sql("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
     if (!due) return null;
@@ -190,7 +197,7 @@ export class TaskStore implements TaskRecordStore {
       const row = this.row(id);
       if (!row || (row.status !== 'pending' && row.status !== 'processing')) return null;
       if (this.sql(`SELECT 1 FROM tasks WHERE id = ? AND ${WAITS_FOR_EARLIER}`).get(id)) return BLOCKED;
-      const now = Date.now();
+      const now = this.now();
       const iso = new Date(now).toISOString();
       const options = JSON.parse(row.options) as TaskOptions;
       if (row.status === 'processing' && row.attempts >= options.tries) {
@@ -219,7 +226,7 @@ export class TaskStore implements TaskRecordStore {
     const row = this.row(id);
     if (!row) return null;
     const secrets = secretValues(this.rawInput(row));
-    const now = Date.now();
+    const now = this.now();
     const iso = new Date(now).toISOString();
     const run = this.db.transaction((): TaskRecord | null => {
       const updated = this.settleStatement().get({
@@ -247,7 +254,7 @@ export class TaskStore implements TaskRecordStore {
 
   /** Extends the leases of every record `workerId` is processing. */
   heartbeat(workerId: string, leaseMs: number): void {
-    this.sql("UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND status = 'processing'").run(Date.now() + leaseMs, workerId);
+    this.sql("UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND status = 'processing'").run(this.now() + leaseMs, workerId);
   }
 
   /**
@@ -255,7 +262,7 @@ export class TaskStore implements TaskRecordStore {
    * worker gives up: each attempt counts as failed; the record goes back to `pending` or, without tries left, `failed`.
    */
   release(backend: TaskBackend, scope: { expired: true } | { workerId: string; ids: string[] }): string[] {
-    const now = Date.now();
+    const now = this.now();
     const iso = new Date(now).toISOString();
     const filter = 'expired' in scope
       ? 'lease_until < @now'
@@ -281,7 +288,7 @@ export class TaskStore implements TaskRecordStore {
 
   /** Puts a `failed` record back to `pending` with fresh attempts and exceptions. */
   resetForRetry(id: string, backend: TaskBackend): TaskRecord {
-    const now = Date.now();
+    const now = this.now();
     const iso = new Date(now).toISOString();
     const run = this.db.transaction((): TaskRecord | null => {
       const row = this
@@ -303,7 +310,7 @@ export class TaskStore implements TaskRecordStore {
 
   /** Fails a non-final record outright (the scheduler lost or refused it). */
   fail(id: string, message: string): TaskRecord | null {
-    const iso = new Date().toISOString();
+    const iso = this.clock.now().toISOString();
     const run = this.db.transaction((): TaskRecord | null => {
       const row = this
         .sql(

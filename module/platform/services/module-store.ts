@@ -71,7 +71,7 @@ export class ModuleStateStore {
   private readonly putStmt;
 
   constructor(db: Database.Database, private readonly clock: Clock) {
-    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS);
+    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS, clock);
     this.getStmt = db.prepare('SELECT * FROM module_states WHERE module_type = ? AND module_name = ?');
     this.putStmt = db.prepare(`INSERT INTO module_states (module_type, module_name, active, last_action, last_result, updated_at)
       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (module_type, module_name) DO UPDATE SET active = excluded.active,
@@ -98,7 +98,7 @@ export class ModuleInstanceStore {
   private readonly updateStmt;
 
   constructor(db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {
-    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS);
+    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS, clock);
     this.getStmt = db.prepare('SELECT * FROM module_instances WHERE uuid = ?');
     this.listStmt = db.prepare('SELECT * FROM module_instances WHERE module_type = ? AND module_name = ? ORDER BY created_at, uuid');
     this.insertStmt = db.prepare(`INSERT INTO module_instances (uuid, module_type, module_name, label, module_data_sealed, created_at, updated_at)

@@ -1,6 +1,7 @@
 // The one migration mechanism of the platform database: ordered, versioned schema steps per scope, recorded in
 // platform_migrations(scope, version, name, applied_at); databases of the earlier layout are adopted in place.
 import type Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 
 /** One ordered schema step of a scope; never edited after release. */
 export interface Migration {
@@ -75,8 +76,9 @@ function checkList(scope: string, migrations: readonly Migration[]): Migration[]
  * and `module:<Type>/<Name>` for a module's own tables (prefix its tables with a short snake-case of the module name).
  * Returns the versions applied. Safe when several processes open the same file at once: each step re-checks the
  * ledger inside its transaction. Recorded versions the list does not know (a newer release's) are left alone.
+ * `applied_at` is read from `clock`.
  */
-export function runMigrations(db: Database.Database, scope: string, migrations: readonly Migration[]): number[] {
+export function runMigrations(db: Database.Database, scope: string, migrations: readonly Migration[], clock: Clock = systemClock): number[] {
   const steps = checkList(scope, migrations);
   ensureLedger(db);
   const isApplied = db.prepare('SELECT 1 FROM platform_migrations WHERE scope = ? AND version = ?');
@@ -88,7 +90,7 @@ export function runMigrations(db: Database.Database, scope: string, migrations: 
       if (isApplied.get(scope, step.version)) return false;
       if (typeof step.up === 'string') db.exec(step.up);
       else step.up(db);
-      record.run(scope, step.version, step.name, new Date().toISOString());
+      record.run(scope, step.version, step.name, clock.now().toISOString());
       return true;
     }).immediate();
     if (ran) applied.push(step.version);

@@ -1,5 +1,6 @@
 // Bearer tokens of the platform APIs (admin and worker scopes): shown once at creation, stored as a SHA-256 digest only.
 import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
 
 /** `admin` tokens open `/api/admin/*`; `worker` tokens open only `/api/worker/*` (remote worker processes). */
@@ -25,7 +26,7 @@ export class AdminTokenRepository {
   private readonly touchStmt;
   private readonly touched = new Map<number, number>();
 
-  constructor(private readonly db: Db, readonly scope: TokenScope = 'admin') {
+  constructor(private readonly db: Db, readonly scope: TokenScope = 'admin', private readonly clock: Clock = systemClock) {
     this.findStmt = db.prepare('SELECT id FROM admin_tokens WHERE digest = ? AND scope = ?');
     this.touchStmt = db.prepare('UPDATE admin_tokens SET last_used_at = ? WHERE id = ?');
   }
@@ -35,7 +36,7 @@ export class AdminTokenRepository {
     const token = TOKEN_PREFIX[this.scope] + randomBytes(32).toString('hex');
     const result = this.db
       .prepare('INSERT INTO admin_tokens (digest, comment, scope, created_at) VALUES (?, ?, ?, ?)')
-      .run(tokenDigest(token), comment, this.scope, new Date().toISOString());
+      .run(tokenDigest(token), comment, this.scope, this.clock.now().toISOString());
     return { id: Number(result.lastInsertRowid), token };
   }
 
@@ -44,7 +45,7 @@ export class AdminTokenRepository {
     if (!token.startsWith(TOKEN_PREFIX[this.scope]) || token.length > 200) return null;
     const row = this.findStmt.get(tokenDigest(token), this.scope) as { id: number } | undefined;
     if (!row) return null;
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     if ((this.touched.get(row.id) ?? 0) < now - 60_000) {
       this.touched.set(row.id, now);
       this.touchStmt.run(new Date(now).toISOString(), row.id);

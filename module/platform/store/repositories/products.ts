@@ -1,5 +1,6 @@
 // Products: which module serves them and their normalized product data.
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
 
 export interface ProductRecord {
@@ -18,12 +19,12 @@ interface ProductRow extends Omit<ProductRecord, 'product_data'> {
 export class ProductRepository {
   private readonly getStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {
     this.getStmt = db.prepare('SELECT * FROM products WHERE uuid = ?');
   }
 
   create(module: string, productData: Record<string, unknown>, uuid: string = randomUUID()): ProductRecord {
-    const now = new Date().toISOString();
+    const now = this.clock.now().toISOString();
     this.db
       .prepare('INSERT INTO products (uuid, module, product_data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
       .run(uuid, module, JSON.stringify(productData), now, now);
@@ -45,6 +46,6 @@ export class ProductRepository {
   update(uuid: string, productData: Record<string, unknown>): void {
     this.db
       .prepare('UPDATE products SET product_data = ?, updated_at = ? WHERE uuid = ?')
-      .run(JSON.stringify(productData), new Date().toISOString(), uuid);
+      .run(JSON.stringify(productData), this.clock.now().toISOString(), uuid);
   }
 }

@@ -1,6 +1,7 @@
 // Services: one customer instance of a product, its service data (secrets sealed), provision status and data.
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../../../panel/security/secret-box.ts';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { SECRET_KEY_PATTERN } from '../../../contract/redact.ts';
 import type { ProvisionStatus } from '../../../contract/provision-status.ts';
 import type { ServiceRepository } from '../../../contract/platform-context.ts';
@@ -34,7 +35,7 @@ export class ServiceStore implements ServiceRepository {
   private readonly statusStmt;
   private readonly dataStmt;
 
-  constructor(private readonly db: Db, private readonly box: SecretBox) {
+  constructor(private readonly db: Db, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {
     this.getStmt = db.prepare('SELECT * FROM services WHERE uuid = ?');
     this.statusStmt = db.prepare('UPDATE services SET provision_status = ?, status_reason = ?, updated_at = ? WHERE uuid = ?');
     this.dataStmt = db.prepare('UPDATE services SET provision_data = ?, updated_at = ? WHERE uuid = ?');
@@ -42,7 +43,7 @@ export class ServiceStore implements ServiceRepository {
 
   create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): StoredService {
     const uuid = randomUUID();
-    const now = new Date().toISOString();
+    const now = this.clock.now().toISOString();
     this.db
       .prepare(`INSERT INTO services (uuid, product_uuid, module, service_data, provision_status, provision_data, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`)
@@ -85,19 +86,19 @@ export class ServiceStore implements ServiceRepository {
 
   /** The SQL write of provision_status (and its reason); the lifecycle is its one caller in the platform. */
   writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): void {
-    this.statusStmt.run(status, reason ?? null, new Date().toISOString(), uuid);
+    this.statusStmt.run(status, reason ?? null, this.clock.now().toISOString(), uuid);
   }
 
   saveProvisionData(uuid: string, data: Record<string, unknown>): void {
-    this.dataStmt.run(this.seal(data), new Date().toISOString(), uuid);
+    this.dataStmt.run(this.seal(data), this.clock.now().toISOString(), uuid);
   }
 
   saveServiceData(uuid: string, data: Record<string, unknown>): void {
-    this.db.prepare('UPDATE services SET service_data = ?, updated_at = ? WHERE uuid = ?').run(this.seal(data), new Date().toISOString(), uuid);
+    this.db.prepare('UPDATE services SET service_data = ?, updated_at = ? WHERE uuid = ?').run(this.seal(data), this.clock.now().toISOString(), uuid);
   }
 
   setProduct(uuid: string, productUuid: string): void {
-    this.db.prepare('UPDATE services SET product_uuid = ?, updated_at = ? WHERE uuid = ?').run(productUuid, new Date().toISOString(), uuid);
+    this.db.prepare('UPDATE services SET product_uuid = ?, updated_at = ? WHERE uuid = ?').run(productUuid, this.clock.now().toISOString(), uuid);
   }
 
   private seal(data: Record<string, unknown>): string {

@@ -1,0 +1,81 @@
+// One clock: a platform opened with a manual Clock dates its migrations, products, services, tokens, module states and
+// task records by it, retries become due when it moves, and the lost-task sweeper measures a service's age with it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { manualClock } from '../../../panel/shared/clock.ts';
+import { Platform } from '../../../module/platform/platform.ts';
+import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
+import { ORPHANED_REASON, StuckServiceSweeper } from '../../../module/platform/sweeper.ts';
+import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+
+const START = new Date('2031-02-03T04:05:06.000Z');
+
+test('every record the platform writes is dated by its injected clock', async () => {
+  const dir = tempDir('clock');
+  const clock = manualClock(START);
+  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
+  try {
+    const at = START.toISOString();
+    assert.ok(appliedMigrations(platform.db).every((m) => m.applied_at === at), 'migrations dated by the clock');
+    const product = platform.products.create('VpnProduct', { server_location: 'ams' });
+    assert.equal(product.created_at, at);
+    const service = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
+    assert.deepEqual([service.created_at, service.updated_at], [at, at]);
+    clock.advance(1_000);
+    platform.services.saveServiceData(service.uuid, { username: 'ann2' });
+    assert.equal(platform.services.get(service.uuid)!.updated_at, '2031-02-03T04:05:07.000Z');
+    platform.tokens.create('c');
+    platform.workerTokens.create('w');
+    assert.deepEqual(platform.tokens.list().concat(platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
+    const added = platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
+    assert.equal(platform.taskStore.get(added.id)!.createdAt, '2031-02-03T04:05:07.000Z');
+    const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;
+    assert.ok(versions.every((v) => v.updated_at === at), JSON.stringify(versions));
+  } finally {
+    await platform.close();
+    removeDir(dir);
+  }
+});
+
+test('a claimed task is due by the store clock, and its retry only when that clock passes the backoff', async () => {
+  const dir = tempDir('clock-task');
+  const clock = manualClock(START);
+  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
+  try {
+    const store = platform.taskStore;
+    const { id } = store.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
+    const claimed = store.claimNext('embedded', 'w1', 30_000);
+    assert.equal(claimed?.record.id, id);
+    store.settle(id, 'w1', { status: 'pending', exceptions: 0, lastError: 'boom', result: undefined, availableAt: clock.now().getTime() + 5_000 });
+    assert.equal(store.claimNext('embedded', 'w1', 30_000), null, 'backoff not over by the clock');
+    clock.advance(5_000);
+    assert.equal(store.claimNext('embedded', 'w1', 30_000)?.record.id, id, 'due once the clock moved');
+  } finally {
+    await platform.close();
+    removeDir(dir);
+  }
+});
+
+test('the sweeper measures a processing service\'s age with the clock, not the wall time', async () => {
+  const dir = tempDir('clock-sweeper');
+  const clock = manualClock(START);
+  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
+  try {
+    const product = platform.products.create('VpnProduct', { server_location: 'ams' });
+    const { uuid } = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
+    platform.lifecycle.set(uuid, 'processing');
+    const sweeper = new StuckServiceSweeper(platform.services, platform.queue, platform.lifecycle, platform.logger, clock);
+    clock.advance(59_000);
+    assert.deepEqual(await sweeper.run(), [], 'young by the clock (though dated years ahead of the wall time)');
+    clock.advance(2_000);
+    assert.deepEqual(await sweeper.run(), [uuid]);
+    const service = platform.services.get(uuid)!;
+    assert.equal(service.provision_status, 'failed');
+    assert.equal(service.status_reason, ORPHANED_REASON);
+    assert.equal(service.updated_at, '2031-02-03T04:06:07.000Z');
+  } finally {
+    await platform.close();
+    removeDir(dir);
+  }
+});
