@@ -12,6 +12,7 @@ import {
   type Verdict,
 } from '../dataplane/firewall/firewall.ts';
 import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall-listing.ts';
+import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import type { FilterRuleBody, FilterRuleWire, FirewallConfBody, FirewallInfo } from '../schemas/firewall.ts';
@@ -66,13 +67,15 @@ const UNPROCESSABLE_OWN = new Set<string>([FIREWALL_TEXTS.DST_IS_API_PORT, FIREW
 
 /**
  * A subsystem refusal as the API error it answers: a `FirewallError` keeps its text (a spec seed text or one of
- * `FIREWALL_TEXTS`); anything else passes unchanged (unexpected: the error handler answers 500).
+ * `FIREWALL_TEXTS`); a shaper refusal (`shaping: ...`, e.g. a peer beyond host 65,534 of a wide subnet) answers 422
+ * with its text, as an account change does; anything else (a failed tool run) passes unchanged and is answered 500.
  */
 export function policyError(err: unknown): unknown {
   if (err instanceof FirewallError || (err instanceof Error && err.name === 'FirewallError' && 'text' in err)) {
     const text = (err as FirewallError).text;
     return new ApiError(text, UNPROCESSABLE_OWN.has(text) ? 422 : undefined);
   }
+  if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
   return err;
 }
 

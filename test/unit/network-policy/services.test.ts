@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FirewallError, type FilterRule, type FirewallConf, type PortForwardRule } from '../../../panel/dataplane/firewall/firewall.ts';
 import { FIREWALL_TEXTS } from '../../../panel/dataplane/firewall/firewall-texts.ts';
+import { ShapingError } from '../../../panel/dataplane/shaping/shaping.ts';
 import { E, isApiError } from '../../../panel/http/errors.ts';
 import { FirewallService, type PolicySync, type PolicyViews } from '../../../panel/services/firewall.ts';
 import { PortForwardService } from '../../../panel/services/port-forwards.ts';
@@ -158,6 +159,11 @@ describe('set_bandwidth service', () => {
       assert.deepEqual([t.accounts.get('p2')?.b_download, t.accounts.get('p2')?.b_upload], [8, 4]);
       assert.deepEqual(t.sync.calls, ['bandwidth srv', 'bandwidth srv', 'bandwidth srv']);
       await rejectsWith(t.bandwidth.setBandwidth('nope'), E.WIREGUARD_SERVER_NOT_FOUND, 404);
+      // a shaper refusal answers its text with 422, and the accounts keep their values
+      const refusal = 'shaping: peer k address 10.0.1.2 is host 2 of its subnet';
+      t.sync.failNext = new ShapingError(refusal);
+      await rejectsWith(t.bandwidth.setBandwidth('srv'), refusal, 422);
+      assert.equal(t.accounts.get('p2')?.b_download, 8);
     } finally {
       t.db.close();
     }
