@@ -17,6 +17,11 @@ import { workerModuleRoutes } from './routes/worker-modules.ts';
 import { workerTaskRoutes } from './routes/worker-tasks.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
+/** An unknown path under an API prefix: the error envelope with the method and the path (no query). */
+function notFoundInEnvelope(request: { method: string; url: string }): never {
+  throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
+}
+
 export interface PlatformAppDeps {
   platform: Platform;
   /** Request logging (defaults to the platform's logger at warn level, so the hot path stays quiet). */
@@ -52,9 +57,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       await api.register(taskRoutes(platform.queue, platform.ops));
       await api.register(moduleRoutes(platform.moduleAdmin, platform.moduleLogs));
       for (const { manifest, ext } of platform.modules.mounted()) if (manifest.adminApi) await api.register(manifest.adminApi(ext));
-      api.setNotFoundHandler((request) => {
-        throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
-      });
+      api.setNotFoundHandler(notFoundInEnvelope);
     },
     { prefix: '/api/admin' },
   );
@@ -67,9 +70,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       for (const { type, name, manifest, ext } of platform.modules.mounted()) {
         if (manifest.workerApi) await api.register(manifest.workerApi(ext), { prefix: `/modules/${type}/${name}` });
       }
-      api.setNotFoundHandler((request) => {
-        throw new HttpError(404, `${NOT_FOUND}: ${request.method} ${request.url.split('?')[0]}`);
-      });
+      api.setNotFoundHandler(notFoundInEnvelope);
     },
     { prefix: '/api/worker' },
   );

@@ -8,6 +8,7 @@ import type { JobResult } from '../../contract/result.ts';
 import { bindProduct } from '../bind-product.ts';
 import { HttpError, UNKNOWN_ACTION, UNKNOWN_MODULE, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
 import type { ModuleLoader } from '../loader.ts';
+import { PagedQuery, SERVICE_FILTER_SQL, serviceFilterParams, type PageQuery, type ServiceFilter } from '../store/paged-query.ts';
 import type { ProductRepository } from '../store/repositories/products.ts';
 import type { ServiceStore, StoredService } from '../store/repositories/services.ts';
 
@@ -28,20 +29,13 @@ export interface ServiceView {
 }
 
 /** Filters and page of `GET /api/admin/services`. */
-export interface ServiceQuery {
-  status?: string;
-  product?: string;
-  /** The product's `server_location`. */
-  location?: string;
+export interface ServiceQuery extends ServiceFilter, PageQuery {
   /** Substring of the uuid, the username or the status reason. */
   q?: string;
-  page: number;
-  per_page: number;
 }
 
 export class ServiceAdmin {
-  private readonly countStmt;
-  private readonly pageStmt;
+  private readonly pages;
 
   constructor(
     db: Database.Database,
@@ -50,12 +44,10 @@ export class ServiceAdmin {
     private readonly modules: ModuleLoader,
   ) {
     const where = `FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid
-      WHERE (@status IS NULL OR s.provision_status = @status) AND (@product IS NULL OR s.product_uuid = @product)
-        AND (@location IS NULL OR json_extract(p.product_data, '$.server_location') = @location)
+      WHERE ${SERVICE_FILTER_SQL}
         AND (@q IS NULL OR instr(s.uuid, @q) > 0 OR instr(coalesce(json_extract(s.service_data, '$.username'), ''), @q) > 0
           OR instr(coalesce(s.status_reason, ''), @q) > 0)`;
-    this.countStmt = db.prepare(`SELECT COUNT(*) AS n ${where}`);
-    this.pageStmt = db.prepare(`SELECT s.uuid ${where} ORDER BY s.created_at DESC, s.uuid LIMIT @limit OFFSET @offset`);
+    this.pages = new PagedQuery<{ uuid: string }>(db, 's.uuid', where, 's.created_at DESC, s.uuid');
   }
 
   /** Validates service data with the product's module and stores a `pending` service. */
@@ -99,13 +91,8 @@ export class ServiceAdmin {
 
   /** A page of services, newest first, with the total count under the filters. */
   list(query: ServiceQuery): { services: ServiceView[]; page: number; per_page: number; total: number } {
-    const params = {
-      status: query.status ?? null, product: query.product ?? null, location: query.location ?? null, q: query.q || null,
-      limit: query.per_page, offset: (query.page - 1) * query.per_page,
-    };
-    const total = (this.countStmt.get(params) as { n: number }).n;
-    const uuids = (this.pageStmt.all(params) as Array<{ uuid: string }>).map((r) => r.uuid);
-    const services = uuids.map((u) => this.services.get(u)).filter((s): s is StoredService => s !== null).map((s) => this.view(s));
+    const { rows, total } = this.pages.run({ ...serviceFilterParams(query), q: query.q || null }, query);
+    const services = rows.map((r) => r.uuid).map((u) => this.services.get(u)).filter((s): s is StoredService => s !== null).map((s) => this.view(s));
     return { services, page: query.page, per_page: query.per_page, total };
   }
 
