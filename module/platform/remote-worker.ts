@@ -76,7 +76,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
   const clock = opts.clock ?? systemClock;
   let modules: ModuleLoader | null = null;
   const moduleLogs = new RemoteModuleLogSink(api, logger.child({ part: 'module-logs' }));
-  const queue = new BullmqQueue(new RemoteTaskStore(api), { ...opts.queueOptions, url: opts.queue, logger: logger.child({ part: 'tasks' }) });
+  const queue = new BullmqQueue(new RemoteTaskStore(api), { ...opts.queueOptions, url: opts.queue, clock, logger: logger.child({ part: 'tasks' }) });
   let workers: Workers | null = null;
   const shutdown = async (graceMs: number) => {
     if (workers) await workers.stop();
