@@ -124,21 +124,25 @@ test('panel data plane policy with a real WireGuard client: shaping, unsuspend, 
       await api.ok('PUT', '/account/alice', { b_download: '8', b_upload: '8' });
     });
 
-    await t.test('unsuspend resumes within 2 s (the server sets the last endpoint and sends a keepalive)', async (st) => {
-      await api.ok('PUT', '/account/alice', { status: 'disable' });
-      // The client keeps sending (and re-trying handshakes) while suspended, as a stock client does.
-      await execIn(nsB!, 'ping', ['-c', '4', '-W', '1', '-i', '0.5', SERVER_IP], { allowFailure: true });
-      await new Promise((r) => setTimeout(r, 2500));
-      const steady = execa('ip', ['netns', 'exec', nsB!, 'ping', '-D', '-i', '0.1', '-W', '1', '-w', '6', SERVER_IP], { reject: false });
-      await new Promise((r) => setTimeout(r, 300));
-      const enabledAt = Date.now() / 1000;
-      await api.ok('PUT', '/account/alice', { status: 'enable' });
-      const output = String((await steady).stdout);
-      const first = /^\[(\d+\.\d+)\] \d+ bytes from/m.exec(output);
-      assert.ok(first, `no reply within 6 s of enable: ${output.slice(-300)}`);
-      const resumed = Math.round((Number(first[1]) - enabledAt) * 1000);
-      st.diagnostic(`traffic resumed ${resumed} ms after enable`);
-      assert.ok(resumed <= 2000, `resumed after ${resumed} ms`);
+    await t.test('unsuspend resumes within 2 s (the server sets the last endpoint and sends a keepalive), three times', async (st) => {
+      // Without the server's help a stock client resumes when its own handshake retry fires (every ~5 s while it has
+      // packets queued): by chance within 2 s for about 2 cycles in 5, so three cycles in a row rule chance out.
+      for (let cycle = 1; cycle <= 3; cycle++) {
+        await api.ok('PUT', '/account/alice', { status: 'disable' });
+        // The client keeps sending (and re-trying handshakes) while suspended, as a stock client does.
+        await execIn(nsB!, 'ping', ['-c', '4', '-W', '1', '-i', '0.5', SERVER_IP], { allowFailure: true });
+        await new Promise((r) => setTimeout(r, 2500));
+        const steady = execa('ip', ['netns', 'exec', nsB!, 'ping', '-D', '-i', '0.1', '-W', '1', '-w', '6', SERVER_IP], { reject: false });
+        await new Promise((r) => setTimeout(r, 300));
+        const enabledAt = Date.now() / 1000;
+        await api.ok('PUT', '/account/alice', { status: 'enable' });
+        const output = String((await steady).stdout);
+        const first = /^\[(\d+\.\d+)\] \d+ bytes from/m.exec(output);
+        assert.ok(first, `cycle ${cycle}: no reply within 6 s of enable: ${output.slice(-300)}`);
+        const resumed = Math.round((Number(first[1]) - enabledAt) * 1000);
+        st.diagnostic(`cycle ${cycle}: traffic resumed ${resumed} ms after enable`);
+        assert.ok(resumed <= 2000, `cycle ${cycle}: resumed after ${resumed} ms`);
+      }
     });
 
     await t.test('kill -9 and restart: tc classes and filters, marks and rules come back identical, no duplicates', async () => {
