@@ -26,7 +26,8 @@ const USAGE = `usage:
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
 
 module: prints the module's answer (\`success\` or \`Error: ...\`, exit 1), recorded in the platform database; a
-  running platform applies a CLI switch at its next start (the admin API applies it at once).
+  platform running on the same data directory follows the switch within about a second (routes a module's manifest
+  adds are mounted at its next start).
 
 environment: VPNHOST_PLATFORM_LISTEN, VPNHOST_PLATFORM_DATA, VPNHOST_PLATFORM_QUEUE, VPNHOST_PLATFORM_WORKERS,
   VPNHOST_PLATFORM_URL, VPNHOST_PLATFORM_TOKEN (remote worker),

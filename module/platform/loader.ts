@@ -59,6 +59,8 @@ export class ModuleLoader {
   /** Hook listeners are registered once per process and module, even across deactivate → activate. */
   private readonly hooked = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Switches (activate, deactivate, update, follow) run one at a time, so none sees another half done. */
+  private switching: Promise<unknown> = Promise.resolve();
 
   /**
    * @param shared services every module gets (services, logs, versions, tasks, hooks, logger, views, clock)
@@ -220,7 +222,11 @@ export class ModuleLoader {
   }
 
   /** Switches a module on: mounts it (migrations included), calls `activate()`, records the answer. */
-  async activate(type: ModuleType, name: string): Promise<LifecycleResult> {
+  activate(type: ModuleType, name: string): Promise<LifecycleResult> {
+    return this.exclusive(() => this.activateNow(type, name));
+  }
+
+  private async activateNow(type: ModuleType, name: string): Promise<LifecycleResult> {
     const wasLoaded = this.has(type, name);
     try {
       await this.mount(type, name, true);
@@ -239,7 +245,11 @@ export class ModuleLoader {
   }
 
   /** Switches a module off: calls `deactivate()`; on `success` unmounts it (its jobs then fail as not loaded). */
-  async deactivate(type: ModuleType, name: string): Promise<LifecycleResult> {
+  deactivate(type: ModuleType, name: string): Promise<LifecycleResult> {
+    return this.exclusive(() => this.deactivateNow(type, name));
+  }
+
+  private async deactivateNow(type: ModuleType, name: string): Promise<LifecycleResult> {
     if (!this.has(type, name)) return this.record(type, name, false, 'deactivate', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
     const instance = this.instance(type, name);
     const result = await runLifecycle(instance, 'deactivate');
@@ -248,8 +258,42 @@ export class ModuleLoader {
     return this.record(type, name, result !== 'success', 'deactivate', result);
   }
 
+  /**
+   * Brings this process in line with the switches another process recorded (`vpnhost platform module ...`): mounts a
+   * module recorded active that is not loaded here, unmounts one recorded inactive that is. activate() / deactivate()
+   * are not called again: the process that switched the module called them and recorded the answer. Returns the
+   * modules changed (with the error when one could not be mounted; it stays unloaded here).
+   */
+  follow(): Promise<Array<{ type: ModuleType; name: string; active: boolean; error?: string }>> {
+    return this.exclusive(() => this.followNow());
+  }
+
+  private async followNow(): Promise<Array<{ type: ModuleType; name: string; active: boolean; error?: string }>> {
+    const states = this.host.states;
+    if (!states) return [];
+    const changed: Array<{ type: ModuleType; name: string; active: boolean; error?: string }> = [];
+    for (const type of MODULE_TYPES) {
+      for (const name of Object.keys(this.modulesConfig.modules[type])) {
+        const state = states.get(type, name);
+        if (!state || state.active === this.has(type, name)) continue;
+        try {
+          if (state.active) await this.mount(type, name, true);
+          else await this.unmount(type, name);
+          changed.push({ type, name, active: state.active });
+        } catch (error) {
+          changed.push({ type, name, active: state.active, error: error instanceof Error ? error.message : String(error) });
+        }
+      }
+    }
+    return changed;
+  }
+
   /** Runs the version sync now (`update()` when the code version differs from the installed one). */
-  async update(type: ModuleType, name: string): Promise<LifecycleResult> {
+  update(type: ModuleType, name: string): Promise<LifecycleResult> {
+    return this.exclusive(() => this.updateNow(type, name));
+  }
+
+  private async updateNow(type: ModuleType, name: string): Promise<LifecycleResult> {
     if (!this.has(type, name)) return this.record(type, name, false, 'update', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
     const instance = this.instance(type, name);
     const version = await syncModuleVersion(instance, this.shared.versions);
@@ -257,6 +301,12 @@ export class ModuleLoader {
     if (result === 'success') this.invalidateCache(name);
     logAnswer(instance, 'update', result);
     return this.record(type, name, true, 'update', result);
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.switching.then(fn);
+    this.switching = run.catch(() => undefined);
+    return run;
   }
 
   private record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): LifecycleResult {

@@ -39,6 +39,8 @@ export interface PlatformOptions {
   queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'db' | 'url' | 'store'>>;
   /** Where module classes come from (default `module/modules/<Type>/<Name>/index.ts`; tests load fixture modules). */
   importer?: ModuleImporter;
+  /** How often to look for module switches another process (the CLI) recorded, default 1000 ms; 0 turns it off. */
+  moduleWatchMs?: number;
 }
 
 function installedQueue(): TaskQueue | null {
@@ -54,6 +56,10 @@ export class Platform {
   private workers: Workers | null = null;
   private sweeping: Workers | null = null;
   private closed = false;
+  private moduleWatch: NodeJS.Timeout | null = null;
+  private following: Promise<unknown> = Promise.resolve();
+  /** `PRAGMA data_version` at the last look: it moves only when another connection commits. */
+  private dataVersion = -1;
 
   private constructor(
     readonly db: Db,
@@ -138,11 +144,13 @@ export class Platform {
       const serviceAdmin = new ServiceAdmin(db, services, products, modules);
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
-      return new Platform(
+      const platform = new Platform(
         db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
         moduleLogStore, versions,
       );
+      platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);
+      return platform;
     } catch (err) {
       await modules?.close();
       if (opened) {
@@ -186,10 +194,43 @@ export class Platform {
     return this.serviceAdmin.productForService(uuid);
   }
 
+  /**
+   * Applies module switches another process recorded since the last look (`vpnhost platform module activate|deactivate`
+   * on the same data directory): cheap when nothing changed (one PRAGMA). Switches made through this process's admin
+   * API are applied at once and need no look.
+   */
+  followModuleSwitches(): Promise<Array<{ type: string; name: string; active: boolean; error?: string }>> {
+    const next = this.following.then(async () => {
+      if (this.closed) return [];
+      const version = this.db.pragma('data_version', { simple: true }) as number;
+      if (version === this.dataVersion) return [];
+      this.dataVersion = version;
+      const changed = await this.modules.follow();
+      for (const c of changed) {
+        if (c.error) this.logger.error({ module: `${c.type}/${c.name}`, err: c.error }, 'module switched on by another process failed to mount here');
+        else this.logger.info({ module: `${c.type}/${c.name}`, active: c.active }, 'module switch made by another process applied');
+      }
+      return changed;
+    });
+    this.following = next.catch(() => undefined);
+    return next;
+  }
+
+  private watchModuleSwitches(everyMs: number): void {
+    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    if (everyMs <= 0) return;
+    this.moduleWatch = setInterval(() => {
+      this.followModuleSwitches().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'module switch check failed'));
+    }, everyMs);
+    this.moduleWatch.unref();
+  }
+
   /** Stops workers (finishing in-flight attempts within `graceMs`), closes the modules' services and the database. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.moduleWatch) clearInterval(this.moduleWatch);
+    await this.following;
     if (this.workers) await this.workers.stop();
     if (this.sweeping) await this.sweeping.stop();
     await this.queue.stop(graceMs);
