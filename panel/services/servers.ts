@@ -1,6 +1,8 @@
 // WireGuard servers: create/edit/delete with generated defaults, kept in step with the data plane; info and dumps.
 import type { DefaultRoute, DefaultRouteProbe } from '../dataplane/default-route.ts';
 import { DataplaneError, InterfaceHeldError } from '../dataplane/driver.ts';
+import { FirewallError } from '../dataplane/firewall/firewall.ts';
+import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
@@ -164,11 +166,14 @@ export class ServerService {
   }
 
   /**
-   * A driver failure the client can act on, as its API text: a listen port held outside the panel (wg's
+   * A data-plane failure the client can act on, as its API text: a firewall or shaper refusal keeps the
+   * subsystem's text; a listen port held outside the panel (wg's
    * `Address already in use`) is `Port already in use`; an interface name held by another namespace's live
    * wireguard-go is `Interface already in use` (the daemon's real message is logged). Others pass unchanged.
    */
   private driverRefusal(err: unknown): unknown {
+    if (err instanceof FirewallError) return new ApiError(err.text);
+    if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
     if (err instanceof InterfaceHeldError) {
       this.deps.logger?.warn({ iface: err.iface, cause: err.detail }, 'interface name held by another WireGuard daemon');
       return new ApiError(E.INTERFACE_IN_USE);
