@@ -111,11 +111,12 @@ export class AccountService {
     return sync.serial(async () => {
       const row = this.require(name);
       const server = servers.getById(row.server_id)!;
-      accounts.delete(row.id);
+      const dependents = accounts.delete(row.id);
       try {
         await sync.applyAccountChange(server, row, null);
       } catch (err) {
-        accounts.restore(row);
+        accounts.restore(row, dependents);
+        if (dependents.forwards.length) await sync.reapplyForwards(server).catch(() => undefined);
         throw refusal(err);
       }
     });

@@ -221,7 +221,7 @@ export class DataplaneSync {
         else {
           await firewall.applyPeers(iface, fw);
           undo.push(() => firewall.applyPeers(iface, firewallChanges(a && firewallPeer(a), b && firewallPeer(b)) ?? { upsert: [], remove: [] }));
-          if (a && !b) await this.restoreForwards(server, a);
+          if (a && (!b || b.ipv4 !== a.ipv4)) await this.restoreForwards(server, a);
         }
       }
       const tc = shapingChanges(b && shapedPeer(b), a && shapedPeer(a));
@@ -334,14 +334,22 @@ export class DataplaneSync {
     this.walled.delete(iface);
   }
 
-  /** A peer coming back gets its stored forwards back (the firewall dropped them with the peer). */
-  private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
-    const mine = this.policy.forwards(row).filter((f) => f.to_ip.split('/')[0] === peer.ipv4);
-    if (mine.length === 0) return;
+  /**
+   * Puts the server's stored forwards back into the firewall (compensation of a failed account delete, whose
+   * forwards the firewall dropped with the peer). Runs inside the caller's lane: call it only from a serial task.
+   */
+  async reapplyForwards(row: ServerRow): Promise<void> {
     const { peers } = desiredServer(row, this.deps.accounts);
     const spec = serverFirewallSpec(row, peers, this.policy.forwards(row), this.deps.externalInterface);
     await this.deps.dataplane.firewall.setForwards(row.interface_name, spec.forwards);
   }
+
+  /** A peer coming back, or moved to another address, gets its stored forwards back (the firewall dropped them). */
+  private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
+    if (!this.policy.forwards(row).some((f) => f.to_ip.split('/')[0] === peer.ipv4)) return;
+    await this.reapplyForwards(row);
+  }
+
 
   /** Keeps the peer's endpoint from the live dump before it is removed (nothing when it never had one). */
   private async rememberEndpoint(iface: string, accountId: number, publicKey: string): Promise<void> {

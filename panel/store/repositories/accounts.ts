@@ -54,6 +54,21 @@ const NAME_CACHE_SIZE = 10_000;
 const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
 
 /** Repository of accounts; every statement is prepared once. */
+/** A port forward row as stored (what an account delete cascades away). */
+export interface StoredForward {
+  server_id: number;
+  dst_port: number;
+  protocol: string;
+  account_id: number;
+  to_port: number;
+  created_at: string;
+}
+
+/** What deleting an account removed besides its row, kept to restore it. */
+export interface AccountDependents {
+  forwards: StoredForward[];
+}
+
 export class AccountsRepository {
   private readonly byName;
   private readonly byPublicKey;
@@ -68,6 +83,8 @@ export class AccountsRepository {
   private readonly insertWithIdStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
+  private readonly forwardsOfStmt;
+  private readonly insertForwardStmt;
   private readonly nameTaken;
   private readonly usernameTaken;
   private readonly ipTaken;
@@ -104,6 +121,10 @@ export class AccountsRepository {
     this.insertWithIdStmt = db.prepare(`INSERT INTO accounts (id, ${COLUMNS.join(', ')}) VALUES (@id, ${named})`);
     this.updateStmt = db.prepare(`UPDATE accounts SET ${COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
     this.deleteStmt = db.prepare<[number]>('DELETE FROM accounts WHERE id = ?');
+    this.forwardsOfStmt = db.prepare<[number], StoredForward>(
+      'SELECT server_id, dst_port, protocol, account_id, to_port, created_at FROM port_forwards WHERE account_id = ?');
+    this.insertForwardStmt = db.prepare<[StoredForward]>(`INSERT INTO port_forwards (server_id, dst_port, protocol, account_id, to_port, created_at)
+      VALUES (@server_id, @dst_port, @protocol, @account_id, @to_port, @created_at)`);
     this.nameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE name = ?');
     this.usernameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE username = ?');
     this.ipTaken = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE ip = ?');
@@ -206,10 +227,16 @@ export class AccountsRepository {
     return Number(this.insertStmt.run(values).lastInsertRowid);
   }
 
-  /** Re-inserts a row under its old id (compensation after a failed data-plane call). */
-  restore(row: AccountRow): void {
+  /**
+   * Re-inserts a row under its old id with the dependents its delete cascaded away (compensation after a failed
+   * data-plane call).
+   */
+  restore(row: AccountRow, dependents: AccountDependents = { forwards: [] }): void {
     this.byNameCache.clear();
-    this.insertWithIdStmt.run(pick(row));
+    this.db.transaction(() => {
+      this.insertWithIdStmt.run(pick(row));
+      for (const forward of dependents.forwards) this.insertForwardStmt.run(forward);
+    })();
   }
 
   update(row: AccountRow): void {
@@ -217,9 +244,14 @@ export class AccountsRepository {
     this.updateStmt.run(pick(row));
   }
 
-  delete(id: number): void {
+  /** Deletes the row; its port forwards go with it (ON DELETE CASCADE) and are returned for {@link restore}. */
+  delete(id: number): AccountDependents {
     this.byNameCache.clear();
-    this.deleteStmt.run(id);
+    return this.db.transaction(() => {
+      const forwards = this.forwardsOfStmt.all(id);
+      this.deleteStmt.run(id);
+      return { forwards };
+    })();
   }
 
   /**

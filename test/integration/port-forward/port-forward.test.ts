@@ -188,3 +188,38 @@ test('every port-forward endpoint answers 401 without the access hash', async ()
     await p.close();
   }
 });
+
+test('a peer moved to another address keeps its forward in the kernel, aimed at the new address', async () => {
+  const p = await setup();
+  try {
+    await p.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'a', to_port: '80' });
+    await p.ok('PUT', '/account/a', { allowed_IPs: '10.0.1.9' });
+    const nat = await natView(p, 'srv');
+    assert.match(nat, /--dport 8080 .*-j DNAT --to-destination 10\.0\.1\.9:80/);
+    assert.doesNotMatch(nat, /10\.0\.1\.2:80/);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a peer delete the data plane refuses brings the peer back with its forwards, in the store and the kernel', async () => {
+  const p = await setup();
+  try {
+    await p.ok('PUT', '/account/a', { b_download: '8', b_upload: '4' });
+    await p.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'a', to_port: '80' });
+    const before = await policySnapshot(p);
+    const listing = await p.ok('GET', '/wireguard/srv/port_forward');
+    const shaper = p.app.services.dataplaneSync.dataplane.shaper as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = shaper.apply;
+    shaper.apply = async () => {
+      shaper.apply = original;
+      throw new Error('simulated tool failure');
+    };
+    assert.equal((await p.call('DELETE', '/account/a')).status, 500);
+    assert.deepEqual(await p.ok('GET', '/wireguard/srv/port_forward'), listing);
+    assert.match(await natView(p, 'srv'), /--dport 8080 .*-j DNAT --to-destination 10\.0\.1\.2:80/);
+    assert.equal(await policySnapshot(p), before);
+  } finally {
+    await p.close();
+  }
+});
