@@ -11,11 +11,21 @@ import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 const START = new Date('2031-02-03T04:05:06.000Z');
 
-test('every record the platform writes is dated by its injected clock', async () => {
-  const dir = tempDir('clock');
+/** A platform on a fresh data directory whose clock stands at START; closed and removed after `fn`. */
+async function withClockPlatform(name: string, fn: (platform: Platform, clock: ReturnType<typeof manualClock>) => Promise<void> | void): Promise<void> {
+  const dir = tempDir(name);
   const clock = manualClock(START);
-  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
+  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock, moduleWatchMs: 0 });
   try {
+    await fn(platform, clock);
+  } finally {
+    await platform.close();
+    removeDir(dir);
+  }
+}
+
+test('every record the platform writes is dated by its injected clock', async () => {
+  await withClockPlatform('clock', async (platform, clock) => {
     const at = START.toISOString();
     assert.ok(appliedMigrations(platform.db).every((m) => m.applied_at === at), 'migrations dated by the clock');
     const product = platform.products.create('VpnProduct', { server_location: 'ams' });
@@ -32,17 +42,11 @@ test('every record the platform writes is dated by its injected clock', async ()
     assert.equal(platform.taskStore.get(added.id)!.createdAt, '2031-02-03T04:05:07.000Z');
     const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;
     assert.ok(versions.every((v) => v.updated_at === at), JSON.stringify(versions));
-  } finally {
-    await platform.close();
-    removeDir(dir);
-  }
+  });
 });
 
 test('a claimed task is due by the store clock, and its retry only when that clock passes the backoff', async () => {
-  const dir = tempDir('clock-task');
-  const clock = manualClock(START);
-  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
-  try {
+  await withClockPlatform('clock-task', async (platform, clock) => {
     const store = platform.taskStore;
     const { id } = store.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
     const claimed = store.claimNext('embedded', 'w1', 30_000);
@@ -51,17 +55,11 @@ test('a claimed task is due by the store clock, and its retry only when that clo
     assert.equal(store.claimNext('embedded', 'w1', 30_000), null, 'backoff not over by the clock');
     clock.advance(5_000);
     assert.equal(store.claimNext('embedded', 'w1', 30_000)?.record.id, id, 'due once the clock moved');
-  } finally {
-    await platform.close();
-    removeDir(dir);
-  }
+  });
 });
 
 test('the sweeper measures a processing service\'s age with the clock, not the wall time', async () => {
-  const dir = tempDir('clock-sweeper');
-  const clock = manualClock(START);
-  const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }), clock });
-  try {
+  await withClockPlatform('clock-sweeper', async (platform, clock) => {
     const product = platform.products.create('VpnProduct', { server_location: 'ams' });
     const { uuid } = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
     platform.lifecycle.set(uuid, 'processing');
@@ -74,8 +72,5 @@ test('the sweeper measures a processing service\'s age with the clock, not the w
     assert.equal(service.provision_status, 'failed');
     assert.equal(service.status_reason, ORPHANED_REASON);
     assert.equal(service.updated_at, '2031-02-03T04:06:07.000Z');
-  } finally {
-    await platform.close();
-    removeDir(dir);
-  }
+  });
 });
