@@ -5,6 +5,7 @@ import type { Driver } from '../dataplane/driver.ts';
 import {
   FirewallError,
   type FilterRule,
+  type RulePosition,
   type FirewallConf,
   type FirewallInfoView,
   type PortForwardRule,
@@ -248,6 +249,16 @@ export class DataplaneSync {
   /** Global policies, `ip_forward` (sysctl) and the operator's INPUT rules (`firewall.ensureGlobal`). */
   applyFirewallGlobal(conf: FirewallConf, rules: FilterRule[]): Promise<void> {
     return this.serial(() => this.deps.dataplane.firewall.ensureGlobal(conf, rules));
+  }
+
+  /** One operator INPUT rule added at the top or end (`firewall.addFilterRule`): the other rules keep their counters. */
+  addFilterRule(rule: FilterRule, position: RulePosition): Promise<void> {
+    return this.serial(() => this.deps.dataplane.firewall.addFilterRule(rule, position));
+  }
+
+  /** One operator INPUT rule deleted (`firewall.deleteFilterRule`): the other rules keep their counters. */
+  deleteFilterRule(name: string): Promise<void> {
+    return this.serial(() => this.deps.dataplane.firewall.deleteFilterRule(name));
   }
 
   /**

@@ -42,6 +42,8 @@ export interface PolicySync {
   serial<T>(task: () => Promise<T> | T): Promise<T>;
   applyForwards(serverName: string, forwards: PortForwardRule[]): Promise<void>;
   applyFirewallGlobal(conf: FirewallConf, rules: FilterRule[]): Promise<void>;
+  addFilterRule(rule: FilterRule, position: RulePosition): Promise<void>;
+  deleteFilterRule(name: string): Promise<void>;
   applyServerBandwidth(serverName: string): Promise<void>;
   readonly views: PolicyViews;
 }
@@ -173,7 +175,7 @@ export class FirewallService {
         return checked;
       });
       try {
-        await sync.applyFirewallGlobal(conf.getFirewallConf(), rules.listFilterRules());
+        await sync.addFilterRule(rule, at);
       } catch (err) {
         await sync.serial(() => rules.delete(rule.name));
         throw policyError(err);
@@ -193,7 +195,7 @@ export class FirewallService {
         return stored;
       });
       try {
-        await sync.applyFirewallGlobal(conf.getFirewallConf(), rules.listFilterRules());
+        await sync.deleteFilterRule(name);
       } catch (err) {
         await sync.serial(() => rules.restore(row));
         throw policyError(err);

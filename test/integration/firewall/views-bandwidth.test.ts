@@ -121,7 +121,7 @@ test('a data-plane failure during set_bandwidth, a forward, a rule or the conf l
     const cases: Array<[object, string, 'PUT' | 'POST' | 'DELETE', string, Record<string, string> | undefined]> = [
       [dp.shaper, 'apply', 'PUT', '/wireguard/srv/set_bandwidth', undefined],
       [dp.firewall, 'setForwards', 'POST', '/port_forward', { dst_port: '80', protocol: 'tcp', to_peer: 'a', to_port: '80' }],
-      [dp.firewall, 'ensureGlobal', 'POST', '/firewall/rules/filter/end', { name: 'r', action: 'DROP', chain: 'INPUT', protocol: 'ANY' }],
+      [dp.firewall, 'addFilterRule', 'POST', '/firewall/rules/filter/end', { name: 'r', action: 'DROP', chain: 'INPUT', protocol: 'ANY' }],
       [dp.firewall, 'ensureGlobal', 'PUT', '/firewall/conf', { policy_input: 'DROP' }],
     ];
     for (const [obj, method, verb, path, form] of cases) {
@@ -135,7 +135,7 @@ test('a data-plane failure during set_bandwidth, a forward, a rule or the conf l
     // ... and a forward or rule already there is put back when its deletion fails
     await p.ok('POST', '/port_forward', { dst_port: '80', protocol: 'tcp', to_peer: 'a', to_port: '80' });
     await p.ok('POST', '/firewall/rules/filter/end', { name: 'r', action: 'DROP', chain: 'INPUT', protocol: 'ANY' });
-    for (const [obj, method, path] of [[dp.firewall, 'setForwards', '/port_forward/80/tcp'], [dp.firewall, 'ensureGlobal', '/firewall/rules/filter/r']] as const) {
+    for (const [obj, method, path] of [[dp.firewall, 'setForwards', '/port_forward/80/tcp'], [dp.firewall, 'deleteFilterRule', '/firewall/rules/filter/r']] as const) {
       const before = await policySnapshot(p);
       failOnce(obj, method, new Error('simulated tool failure'));
       assert.equal((await p.call('DELETE', path)).status, 500, path);

@@ -2,7 +2,7 @@
 // one change at a time (a failed change is undone before the next reads the store), subsystem refusals as API texts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FirewallError, type FilterRule, type FirewallConf, type PortForwardRule } from '../../../panel/dataplane/firewall/firewall.ts';
+import { FirewallError, type FilterRule, type RulePosition, type FirewallConf, type PortForwardRule } from '../../../panel/dataplane/firewall/firewall.ts';
 import { FIREWALL_TEXTS } from '../../../panel/dataplane/firewall/firewall-texts.ts';
 import { ShapingError } from '../../../panel/dataplane/shaping/shaping.ts';
 import { E, isApiError } from '../../../panel/http/errors.ts';
@@ -41,6 +41,12 @@ class FakeSync implements PolicySync {
   }
   applyFirewallGlobal(conf: FirewallConf, rules: FilterRule[]) {
     return this.serial(() => this.step(`global ${conf.policy_input} ${rules.map((r) => r.name).join(',')}`));
+  }
+  addFilterRule(rule: FilterRule, position: RulePosition) {
+    return this.serial(() => this.step(`add ${rule.name} ${position}`));
+  }
+  deleteFilterRule(name: string) {
+    return this.serial(() => this.step(`delete ${name}`));
   }
   applyServerBandwidth(server: string) {
     this.onBandwidth();
@@ -123,7 +129,7 @@ describe('firewall service', () => {
       const second = t.firewall.addRule({ name: 'b', action: 'accept', chain: 'INPUT', protocol: 'tcp', d_port: '22' }, 'top');
       await assert.rejects(first, /boom/);
       await second;
-      assert.deepEqual(t.sync.calls, ['global ACCEPT a', 'global ACCEPT b']);
+      assert.deepEqual(t.sync.calls, ['add a end', 'add b top']);
       assert.deepEqual(t.rules.listFilterRules().map((r) => [r.name, r.action, r.protocol]), [['b', 'ACCEPT', 'TCP']]);
       assert.equal(t.firewall.listRules()[0].d_port, '8443,51820');
     } finally {
