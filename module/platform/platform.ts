@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
 import { createHooks, type Hooks } from '../../hooks.ts';
-import { SecretBox } from '../../panel/security/secret-box.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
-import { SecretBox } from '../../panel/security/secret-box.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';

@@ -2,7 +2,7 @@
 import QRCode from 'qrcode';
 import type { Driver } from '../dataplane/driver.ts';
 import { renderClientConfig } from '../dataplane/render/client-config.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountDump } from '../schemas/account.ts';
 import type { AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';

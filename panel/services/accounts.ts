@@ -4,7 +4,7 @@ import { FirewallError } from '../dataplane/firewall/firewall.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { ApiError, E } from '../http/errors.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
 import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';

@@ -2,7 +2,7 @@
 import type { InterfaceSpec, PeerChanges, PeerSpec } from '../dataplane/driver.ts';
 import type { FirewallPeer, FirewallPeerChanges, PortForwardRule, ServerFirewallSpec } from '../dataplane/firewall/firewall.ts';
 import type { ShapedPeer, ShapingChanges, ShapingTarget } from '../dataplane/shaping/shaping.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { PeerRow } from '../store/repositories/accounts.ts';
 import type { ServerRow } from '../store/repositories/servers.ts';
 import { formatIpv4 } from './addressing.ts';

@@ -14,7 +14,7 @@ import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall
 import { reconcile, ReconcileError, type ReconcileReport } from '../dataplane/reconcile.ts';
 import { reconcileFirewall, reconcileShaping, type ReconcileFailure } from '../dataplane/reconcile-policy.ts';
 import { E } from '../schemas/error-texts.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import {

@@ -2,7 +2,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe, type DefaultRouteProbe } from '../dataplane/default-route.ts';
 import { ExecaRunner } from '../dataplane/linux/runner.ts';

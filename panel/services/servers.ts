@@ -7,7 +7,7 @@ import { generateKeyPair } from '../dataplane/keys.ts';
 import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../security/secret-box.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import { parseCidr } from '../schemas/ip.ts';
 import type { AvailableIps, WireguardCreateBody, WireguardDump, WireguardInfo, WireguardServer, WireguardUpdateBody } from '../schemas/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';

@@ -18,7 +18,7 @@ import { createDataplane } from '../../panel/dataplane/create-dataplane.ts';
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SecretBox } from '../../panel/security/secret-box.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { ServersRepository } from '../../panel/store/repositories/servers.ts';
 import { openDatabase } from '../../panel/store/db.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { createHooks } from '../../hooks.ts';
-import { SecretBox } from '../../panel/security/secret-box.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock } from '../../panel/shared/clock.ts';
 import { sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../module/platform/services/lifecycle.ts';

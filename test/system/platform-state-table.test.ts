@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { pino } from 'pino';
 import { createHooks, type HookEventName } from '../../hooks.ts';
-import { SecretBox } from '../../panel/security/secret-box.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock } from '../../panel/shared/clock.ts';
 import { readModuleLogs, sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
 import type { PlatformContext } from '../../module/contract/platform-context.ts';

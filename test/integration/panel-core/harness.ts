@@ -10,7 +10,7 @@ import { createSimulatedDataplane } from '../../../panel/dataplane/create-datapl
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
-import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { databasePath, openDatabase, type Db } from '../../../panel/store/db.ts';
 
 /** A built app with one access hash for 127.0.0.1 and captured log lines. */

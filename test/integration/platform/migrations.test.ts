@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
 import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { installedVersion } from '../../../module/platform/store/repositories/module-versions.ts';
-import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
 import { appliedMigrations } from '../../../module/platform/store/migrator.ts';

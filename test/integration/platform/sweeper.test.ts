@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { pino } from 'pino';
 import { createHooks, type Hooks } from '../../../hooks.ts';
-import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { systemClock } from '../../../panel/shared/clock.ts';
 import { sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../../module/platform/services/lifecycle.ts';

@@ -8,7 +8,7 @@ import { buildApp } from '../../../panel/app.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
-import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
 import type { DefaultRouteProbe } from '../../../panel/dataplane/default-route.ts';

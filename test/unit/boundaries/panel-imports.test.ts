@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { specifiers } from '../../helpers/import-specifiers.ts';
 
 const root = resolve(new URL('../../../', import.meta.url).pathname);
 const panelDir = join(root, 'panel');
@@ -15,13 +16,6 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every module specifier of `text`: static `from '...'`, bare `import '...'`, dynamic `import('...')`, `require('...')`. */
-export function specifiers(text: string): string[] {
-  const out: string[] = [];
-  const patterns = [/\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g, /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
-  for (const pattern of patterns) for (const match of text.matchAll(pattern)) out.push(match[1]);
-  return out;
-}
 
 /** Files under panel/ with a relative import resolving outside panel/ into module/, bin/, config.ts or hooks.ts. */
 function offenders(): string[] {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { loggableUrl } from '../../../panel/http/access-log.ts';
-import { SecretBox } from '../../../panel/security/secret-box.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 
 describe('access log', () => {
   it('masks one-time-link keys in the path and every query string, and keeps API paths as they are', () => {

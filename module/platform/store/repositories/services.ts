@@ -1,6 +1,6 @@
 // Services: one customer instance of a product, its service data (secrets sealed), provision status and data.
 import { randomUUID } from 'node:crypto';
-import type { SecretBox } from '../../../../panel/security/secret-box.ts';
+import type { SecretBox } from '../../../../panel/shared/secret-box.ts';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { SECRET_KEY_PATTERN } from '../../../contract/redact.ts';
 import type { ProvisionStatus } from '../../../contract/provision-status.ts';
