@@ -6,32 +6,22 @@ import {
   FirewallError,
   type FilterRule,
   type FirewallConf,
-  type FirewallInfoView,
   type PortForwardRule,
   type RulePosition,
   type Verdict,
 } from '../dataplane/firewall/firewall.ts';
-import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall-listing.ts';
 import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import type { FilterRuleBody, FilterRuleWire, FirewallConfBody, FirewallInfo } from '../schemas/firewall.ts';
 import { toBoolean } from '../schemas/form.ts';
+import type { DataplaneViews } from './dataplane-sync.ts';
 import type { FilterRulesRepository } from '../store/repositories/filter-rules.ts';
 import type { FirewallConfRepository } from '../store/repositories/firewall-conf.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
 
 /** The live views of the data plane that the network-policy services read (DataplaneSync.views). */
-export interface PolicyViews {
-  firewallInfo(): Promise<FirewallInfoView>;
-  natRules(serverName: string): Promise<string>;
-  filterRules(serverName: string): Promise<string>;
-  mangleRules(accountName: string): Promise<string>;
-  serverTrafficControl(serverName: string): Promise<string>;
-  accountTrafficControl(accountName: string): Promise<string>;
-  natList(): Promise<NatListEntry[]>;
-  mangleList(): Promise<MangleListEntry[]>;
-}
+export type PolicyViews = DataplaneViews;
 
 /**
  * What the network-policy services need of `DataplaneSync` (the one way into the data plane): its serial lane and
@@ -150,7 +140,7 @@ export class FirewallService {
    * removes the row again.
    */
   addRule(body: FilterRuleBody, at: RulePosition): Promise<void> {
-    const { rules, conf, sync } = this.deps;
+    const { rules, sync } = this.deps;
     return this.lane.run(async () => {
       const rule = await sync.serial(() => {
         const name = str(body.name);
@@ -185,7 +175,7 @@ export class FirewallService {
 
   /** DELETE /firewall/rules/filter/<rule_name>: never the built-in rule; the row comes back on a data-plane failure. */
   deleteRule(name: string): Promise<void> {
-    const { rules, conf, sync } = this.deps;
+    const { rules, sync } = this.deps;
     return this.lane.run(async () => {
       const row = await sync.serial(() => {
         if (name === CONTROLPANEL_RULE) throw new ApiError(E.FW_RULE_BUILTIN);
