@@ -1,7 +1,6 @@
 // The firewall logic shared by the linux implementation and the simulated twin: checks, plans, views, over a backend.
 import { E } from '../../schemas/error-texts.ts';
 import {
-  ALL_TOP_CHAINS,
   CHAIN_PREFIX,
   FWD_CHAIN,
   IN_CHAIN,
@@ -30,7 +29,6 @@ import {
   renderServerChains,
   renderServerDispatch,
   renderSystemInput,
-  ruleNameOf,
   renderFilterRule,
   type GlobalRuleInput,
 } from '../render/firewall-rules.ts';

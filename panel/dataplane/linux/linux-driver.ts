@@ -54,7 +54,7 @@ export class LinuxDriver implements Driver {
   private kernelWorks: boolean | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly opts: LinuxDriverOptions) {
+  constructor(opts: LinuxDriverOptions) {
     this.wg = new WgTool(opts.runner);
     this.ip = new IpTool(opts.runner);
     this.wgGo = new WireguardGoTool(opts.runner);
