@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { wireguardRoutes } from './routes/wireguard.ts';
 import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
+import { statisticsRoutes } from './routes/statistics.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
 export type { PanelDeps, PanelServices } from './services/index.ts';
@@ -28,6 +29,7 @@ const routes: PanelRoutes[] = [
   accountRoutes,
   portForwardRoutes,
   firewallRoutes,
+  statisticsRoutes,
 ];
 
 /** One registered route (method and full path), as collected by buildApp. */

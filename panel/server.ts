@@ -110,6 +110,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     const url = httpUrl(host, boundPort);
     if (!deps.baseUrl) deps.baseUrl = url; // port 0: known only now
     const bootReconcile = app.services.system.reconcileOnBoot();
+    app.services.statistics.scheduler.start();
     let closing: Promise<void> | null = null;
     const activeDataplane = dataplane;
     const close = () =>
@@ -117,6 +118,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
         await app.close();
         await bootReconcile;
         await app.services.reconciler.whenIdle();
+        await app.services.statistics.scheduler.stop(); // last traffic sample before the data plane closes
         await activeDataplane.close();
         db.close();
       })());

@@ -7,6 +7,7 @@ import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
 import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
+import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
@@ -23,6 +24,8 @@ export interface AccountServiceDeps {
   accountLimit(): number;
   /** The host's networks (through the driver); a read younger than a second is reused. */
   hosts: HostNetworkReader;
+  /** Traffic statistics: sampled before a peer leaves its interface, its baseline dropped after (optional). */
+  statistics?: { beforePeerLeaves(iface: string): Promise<void>; peerLeft(accountId: number): void };
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -32,17 +35,48 @@ const PASSWORD_LENGTH = 16;
 export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
-  /** Every account, oldest first. */
-  list(): Account[] {
-    const out: Account[] = [];
-    for (const row of this.deps.accounts.iterate()) out.push(this.toWire(row));
+  /**
+   * Opened listing secrets (sealed → plain). A listing opens two secrets per account; at 50,000 accounts that is
+   * 100,000 AES-GCM opens (about 5 s, the box's own cache holds 20,000), so listings keep every value they opened
+   * here. A full listing replaces the map with the values it used, so deleted or changed secrets leave it.
+   */
+  private listingSecrets = new Map<string, string>();
+
+  /** Every account, oldest first; `page` (limit/offset) narrows it (GET /account). */
+  list(page: ListingPage = {}): Account[] {
+    return this.listing(null, page);
+  }
+
+  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers); `page` narrows it in id order. */
+  peersOf(server: ServerRow, page: ListingPage = {}): Record<string, Account> {
+    const out: Record<string, Account> = {};
+    for (const account of this.listing(server.id, page)) out[account.name] = account;
     return out;
   }
 
-  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers). */
-  peersOf(server: ServerRow): Record<string, Account> {
-    const out: Record<string, Account> = {};
-    for (const row of this.deps.accounts.iterateOfServer(server.id)) out[row.name] = this.toWire(row);
+  /** One statement of column tuples, secrets opened through {@link listingSecrets}, no per-row validation. */
+  private listing(serverId: number | null, page: ListingPage): Account[] {
+    const full = page.limit === undefined && page.offset === undefined && serverId === null;
+    const rows = this.deps.accounts.listingRows(serverId, page.limit ?? -1, page.offset ?? 0);
+    const known = this.listingSecrets;
+    const used = full ? new Map<string, string>() : known;
+    const { box } = this.deps;
+    const open = (sealed: string): string => {
+      let plain = known.get(sealed);
+      if (plain === undefined) plain = box.open(sealed);
+      used.set(sealed, plain);
+      return plain;
+    };
+    const out: Account[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [name, username, password, status, wg_name, ip, down, up, mangle, privateKey, public_key] = rows[i];
+      out[i] = {
+        name, username, password: open(password), status, wg_name, allowed_IPs: formatIpv4(ip),
+        b_download: String(down), b_upload: String(up), mangle: String(mangle),
+        private_key: privateKey ? open(privateKey) : '', public_key,
+      };
+    }
+    if (full) this.listingSecrets = used;
     return out;
   }
 
@@ -94,6 +128,8 @@ export class AccountService {
       if (input.ipv6 !== undefined) after.allowed_ips_ipv6 = input.ipv6;
       if (input.b_download !== undefined) after.b_download = input.b_download;
       if (input.b_upload !== undefined) after.b_upload = input.b_upload;
+      const leaves = before.status === 'enable' && after.status !== 'enable';
+      if (leaves) await this.deps.statistics?.beforePeerLeaves(server.interface_name);
       accounts.update(after);
       try {
         await sync.applyAccountChange(server, before, after);
@@ -101,6 +137,7 @@ export class AccountService {
         accounts.update(before);
         throw refusal(err);
       }
+      if (leaves) this.deps.statistics?.peerLeft(after.id);
       return this.toWire(after);
     });
   }
@@ -111,6 +148,7 @@ export class AccountService {
     return sync.serial(async () => {
       const row = this.require(name);
       const server = servers.getById(row.server_id)!;
+      if (row.status === 'enable') await this.deps.statistics?.beforePeerLeaves(server.interface_name);
       const dependents = accounts.delete(row.id);
       try {
         await sync.applyAccountChange(server, row, null);

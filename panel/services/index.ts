@@ -6,6 +6,7 @@ import type { SecretBox } from '../shared/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe, type DefaultRouteProbe } from '../dataplane/default-route.ts';
 import { ExecaRunner } from '../dataplane/linux/runner.ts';
+import { ApiError, E } from '../http/errors.ts';
 import { AccountsRepository } from '../store/repositories/accounts.ts';
 import { ServersRepository } from '../store/repositories/servers.ts';
 import { AccountConfigService } from './account-config.ts';
@@ -30,6 +31,8 @@ import { FirewallService } from './firewall.ts';
 import { NetworkViewService } from './network-views.ts';
 import { PortForwardService } from './port-forwards.ts';
 import { ServerBandwidthService } from './server-bandwidth.ts';
+import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
+import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 
 /** Side effects and settings the panel is built from; `buildApp` never opens files or ports itself. */
 export interface PanelDeps {
@@ -67,6 +70,8 @@ export interface PanelDeps {
   listenAddress?: string | null;
   /** The panel's API TCP port (kept reachable by the firewall's `system_CONTROLPANEL`); null/absent when unknown. */
   apiPort?: number | null;
+  /** IANA time zone of the traffic statistics' days; default the process's (what GET /system/info reports). */
+  timeZone?: string;
 }
 
 /** Every service the routes use. */
@@ -87,6 +92,7 @@ export interface PanelServices {
   portForwards: PortForwardService;
   networkViews: NetworkViewService;
   serverBandwidth: ServerBandwidthService;
+  statistics: TrafficStatisticsService;
 }
 
 /** Builds the services from `deps`. */
@@ -121,8 +127,18 @@ export function buildServices(deps: PanelDeps): PanelServices {
     deps.routeProbe ?? (deps.dataplane.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
   const hosts = new HostNetworkReader(driver, { listenAddress: deps.listenAddress ?? null });
   const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync, hosts };
+  const statistics = new TrafficStatisticsService({
+    repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, clock: { now: clock },
+    timeZone: deps.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
+    config: () => systemConfig.get(), serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+    accountId: (name) => {
+      const row = accountRepo.get(name);
+      if (!row) throw new ApiError(E.ACCOUNT_NOT_FOUND);
+      return row.id;
+    },
+  });
   const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger });
-  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit() });
+  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver);
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const reconcileAll: ReconcileFn = async (onProgress) => {
@@ -142,6 +158,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   });
   return {
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    firewall, portForwards, networkViews, serverBandwidth,
+    firewall, portForwards, networkViews, serverBandwidth, statistics,
   };
 }
