@@ -4,12 +4,13 @@ import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
 import { AccountCreateBodySchema, AccountUpdateBodySchema } from '../schemas/account.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { ListingQuerySchema } from '../schemas/listing.ts';
 
 export const accountRoutes: PanelRoutes = async (app, { services }) => {
   const { accounts, accountConfig, networkViews } = services;
   const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
 
-  app.get('/account', async () => ok(accounts.list()));
+  app.get('/account', async (request) => ok(accounts.list(parseInput(ListingQuerySchema, request.query))));
 
   app.post('/account', async (request) => ok(await accounts.create(parseInput(AccountCreateBodySchema, request.body))));
 

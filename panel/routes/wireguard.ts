@@ -4,6 +4,7 @@ import { ok, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { ListingQuerySchema } from '../schemas/listing.ts';
 import { WireguardCreateBodySchema, WireguardUpdateBodySchema } from '../schemas/wireguard.ts';
 
 export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
@@ -12,7 +13,7 @@ export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
 
   app.get('/wireguard/info', async () => ok(await servers.info()));
 
-  app.get('/wireguard/online', async () => ok(await online.list()));
+  app.get('/wireguard/online', async (request) => ok(await online.list(parseInput(ListingQuerySchema, request.query))));
 
   app.get('/wireguard', async () => ok(servers.list()));
 
@@ -34,7 +35,10 @@ export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
 
   app.get('/wireguard/:name/available_ips', async (request) => ok(servers.availableIps(nameOf(request.params))));
 
-  app.get('/wireguard/:name/peers', async (request) => ok(accounts.peersOf(servers.require(nameOf(request.params)))));
+  app.get('/wireguard/:name/peers', async (request) => {
+    const server = servers.require(nameOf(request.params));
+    return ok(accounts.peersOf(server, parseInput(ListingQuerySchema, request.query)));
+  });
 
   app.get('/wireguard/:name/firewall_nat_rules', async (request) => ok(await networkViews.serverNatRules(nameOf(request.params))));
 

@@ -7,6 +7,7 @@ import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
 import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
+import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
@@ -29,22 +30,57 @@ export interface AccountServiceDeps {
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 const PASSWORD_LENGTH = 16;
+/** At most this many opened listing secrets are kept between full listings (two per account). */
+const LISTING_SECRETS_MAX = 250_000;
 
 /** Account operations behind /account. */
 export class AccountService {
   constructor(private readonly deps: AccountServiceDeps) {}
 
-  /** Every account, oldest first. */
-  list(): Account[] {
-    const out: Account[] = [];
-    for (const row of this.deps.accounts.iterate()) out.push(this.toWire(row));
+  /**
+   * Opened listing secrets (sealed → plain). A listing opens two secrets per account; at 50,000 accounts that is
+   * 100,000 AES-GCM opens (about 5 s, the box's own cache holds 20,000), so listings keep every value they opened
+   * here. A full listing replaces the map with the values it used, so deleted or changed secrets leave it.
+   */
+  private listingSecrets = new Map<string, string>();
+
+  /** Every account, oldest first; `page` (limit/offset) narrows it (GET /account). */
+  list(page: ListingPage = {}): Account[] {
+    return this.listing(null, page);
+  }
+
+  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers); `page` narrows it in id order. */
+  peersOf(server: ServerRow, page: ListingPage = {}): Record<string, Account> {
+    const out: Record<string, Account> = {};
+    for (const account of this.listing(server.id, page)) out[account.name] = account;
     return out;
   }
 
-  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers). */
-  peersOf(server: ServerRow): Record<string, Account> {
-    const out: Record<string, Account> = {};
-    for (const row of this.deps.accounts.iterateOfServer(server.id)) out[row.name] = this.toWire(row);
+  /** One statement of column tuples, secrets opened through {@link listingSecrets}, no per-row validation. */
+  private listing(serverId: number | null, page: ListingPage): Account[] {
+    const full = page.limit === undefined && page.offset === undefined && serverId === null;
+    const rows = this.deps.accounts.listingRows(serverId, page.limit ?? -1, page.offset ?? 0);
+    // Paged listings only add; a full listing prunes. A bound keeps paging alone from growing it forever.
+    if (this.listingSecrets.size > LISTING_SECRETS_MAX) this.listingSecrets = new Map();
+    const known = this.listingSecrets;
+    const used = full ? new Map<string, string>() : known;
+    const { box } = this.deps;
+    const open = (sealed: string): string => {
+      let plain = known.get(sealed);
+      if (plain === undefined) plain = box.open(sealed);
+      used.set(sealed, plain);
+      return plain;
+    };
+    const out: Account[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [name, username, password, status, wg_name, ip, down, up, mangle, privateKey, public_key] = rows[i];
+      out[i] = {
+        name, username, password: open(password), status, wg_name, allowed_IPs: formatIpv4(ip),
+        b_download: String(down), b_upload: String(up), mangle: String(mangle),
+        private_key: privateKey ? open(privateKey) : '', public_key,
+      };
+    }
+    if (full) this.listingSecrets = used;
     return out;
   }
 

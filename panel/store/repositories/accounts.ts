@@ -51,6 +51,27 @@ const COLUMNS: Array<keyof AccountValues> = [
 /** How many accounts the by-name cache holds (oldest dropped first). */
 const NAME_CACHE_SIZE = 10_000;
 
+/** The columns of a listing row, in {@link ListingRow} order. */
+const LISTING_SELECT = `SELECT a.name, a.username, a.password, a.status, s.name, a.ip, a.b_download, a.b_upload, a.mangle,
+  a.private_key, a.public_key FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id`;
+
+/** One account of a listing as a tuple (see {@link AccountsRepository.listingRows}). */
+export type ListingRow = [
+  name: string, username: string, password: string, status: 'enable' | 'disable', wg_name: string, ip: number,
+  b_download: number, b_upload: number, mangle: number, private_key: string, public_key: string,
+];
+
+/** What GET /wireguard/online needs of an account. */
+export interface OnlineRow {
+  public_key: string;
+  name: string;
+  username: string;
+  status: 'enable' | 'disable';
+  ip: number;
+  b_download: number;
+  b_upload: number;
+}
+
 const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
 
 /** Repository of accounts; every statement is prepared once. */
@@ -211,6 +232,33 @@ export class AccountsRepository {
   hasAccounts(serverId: number): boolean {
     return this.anyOfServer.get(serverId) !== undefined;
   }
+
+  /**
+   * Accounts for the listings, oldest first, as column tuples (no per-row objects): name, username, sealed password,
+   * status, server name, ip, b_download, b_upload, mangle, sealed private key, public key. `serverId` narrows to
+   * one server; `limit`/`offset` page through the id order (SQLite LIMIT/OFFSET; -1 = no limit).
+   */
+  listingRows(serverId: number | null, limit = -1, offset = 0): ListingRow[] {
+    this.listingStmts ??= {
+      all: this.db.prepare<[number, number], ListingRow>(`${LISTING_SELECT} ORDER BY a.id LIMIT ? OFFSET ?`).raw(true),
+      ofServer: this.db
+        .prepare<[number, number, number], ListingRow>(`${LISTING_SELECT} WHERE a.server_id = ? ORDER BY a.id LIMIT ? OFFSET ?`)
+        .raw(true),
+    };
+    return serverId === null ? this.listingStmts.all.all(limit, offset) : this.listingStmts.ofServer.all(serverId, limit, offset);
+  }
+
+  /** What GET /wireguard/online shows of every account of a server, keyed by public key (one statement). */
+  onlineIndex(serverId: number): Map<string, OnlineRow> {
+    this.onlineStmt ??= this.db.prepare<[number], OnlineRow>(
+      'SELECT public_key, name, username, status, ip, b_download, b_upload FROM accounts WHERE server_id = ?');
+    const out = new Map<string, OnlineRow>();
+    for (const row of this.onlineStmt.iterate(serverId)) out.set(row.public_key, row);
+    return out;
+  }
+
+  private listingStmts?: { all: Statement<[number, number], ListingRow>; ofServer: Statement<[number, number, number], ListingRow> };
+  private onlineStmt?: Statement<[number], OnlineRow>;
 
   /** Number of accounts, kept by triggers (O(1)). */
   count(): number {
