@@ -65,7 +65,7 @@ export class TrafficStatisticsService {
   firstKeptDay(): string {
     const now = wallClock(this.deps.clock.now().getTime(), this.deps.timeZone);
     const history = Math.max(0, this.deps.config().traffic_statistics_history);
-    const index = now.year * 12 + (now.month - 1) - Math.min(history, now.year * 12);
+    const index = Math.max(0, now.year * 12 + (now.month - 1) - history);
     return formatDay(Math.floor(index / 12), (index % 12) + 1, 1);
   }
 

@@ -1,0 +1,164 @@
+// The sampler through the full app: deltas per day, direction, disable/enable, delete/re-create (cascade), resets, restart, retention.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { makeStatsPanel, type StatsPanel } from './statistics-fixture.ts';
+
+const HOUR = 3600_000;
+
+async function month(p: StatsPanel, name: string, y: number, m: number): Promise<Record<string, [number, number]>> {
+  const out: Record<string, [number, number]> = {};
+  for (const e of await p.ok('GET', `/account/${name}/traffic_statistics/${y}/${m}`)) {
+    if (e.traffic_download || e.traffic_upload) out[e.date] = [e.traffic_download, e.traffic_upload];
+  }
+  return out;
+}
+
+async function setup(start?: string) {
+  const p = await makeStatsPanel({ start });
+  const server = await p.ok('POST', '/wireguard', { name: 'srv' });
+  const alice = await p.ok('POST', '/account', { wg_name: 'srv', name: 'alice', allowed_IPs: '10.0.1.2' });
+  const bob = await p.ok('POST', '/account', { wg_name: 'srv', name: 'bob', allowed_IPs: '10.0.1.3' });
+  return { p, iface: server.interface_name as string, alice: alice.public_key as string, bob: bob.public_key as string };
+}
+
+test('download = bytes sent to the peer (transfer_tx), upload = bytes received (transfer_rx); one row per account and day', async () => {
+  const { p, iface, alice, bob } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000, 50_000);
+    const first = (await p.sample()) as any;
+    assert.equal(first.peers, 2);
+    p.counters(iface, alice, 1_500, 80_000);
+    p.counters(iface, bob, 7, 9);
+    p.clock.advance(HOUR);
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [80_000, 1_500] });
+    assert.deepEqual(await month(p, 'bob', 2026, 3), { '2026-03-15': [9, 7] });
+    const rows = p.db.prepare('SELECT COUNT(*) AS n FROM traffic_statistics').get() as { n: number };
+    assert.equal(rows.n, 2);
+    // next day
+    p.clock.set(new Date('2026-03-16T00:00:00Z'));
+    await p.sample(); // the midnight sample the scheduler takes
+    p.counters(iface, alice, 1_600, 80_100);
+    p.clock.advance(HOUR);
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [80_000, 1_500], '2026-03-16': [100, 100] });
+  } finally {
+    await p.close();
+  }
+});
+
+test('disable samples first and the re-enabled peer counts from zero; delete removes the statistics; re-create starts empty', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    await p.sample();
+    p.counters(iface, alice, 100, 1_000);
+    await p.ok('PUT', '/account/alice', { status: 'disable' }); // no scheduled sample in between: the hook keeps it
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [1_000, 100] });
+    await p.sample(); // disabled: absent, nothing added
+    await p.ok('PUT', '/account/alice', { status: 'enable' });
+    p.counters(iface, alice, 5_000, 9_000); // more than before the disable: still counted whole
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [10_000, 5_100] });
+    // disable and enable again between two samples
+    await p.ok('PUT', '/account/alice', { status: 'disable' });
+    await p.ok('PUT', '/account/alice', { status: 'enable' });
+    p.counters(iface, alice, 20_000, 20_000);
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [30_000, 25_100] });
+
+    await p.ok('DELETE', '/account/alice');
+    assert.equal((p.db.prepare('SELECT COUNT(*) AS n FROM traffic_statistics').get() as any).n, 0, 'bob had no traffic');
+    assert.equal((p.db.prepare('SELECT COUNT(*) AS n FROM traffic_baselines WHERE account_id NOT IN (SELECT id FROM accounts)').get() as any).n, 0);
+    const again = await p.ok('POST', '/account', { wg_name: 'srv', name: 'alice', allowed_IPs: '10.0.1.2' });
+    assert.deepEqual(await month(p, 'alice', 2026, 3), {});
+    p.counters(iface, again.public_key, 10, 20);
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [20, 10] });
+  } finally {
+    await p.close();
+  }
+});
+
+test('counters that went backwards (interface re-created, daemon restart) start a new baseline', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000_000, 2_000_000);
+    await p.sample();
+    p.counters(iface, alice, 10, 20); // reset under us
+    p.clock.advance(60_000);
+    const s = (await p.sample()) as any;
+    assert.equal(s.resets, 1);
+    p.counters(iface, alice, 110, 220);
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [2_000_220, 1_000_110] });
+  } finally {
+    await p.close();
+  }
+});
+
+test('a panel restart continues from the stored baselines: nothing lost, nothing counted twice', async () => {
+  const first = await setup('2026-03-15T12:00:00Z');
+  const dir = first.p.dir;
+  const driver = first.p.driver; // the daemon keeps running across the panel restart
+  try {
+    first.p.counters(first.iface, first.alice, 100, 1_000);
+    await first.p.sample();
+    first.p.counters(first.iface, first.alice, 200, 2_000); // not sampled before the "kill -9"
+    await first.p.app.close();
+    first.p.db.close();
+    const second = await makeStatsPanel({ start: '2026-03-15T13:00:00Z', dir, driver });
+    try {
+      second.counters(first.iface, first.alice, 300, 3_000);
+      await second.sample();
+      assert.deepEqual(await month(second, 'alice', 2026, 3), { '2026-03-15': [3_000, 300] });
+    } finally {
+      await second.close();
+    }
+  } finally {
+    const { rmSync } = await import('node:fs');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('retention: rows before the first day of the month `traffic_statistics_history` months back are pruned', async () => {
+  const { p, iface, alice } = await setup('2026-01-10T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1, 1);
+    await p.sample();
+    p.clock.set(new Date('2026-02-10T12:00:00Z'));
+    p.counters(iface, alice, 2, 2);
+    await p.sample();
+    p.clock.set(new Date('2026-03-31T12:00:00Z'));
+    p.counters(iface, alice, 3, 3);
+    await p.sample();
+    await p.ok('PUT', '/system/config', { traffic_statistics_history: '1' });
+    assert.equal(p.app.services.statistics.firstKeptDay(), '2026-02-01');
+    assert.equal(p.app.services.statistics.prune(), 1);
+    assert.deepEqual(await month(p, 'alice', 2026, 1), {});
+    assert.deepEqual(await month(p, 'alice', 2026, 2), { '2026-02-10': [1, 1] });
+    await p.ok('PUT', '/system/config', { traffic_statistics_history: '0' });
+    assert.equal(p.app.services.statistics.prune(), 1);
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-31': [1, 1] });
+    await p.ok('PUT', '/system/config', { traffic_statistics_history: '2147483647' });
+    assert.equal(p.app.services.statistics.firstKeptDay(), '0000-01-01');
+  } finally {
+    await p.close();
+  }
+});
+
+test('a sample is one transaction: a failing write leaves rows and baselines as they were', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 10, 10);
+    await p.sample();
+    p.counters(iface, alice, 20, 20);
+    p.db.exec("CREATE TRIGGER fail_bob BEFORE UPDATE ON traffic_baselines WHEN NEW.rx = 20 BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    await assert.rejects(p.sample(), /boom/);
+    p.db.exec('DROP TRIGGER fail_bob');
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [10, 10] });
+    await p.sample();
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [20, 20] });
+  } finally {
+    await p.close();
+  }
+});
