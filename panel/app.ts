@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { wireguardRoutes } from './routes/wireguard.ts';
 import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
+import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
@@ -29,6 +30,7 @@ const routes: PanelRoutes[] = [
   accountRoutes,
   portForwardRoutes,
   firewallRoutes,
+  trafficLoggingRoutes,
   statisticsRoutes,
 ];
 

@@ -110,11 +110,13 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     const url = httpUrl(host, boundPort);
     if (!deps.baseUrl) deps.baseUrl = url; // port 0: known only now
     const bootReconcile = app.services.system.reconcileOnBoot();
+    await app.services.trafficLogging.start();
     app.services.statistics.scheduler.start();
     let closing: Promise<void> | null = null;
     const activeDataplane = dataplane;
     const close = () =>
       (closing ??= (async () => {
+        await app.services.trafficLogging.stop();
         await app.close();
         await bootReconcile;
         await app.services.reconciler.whenIdle();

@@ -184,7 +184,17 @@ export const OWN = {
   NO_EXTERNAL_IP: 'External IP not detected (no default route); pass external_ip',
   /** A server or peer address in a range no tunnel may use (see RESERVED_RANGES in panel/schemas/ip.ts). */
   RESERVED_ADDRESS: 'Address in a reserved range (loopback, unspecified, link-local, multicast, broadcast or IPv4-mapped)',
+  // PUT /traffic_logging: formats the spec gives no text for
+  TL_WRONG_SYSLOG_SERVER: 'Wrong remote_syslog_server format (IPv4 address)',
+  TL_WRONG_SYSLOG_PORT: 'Wrong remote_syslog_server_port format (1-65535)',
+  TL_WRONG_TSDB_URL: 'Wrong tsdb_url format (http or https URL)',
+  TL_WRONG_TSDB_TEXT: 'Wrong tsdb field format (at most 1024 printable characters)',
 } as const;
+
+/** `Wrong <flag> format (1 or 0)` for a boolean field given as anything but 1/0/true/false (our own text). */
+export function flagFormatError(name: string): string {
+  return `Wrong ${name} format (1 or 0)`;
+}
 
 /** Any seed error text. */
 export type SeedErrorText = (typeof E)[keyof typeof E];

@@ -31,6 +31,11 @@ import { FirewallService } from './firewall.ts';
 import { NetworkViewService } from './network-views.ts';
 import { PortForwardService } from './port-forwards.ts';
 import { ServerBandwidthService } from './server-bandwidth.ts';
+import { PanelMetrics } from './metrics.ts';
+import { TrafficLoggingRepository } from '../store/repositories/traffic-logging.ts';
+import { ConntrackSource, SimulatedFlowSource, type FlowSource } from './traffic-logging/flow-source.ts';
+import { TrafficLoggingService } from './traffic-logging/traffic-logging-service.ts';
+import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 
@@ -68,8 +73,17 @@ export interface PanelDeps {
    * other networks come from `driver.hostNetworks()`.
    */
   listenAddress?: string | null;
+  /**
+   * GET /metrics: a bearer token (`Authorization: Bearer <token>`) that also grants it, besides an access hash;
+   * null/absent = access hash only (`--metrics-token`).
+   */
+  metricsToken?: string | null;
+  /** GET /metrics adds per-peer byte series (`--metrics-per-peer`); off by default. */
+  metricsPerPeer?: boolean;
   /** The panel's API TCP port (kept reachable by the firewall's `system_CONTROLPANEL`); null/absent when unknown. */
   apiPort?: number | null;
+  /** Traffic logging's kernel source (default: conntrack on linux, an in-memory twin when simulated) and sender tuning. */
+  trafficLogging?: { source?: FlowSource; shipper?: ShipperOptions };
   /** IANA time zone of the traffic statistics' days; default the process's (what GET /system/info reports). */
   timeZone?: string;
 }
@@ -92,6 +106,7 @@ export interface PanelServices {
   portForwards: PortForwardService;
   networkViews: NetworkViewService;
   serverBandwidth: ServerBandwidthService;
+  trafficLogging: TrafficLoggingService;
   statistics: TrafficStatisticsService;
 }
 
@@ -141,8 +156,24 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver);
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
+  const metrics = new PanelMetrics({ perPeer: deps.metricsPerPeer ?? false });
+  metrics.attach({
+    servers: () => serverRepo.list(),
+    accountsByState: () => accountRepo.countsByState(),
+    accountNames: () => accountRepo.namesByPublicKey(),
+    driver,
+    handshakeUptime: () => systemConfig.get().wireguard_handshake_uptime,
+    now: () => Math.floor(clock().getTime() / 1000),
+  });
   const reconcileAll: ReconcileFn = async (onProgress) => {
-    await dataplaneSync.reconcileAll(onProgress);
+    const started = performance.now();
+    let done = false;
+    try {
+      await dataplaneSync.reconcileAll(onProgress);
+      done = true;
+    } finally {
+      metrics.observeReconcile((performance.now() - started) / 1000, done);
+    }
   };
 
   const system = new SystemService({
@@ -156,8 +187,14 @@ export function buildServices(deps: PanelDeps): PanelServices {
     clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
   });
+  const trafficLogging = new TrafficLoggingService({
+    repo: new TrafficLoggingRepository(deps.db), box: deps.secretBox, clock, logger: deps.logger,
+    source: deps.trafficLogging?.source ?? (deps.dataplane.kind === 'simulated' ? new SimulatedFlowSource() : new ConntrackSource(new ExecaRunner())),
+    shipper: deps.trafficLogging?.shipper,
+  });
   return {
+    trafficLogging,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    firewall, portForwards, networkViews, serverBandwidth, statistics,
+    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics,
   };
 }
