@@ -108,6 +108,8 @@ export interface PanelServices {
   serverBandwidth: ServerBandwidthService;
   trafficLogging: TrafficLoggingService;
   statistics: TrafficStatisticsService;
+  /** The Prometheus registry (GET /metrics) with typed hooks for other services. */
+  metrics: PanelMetrics;
 }
 
 /** Builds the services from `deps`. */

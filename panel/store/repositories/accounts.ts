@@ -257,6 +257,19 @@ export class AccountsRepository {
     return out;
   }
 
+  /** Account count per server name and status (GET /metrics), one grouped statement. */
+  countsByState(): Array<{ wg_name: string; status: string; count: number }> {
+    return this.db.prepare<[], { wg_name: string; status: string; count: number }>(
+      `SELECT s.name AS wg_name, a.status AS status, COUNT(*) AS count FROM accounts a
+       JOIN wireguard_servers s ON s.id = a.server_id GROUP BY a.server_id, a.status`).all();
+  }
+
+  /** Public key → account name of every account (GET /metrics with per-peer series). */
+  namesByPublicKey(): Map<string, string> {
+    const rows = this.db.prepare<[], [string, string]>('SELECT public_key, name FROM accounts').raw(true).all();
+    return new Map(rows);
+  }
+
   private listingStmts?: { all: Statement<[number, number], ListingRow>; ofServer: Statement<[number, number, number], ListingRow> };
   private onlineStmt?: Statement<[number], OnlineRow>;
 
