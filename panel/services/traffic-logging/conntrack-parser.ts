@@ -8,8 +8,8 @@ const EVENT = /^\s*(?:\[(\d+)\.(\d{1,9})\]\s+)?\[(NEW|UPDATE|DESTROY)\]\s+(ipv4|
  * `[1795435848.325233]    [NEW] ipv4     2 tcp      6 120 SYN_SENT src=10.0.1.2 dst=1.1.1.1 sport=36106 dport=443
  * [UNREPLIED] src=1.1.1.1 dst=203.0.113.1 sport=443 dport=36106 mark=5 id=3052747403`.
  * The first `src/dst/sport/dport/bytes` are the original direction; `mark=` and `id=` follow the reply tuple.
- * `[UPDATE]` counts as `established` only when a TCP connection reaches ESTABLISHED or a non-TCP flow is first
- * answered (`[ASSURED]` absent but the reply seen: conntrack reports one UPDATE then); other UPDATEs are dropped.
+ * `[UPDATE]` counts as `established` only when a TCP connection is in ESTABLISHED, or for other protocols when the
+ * first reply is seen (the UPDATE without `[ASSURED]`; the later assured one is dropped); other UPDATEs are dropped.
  * Returns null for anything else (summary lines, unparsable text). `now` stamps lines without a timestamp.
  */
 export function parseConntrackLine(line: string, now: () => Date = () => new Date()): FlowEvent | null {
@@ -37,7 +37,7 @@ export function parseConntrackLine(line: string, now: () => Date = () => new Dat
   let state: FlowState;
   if (kind === 'NEW') state = 'new';
   else if (kind === 'DESTROY') state = 'destroy';
-  else if (protocol === 'tcp' ? tcpState === 'ESTABLISHED' : true) state = 'established';
+  else if (protocol === 'tcp' ? tcpState === 'ESTABLISHED' : !tokens.includes('[ASSURED]')) state = 'established';
   else return null;
   const time = sec ? new Date(Number(sec) * 1000 + Math.floor(Number(`0.${frac}`) * 1000)) : now();
   const int = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : null);

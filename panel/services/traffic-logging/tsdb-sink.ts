@@ -1,8 +1,11 @@
 // Writes flow records to the TSDB as InfluxDB line protocol through the v2 write API (@influxdata/influxdb-client).
-import { InfluxDB, Point, type WriteApi } from '@influxdata/influxdb-client';
+import { InfluxDB, Point, setLogger, type WriteApi } from '@influxdata/influxdb-client';
 import type { TrafficLoggingFlag } from '../../schemas/traffic-logging.ts';
 import type { FlowRecord } from './flow-event.ts';
 import type { BatchSink } from './shipper.ts';
+
+// The library writes its own failures to the console; the Shipper reports them through the panel's logger instead.
+setLogger({ error: () => undefined, warn: () => undefined });
 
 /** Measurement name of every point. */
 export const MEASUREMENT = 'vpn_flow';
