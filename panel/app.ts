@@ -5,6 +5,7 @@ import { addAccessLog } from './http/access-log.ts';
 import { accessHashHook } from './http/auth.ts';
 import { registerBodyParsers, BODY_LIMIT } from './http/body-parsers.ts';
 import { clientErrorHandler } from './http/client-error.ts';
+import { registerMetrics } from './http/metrics-route.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import type { PanelRoutes } from './http/route-plugin.ts';
 import { licenseRoutes } from './routes/license.ts';
@@ -75,6 +76,7 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   registerBodyParsers(app);
+  registerMetrics(app, services, deps);
   void app.register(
     async (api) => {
       api.addHook('onRequest', accessHashHook(services.accessHashes, deps.trustProxy ?? []));

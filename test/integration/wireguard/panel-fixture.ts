@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../panel/app.ts';
+import { buildApp, type PanelDeps } from '../../../panel/app.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
@@ -48,6 +48,8 @@ export interface PanelOptions {
   dir?: string;
   /** The address the panel would listen on (server and peer subnets may not cover it). */
   listenAddress?: string;
+  /** Further app dependencies (e.g. `metricsToken`, `metricsPerPeer`). */
+  deps?: Partial<PanelDeps>;
 }
 
 /** Builds the panel on a fresh temp directory. Call `close()` in `finally`. */
@@ -69,6 +71,7 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
     routeProbe: opts.routeProbe,
     licensePublicKey: vendor.publicKey,
     listenAddress: opts.listenAddress,
+    ...opts.deps,
   });
   await app.ready();
   if (opts.licenseAccounts) {
