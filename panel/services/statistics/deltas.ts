@@ -1,6 +1,12 @@
 // Pure delta logic of the traffic sampler: counters of one dump against the last baseline → bytes per account and day.
 import { dayKey, nextDayStart } from './zoned-days.ts';
 
+/** The local day holding a sample's instant, computed once per sample: its key and first instant (Unix ms). */
+export interface SampleDay {
+  key: string;
+  start: number;
+}
+
 /** The counters last seen for one peer (stored in traffic_baselines). */
 export interface Baseline {
   publicKey: string;
@@ -50,7 +56,7 @@ export interface PeerDelta {
  * day holds (the scheduler also samples at each local midnight, so this split rarely matters); a reset or a first
  * sighting puts everything on the day of `now`.
  */
-export function peerDelta(before: Baseline | null, now: PeerCounters, at: number, timeZone: string): PeerDelta {
+export function peerDelta(before: Baseline | null, now: PeerCounters, at: number, timeZone: string, today?: SampleDay): PeerDelta {
   const baseline: Baseline = { publicKey: now.publicKey, rx: now.rx, tx: now.tx, sampledAt: at };
   const valid = before !== null && before.publicKey === now.publicKey && now.rx >= before.rx && now.tx >= before.tx;
   const upload = valid ? now.rx - before.rx : now.rx;
@@ -58,6 +64,8 @@ export function peerDelta(before: Baseline | null, now: PeerCounters, at: number
   const reset = before !== null && !valid;
   if (upload === 0 && download === 0) return { days: [], reset, baseline };
   const from = valid && before.sampledAt < at ? before.sampledAt : at;
+  // Fast path (the common case): the span lies within the sample's day.
+  if (today && from >= today.start) return { days: [{ day: today.key, download, upload }], reset, baseline };
   return { days: splitOverDays(from, at, download, upload, timeZone), reset, baseline };
 }
 

@@ -4,6 +4,7 @@ import type { Driver } from '../../dataplane/driver.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { SampleWrite, TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import { peerDelta } from './deltas.ts';
+import { dayStart, formatDay, wallClock } from './zoned-days.ts';
 
 /** Collaborators of the sampler. */
 export interface TrafficSamplerDeps {
@@ -81,6 +82,8 @@ export class TrafficSampler {
       }
     }
     const at = clock.now().getTime();
+    const w = wallClock(at, timeZone);
+    const today = { key: formatDay(w.year, w.month, w.day), start: dayStart(w.year, w.month, w.day, timeZone) };
     const baselines = repo.baselines();
     const write: SampleWrite = { traffic: [], baselines: [], absent: [] };
     const result: SampleResult = { at: new Date(at), interfaces: dumps.size, peers: 0, resets: 0, download: 0, upload: 0, durationMs: 0 };
@@ -93,7 +96,7 @@ export class TrafficSampler {
           continue;
         }
         result.peers++;
-        const delta = peerDelta(before, { publicKey: account.public_key, rx: live.rx, tx: live.tx }, at, timeZone);
+        const delta = peerDelta(before, { publicKey: account.public_key, rx: live.rx, tx: live.tx }, at, timeZone, today);
         if (delta.reset) result.resets++;
         if (delta.days.length) {
           write.traffic.push({ accountId: account.id, days: delta.days });
