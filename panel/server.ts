@@ -25,6 +25,10 @@ export interface ServeOptions {
   trustProxy: string[];
   /** PEM text of the vendor public key, or null. */
   licensePublicKeyPem: string | null;
+  /** Bearer token of GET /metrics (null: access hash only). */
+  metricsToken?: string | null;
+  /** Per-peer series in GET /metrics. */
+  metricsPerPeer?: boolean;
   logger?: Logger;
   /** A ready data-plane bundle to use instead of building one from `driver` (tests, demo); closed on shutdown. */
   dataplaneInstance?: Dataplane;
@@ -101,6 +105,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
       db, dataplane, dataDir: opts.dataDir, secretBox, logger, trustProxy: opts.trustProxy,
       licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface, listenAddress: host,
       apiPort: port === 0 ? null : port,
+      metricsToken: opts.metricsToken ?? null, metricsPerPeer: opts.metricsPerPeer ?? false,
       baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
     };
     const app = buildApp(deps);

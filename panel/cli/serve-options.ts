@@ -14,6 +14,8 @@ export const SERVE_HELP = `usage: vpnhost panel serve [options]
   --external-interface IFACE  outgoing interface for NAT     (VPNHOST_PANEL_EXTERNAL_INTERFACE, default any)
   --trust-proxy ADDR          honour X-Forwarded-For from ADDR; repeat or comma-separate (VPNHOST_PANEL_TRUST_PROXY)
   --license-public-key FILE   vendor Ed25519 public key PEM  (VPNHOST_LICENSE_PUBLIC_KEY)
+  --metrics-token-file FILE   bearer token for GET /metrics (VPNHOST_PANEL_METRICS_TOKEN_FILE; default: access hash only)
+  --metrics-per-peer          per-peer byte series in GET /metrics (VPNHOST_PANEL_METRICS_PER_PEER=1; default off)
   -h, --help                  this text
 
 environment: VPNHOST_LOG_LEVEL (default info; JSON lines on stdout, secrets redacted, warn and above written at once)
@@ -36,6 +38,17 @@ export function readPublicKeyFile(file: string | undefined): string | null {
   return readFileSync(file, 'utf8');
 }
 
+/**
+ * The GET /metrics bearer token from a file (first line, trimmed; a file keeps it out of argv and `ps`); null when
+ * no file is named. At least 16 visible ASCII characters.
+ */
+export function readMetricsToken(file: string | undefined): string | null {
+  if (!file) return null;
+  const token = readFileSync(file, 'utf8').split('\n')[0].trim();
+  if (!/^[\x21-\x7e]{16,}$/.test(token)) throw new Error(`--metrics-token-file ${file} must hold a token of at least 16 visible ASCII characters`);
+  return token;
+}
+
 /** Parses `serve` argv against env; `help` true when --help was given. */
 export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): { help: true } | { help: false; options: ServeOptions } {
   const { values } = parseArgs({
@@ -49,6 +62,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       'external-interface': { type: 'string' },
       'trust-proxy': { type: 'string', multiple: true },
       'license-public-key': { type: 'string' },
+      'metrics-token-file': { type: 'string' },
+      'metrics-per-peer': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -77,6 +92,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       externalInterface: values['external-interface'] ?? env.VPNHOST_PANEL_EXTERNAL_INTERFACE ?? null,
       trustProxy,
       licensePublicKeyPem: readPublicKeyFile(values['license-public-key'] ?? env.VPNHOST_LICENSE_PUBLIC_KEY),
+      metricsToken: readMetricsToken(values['metrics-token-file'] ?? env.VPNHOST_PANEL_METRICS_TOKEN_FILE),
+      metricsPerPeer: values['metrics-per-peer'] ?? env.VPNHOST_PANEL_METRICS_PER_PEER === '1',
     },
   };
 }
