@@ -3,8 +3,8 @@
 set -euo pipefail
 # Data plane and system tests: wireguard-tools .. procps. Build tools: better-sqlite3 compiles from source with
 # node-gyp when no prebuilt binary can be downloaded (Node's headers come with the nodejs package).
-# systemd: `systemd-analyze verify` checks the shipped units (bin/systemd).
-PKGS=(wireguard-tools wireguard-go iproute2 iptables ipset conntrack iputils-ping redis-server procps g++ make python3 iperf3 systemd)
+# systemd: `systemd-analyze verify` checks the shipped units (bin/systemd). rsyslog: the traffic-logging system test.
+PKGS=(wireguard-tools wireguard-go iproute2 iptables ipset conntrack iputils-ping redis-server procps g++ make python3 iperf3 systemd rsyslog)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
