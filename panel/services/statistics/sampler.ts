@@ -2,8 +2,8 @@
 import type { Logger } from 'pino';
 import type { Driver } from '../../dataplane/driver.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { SampleWrite, TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
-import { peerDelta } from './deltas.ts';
+import type { SampleRow, SampleWrite, TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
+import { peerDelta, type Baseline } from './deltas.ts';
 import { dayStart, formatDay, wallClock } from './zoned-days.ts';
 
 /** Collaborators of the sampler. */
@@ -65,12 +65,12 @@ export class TrafficSampler {
   private async run(only?: string[]): Promise<SampleResult> {
     const { repo, wireguard, clock, timeZone, logger } = this.deps;
     const started = performance.now();
-    const byInterface = new Map<string, Array<{ id: number; public_key: string }>>();
-    for (const a of repo.accounts()) {
-      if (only && !only.includes(a.interface_name)) continue;
-      let list = byInterface.get(a.interface_name);
-      if (!list) byInterface.set(a.interface_name, (list = []));
-      list.push(a);
+    const byInterface = new Map<string, SampleRow[]>();
+    for (const row of repo.sampleRows()) {
+      if (only && !only.includes(row[2])) continue;
+      let list = byInterface.get(row[2]);
+      if (!list) byInterface.set(row[2], (list = []));
+      list.push(row);
     }
     const dumps = new Map<string, Map<string, { rx: number; tx: number }> | null>();
     for (const iface of byInterface.keys()) {
@@ -84,29 +84,28 @@ export class TrafficSampler {
     const at = clock.now().getTime();
     const w = wallClock(at, timeZone);
     const today = { key: formatDay(w.year, w.month, w.day), start: dayStart(w.year, w.month, w.day, timeZone) };
-    const baselines = repo.baselines();
     const write: SampleWrite = { traffic: [], baselines: [], absent: [] };
     const result: SampleResult = { at: new Date(at), interfaces: dumps.size, peers: 0, resets: 0, download: 0, upload: 0, durationMs: 0 };
     for (const [iface, peers] of dumps) {
-      for (const account of byInterface.get(iface)!) {
-        const before = baselines.get(account.id) ?? null;
-        const live = peers?.get(account.public_key);
+      for (const [id, publicKey, , baseKey, rx, tx, sampledAt] of byInterface.get(iface)!) {
+        const before: Baseline | null = baseKey === null ? null : { publicKey: baseKey, rx, tx, sampledAt };
+        const live = peers?.get(publicKey);
         if (!live) {
-          if (before) write.absent.push(account.id);
+          if (before) write.absent.push(id);
           continue;
         }
         result.peers++;
-        const delta = peerDelta(before, { publicKey: account.public_key, rx: live.rx, tx: live.tx }, at, timeZone, today);
+        const delta = peerDelta(before, { publicKey, rx: live.rx, tx: live.tx }, at, timeZone, today);
         if (delta.reset) result.resets++;
         if (delta.days.length) {
-          write.traffic.push({ accountId: account.id, days: delta.days });
+          write.traffic.push({ accountId: id, days: delta.days });
           for (const d of delta.days) {
             result.download += d.download;
             result.upload += d.upload;
           }
         }
         // Always stored, also unchanged: `sampledAt` bounds the next delta's time span (its split over days).
-        write.baselines.push({ accountId: account.id, baseline: delta.baseline });
+        write.baselines.push({ accountId: id, baseline: delta.baseline });
       }
     }
     repo.write(write);

@@ -9,6 +9,9 @@ export interface SampledAccount {
   interface_name: string;
 }
 
+/** One account of a sample with its baseline (null when none): id, public key, interface, baseline. */
+export type SampleRow = [id: number, publicKey: string, iface: string, baseKey: string | null, rx: number, tx: number, sampledAt: number];
+
 /** One stored day of one account. */
 export interface TrafficDayRow {
   day: string;
@@ -30,6 +33,7 @@ export interface SampleWrite {
 export class TrafficStatisticsRepository {
   private readonly accountsStmt;
   private readonly baselinesStmt;
+  private readonly sampleRowsStmt;
   private readonly addStmt;
   private readonly putBaselineStmt;
   private readonly dropBaselineStmt;
@@ -41,6 +45,10 @@ export class TrafficStatisticsRepository {
     this.accountsStmt = db.prepare<[], SampledAccount>(
       'SELECT a.id, a.public_key, s.interface_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id',
     );
+    this.sampleRowsStmt = db.prepare<[], SampleRow>(
+      `SELECT a.id, a.public_key, s.interface_name, b.public_key, b.rx, b.tx, b.sampled_at FROM accounts a
+       JOIN wireguard_servers s ON s.id = a.server_id LEFT JOIN traffic_baselines b ON b.account_id = a.id`,
+    ).raw(true);
     this.baselinesStmt = db.prepare<[], { account_id: number; public_key: string; rx: number; tx: number; sampled_at: number }>(
       'SELECT account_id, public_key, rx, tx, sampled_at FROM traffic_baselines',
     );
@@ -71,6 +79,11 @@ export class TrafficStatisticsRepository {
   /** Every account with its server's interface. */
   accounts(): SampledAccount[] {
     return this.accountsStmt.all();
+  }
+
+  /** Every account with its interface and baseline, as compact tuples (one statement; what a sample reads). */
+  sampleRows(): SampleRow[] {
+    return this.sampleRowsStmt.all() as unknown as SampleRow[];
   }
 
   /** Every stored baseline by account id. */
