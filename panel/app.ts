@@ -6,6 +6,7 @@ import { accessHashHook } from './http/auth.ts';
 import { registerBodyParsers, BODY_LIMIT } from './http/body-parsers.ts';
 import { clientErrorHandler } from './http/client-error.ts';
 import { registerMetrics } from './http/metrics-route.ts';
+import { openapiRoutes, registerOpenApi } from './http/openapi.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import type { PanelRoutes } from './http/route-plugin.ts';
 import { licenseRoutes } from './routes/license.ts';
@@ -33,6 +34,7 @@ const routes: PanelRoutes[] = [
   firewallRoutes,
   trafficLoggingRoutes,
   statisticsRoutes,
+  openapiRoutes,
 ];
 
 /** One registered route (method and full path), as collected by buildApp. */
@@ -77,6 +79,7 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   app.setNotFoundHandler(notFoundHandler);
   registerBodyParsers(app);
   registerMetrics(app, services, deps);
+  registerOpenApi(app, deps.version);
   void app.register(
     async (api) => {
       api.addHook('onRequest', accessHashHook(services.accessHashes, deps.trustProxy ?? []));
