@@ -2,13 +2,6 @@
 import type { Db } from '../db.ts';
 import type { Baseline, DayTraffic } from '../../services/statistics/deltas.ts';
 
-/** A peer the sampler may find in a dump: an account of a server interface. */
-export interface SampledAccount {
-  id: number;
-  public_key: string;
-  interface_name: string;
-}
-
 /** One account of a sample with its baseline (null when none): id, public key, interface, baseline. */
 export type SampleRow = [id: number, publicKey: string, iface: string, baseKey: string | null, rx: number, tx: number, sampledAt: number];
 
@@ -31,8 +24,6 @@ export interface SampleWrite {
 
 /** Reads and writes `traffic_statistics` and `traffic_baselines`. */
 export class TrafficStatisticsRepository {
-  private readonly accountsStmt;
-  private readonly baselinesStmt;
   private readonly sampleRowsStmt;
   private readonly addStmt;
   private readonly putBaselineStmt;
@@ -42,16 +33,10 @@ export class TrafficStatisticsRepository {
   private readonly writeTx;
 
   constructor(private readonly db: Db) {
-    this.accountsStmt = db.prepare<[], SampledAccount>(
-      'SELECT a.id, a.public_key, s.interface_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id',
-    );
     this.sampleRowsStmt = db.prepare<[], SampleRow>(
       `SELECT a.id, a.public_key, s.interface_name, b.public_key, b.rx, b.tx, b.sampled_at FROM accounts a
        JOIN wireguard_servers s ON s.id = a.server_id LEFT JOIN traffic_baselines b ON b.account_id = a.id`,
     ).raw(true);
-    this.baselinesStmt = db.prepare<[], { account_id: number; public_key: string; rx: number; tx: number; sampled_at: number }>(
-      'SELECT account_id, public_key, rx, tx, sampled_at FROM traffic_baselines',
-    );
     this.addStmt = db.prepare<[number, string, number, number]>(
       `INSERT INTO traffic_statistics (account_id, day, traffic_download, traffic_upload) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id, day) DO UPDATE SET traffic_download = traffic_download + excluded.traffic_download,
@@ -76,23 +61,9 @@ export class TrafficStatisticsRepository {
     });
   }
 
-  /** Every account with its server's interface. */
-  accounts(): SampledAccount[] {
-    return this.accountsStmt.all();
-  }
-
   /** Every account with its interface and baseline, as compact tuples (one statement; what a sample reads). */
   sampleRows(): SampleRow[] {
     return this.sampleRowsStmt.all() as unknown as SampleRow[];
-  }
-
-  /** Every stored baseline by account id. */
-  baselines(): Map<number, Baseline> {
-    const out = new Map<number, Baseline>();
-    for (const r of this.baselinesStmt.iterate()) {
-      out.set(r.account_id, { publicKey: r.public_key, rx: r.rx, tx: r.tx, sampledAt: r.sampled_at });
-    }
-    return out;
   }
 
   /** Applies one sample's additions and baselines in one IMMEDIATE transaction. */
