@@ -1,7 +1,9 @@
 // Unit tests of traffic logging's pure parts: conntrack line parser, RFC 5424 rendering, backlog cap, attribution.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CommandRunner } from '../../../panel/dataplane/linux/runner.ts';
 import { Backlog } from '../../../panel/services/traffic-logging/backlog.ts';
+import { ConntrackSource } from '../../../panel/services/traffic-logging/flow-source.ts';
 import { parseConntrackLine } from '../../../panel/services/traffic-logging/conntrack-parser.ts';
 import { FlowAttribution, ipv4FromNumber } from '../../../panel/services/traffic-logging/flow-attribution.ts';
 import type { FlowRecord } from '../../../panel/services/traffic-logging/flow-event.ts';
@@ -106,5 +108,22 @@ describe('FlowAttribution and selection', () => {
     assert.equal(selected({ ...ev, state: 'established' }, { ...DEFAULT_FLAGS, established: true }), true);
     assert.equal(selected({ ...ev, state: 'destroy' }, DEFAULT_FLAGS), false);
     assert.equal(selected({ ...ev, state: 'destroy' }, { ...DEFAULT_FLAGS, len: true }), true);
+  });
+});
+
+describe('ConntrackSource.available', () => {
+  it('asks `conntrack --version` through the runner: exit 0 is installed; a failure or a missing tool is not', async () => {
+    const calls: Array<[string, string[]]> = [];
+    const runner = (exitCode: number | 'missing'): CommandRunner => ({
+      async run(cmd, args) {
+        calls.push([cmd, args]);
+        if (exitCode === 'missing') throw new Error('conntrack: command not found');
+        return { stdout: '', stderr: '', exitCode };
+      },
+    });
+    assert.equal(await new ConntrackSource(runner(0)).available(), true);
+    assert.equal(await new ConntrackSource(runner(1)).available(), false);
+    assert.equal(await new ConntrackSource(runner('missing')).available(), false);
+    assert.deepEqual(calls[0], ['conntrack', ['--version']]);
   });
 });
