@@ -78,14 +78,17 @@ test('traffic logging: conntrack events → rsyslogd (RFC 5424 over UDP) and the
       interface_in: 1,
     });
     assert.equal(config.tsdb_token, '********');
-    await sleep(500); // conntrack -E subscribed
 
     // The peer's address as a local source in the gateway namespace: its connections are the kernel's own events.
     await execIn(nsGw, 'ip', ['addr', 'add', `${PEER}/32`, 'dev', 'lo']);
     await execIn(nsLog, 'ip', ['route', 'add', `${PEER}/32`, 'via', GW]);
-    await execIn(nsGw, 'ping', ['-c', '1', '-W', '1', '-I', PEER, LOG]);
-
-    const line = await waitFor('an RFC 5424 line in rsyslogd\'s file', () => existsSync(out) && readFileSync(out, 'utf8').split('\n').find((l) => l.includes('alice')));
+    // conntrack -E subscribes asynchronously after the PUT: ping until the first line arrives (a loaded CI host).
+    const firstLine = () => existsSync(out) && readFileSync(out, 'utf8').split('\n').find((l) => l.includes('alice'));
+    for (let i = 0; i < 20 && !firstLine(); i++) {
+      await execIn(nsGw, 'ping', ['-c', '1', '-W', '1', '-I', PEER, LOG]);
+      await sleep(500);
+    }
+    const line = await waitFor('an RFC 5424 line in rsyslogd\'s file', firstLine);
     const [app, msgid, sd, msg] = line.split('|');
     assert.equal(app, 'vpnhost-panel');
     assert.equal(msgid, 'flow');
