@@ -61,7 +61,8 @@ async function outer(): Promise<number> {
 /** An interface with `n` peers and a database with `n` accounts of one server on it. */
 async function setup(n: number, dir: string) {
   const iface = uniqueWgName();
-  const run = new ExecaRunner();
+  // `wg addconf` of 50,000 peers into wireguard-go takes minutes: past the runner's default 30 s.
+  const run = new ExecaRunner({ timeoutMs: 20 * 60_000 });
   await run.run('wireguard-go', [iface], { env: USERSPACE_ENV, detached: true });
   const keys = Array.from({ length: n }, () => generateKeyPair().publicKey);
   const conf = keys.map((k, i) => `[Peer]\nPublicKey = ${k}\nAllowedIPs = 10.${80 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}/32\n`).join('');
