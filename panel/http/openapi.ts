@@ -1,8 +1,9 @@
-// GET /api/v1/openapi.json: the OpenAPI 3 document @fastify/swagger builds from the routes and their zod schemas.
+// GET /api/v1/openapi.json: (in the envelope's msg) the OpenAPI 3 document @fastify/swagger builds from the routes and their zod schemas.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ok } from './envelope.ts';
 import { AccountCreateBodySchema, AccountDumpSchema, AccountListSchema, AccountSchema, AccountUpdateBodySchema } from '../schemas/account.ts';
 import { errorEnvelopeSchema, successEnvelopeSchema, successStringSchema } from '../schemas/envelope.ts';
 import { FilterRuleBodySchema, FilterRuleListSchema, FirewallConfBodySchema, FirewallConfSchema, FirewallInfoSchema, MangleRuleListSchema, NatRuleListSchema } from '../schemas/firewall.ts';
@@ -109,7 +110,7 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
   });
 }
 
-/** The route plugin answering the document (registered with the other /api/v1 routes). */
+/** The route plugin answering the document in the envelope's `msg`, like every /api/v1 answer. */
 export async function openapiRoutes(app: FastifyInstance): Promise<void> {
-  app.get(OPENAPI_PATH, async () => app.swagger());
+  app.get(OPENAPI_PATH, async () => ok(app.swagger()));
 }

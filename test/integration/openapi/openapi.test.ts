@@ -9,7 +9,10 @@ test('openapi.json validates as OpenAPI 3 and lists every /api/v1 route with the
   try {
     const res = await p.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { cookie: p.cookie } });
     assert.equal(res.statusCode, 200);
-    const doc = res.json();
+    const envelope = res.json();
+    assert.equal(envelope.status, 'success');
+    assert.equal(envelope.error, '');
+    const doc = envelope.msg;
     const validator = new Validator();
     const result = await validator.validate(doc);
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 2000));
