@@ -148,6 +148,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, clock: { now: clock },
     timeZone: deps.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
     config: () => systemConfig.get(), serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+    onSample: (seconds) => metrics.observeSample(seconds),
     accountId: (name) => {
       const row = accountRepo.get(name);
       if (!row) throw new ApiError(E.ACCOUNT_NOT_FOUND);
@@ -166,6 +167,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     driver,
     handshakeUptime: () => systemConfig.get().wireguard_handshake_uptime,
     now: () => Math.floor(clock().getTime() / 1000),
+    loggingStats: () => trafficLogging.stats(),
   });
   const reconcileAll: ReconcileFn = async (onProgress) => {
     const started = performance.now();

@@ -19,6 +19,8 @@ export interface MetricsSource {
   handshakeUptime(): number;
   /** Unix seconds now. */
   now(): number;
+  /** Traffic-logging sinks: current backlog and records dropped since start (read when scraped). */
+  loggingStats?(): Array<{ sink: string; backlog: number; dropped: number }>;
 }
 
 /** Options of the registry. */
@@ -41,6 +43,8 @@ export class PanelMetrics {
   private readonly loggingBacklog: Gauge<'sink'>;
   private readonly loggingDropped: Counter<'sink'>;
   private source: MetricsSource | null = null;
+  /** Dropped records per sink already counted (the sinks report totals; the counter takes the growth). */
+  private readonly droppedSeen = new Map<string, number>();
 
   constructor(private readonly options: PanelMetricsOptions = {}) {
     const registers = [this.registry];
@@ -126,6 +130,14 @@ export class PanelMetrics {
 
   /** Fills peers, bytes and handshake ages from the store and one dump per interface. */
   private async collectLive(): Promise<void> {
+    for (const { sink, backlog, dropped } of this.source?.loggingStats?.() ?? []) {
+      this.setLoggingBacklog(sink, backlog);
+      const seen = this.droppedSeen.get(sink) ?? 0;
+      // A restarted pipeline reports from zero again: all of it is new.
+      const grown = dropped >= seen ? dropped - seen : dropped;
+      if (grown > 0) this.addLoggingDropped(sink, grown);
+      this.droppedSeen.set(sink, dropped);
+    }
     const { peers, bytes, ages, peerBytes } = this.live;
     peers.reset(); bytes.reset(); ages.reset(); peerBytes?.reset();
     const source = this.source;

@@ -24,6 +24,8 @@ export interface TrafficStatisticsDeps {
   accountId(name: string): number;
   /** Runs `task` in the data-plane lane (DataplaneSync.serial), so a scheduled sample never splits an account change. */
   serial<T>(task: () => Promise<T>): Promise<T>;
+  /** Told the duration of every scheduled sample in seconds (the metrics' sample histogram). */
+  onSample?(seconds: number): void;
   logger?: Logger;
 }
 
@@ -42,7 +44,14 @@ export class TrafficStatisticsService {
       clock: deps.clock,
       timeZone: deps.timeZone,
       frequencyMinutes: () => deps.config().traffic_statistics_frequency,
-      sample: () => deps.serial(() => this.sampler.sample()),
+      sample: () => deps.serial(async () => {
+        const started = performance.now();
+        try {
+          return await this.sampler.sample();
+        } finally {
+          deps.onSample?.((performance.now() - started) / 1000);
+        }
+      }),
       prune: () => this.prune(),
       logger: deps.logger,
     });

@@ -105,3 +105,26 @@ test('/metrics auth: the bearer token or an access hash; anything else is Not au
     await without.close();
   }
 });
+
+test('/metrics reads the traffic-logging sinks when scraped and times the statistics samples', async () => {
+  const p = await makePanel();
+  try {
+    const stats = [{ sink: 'syslog', backlog: 4, dropped: 3, sent: 10, failures: 1 }];
+    p.app.services.trafficLogging.stats = () => stats;
+    const first = parsePromText((await scrape(p, { cookie: p.cookie })).body);
+    assert.equal(value(first.get('vpnhost_traffic_logging_backlog'), { sink: 'syslog' }), 4);
+    assert.equal(value(first.get('vpnhost_traffic_logging_dropped_total'), { sink: 'syslog' }), 3);
+    stats[0] = { ...stats[0], backlog: 0, dropped: 5 };
+    const second = parsePromText((await scrape(p, { cookie: p.cookie })).body);
+    assert.equal(value(second.get('vpnhost_traffic_logging_backlog'), { sink: 'syslog' }), 0);
+    assert.equal(value(second.get('vpnhost_traffic_logging_dropped_total'), { sink: 'syslog' }), 5, 'the counter takes the growth');
+
+    const { scheduler } = p.app.services.statistics;
+    scheduler.start();
+    await scheduler.stop(); // a stop always takes a last sample through the scheduler's sample()
+    const after = parsePromText((await scrape(p, { cookie: p.cookie })).body);
+    assert.equal(value(after.get('vpnhost_statistics_sample_duration_seconds'), {}, 'vpnhost_statistics_sample_duration_seconds_count'), 1);
+  } finally {
+    await p.close();
+  }
+});
