@@ -85,9 +85,19 @@ export interface StoredForward {
   created_at: string;
 }
 
-/** What deleting an account removed besides its row, kept to restore it. */
+/** One day of an account's traffic statistics as stored. */
+export interface StoredStatisticsDay {
+  account_id: number;
+  day: string;
+  traffic_download: number;
+  traffic_upload: number;
+}
+
+/** What deleting an account removed besides its row (the cascade), kept to restore it. */
 export interface AccountDependents {
   forwards: StoredForward[];
+  /** Its daily traffic statistics (absent in callers that predate them). */
+  statistics?: StoredStatisticsDay[];
 }
 
 export class AccountsRepository {
@@ -106,6 +116,8 @@ export class AccountsRepository {
   private readonly deleteStmt;
   private readonly forwardsOfStmt;
   private readonly insertForwardStmt;
+  private readonly statisticsOfStmt;
+  private readonly insertStatisticsStmt;
   private readonly nameTaken;
   private readonly usernameTaken;
   private readonly ipTaken;
@@ -146,6 +158,10 @@ export class AccountsRepository {
       'SELECT server_id, dst_port, protocol, account_id, to_port, created_at FROM port_forwards WHERE account_id = ?');
     this.insertForwardStmt = db.prepare<[StoredForward]>(`INSERT INTO port_forwards (server_id, dst_port, protocol, account_id, to_port, created_at)
       VALUES (@server_id, @dst_port, @protocol, @account_id, @to_port, @created_at)`);
+    this.statisticsOfStmt = db.prepare<[number], StoredStatisticsDay>(
+      'SELECT account_id, day, traffic_download, traffic_upload FROM traffic_statistics WHERE account_id = ?');
+    this.insertStatisticsStmt = db.prepare<[StoredStatisticsDay]>(`INSERT INTO traffic_statistics (account_id, day, traffic_download, traffic_upload)
+      VALUES (@account_id, @day, @traffic_download, @traffic_upload)`);
     this.nameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE name = ?');
     this.usernameTaken = db.prepare<[string], { id: number }>('SELECT id FROM accounts WHERE username = ?');
     this.ipTaken = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE ip = ?');
@@ -297,6 +313,7 @@ export class AccountsRepository {
     this.db.transaction(() => {
       this.insertWithIdStmt.run(pick(row));
       for (const forward of dependents.forwards) this.insertForwardStmt.run(forward);
+      for (const day of dependents.statistics ?? []) this.insertStatisticsStmt.run(day);
     })();
   }
 
@@ -310,8 +327,9 @@ export class AccountsRepository {
     this.byNameCache.clear();
     return this.db.transaction(() => {
       const forwards = this.forwardsOfStmt.all(id);
+      const statistics = this.statisticsOfStmt.all(id);
       this.deleteStmt.run(id);
-      return { forwards };
+      return { forwards, statistics };
     })();
   }
 

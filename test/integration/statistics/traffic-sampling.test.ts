@@ -162,3 +162,26 @@ test('a sample is one transaction: a failing write leaves rows and baselines as 
     await p.close();
   }
 });
+
+test('a delete the data plane refuses restores the account with its statistics', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000, 50_000);
+    await p.sample();
+    p.counters(iface, alice, 1_500, 80_000);
+    p.clock.advance(HOUR);
+    await p.sample();
+    const before = await month(p, 'alice', 2026, 3);
+    assert.deepEqual(before, { '2026-03-15': [80_000, 1_500] });
+    const wireguard = p.app.services.dataplaneSync.dataplane.wireguard as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = wireguard.applyPeers;
+    wireguard.applyPeers = async () => {
+      wireguard.applyPeers = original;
+      throw new Error('simulated tool failure');
+    };
+    assert.equal((await p.call('DELETE', '/account/alice')).status, 500);
+    assert.deepEqual(await month(p, 'alice', 2026, 3), before);
+  } finally {
+    await p.close();
+  }
+});
