@@ -52,4 +52,22 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     // `admin` tokens open /api/admin, `worker` tokens only /api/worker (remote worker processes).
     up: `ALTER TABLE admin_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin' CHECK (scope IN ('admin', 'worker'));`,
   },
+  {
+    version: 3,
+    name: 'customers',
+    // The people who own services: created by an admin, or by the order flow. A service may have no customer
+    // (services created through the admin API before customers existed, or for internal use).
+    up: `
+      CREATE TABLE customers (
+        uuid TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        name TEXT NOT NULL DEFAULT '',
+        password_hash TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      ALTER TABLE services ADD COLUMN customer_uuid TEXT REFERENCES customers(uuid);
+      CREATE INDEX services_customer ON services(customer_uuid);
+    `,
+  },
 ];
