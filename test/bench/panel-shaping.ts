@@ -7,11 +7,15 @@
 // `tc filter add` of one peer (two tc runs, one direction). Every command runs through `ip netns exec` on both
 // sides. Last, one apply that changes the rate of min(size, bulk) peers (what set_bandwidth does). Nothing in the
 // default namespace is touched; the namespace is removed at the end.
+// With `--iperf` (on by default) the veth's other end lives in a second namespace holding one address of the shaped
+// /16 that has no class (an unshaped peer): iperf3 measures its throughput both ways before the tree exists and
+// again with every shaped peer installed — the per-packet cost of classification (u32 hash lookups) at that size.
 import { parseArgs } from 'node:util';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
 import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
 import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
+import { measureMbit, startIperfServer } from '../helpers/iperf.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
 
 const { values: args } = parseArgs({
@@ -19,6 +23,8 @@ const { values: args } = parseArgs({
     sizes: { type: 'string', default: '1000,10000,50000' },
     samples: { type: 'string', default: '30' },
     bulk: { type: 'string', default: '10000' },
+    iperf: { type: 'boolean', default: true },
+    'iperf-seconds': { type: 'string', default: '5' },
   },
   strict: true,
 });
@@ -28,6 +34,8 @@ const BULK = Number(args.bulk);
 const TARGET_RATIO = 3;
 const TARGET_SIZE_RATIO = 1.3;
 const TARGET_BULK_MS = 5000;
+const TARGET_IPERF_SHARE = 0.8;
+const IPERF_SECONDS = Number(args['iperf-seconds']);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -50,14 +58,37 @@ interface Row {
   raw: number;
   bulkPeers: number;
   bulkMs: number;
+  /** iperf3 Mbit/s of the unshaped address, download (egress tree) and upload (IFB tree), without and with the tree. */
+  iperf: { downBare: number; upBare: number; down: number; up: number } | null;
+}
+
+/** Download (egress of the shaped device) and upload (its ingress, through the IFB) rates from `ns` to `server`. */
+async function throughput(ns: string, server: string): Promise<{ down: number; up: number }> {
+  const down = await measureMbit(ns, server, { seconds: IPERF_SECONDS });
+  const up = await measureMbit(ns, server, { seconds: IPERF_SECONDS, reverse: true });
+  return { down, up };
 }
 
 async function measure(size: number): Promise<Row> {
   const ns = await createNamespace('vhb');
+  const far = args.iperf ? await createNamespace('vhc') : null;
+  let iperfServer: { stop(): Promise<void> } | null = null;
   try {
     const dev = 'vbench0';
     await execIn(ns, 'ip', ['link', 'add', dev, 'type', 'veth', 'peer', 'name', 'vbench1']);
     await execIn(ns, 'ip', ['link', 'set', dev, 'up']);
+    // The unshaped address: the host right after the last spare, inside the shaped window and a populated /24.
+    const unshaped = hostIp(size + SAMPLES);
+    let bare: { down: number; up: number } | null = null;
+    if (far) {
+      await execIn(ns, 'ip', ['link', 'set', 'vbench1', 'netns', far]);
+      await execIn(ns, 'ip', ['addr', 'add', '10.90.0.1/16', 'dev', dev]);
+      await execIn(far, 'ip', ['addr', 'add', `${unshaped}/16`, 'dev', 'vbench1']);
+      await execIn(far, 'ip', ['link', 'set', 'vbench1', 'up']);
+      await execIn(far, 'ip', ['link', 'set', 'lo', 'up']);
+      iperfServer = await startIperfServer(far, unshaped);
+      bare = await throughput(ns, unshaped);
+    }
     const runner = new ExecaRunner({ netns: ns, timeoutMs: 600_000 });
     const shaper = new TcShaper({ runner });
     const target = { name: dev, address: '10.90.0.1/16' };
@@ -100,8 +131,12 @@ async function measure(size: number): Promise<Row> {
     start = process.hrtime.bigint();
     await shaper.apply(target, { upsert: peers.slice(0, bulkPeers).map((p) => ({ ...p, downloadMbit: 20, uploadMbit: 10 })), remove: [] });
     const bulkMs = since(start);
-    return { size, ensureMs, add: median(add), change: median(change), remove: median(remove), raw: median(raw), bulkPeers, bulkMs };
+    const loaded = bare ? await throughput(ns, unshaped) : null;
+    const iperf = bare && loaded ? { downBare: bare.down, upBare: bare.up, down: loaded.down, up: loaded.up } : null;
+    return { size, ensureMs, add: median(add), change: median(change), remove: median(remove), raw: median(raw), bulkPeers, bulkMs, iperf };
   } finally {
+    await iperfServer?.stop();
+    if (far) await destroyNamespace(far);
     await destroyNamespace(ns);
   }
 }
@@ -124,6 +159,13 @@ async function main(): Promise<number> {
         `${fmt(r.raw).padStart(6)}  ${fmt(r.add / r.raw).padStart(7)}  ${fmt(r.change / r.raw).padStart(10)}  ${fmt(r.remove / r.raw).padStart(10)}  ` +
         `${String(r.bulkPeers).padStart(10)}  ${fmt(r.bulkMs, 0).padStart(7)}\n`,
     );
+    if (r.iperf) {
+      const i = r.iperf;
+      process.stdout.write(
+        `        iperf3 of an unshaped peer, Mbit/s: download ${fmt(i.downBare, 0)} without a tree, ${fmt(i.down, 0)} with ${size} shaped peers ` +
+          `(${fmt((100 * i.down) / i.downBare, 1)}%); upload ${fmt(i.upBare, 0)} → ${fmt(i.up, 0)} (${fmt((100 * i.up) / i.upBare, 1)}%)\n`,
+      );
+    }
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
@@ -133,7 +175,10 @@ async function main(): Promise<number> {
         `remove ${fmt(last.remove / first.remove)}x, raw ${fmt(last.raw / first.raw)}x (target ≤ ${TARGET_SIZE_RATIO}x)\n`,
     );
   }
-  process.stdout.write(`targets: ours ≤ ${TARGET_RATIO}x the raw floor; bulk apply of 10,000 peers ≤ ${TARGET_BULK_MS} ms\n`);
+  process.stdout.write(
+    `targets: ours ≤ ${TARGET_RATIO}x the raw floor; bulk apply of 10,000 peers ≤ ${TARGET_BULK_MS} ms; ` +
+      `unshaped throughput with the tree ≥ ${TARGET_IPERF_SHARE * 100}% of without\n`,
+  );
   return 0;
 }
 
