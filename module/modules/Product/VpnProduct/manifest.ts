@@ -5,6 +5,7 @@ import type { Clock } from '../../../../panel/shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
+import { Placement } from './placement.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
 import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
@@ -21,6 +22,8 @@ export const vpnProductConfigSchema = z.object({
 /** The module's services, merged into its context (`ctx.panels`, `ctx.usernames`). */
 export interface VpnProductServices {
   panels: PanelRegistry;
+  /** Chooses the panel of a new account among those serving a location. */
+  placement: Placement;
   /** Platform process only (null in a remote worker, where service data is never validated). */
   usernames: UsernameDirectory | null;
   /** Platform process only. */
@@ -35,12 +38,21 @@ export function createPanelRegistry(directory: PanelDirectory, config: Readonly<
   return new PanelRegistry(directory, { connections: settings.panel_connections ?? 16, headersTimeoutMs: timeout, bodyTimeoutMs: timeout }, 5_000, clock);
 }
 
+/** Placement over the registry's panels (status read through each panel's pooled client). */
+export function createPlacement(panels: PanelRegistry, clock: Clock): Placement {
+  return new Placement({ panelsAt: (location) => panels.panelsAt(location), status: async (name, signal) => (await panels.client(name)).systemStatus(signal) }, clock);
+}
+
 function services(env: ExtensionEnv): VpnProductServices {
   if (env.db && env.sealer) {
     const panelStore = new PanelStore(env.db, env.sealer, env.clock);
-    return { panels: createPanelRegistry(panelStore, env.config, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore) };
+    const panels = createPanelRegistry(panelStore, env.config, env.clock);
+    return { panels, placement: createPlacement(panels, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore) };
   }
-  if (env.worker) return { panels: createPanelRegistry(new RemotePanelDirectory(env.worker), env.config, env.clock), usernames: null, panelStore: null, panelAdmin: null };
+  if (env.worker) {
+    const panels = createPanelRegistry(new RemotePanelDirectory(env.worker), env.config, env.clock);
+    return { panels, placement: createPlacement(panels, env.clock), usernames: null, panelStore: null, panelAdmin: null };
+  }
   throw new Error('VpnProduct needs the platform database or the worker API');
 }
 

@@ -16,8 +16,12 @@ export class PanelAdminError extends Error {
 
 export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
 
+const PANEL_NAME = /^[A-Za-z0-9_.-]+$/;
+
 const PanelBodySchema = z.object({
-  location: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.`, `-`'),
+  /** Unique panel name; defaults to the location (re-registering a location without a name replaces that panel). */
+  name: z.string().trim().min(1).max(64).regex(PANEL_NAME, 'letters, digits, `_`, `.`, `-`').optional(),
+  location: z.string().trim().min(1).max(64).regex(PANEL_NAME, 'letters, digits, `_`, `.`, `-`'),
   api_url: z.url({ protocol: /^https?$/ }),
   access_hash: z.string().min(1).max(200),
 });
@@ -27,7 +31,7 @@ export class PanelAdmin {
   constructor(private readonly store: PanelStore) {}
 
   /** Tests the panel (GET /system/status) and stores it; 422 with the panel's text when it cannot be used. */
-  async registerPanel(input: { location: string; api_url: string; access_hash: string }): Promise<PanelSummary & { panel_version: string }> {
+  async registerPanel(input: { name?: string; location: string; api_url: string; access_hash: string }): Promise<PanelSummary & { panel_version: string }> {
     const client = new PanelClient({ apiUrl: input.api_url, accessHash: input.access_hash, connections: 1, connectTimeoutMs: 5_000, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 });
     let version: string;
     try {
@@ -55,14 +59,22 @@ export function panelAdminRoutes(admin: PanelAdmin): FastifyPluginAsync {
   };
 }
 
-/** `GET /api/worker/modules/Product/VpnProduct/panels/:location`: URL and opened access hash (worker tokens only). */
+/**
+ * `GET /api/worker/modules/Product/VpnProduct/panels/:name`: URL and opened access hash; `GET .../locations/:location/panels`:
+ * the names of the panels serving a location (worker tokens only).
+ */
 export function panelWorkerRoutes(store: PanelStore): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<ZodTypeProvider>();
-    api.get('/panels/:location', { schema: { params: z.object({ location: z.string().min(1).max(64) }) } }, async (request) => {
-      const panel = store.connection(request.params.location);
-      if (!panel) throw new PanelAdminError(404, UNKNOWN_LOCATION(request.params.location));
+    api.get('/panels/:name', { schema: { params: z.object({ name: z.string().min(1).max(64) }) } }, async (request) => {
+      const panel = store.connection(request.params.name);
+      if (!panel) throw new PanelAdminError(404, UNKNOWN_LOCATION(request.params.name));
       return connectionInfo(panel);
+    });
+    api.get('/locations/:location/panels', { schema: { params: z.object({ location: z.string().min(1).max(64) }) } }, async (request) => {
+      const panels = store.panelsAt(request.params.location);
+      if (panels.length === 0) throw new PanelAdminError(404, UNKNOWN_LOCATION(request.params.location));
+      return { panels };
     });
   };
 }

@@ -1,4 +1,4 @@
-// One pooled PanelClient per registered panel location, rebuilt when the panel's URL or access hash changes.
+// One pooled PanelClient per registered panel (by name), rebuilt when the panel's URL or access hash changes.
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { AddressPool } from './address-pool.ts';
@@ -15,8 +15,10 @@ export interface PanelConnectionInfo {
  * the platform's worker API (asynchronous, no `locations`: only the platform validates product data).
  */
 export interface PanelDirectory {
-  /** URL and opened access hash of the panel at `location`, or null when none is registered there. */
-  connection(location: string): PanelConnectionInfo | null | Promise<PanelConnectionInfo | null>;
+  /** URL and opened access hash of the panel named `name`, or null when none is registered under it. */
+  connection(name: string): PanelConnectionInfo | null | Promise<PanelConnectionInfo | null>;
+  /** Names of the panels serving `location` (several panels may serve one location), sorted. */
+  panelsAt(location: string): string[] | Promise<string[]>;
   /** Every registered location (absent where the list is not known, e.g. a remote worker). */
   locations?(): string[];
 }
@@ -45,9 +47,14 @@ export class PanelRegistry {
     return this.directory.locations();
   }
 
+  /** Names of the panels serving `location`. */
+  async panelsAt(location: string): Promise<string[]> {
+    return this.directory.panelsAt(location);
+  }
+
   /**
-   * The client of the panel at `location` (its connection re-read at most every `recheckMs`); rejects with
-   * `no panel registered at location ...` when there is none.
+   * The client of the panel named `location` (its connection re-read at most every `recheckMs`; a panel registered
+   * without a name is named after its location); rejects with `no panel registered at location ...` when none.
    */
   async client(location: string): Promise<PanelClient> {
     const cached = this.clients.get(location);

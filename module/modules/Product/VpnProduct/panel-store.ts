@@ -1,4 +1,5 @@
-// VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto, access hashes sealed.
+// VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto (several may serve one
+// location, each known by its unique `name`), access hashes sealed.
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
@@ -29,11 +30,32 @@ export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
       )`);
     },
   },
+  {
+    version: 2,
+    name: 'panels-per-location',
+    // A location may be served by several panels: `name` (unique; the location for existing rows) identifies a panel.
+    up: `CREATE TABLE vpn_product_panels_v2 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        location TEXT NOT NULL,
+        api_url TEXT NOT NULL,
+        access_hash_sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      INSERT INTO vpn_product_panels_v2 (id, name, location, api_url, access_hash_sealed, created_at, updated_at)
+        SELECT id, location, location, api_url, access_hash_sealed, created_at, updated_at FROM vpn_product_panels;
+      DROP TABLE vpn_product_panels;
+      ALTER TABLE vpn_product_panels_v2 RENAME TO vpn_product_panels;
+      CREATE INDEX vpn_product_panels_location ON vpn_product_panels (location, name);`,
+  },
 ];
 
 /** A panel as listed to admins: no access hash. */
 export interface PanelSummary {
   id: number;
+  /** Unique name of the panel (its location unless given at registration). */
+  name: string;
   location: string;
   api_url: string;
   created_at: string;
@@ -53,44 +75,53 @@ export class PanelStore implements PanelDirectory {
   private readonly upsertStmt;
   private readonly listStmt;
   private readonly rowStmt;
+  private readonly atStmt;
 
   constructor(db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {
-    this.upsertStmt = db.prepare(`INSERT INTO vpn_product_panels (location, api_url, access_hash_sealed, created_at, updated_at)
-      VALUES (@location, @api_url, @sealed, @now, @now)
-      ON CONFLICT(location) DO UPDATE SET api_url = excluded.api_url,
+    this.upsertStmt = db.prepare(`INSERT INTO vpn_product_panels (name, location, api_url, access_hash_sealed, created_at, updated_at)
+      VALUES (@name, @location, @api_url, @sealed, @now, @now)
+      ON CONFLICT(name) DO UPDATE SET location = excluded.location, api_url = excluded.api_url,
         access_hash_sealed = excluded.access_hash_sealed, updated_at = excluded.updated_at`);
-    this.listStmt = db.prepare('SELECT * FROM vpn_product_panels ORDER BY location');
-    this.rowStmt = db.prepare('SELECT * FROM vpn_product_panels WHERE location = ?');
+    this.listStmt = db.prepare('SELECT * FROM vpn_product_panels ORDER BY location, name');
+    this.rowStmt = db.prepare('SELECT * FROM vpn_product_panels WHERE name = ?');
+    this.atStmt = db.prepare('SELECT name FROM vpn_product_panels WHERE location = ? ORDER BY name');
   }
 
-  /** Registers a panel, or replaces URL and hash of the panel already at `location`. */
-  upsert(input: { location: string; api_url: string; access_hash: string }): PanelSummary {
+  /** Registers a panel, or replaces location, URL and hash of the panel named `name` (default: the location). */
+  upsert(input: { name?: string; location: string; api_url: string; access_hash: string }): PanelSummary {
     const now = this.clock.now().toISOString();
-    this.upsertStmt.run({ location: input.location, api_url: input.api_url, sealed: this.sealer.seal(input.access_hash), now });
-    return summary(this.row(input.location)!);
+    const name = input.name ?? input.location;
+    this.upsertStmt.run({ name, location: input.location, api_url: input.api_url, sealed: this.sealer.seal(input.access_hash), now });
+    return summary(this.row(name)!);
   }
 
   list(): PanelSummary[] {
     return (this.listStmt.all() as PanelRow[]).map(summary);
   }
 
+  /** Distinct locations served by at least one panel. */
   locations(): string[] {
-    return this.list().map((p) => p.location);
+    return [...new Set(this.list().map((p) => p.location))];
   }
 
-  /** The panel at `location` with its access hash opened, or null. */
-  connection(location: string): PanelConnection | null {
-    const row = this.row(location);
+  /** Names of the panels serving `location`, sorted. */
+  panelsAt(location: string): string[] {
+    return (this.atStmt.all(location) as Array<{ name: string }>).map((r) => r.name);
+  }
+
+  /** The panel named `name` with its access hash opened, or null. */
+  connection(name: string): PanelConnection | null {
+    const row = this.row(name);
     return row ? { ...summary(row), access_hash: this.sealer.open(row.access_hash_sealed) } : null;
   }
 
-  private row(location: string): PanelRow | undefined {
-    return this.rowStmt.get(location) as PanelRow | undefined;
+  private row(name: string): PanelRow | undefined {
+    return this.rowStmt.get(name) as PanelRow | undefined;
   }
 }
 
 function summary(row: PanelRow): PanelSummary {
-  return { id: row.id, location: row.location, api_url: row.api_url, created_at: row.created_at };
+  return { id: row.id, name: row.name, location: row.location, api_url: row.api_url, created_at: row.created_at };
 }
 
 /** Only the connection (URL and opened hash), as the worker route answers it. */

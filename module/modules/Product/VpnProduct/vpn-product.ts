@@ -1,14 +1,17 @@
 // The VPN product: sells WireGuard accounts on a registered panel; jobs create, suspend, resume, re-plan and delete them.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { PlatformContext } from '../../../contract/platform-context.ts';
 import { Product } from '../../../contract/product.ts';
 import type { JobMethod } from '../../../contract/provision-status.ts';
 import { jobError, jobSuccess, type JobResult } from '../../../contract/result.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
 import { createAccountIdempotent } from './create-account.ts';
-import { ACCOUNT_NOT_FOUND, PanelError, type PanelClient } from './panel-client.ts';
+import type { PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
+import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
 import type { PanelRegistry } from './panel-registry.ts';
+import type { Placement } from './placement.ts';
+import { panelOf, pendingPlacementSchema, provisionSchema, type MoveTarget, type VpnProvisionData } from './provision.ts';
 import { accountNameFor, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
 import { USERNAME_TAKEN, type UsernameDirectory } from './usernames.ts';
 
@@ -18,20 +21,7 @@ export type VpnProductContext = PlatformContext & VpnProductServices;
 /** Job options unless config.ts says otherwise. */
 export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
 
-/** Provision data stored on a service once its account exists. */
-export interface VpnProvisionData {
-  account_name: string;
-  wg_server: string;
-  address: string;
-  panel_location: string;
-}
-
-const provisionSchema = z.object({
-  account_name: z.string(),
-  wg_server: z.string(),
-  address: z.string(),
-  panel_location: z.string(),
-});
+export type { VpnProvisionData } from './provision.ts';
 
 export const NOT_PROVISIONED = 'Service has no panel account yet';
 
@@ -41,6 +31,7 @@ export class VpnProduct extends Product {
   /** Config schema, panels table, panel registry, username directory and panel routes (./manifest.ts). */
   static manifest = vpnProductManifest;
   private readonly panels: PanelRegistry;
+  private readonly placement: Placement;
   private readonly usernames: UsernameDirectory | null;
 
   constructor(ctx: PlatformContext) {
@@ -48,6 +39,7 @@ export class VpnProduct extends Product {
     const own = ctx as Partial<VpnProductContext>;
     if (!own.panels) throw new Error('VpnProduct needs the panel registry of its manifest in its context');
     this.panels = own.panels;
+    this.placement = own.placement!;
     this.usernames = own.usernames ?? null;
   }
 
@@ -76,17 +68,22 @@ export class VpnProduct extends Product {
     return out;
   }
 
-  /** Creates (or adopts, on a retry) the service's panel account and stores where it lives. */
+  /**
+   * Creates (or adopts, on a retry) the service's panel account and stores where it lives. The panel is chosen among
+   * those serving the product's location (most free accounts, never a down one) and recorded before the account is
+   * created, so a retry goes back to the same panel.
+   */
   async createJob(): Promise<JobResult> {
     const uuid = this.requireService();
     const location = String(this.product_data.server_location ?? '');
-    const client = await this.panels.client(location);
-    const server = await this.serverName(location, client);
+    const panel = await this.placeFor(location);
+    const client = await this.panels.client(panel);
+    const server = await this.serverName(panel, client);
     const bandwidth = Number(this.product_data.bandwidth);
     const account = await createAccountIdempotent({
       client,
       addresses: this.panels.addresses,
-      poolKey: `${location}/${server}`,
+      poolKey: `${panel}/${server}`,
       signal: this.abortSignal,
       params: {
         wg_name: server,
@@ -98,9 +95,22 @@ export class VpnProduct extends Product {
         b_upload: bandwidth,
       },
     });
-    const data: VpnProvisionData = { account_name: account.name, wg_server: account.wg_name, address: account.allowed_IPs, panel_location: location };
+    const data: VpnProvisionData = { account_name: account.name, wg_server: account.wg_name, address: account.allowed_IPs, panel_location: location, panel };
     await this.saveProvisionData({ ...data });
     return jobSuccess();
+  }
+
+  /** The panel already recorded for this service at `location` (a retry), else a new placement, recorded first. */
+  private async placeFor(location: string): Promise<string> {
+    const stored = await this.getProvisionData();
+    const provisioned = provisionSchema.safeParse(stored);
+    if (provisioned.success && provisioned.data.panel_location === location) return panelOf(provisioned.data);
+    const pending = pendingPlacementSchema.safeParse(stored);
+    if (pending.success && pending.data.placement.location === location) return pending.data.placement.panel;
+    const panel = await this.placement.choose(location, this.abortSignal);
+    await this.saveProvisionData({ placement: { panel, location } });
+    this.logDebug('placement', { location }, { panel });
+    return panel;
   }
 
   async suspendJob(): Promise<JobResult> {
@@ -115,24 +125,61 @@ export class VpnProduct extends Product {
   async terminationJob(): Promise<JobResult> {
     const provision = await this.provision();
     if (!provision) return jobSuccess('no panel account to delete');
-    try {
-      await (await this.panels.client(provision.panel_location)).deleteAccount(provision.account_name, this.abortSignal);
-    } catch (err) {
-      if (!(err instanceof PanelError && err.message === ACCOUNT_NOT_FOUND)) throw err;
-    }
+    await deleteAccountIfPresent(await this.panels.client(panelOf(provision)), provision.account_name, this.abortSignal);
     return jobSuccess();
   }
 
-  /** Applies the bandwidth of the service's (new) product to its account. */
+  /**
+   * Re-plans the account for the service's (new) product: on the same location and server only its bandwidth
+   * changes; to another location or server the account moves (./move-account.ts), the target recorded first so a
+   * retry finishes the same move.
+   */
   async change_packageJob(): Promise<JobResult> {
     const bandwidth = Number(this.product_data.bandwidth);
-    return this.updateAccount('change_package', { b_download: bandwidth, b_upload: bandwidth });
+    const provision = await this.provision();
+    if (!provision) return jobError(NOT_PROVISIONED);
+    let target = provision.move ?? null;
+    if (!target) {
+      target = await this.moveTarget(provision);
+      if (!target) return this.updateAccount('change_package', { b_download: bandwidth, b_upload: bandwidth });
+      await this.saveProvisionData({ ...provision, move: target });
+    }
+    const service = await this.ctx.services.get(this.requireService());
+    const moved = await moveAccount({
+      client: (panel) => this.panels.client(panel),
+      addresses: this.panels.addresses,
+      current: provision,
+      target,
+      signal: this.abortSignal,
+      account: {
+        name: accountNameFor(this.requireService()),
+        username: String(this.service_data.username ?? ''),
+        password: String(this.service_data.password ?? ''),
+        status: service?.provision_status === 'suspended' ? 'disable' : 'enable',
+        bandwidth,
+      },
+    });
+    await this.saveProvisionData({ ...moved });
+    this.logInfo('change_package', { from: { panel: panelOf(provision), wg_server: provision.wg_server } }, { panel: moved.panel, wg_server: moved.wg_server, address: moved.address });
+    return jobSuccess();
+  }
+
+  /** Where the new product puts the account, or null when it stays (same location and server). */
+  private async moveTarget(provision: VpnProvisionData): Promise<MoveTarget | null> {
+    const location = String(this.product_data.server_location ?? '');
+    if (location === provision.panel_location) {
+      const panel = panelOf(provision);
+      const server = await this.serverName(panel, await this.panels.client(panel));
+      return server === provision.wg_server ? null : { panel, location, wg_server: server };
+    }
+    const panel = await this.placement.choose(location, this.abortSignal);
+    return { panel, location, wg_server: await this.serverName(panel, await this.panels.client(panel)) };
   }
 
   private async updateAccount(action: string, params: { status?: 'enable' | 'disable'; b_download?: number; b_upload?: number }): Promise<JobResult> {
     const provision = await this.provision();
     if (!provision) return jobError(NOT_PROVISIONED);
-    const account = await (await this.panels.client(provision.panel_location)).updateAccount(provision.account_name, params, this.abortSignal);
+    const account = await (await this.panels.client(panelOf(provision))).updateAccount(provision.account_name, params, this.abortSignal);
     this.logDebug(action, params, { name: account.name, status: account.status, b_download: account.b_download });
     return jobSuccess();
   }
@@ -144,12 +191,12 @@ export class VpnProduct extends Product {
   }
 
   /** The product's `wg_server`, else the panel's first server (looked up once per 300 s). */
-  private async serverName(location: string, client: PanelClient): Promise<string> {
+  private async serverName(panel: string, client: PanelClient): Promise<string> {
     const configured = this.product_data.wg_server;
     if (typeof configured === 'string' && configured) return configured;
-    return this.cached(`first-server:${location}`, async () => {
+    return this.cached(`first-server:${panel}`, async () => {
       const names = Object.keys(await client.listServers(this.abortSignal)).sort();
-      if (names.length === 0) throw new Error(`panel at ${location} has no WireGuard server`);
+      if (names.length === 0) throw new Error(`panel at ${panel} has no WireGuard server`);
       return names[0];
     });
   }
