@@ -1,6 +1,8 @@
 // Builds the data-plane bundle (linux or simulated); the linux tools' wrappers are imported lazily.
 import { join } from 'node:path';
 import type { Dataplane } from './dataplane.ts';
+import type { Dns } from './dns/dns.ts';
+import { SimulatedDns } from './dns/simulated/simulated-dns.ts';
 import type { Driver } from './driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
 import type { CommandRunner } from './linux/runner.ts';
@@ -20,6 +22,8 @@ export interface LinuxDataplaneOptions {
   runner?: CommandRunner;
   /** The panel's API TCP port, kept reachable by the firewall's `system_CONTROLPANEL` rule; null = none. */
   apiPort: number | null;
+  /** unbound's `unbound-control` port on 127.0.0.1 (default 8954); its files live in `<dataDir>/unbound`. */
+  dnsControlPort?: number;
 }
 
 /** Options of a simulated bundle; any part may be given (tests hand in a failing or pre-loaded twin). */
@@ -28,6 +32,7 @@ export interface SimulatedDataplaneOptions {
   wireguard?: Driver;
   firewall?: Firewall;
   shaper?: Shaper;
+  dns?: Dns;
   apiPort?: number | null;
 }
 
@@ -37,15 +42,17 @@ export type DataplaneOptions = LinuxDataplaneOptions | SimulatedDataplaneOptions
 /** Builds the bundle of {@link Dataplane} seams for `opts.kind`. */
 export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane> {
   if (opts.kind === 'simulated') return createSimulatedDataplane(opts);
-  const [{ LinuxDriver }, { ExecaRunner }, { IptablesFirewall }, { TcShaper }] = await Promise.all([
+  const [{ LinuxDriver }, { ExecaRunner }, { IptablesFirewall }, { TcShaper }, { UnboundDns }] = await Promise.all([
     import('./linux/linux-driver.ts'),
     import('./linux/runner.ts'),
     import('./firewall/linux/iptables-firewall.ts'),
     import('./shaping/linux/tc-shaper.ts'),
+    import('./dns/linux/unbound-dns.ts'),
   ]);
   const runner = opts.runner ?? new ExecaRunner();
   const wireguard = new LinuxDriver({ runner, stateDir: join(opts.dataDir, 'dataplane'), wireguard: opts.wireguard });
-  return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }));
+  const dns = new UnboundDns({ runner, dir: join(opts.dataDir, 'unbound'), controlPort: opts.dnsControlPort });
+  return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }), dns);
 }
 
 /**
@@ -58,12 +65,15 @@ export function createSimulatedDataplane(opts: Omit<SimulatedDataplaneOptions, '
   const shaper =
     opts.shaper ??
     new SimulatedShaper({ interfaceExists: async (name: string) => (await wireguard.listInterfaces()).includes(name) });
-  return bundle('simulated', wireguard, firewall, shaper);
+  return bundle('simulated', wireguard, firewall, shaper, opts.dns ?? new SimulatedDns());
 }
 
-function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper): Dataplane {
+function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper, dns: Dns): Dataplane {
   return {
-    kind, wireguard, firewall, shaper, dns: null, ipsec: null,
-    close: () => wireguard.close(),
+    kind, wireguard, firewall, shaper, dns, ipsec: null,
+    close: async () => {
+      await dns.close();
+      await wireguard.close();
+    },
   };
 }

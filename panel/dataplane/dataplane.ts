@@ -1,6 +1,8 @@
-// The data plane as one bundle of per-subsystem seams (WireGuard, firewall/NAT, shaping; DNS and IPsec to come).
+// The data plane as one bundle of per-subsystem seams (WireGuard, firewall/NAT, shaping, DNS; IPsec to come).
+import type { Dns } from './dns/dns.ts';
 import type { Driver } from './driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
+import type { Ipsec } from './ipsec/ipsec.ts';
 import type { Shaper } from './shaping/shaping.ts';
 
 /** `linux` (the real tools) or `simulated` (in-memory twins with the same contracts). */
@@ -27,12 +29,15 @@ export interface Dataplane {
   /** Per-peer bandwidth shaping. */
   readonly shaper: Shaper;
   /**
-   * DNS (unbound) subsystem: added by the IKEv2/DNS issue as `dns/` (interface, linux/, simulated/, contract
-   * suite) and reconciled by `DataplaneSync` like the others. Absent until then: `null`, never a stand-in.
+   * DNS resolver (unbound, run and supervised by the panel; see `dns/dns.ts`): listens on the servers' addresses,
+   * answers their subnets. Written through `DnsService` (panel/services/dns.ts) inside the sync's lane.
    */
-  readonly dns: null;
-  /** IPsec/IKEv2 (strongSwan, swanctl) subsystem: the same place and rules as {@link Dataplane.dns}; `null` until then. */
-  readonly ipsec: null;
+  readonly dns: Dns;
+  /**
+   * IPsec/IKEv2 responder (strongSwan's charon, run by the panel, driven over vici; see `ipsec/ipsec.ts`). Written
+   * through `Ikev2Sync` (panel/services/ikev2/) inside the sync's lane.
+   */
+  readonly ipsec: Ipsec;
   /** Releases what the subsystems hold (not the kernel state: links, rules and classes outlive the panel). */
   close(): Promise<void>;
 }

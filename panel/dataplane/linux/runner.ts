@@ -130,7 +130,8 @@ function spawnReason(result: { code?: string; shortMessage?: string }): string {
   return result.code === 'ENOENT' ? 'command not found' : 'could not be started';
 }
 
-function withSbin(path: string | undefined): string {
+/** `path` with /usr/sbin and /sbin appended (where ip, iptables and the daemons live). */
+export function withSbin(path: string | undefined): string {
   const parts = (path ?? '/usr/bin:/bin').split(':');
   for (const dir of ['/usr/sbin', '/sbin']) if (!parts.includes(dir)) parts.push(dir);
   return parts.join(':');

@@ -1,0 +1,164 @@
+// The unbound daemon as a supervised child: started in the foreground (`-d`), its exit noticed, adopted by pid file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { withSbin } from '../../linux/runner.ts';
+
+/** How the daemon ended, as `state().crash` reports it. */
+function exitText(pid: number, code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `unbound (pid ${pid}) exited with signal ${signal}` : `unbound (pid ${pid}) exited with code ${code}`;
+}
+
+/** Whether `pid` is a live unbound process started with config file `confPath` (guards against pid reuse). */
+export function isUnboundWith(pid: number, confPath: string): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && argv.some((a) => a.endsWith('unbound')) && argv.includes(confPath);
+  } catch {
+    return false;
+  }
+}
+
+/** Options of {@link UnboundProcess}. */
+export interface UnboundProcessOptions {
+  /** `unbound.conf` the daemon runs with. */
+  confPath: string;
+  /** Its pid file (written by unbound, read to adopt a daemon a previous panel started). */
+  pidPath: string;
+  /** Append-only log of the daemon's stderr. */
+  logPath: string;
+  /** Start it inside this network namespace (`ip netns exec`, which execs: the pid is unbound's). */
+  netns?: string;
+}
+
+/**
+ * One unbound daemon. `start` spawns `unbound -d -c <conf>` in its own session (it outlives a panel restart, like
+ * the WireGuard links) with stderr to the log file; the child's exit is recorded as a crash unless `stop` asked for
+ * it. A daemon left by an earlier panel is adopted from the pid file (then only pid checks notice its death).
+ */
+export class UnboundProcess {
+  private child: ChildProcess | null = null;
+  private pid: number | null = null;
+  private stopping = false;
+  /** Set when the daemon died without `stop`. */
+  crash: string | null = null;
+
+  constructor(private readonly opts: UnboundProcessOptions) {}
+
+  /** The pid of the live daemon (adopting one from the pid file), or null; records a crash when it vanished. */
+  alive(): number | null {
+    if (this.pid === null) this.adopt();
+    if (this.pid !== null && !isUnboundWith(this.pid, this.opts.confPath)) {
+      this.crash ??= `unbound (pid ${this.pid}) is no longer running`;
+      this.pid = null;
+      this.child = null;
+    }
+    return this.pid;
+  }
+
+  /**
+   * Spawns the daemon and waits (bounded by `timeoutMs`) until `ready()` answers true. Throws with the daemon's
+   * last log line when it exits first or never gets ready (then it is killed).
+   */
+  async start(ready: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
+    const [file, args] = this.opts.netns
+      ? ['ip', ['netns', 'exec', this.opts.netns, 'unbound', '-d', '-c', this.opts.confPath]]
+      : ['unbound', ['-d', '-c', this.opts.confPath]];
+    const log = openSync(this.opts.logPath, 'a', 0o600);
+    const logStart = this.logSize();
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, PATH: withSbin(process.env.PATH) } });
+    } finally {
+      closeSync(log);
+    }
+    let exited: string | null = null;
+    let spawnError: Error | null = null;
+    child.on('error', (err) => (spawnError = err));
+    child.on('exit', (code, signal) => {
+      const pid = child.pid ?? 0;
+      exited = exitText(pid, code, signal);
+      if (this.child === child) {
+        if (!this.stopping) this.crash = exited;
+        this.child = null;
+        this.pid = null;
+      }
+    });
+    child.unref();
+    this.child = child;
+    this.pid = child.pid ?? null;
+    this.stopping = false;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (spawnError) throw new Error(`unbound: ${(spawnError as Error).message}`);
+      if (exited) throw new Error(`unbound: ${this.lastLogLine(logStart) || exited}`);
+      if (await ready().catch(() => false)) {
+        this.crash = null;
+        return this.pid!;
+      }
+      await sleep(50);
+    }
+    await this.stop();
+    throw new Error(`unbound: not ready within ${timeoutMs} ms${this.lastLogLine(logStart) ? `: ${this.lastLogLine(logStart)}` : ''}`);
+  }
+
+  /** Stops the daemon (SIGTERM, SIGKILL after 5 s); no crash is recorded. */
+  async stop(): Promise<void> {
+    const pid = this.alive();
+    if (pid === null) return;
+    this.stopping = true;
+    const child = this.child;
+    this.child = null;
+    this.pid = null;
+    signal(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && isUnboundWith(pid, this.opts.confPath); i++) await sleep(50);
+    if (isUnboundWith(pid, this.opts.confPath)) signal(pid, 'SIGKILL');
+    for (let i = 0; i < 40 && isUnboundWith(pid, this.opts.confPath); i++) await sleep(50);
+    child?.removeAllListeners('exit');
+  }
+
+  /** Forgets the child handle (the daemon keeps running). */
+  release(): void {
+    this.child?.removeAllListeners('exit');
+    this.child = null;
+  }
+
+  private adopt(): void {
+    try {
+      const pid = Number(readFileSync(this.opts.pidPath, 'utf8').trim());
+      if (Number.isSafeInteger(pid) && pid > 0 && isUnboundWith(pid, this.opts.confPath)) this.pid = pid;
+    } catch {
+      // no pid file: nothing to adopt
+    }
+  }
+
+  private logSize(): number {
+    try {
+      return readFileSync(this.opts.logPath).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The last non-empty line the daemon logged since byte `from`, without unbound's `[time] unbound[pid:0]` prefix. */
+  private lastLogLine(from: number): string {
+    try {
+      const text = readFileSync(this.opts.logPath).subarray(from).toString('utf8');
+      const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+      return (lines[lines.length - 1] ?? '').replace(/^\[\d+\] unbound\[\d+:\d+\] /, '');
+    } catch {
+      return '';
+    }
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
