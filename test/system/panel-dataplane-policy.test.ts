@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { measureMbit as measureOnce, startIperfServer, type IperfServer } from '../helpers/iperf.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
-import { PanelProcess } from '../helpers/panel-process.ts';
+import { PanelProcess, type HttpMethod } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { E } from '../../panel/schemas/error-texts.ts';
 
 const SERVER_IP = '10.79.0.1';
 const A_VETH = '10.197.0.1';
@@ -143,6 +144,35 @@ test('panel data plane policy with a real WireGuard client: shaping, unsuspend, 
         st.diagnostic(`cycle ${cycle}: traffic resumed ${resumed} ms after enable`);
         assert.ok(resumed <= 2000, `cycle ${cycle}: resumed after ${resumed} ms`);
       }
+    });
+
+    await t.test('refused requests leave tc, iptables and ipsets exactly as before (live tools diffed)', async () => {
+      await api.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'alice', to_port: '80' });
+      await api.ok('POST', '/firewall/rules/filter/end', { name: 'keepme', action: 'DROP', chain: 'INPUT', protocol: 'TCP', s_ip: '198.51.100.0/24', d_ip: '', s_port: '', d_port: '2222' });
+      const before = await owned(nsA, iface);
+      const refusals: Array<[HttpMethod, string, Record<string, string>, string]> = [
+        ['POST', '/account', { wg_name: 'pol', name: 'alice', allowed_IPs: '10.79.0.40' }, E.NAME_IN_USE],
+        ['POST', '/account', { wg_name: 'pol', name: 'zed', allowed_IPs: '10.79.0.2' }, E.IP_IN_USE],
+        ['POST', '/account', { wg_name: 'pol', name: 'zed', allowed_IPs: '10.80.0.2' }, E.IP_NOT_IN_RANGE],
+        ['PUT', '/account/alice', { allowed_IPs: '10.79.0.3' }, E.IP_IN_USE],
+        ['PUT', '/account/ghost', { b_download: '5' }, E.ACCOUNT_NOT_FOUND],
+        ['POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'p3', to_port: '81' }, E.PF_ALREADY_ENABLED],
+        ['POST', '/port_forward', { dst_port: String(port), protocol: 'udp', to_peer: 'p3', to_port: '81' }, E.PF_DST_IS_LISTEN_PORT],
+        ['POST', '/port_forward', { dst_port: '9090', protocol: 'sctp', to_peer: 'p3', to_port: '81' }, E.PF_PROTOCOL],
+        ['DELETE', '/port_forward/9999/tcp', {}, E.PF_NO_SUCH],
+        ['PUT', '/firewall/conf', { policy_forward: 'ACCEPT', policy_input: 'drop' }, E.FW_POLICY_INPUT],
+        ['POST', '/firewall/rules/filter/top', { name: 'keepme', action: 'DROP', chain: 'INPUT', protocol: 'TCP', s_ip: '', d_ip: '', s_port: '', d_port: '2223' }, E.FW_RULE_EXISTS],
+        ['POST', '/firewall/rules/filter/top', { name: 'bad-name!', action: 'DROP', chain: 'INPUT', protocol: 'TCP', s_ip: '', d_ip: '', s_port: '', d_port: '22' }, E.FW_RULE_NAME],
+        ['DELETE', '/wireguard/pol', {}, E.ACTIVE_PEERS],
+      ];
+      for (const [method, path, form, text] of refusals) {
+        const answer = await api.request(method, path, method === 'DELETE' ? undefined : form);
+        assert.equal(answer.body.status, 'error', `${method} ${path} was not refused`);
+        assert.equal(answer.body.error, text, `${method} ${path}`);
+      }
+      assert.equal(await owned(nsA, iface), before, 'tc, iptables and ipsets unchanged by the refused requests');
+      await api.ok('DELETE', '/port_forward/8080/tcp');
+      await api.ok('DELETE', '/firewall/rules/filter/keepme');
     });
 
     await t.test('kill -9 and restart: tc classes and filters, marks and rules come back identical, no duplicates', async () => {
