@@ -129,3 +129,95 @@ export abstract class Payment extends Module {
     return { status: 'error', message: 'Refunds are not supported' };
   }
 }
+
+/** An invoice as the platform's ledger shows it to a gateway (amounts in the currency's minor unit). */
+export interface LedgerInvoice {
+  uuid: string;
+  number: string;
+  description: string;
+  customer_uuid: string | null;
+  amount_minor: number;
+  currency: string;
+  status: 'unpaid' | 'paid' | 'failed' | 'refunded';
+  refunded_minor: number;
+}
+
+/** A recorded transaction (payment, failed attempt or refund) of an invoice. */
+export interface LedgerTransaction {
+  uuid: string;
+  invoice_uuid: string;
+  kind: 'payment' | 'failure' | 'refund';
+  gateway: string;
+  gateway_uuid: string | null;
+  /** The gateway's id (e.g. a PaymentIntent id). */
+  external_id: string | null;
+  amount_minor: number;
+  currency: string;
+  refunded_minor: number;
+}
+
+/** A gateway's report of money received (or of a failed attempt): one event id, handled once per gateway. */
+export interface GatewayPayment {
+  /** The Payment module's name, e.g. `Stripe`. */
+  gateway: string;
+  gateway_uuid: string;
+  event_id: string;
+  event_type: string;
+  /** From the payment's metadata; null when the gateway sent none. */
+  invoice_uuid: string | null;
+  amount_minor: number;
+  /** ISO 4217, any case. */
+  currency: string;
+  /** The gateway's payment id (PaymentIntent id). */
+  external_id: string;
+}
+
+export interface GatewayFailure extends GatewayPayment {
+  /** The gateway's failure text (never a secret). */
+  reason: string;
+}
+
+/**
+ * What recording did: `paid` (invoice paid, service creation queued), `duplicate` (event id seen before: nothing
+ * changed), `mismatch` (amount or currency differ: recorded as a failure), `unknown_invoice`, `already_paid` (money
+ * recorded against an invoice paid before: nothing else changed), `failed` (a failed attempt recorded).
+ */
+export type PaymentOutcome = 'paid' | 'duplicate' | 'mismatch' | 'unknown_invoice' | 'already_paid' | 'failed';
+
+export interface LedgerAnswer {
+  outcome: PaymentOutcome;
+  invoice_uuid: string | null;
+  transaction_uuid: string | null;
+}
+
+/** A refund the gateway accepted. */
+export interface GatewayRefund {
+  transaction_uuid: string;
+  amount_minor: number;
+  /** The gateway's refund id. */
+  external_id: string | null;
+}
+
+export interface RefundAnswer {
+  invoice_uuid: string;
+  refund_uuid: string;
+  /** Total refunded of the invoice so far (minor units). */
+  refunded_minor: number;
+  /** True when the whole invoice is now refunded (status `refunded`). */
+  full: boolean;
+  /** What the product's refund policy queued for the service on a full refund (`termination`, `suspend`) or null. */
+  service_action: string | null;
+}
+
+/**
+ * The platform's invoice ledger as Payment modules reach it (`this.ctx.billing`): invoices and transactions to match
+ * gateway events against, and the recording calls, each atomic (the event id is claimed in the same transaction).
+ */
+export interface PaymentLedger {
+  invoice(uuid: string): LedgerInvoice | null;
+  transaction(uuid: string): LedgerTransaction | null;
+  recordPayment(payment: GatewayPayment): Promise<LedgerAnswer>;
+  recordFailure(failure: GatewayFailure): Promise<LedgerAnswer>;
+  /** Records a refund of `transaction_uuid`; throws when it exceeds what is left to refund. */
+  recordRefund(refund: GatewayRefund): Promise<RefundAnswer>;
+}

@@ -4,6 +4,7 @@ import { moduleSettings, type ModulesConfig, type ModuleTypeName } from '../../c
 import type { Hooks } from '../../hooks.ts';
 import type { ModuleCache } from './cache.ts';
 import type { ModuleLogSink } from './log.ts';
+import type { PaymentLedger } from './payment.ts';
 import type { ProvisionStatus } from './provision-status.ts';
 import type { Clock } from '../../panel/shared/clock.ts';
 
@@ -89,6 +90,8 @@ export interface PlatformContext {
   moduleLogs: ModuleLogSink;
   /** Installed versions (getCurrentVersion). */
   versions: ModuleVersionStore;
+  /** The invoice ledger (Payment modules on the platform process); absent in a remote worker. */
+  billing?: PaymentLedger;
 }
 
 /** Services shared by every module of a platform process. */

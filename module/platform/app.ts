@@ -7,6 +7,7 @@ import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
 import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { pluginRoutes } from './routes/plugin-routes.ts';
 import { productRoutes } from './routes/products.ts';
@@ -56,6 +57,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       await api.register(serviceRoutes(platform.serviceAdmin));
       await api.register(taskRoutes(platform.queue, platform.ops));
       await api.register(moduleRoutes(platform.moduleAdmin, platform.moduleLogs));
+      await api.register(billingRoutes(platform.billing));
       for (const { manifest, ext } of platform.modules.mounted()) if (manifest.adminApi) await api.register(manifest.adminApi(ext));
       api.setNotFoundHandler(notFoundInEnvelope);
     },

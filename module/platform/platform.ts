@@ -18,6 +18,8 @@ import { ModuleLogQueries } from './services/module-log-query.ts';
 import { ModuleInstanceStore, ModuleStateStore } from './services/module-store.ts';
 import { ServiceAdmin } from './services/service-admin.ts';
 import { ServiceLifecycle } from './services/lifecycle.ts';
+import { createBilling } from './services/billing/create-billing.ts';
+import type { BillingService } from './services/billing/billing-service.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
 import { ModuleLogStore } from './store/repositories/module-logs.ts';
@@ -92,6 +94,8 @@ export class Platform {
     readonly moduleLogStore: ModuleLogStore,
     /** Installed module versions. */
     readonly versions: ModuleVersionRepository,
+    /** Prices, orders, invoices, payments and refunds (services/billing). */
+    readonly billing: BillingService,
   ) {}
 
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
@@ -125,6 +129,9 @@ export class Platform {
       const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }) });
       lifecycle.attach(queue.events);
       const versions = new ModuleVersionRepository(db, clock);
+      // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
+      // gateway lookups are bound once the module host and the service admin exist.
+      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }) });
       modules = new ModuleLoader(
         {
           services, hooks, clock, versions,
@@ -132,6 +139,7 @@ export class Platform {
           logger: logger.child({ part: 'modules' }),
           tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
           viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
+          billing: billing.ledger,
         },
         {},
         opts.modulesConfig ?? defaultModulesConfig,
@@ -143,11 +151,12 @@ export class Platform {
       const catalogue = new Catalogue(products, modules);
       const serviceAdmin = new ServiceAdmin(db, services, products, modules);
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
+      billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       const platform = new Platform(
         db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
-        moduleLogStore, versions,
+        moduleLogStore, versions, billing.service,
       );
       platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);
       return platform;

@@ -1,5 +1,6 @@
 // Numbered schema migrations of the platform store (panels, products, services, admin and worker tokens).
 
+import { ORDERS_INVOICES_MIGRATION } from '../services/billing/schema.ts';
 import type { Migration } from './migrator.ts';
 
 /** Scope `platform`, applied by `runMigrations` in ascending version order; a step is never edited after release. */
@@ -70,4 +71,5 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX services_customer ON services(customer_uuid);
     `,
   },
+  ORDERS_INVOICES_MIGRATION,
 ];

@@ -1,0 +1,230 @@
+// Billing behind the admin API and the client area: prices per product and cycle, orders (a pending service and its
+// unpaid invoice), invoices with their transactions, manual payments, refunds (manual, or through the paying gateway)
+// and the payment form of a gateway for an invoice.
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Invoice, Payment } from '../../../contract/payment.ts';
+import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
+import { transaction } from '../../store/transaction.ts';
+import type { Db } from '../../store/db.ts';
+import type { CustomerRepository } from '../../store/repositories/customers.ts';
+import type { InvoiceFilter, InvoiceRepository, InvoiceRow, OrderRow } from '../../store/repositories/invoices.ts';
+import type { PriceRepository, PriceRow } from '../../store/repositories/prices.ts';
+import type { ProductRepository } from '../../store/repositories/products.ts';
+import type { TransactionRepository, TransactionRow } from '../../store/repositories/transactions.ts';
+import { NOT_A_PAYMENT, REFUND_TOO_LARGE, UNKNOWN_TRANSACTION, type BillingLedger } from './ledger.ts';
+import { currencyExponent, formatMinor, normalizeCurrency, toMinor } from './money.ts';
+import type { BillingCycle, RefundAction } from './schema.ts';
+
+export const UNKNOWN_INVOICE = (uuid: string) => `invoice not found: ${uuid}`;
+export const UNKNOWN_CUSTOMER = (uuid: string) => `customer not found: ${uuid}`;
+export const NO_PRICE = (product: string, cycle: string) => `product ${product} has no price for billing cycle ${cycle}`;
+export const INVOICE_NOT_PAYABLE = (number: string, status: string) => `invoice ${number} is ${status}: only unpaid or failed invoices can be paid`;
+export const GATEWAY_UNAVAILABLE = (uuid: string) => `payment gateway not available: ${uuid}`;
+export const REFUND_FAILED = (message: string) => `refund failed: ${message}`;
+
+/** A price as the API shows it: decimal `amount` and `amount_minor`. */
+export interface PriceView extends PriceRow {
+  amount: string;
+}
+
+/** An invoice as the API shows it. */
+export interface InvoiceView extends InvoiceRow {
+  amount: string;
+  refunded: string;
+}
+
+export interface TransactionView extends TransactionRow {
+  amount: string;
+}
+
+export interface OrderInput {
+  customer_uuid?: string;
+  /** Found by e-mail address, else created (when no customer_uuid is given). */
+  customer?: { email: string; name?: string };
+  product_uuid: string;
+  billing_cycle: BillingCycle;
+  service_data: Record<string, unknown>;
+}
+
+export interface BillingServiceDeps {
+  db: Db;
+  clock: Clock;
+  prices: PriceRepository;
+  invoices: InvoiceRepository;
+  transactions: TransactionRepository;
+  customers: CustomerRepository;
+  products: ProductRepository;
+  ledger: BillingLedger;
+  /** Validates service data with the product's module and stores a `pending` service (ServiceAdmin.createService). */
+  createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string }>;
+  /** The Payment module bound to a gateway instance, or null when there is none (or it is not active). */
+  gateway(gatewayUuid: string): Payment | null;
+  /** Days from the order to the invoice's due date (default 7). */
+  dueDays?: number;
+}
+
+export class BillingService {
+  constructor(private readonly deps: BillingServiceDeps) {}
+
+  get ledger(): BillingLedger {
+    return this.deps.ledger;
+  }
+
+  /** The customers orders are placed for (the admin API creates and lists them). */
+  get customers(): CustomerRepository {
+    return this.deps.customers;
+  }
+
+  /** Sets the price of a product for a cycle (`amount` as decimal text, e.g. `9.99`). */
+  setPrice(productUuid: string, cycle: BillingCycle, amount: string | number, currency: string): PriceView {
+    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    const code = money(() => normalizeCurrency(currency));
+    return priceView(this.deps.prices.set(productUuid, cycle, money(() => toMinor(amount, code)), code));
+  }
+
+  listPrices(productUuid?: string): PriceView[] {
+    return this.deps.prices.list(productUuid).map(priceView);
+  }
+
+  deletePrice(productUuid: string, cycle: BillingCycle): boolean {
+    return this.deps.prices.delete(productUuid, cycle);
+  }
+
+  refundPolicy(productUuid: string): { product_uuid: string; refund_action: RefundAction } {
+    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    return { product_uuid: productUuid, refund_action: this.deps.prices.refundAction(productUuid) };
+  }
+
+  setRefundPolicy(productUuid: string, action: RefundAction): { product_uuid: string; refund_action: RefundAction } {
+    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    this.deps.prices.setRefundAction(productUuid, action);
+    return this.refundPolicy(productUuid);
+  }
+
+  /**
+   * An order: the customer (given, or found/created by e-mail), a `pending` service validated by the product's module,
+   * and its unpaid invoice at the product's price for the cycle, due in `dueDays`. Emits `invoice.created`.
+   */
+  async order(input: OrderInput): Promise<{ order: OrderRow; invoice: InvoiceView; service_uuid: string }> {
+    const { products, prices, customers, invoices } = this.deps;
+    const product = products.get(input.product_uuid);
+    if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(input.product_uuid));
+    const price = prices.get(product.uuid, input.billing_cycle);
+    if (!price) throw new HttpError(422, NO_PRICE(product.uuid, input.billing_cycle));
+    const customerUuid = this.customerFor(input);
+    const service = await this.deps.createService(product.uuid, input.service_data);
+    const due = new Date(this.deps.clock.now().getTime() + (this.deps.dueDays ?? 7) * 86_400_000).toISOString().slice(0, 10);
+    const { order, invoice } = transaction(this.deps.db, () => {
+      customers.assignService(service.uuid, customerUuid);
+      const order = invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
+      const invoice = invoices.createInvoice({
+        order_uuid: order.uuid, customer_uuid: customerUuid, service_uuid: service.uuid,
+        description: `${product.module} ${String(product.product_data.plan_type ?? product.uuid)} (${input.billing_cycle})`,
+        amount_minor: price.amount_minor, currency: price.currency, due_date: due,
+      });
+      return { order, invoice };
+    });
+    this.deps.ledger.emit('invoice.created', this.deps.ledger.event(invoice));
+    return { order, invoice: invoiceView(invoice), service_uuid: service.uuid };
+  }
+
+  invoice(uuid: string): InvoiceView & { transactions: TransactionView[] } {
+    const row = this.requireInvoice(uuid);
+    return { ...invoiceView(row), transactions: this.deps.transactions.forInvoice(uuid).map(transactionView) };
+  }
+
+  listInvoices(filter: InvoiceFilter, page: number, perPage: number): { invoices: InvoiceView[]; page: number; per_page: number; total: number } {
+    const { rows, total } = this.deps.invoices.list(filter, perPage, (page - 1) * perPage);
+    return { invoices: rows.map(invoiceView), page, per_page: perPage, total };
+  }
+
+  /** A manual payment of the whole invoice; 409 when it is not unpaid or failed. Queues the service's create(). */
+  async payManually(invoiceUuid: string, reference?: string, note?: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
+    const row = this.requireInvoice(invoiceUuid);
+    const done = await this.deps.ledger.recordManualPayment({ invoice_uuid: row.uuid, reference, note });
+    if (!done.paid) throw new HttpError(409, INVOICE_NOT_PAYABLE(row.number, done.invoice?.status ?? row.status));
+    return this.invoice(row.uuid);
+  }
+
+  /**
+   * Refunds `amount` (decimal text, the payment's currency; default what is left) of a payment transaction: a manual
+   * payment is recorded at once, a gateway payment goes through its Payment module's refund() first — when the gateway
+   * refuses, nothing is recorded and the invoice stays paid (502 with the gateway's text).
+   */
+  async refund(transactionUuid: string, amount?: string | number): Promise<Record<string, unknown>> {
+    const payment = this.deps.transactions.get(transactionUuid);
+    if (!payment) throw new HttpError(404, UNKNOWN_TRANSACTION(transactionUuid));
+    if (payment.kind !== 'payment') throw new HttpError(422, NOT_A_PAYMENT(transactionUuid));
+    const minor = amount === undefined ? payment.amount_minor - payment.refunded_minor : money(() => toMinor(amount, payment.currency));
+    if (payment.gateway === 'manual') {
+      try {
+        return { status: 'success', ...(await this.deps.ledger.recordRefund({ transaction_uuid: payment.uuid, amount_minor: minor, external_id: null })) };
+      } catch (error) {
+        throw new HttpError(422, (error as Error).message);
+      }
+    }
+    const left = payment.amount_minor - payment.refunded_minor;
+    if (minor <= 0 || minor > left) throw new HttpError(422, REFUND_TOO_LARGE(left, payment.currency));
+    const gateway = payment.gateway_uuid ? this.deps.gateway(payment.gateway_uuid) : null;
+    if (!gateway) throw new HttpError(422, GATEWAY_UNAVAILABLE(payment.gateway_uuid ?? payment.gateway));
+    const answer = await gateway.refund(payment.uuid, minor / 10 ** currencyExponent(payment.currency));
+    if (answer.status !== 'success') throw new HttpError(502, REFUND_FAILED(String(answer.message ?? 'unknown error')), { invoice: this.invoice(payment.invoice_uuid) });
+    return answer;
+  }
+
+  /**
+   * The payment form (or redirect) of gateway `gatewayUuid` for an unpaid or failed invoice: the Payment module's
+   * getClientAreaHtml with the spec's invoice object.
+   */
+  async paymentHtml(invoiceUuid: string, gatewayUuid: string, urls: { return_url: string; cancel_url: string }): Promise<string> {
+    const row = this.requireInvoice(invoiceUuid);
+    if (row.status !== 'unpaid' && row.status !== 'failed') throw new HttpError(409, INVOICE_NOT_PAYABLE(row.number, row.status));
+    const gateway = this.deps.gateway(gatewayUuid);
+    if (!gateway) throw new HttpError(404, GATEWAY_UNAVAILABLE(gatewayUuid));
+    const customer = row.customer_uuid ? this.deps.customers.get(row.customer_uuid) : undefined;
+    return gateway.getClientAreaHtml({ invoice: invoiceObject(row), ...urls, customer: customer ? { uuid: customer.uuid, email: customer.email, name: customer.name } : null });
+  }
+
+  private customerFor(input: OrderInput): string {
+    const { customers } = this.deps;
+    if (input.customer_uuid) {
+      if (!customers.get(input.customer_uuid)) throw new HttpError(404, UNKNOWN_CUSTOMER(input.customer_uuid));
+      return input.customer_uuid;
+    }
+    if (!input.customer) throw new HttpError(422, 'an order needs customer_uuid or customer.email');
+    const found = customers.findByEmail(input.customer.email);
+    return found ? found.uuid : customers.create({ email: input.customer.email, name: input.customer.name }).uuid;
+  }
+
+  private requireInvoice(uuid: string): InvoiceRow {
+    const row = this.deps.invoices.get(uuid);
+    if (!row) throw new HttpError(404, UNKNOWN_INVOICE(uuid));
+    return row;
+  }
+}
+
+/** The spec's invoice object (uuid, number, due-amount accessor, currency) of a row. */
+export function invoiceObject(row: InvoiceRow): Invoice {
+  const due = row.status === 'unpaid' || row.status === 'failed' ? row.amount_minor : 0;
+  return { uuid: row.uuid, number: row.number, currency: row.currency, dueAmount: () => due / 10 ** currencyExponent(row.currency) };
+}
+
+function money<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new HttpError(422, (error as Error).message);
+  }
+}
+
+function priceView(row: PriceRow): PriceView {
+  return { ...row, amount: formatMinor(row.amount_minor, row.currency) };
+}
+
+export function invoiceView(row: InvoiceRow): InvoiceView {
+  return { ...row, amount: formatMinor(row.amount_minor, row.currency), refunded: formatMinor(row.refunded_minor, row.currency) };
+}
+
+function transactionView(row: TransactionRow): TransactionView {
+  return { ...row, amount: formatMinor(row.amount_minor, row.currency) };
+}

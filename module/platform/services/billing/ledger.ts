@@ -1,0 +1,220 @@
+// The invoice ledger: records payments, failed attempts and refunds atomically (a gateway event id claimed in the same
+// transaction), then queues the service's create() on payment and applies the product's refund policy on a full refund.
+import type { Logger } from 'pino';
+import type { HookEvents, Hooks, InvoiceEvent, InvoiceEventName } from '../../../../hooks.ts';
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import type {
+  GatewayFailure, GatewayPayment, GatewayRefund, LedgerAnswer, LedgerInvoice, LedgerTransaction, PaymentLedger, RefundAnswer,
+} from '../../../contract/payment.ts';
+import type { JobResult } from '../../../contract/result.ts';
+import { transaction } from '../../store/transaction.ts';
+import type { Db } from '../../store/db.ts';
+import type { InvoiceRepository, InvoiceRow } from '../../store/repositories/invoices.ts';
+import type { PriceRepository } from '../../store/repositories/prices.ts';
+import type { ServiceStore } from '../../store/repositories/services.ts';
+import type { TransactionRepository, TransactionRow } from '../../store/repositories/transactions.ts';
+import { formatMinor, normalizeCurrency } from './money.ts';
+
+export const REFUND_TOO_LARGE = (left: number, currency: string) => `refund exceeds what is left to refund (${formatMinor(left, currency)} ${currency})`;
+export const NOT_A_PAYMENT = (uuid: string) => `transaction ${uuid} is not a payment`;
+export const UNKNOWN_TRANSACTION = (uuid: string) => `transaction not found: ${uuid}`;
+
+/** Runs a lifecycle action on a service (the platform's ServiceAdmin.runAction: queued through the lifecycle). */
+export type ServiceActionRunner = (serviceUuid: string, action: 'create' | 'suspend' | 'termination') => Promise<JobResult>;
+
+export interface LedgerDeps {
+  db: Db;
+  invoices: InvoiceRepository;
+  transactions: TransactionRepository;
+  prices: PriceRepository;
+  services: ServiceStore;
+  hooks: Hooks;
+  clock: Clock;
+  logger: Logger;
+  /** Late-bound: the service host is built after the modules, which get this ledger. */
+  runAction: ServiceActionRunner;
+}
+
+/** A manual payment (admin): gateway `manual`, the admin's reference. */
+export interface ManualPayment {
+  invoice_uuid: string;
+  reference?: string;
+  note?: string;
+}
+
+export class BillingLedger implements PaymentLedger {
+  constructor(private readonly deps: LedgerDeps) {}
+
+  invoice(uuid: string): LedgerInvoice | null {
+    const row = this.deps.invoices.get(uuid);
+    return row ? toLedgerInvoice(row) : null;
+  }
+
+  transaction(uuid: string): LedgerTransaction | null {
+    const row = this.deps.transactions.get(uuid);
+    return row ? toLedgerTransaction(row) : null;
+  }
+
+  /**
+   * Claims the event id and, when the invoice matches (uuid from metadata, amount and currency), marks it paid with a
+   * payment transaction — all in one transaction; then queues the service's create(). A replay answers `duplicate`.
+   */
+  async recordPayment(p: GatewayPayment): Promise<LedgerAnswer> {
+    const { invoices, transactions } = this.deps;
+    const answer = transaction(this.deps.db, (): LedgerAnswer & { row: InvoiceRow | null } => {
+      if (!transactions.claimEvent(p.gateway_uuid, p.event_id, p.event_type)) return { outcome: 'duplicate', invoice_uuid: null, transaction_uuid: null, row: null };
+      const settle = (a: LedgerAnswer, row: InvoiceRow | null) => {
+        transactions.settleEvent(p.gateway_uuid, p.event_id, a.outcome, a.invoice_uuid);
+        return { ...a, row };
+      };
+      const row = p.invoice_uuid ? invoices.get(p.invoice_uuid) : null;
+      if (!row) return settle({ outcome: 'unknown_invoice', invoice_uuid: null, transaction_uuid: null }, null);
+      const currency = safeCurrency(p.currency);
+      const base = { invoice_uuid: row.uuid, gateway: p.gateway, gateway_uuid: p.gateway_uuid, external_id: p.external_id, amount_minor: p.amount_minor, currency: currency ?? p.currency };
+      if (currency !== row.currency || p.amount_minor !== row.amount_minor) {
+        const note = `amount or currency mismatch: received ${p.amount_minor} ${p.currency}, invoice ${row.amount_minor} ${row.currency}`;
+        const tx = transactions.insert({ ...base, kind: 'failure', note });
+        invoices.setStatus(row.uuid, 'failed', ['unpaid']);
+        return settle({ outcome: 'mismatch', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, invoices.get(row.uuid));
+      }
+      if (!invoices.setStatus(row.uuid, 'paid', ['unpaid', 'failed'])) {
+        const tx = transactions.insert({ ...base, kind: 'payment', note: `invoice already ${row.status}: not applied` });
+        return settle({ outcome: 'already_paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, row);
+      }
+      const tx = transactions.insert({ ...base, kind: 'payment' });
+      return settle({ outcome: 'paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, invoices.get(row.uuid));
+    });
+    const { row, ...out } = answer;
+    if (row && out.outcome === 'mismatch') this.emit('invoice.payment_failed', this.event(row, { reason: 'amount or currency mismatch' }));
+    if (row && out.outcome === 'paid') await this.afterPaid(row, out.transaction_uuid!, p.gateway);
+    if (out.outcome !== 'paid' && out.outcome !== 'duplicate') this.deps.logger.warn({ outcome: out.outcome, invoice_uuid: out.invoice_uuid, event_id: p.event_id, gateway: p.gateway }, 'gateway payment not applied');
+    return out;
+  }
+
+  /** Claims the event id and records the failed attempt (unpaid → failed); a replay answers `duplicate`. */
+  async recordFailure(f: GatewayFailure): Promise<LedgerAnswer> {
+    const { invoices, transactions } = this.deps;
+    const answer = transaction(this.deps.db, (): LedgerAnswer & { row: InvoiceRow | null } => {
+      if (!transactions.claimEvent(f.gateway_uuid, f.event_id, f.event_type)) return { outcome: 'duplicate', invoice_uuid: null, transaction_uuid: null, row: null };
+      const row = f.invoice_uuid ? invoices.get(f.invoice_uuid) : null;
+      if (!row) {
+        transactions.settleEvent(f.gateway_uuid, f.event_id, 'unknown_invoice', null);
+        return { outcome: 'unknown_invoice', invoice_uuid: null, transaction_uuid: null, row: null };
+      }
+      const tx = transactions.insert({
+        invoice_uuid: row.uuid, kind: 'failure', gateway: f.gateway, gateway_uuid: f.gateway_uuid, external_id: f.external_id,
+        amount_minor: f.amount_minor, currency: safeCurrency(f.currency) ?? f.currency, note: f.reason.slice(0, 500),
+      });
+      invoices.setStatus(row.uuid, 'failed', ['unpaid']);
+      transactions.settleEvent(f.gateway_uuid, f.event_id, 'failed', row.uuid);
+      return { outcome: 'failed', invoice_uuid: row.uuid, transaction_uuid: tx.uuid, row: invoices.get(row.uuid) };
+    });
+    const { row, ...out } = answer;
+    if (row) this.emit('invoice.payment_failed', this.event(row, { reason: f.reason.slice(0, 500) }));
+    return out;
+  }
+
+  /** Marks an unpaid/failed invoice paid by the admin (gateway `manual`); false when it is already paid or refunded. */
+  async recordManualPayment(m: ManualPayment): Promise<{ paid: boolean; transaction_uuid: string | null; invoice: InvoiceRow | null }> {
+    const { invoices, transactions } = this.deps;
+    const done = transaction(this.deps.db, () => {
+      const row = invoices.get(m.invoice_uuid);
+      if (!row || !invoices.setStatus(row.uuid, 'paid', ['unpaid', 'failed'])) return { row, tx: null };
+      const tx = transactions.insert({
+        invoice_uuid: row.uuid, kind: 'payment', gateway: 'manual', external_id: m.reference ?? null,
+        amount_minor: row.amount_minor, currency: row.currency, note: m.note ?? '',
+      });
+      return { row: invoices.get(row.uuid), tx };
+    });
+    if (done.tx && done.row) await this.afterPaid(done.row, done.tx.uuid, 'manual');
+    return { paid: done.tx !== null, transaction_uuid: done.tx?.uuid ?? null, invoice: done.row };
+  }
+
+  /**
+   * Records a refund of a payment (after the gateway accepted it, or a manual one): the refund transaction, the
+   * payment's and the invoice's refunded totals; a full refund of a paid invoice makes it `refunded` and applies the
+   * product's refund policy (terminate or suspend the service).
+   */
+  async recordRefund(r: GatewayRefund): Promise<RefundAnswer> {
+    const { invoices, transactions } = this.deps;
+    const done = transaction(this.deps.db, () => {
+      const payment = transactions.get(r.transaction_uuid);
+      if (!payment) throw new RangeError(UNKNOWN_TRANSACTION(r.transaction_uuid));
+      if (payment.kind !== 'payment') throw new RangeError(NOT_A_PAYMENT(r.transaction_uuid));
+      const left = payment.amount_minor - payment.refunded_minor;
+      if (!Number.isSafeInteger(r.amount_minor) || r.amount_minor <= 0 || r.amount_minor > left) throw new RangeError(REFUND_TOO_LARGE(left, payment.currency));
+      const refund = transactions.insert({
+        invoice_uuid: payment.invoice_uuid, kind: 'refund', gateway: payment.gateway, gateway_uuid: payment.gateway_uuid,
+        external_id: r.external_id, parent_uuid: payment.uuid, amount_minor: r.amount_minor, currency: payment.currency,
+      });
+      transactions.addRefunded(payment.uuid, r.amount_minor);
+      invoices.addRefunded(payment.invoice_uuid, r.amount_minor);
+      const row = invoices.get(payment.invoice_uuid)!;
+      const full = row.refunded_minor >= row.amount_minor && invoices.setStatus(row.uuid, 'refunded', ['paid']);
+      return { refund, row: invoices.get(row.uuid)!, full };
+    });
+    let serviceAction: 'termination' | 'suspend' | null = null;
+    const serviceUuid = done.row.service_uuid;
+    if (done.full && serviceUuid) {
+      const service = this.deps.services.get(serviceUuid);
+      const policy = service ? this.deps.prices.refundAction(service.product_uuid) : 'terminate';
+      serviceAction = policy === 'suspend' ? 'suspend' : 'termination';
+      await this.queue(serviceUuid, serviceAction, done.row);
+    }
+    this.emit('invoice.refunded', { ...this.event(done.row), refunded_minor: done.row.refunded_minor, full: done.full });
+    return { invoice_uuid: done.row.uuid, refund_uuid: done.refund.uuid, refunded_minor: done.row.refunded_minor, full: done.full, service_action: serviceAction };
+  }
+
+  /** The invoice event payload of a row. */
+  event(row: InvoiceRow, extra: Partial<InvoiceEvent> = {}): InvoiceEvent {
+    const service = row.service_uuid ? this.deps.services.get(row.service_uuid) : null;
+    return {
+      invoice_uuid: row.uuid, invoice_number: row.number, customer_uuid: row.customer_uuid, service_uuid: row.service_uuid,
+      product_uuid: service?.product_uuid ?? null, module: service?.module_name ?? null,
+      amount: formatMinor(row.amount_minor, row.currency), amount_minor: row.amount_minor, currency: row.currency,
+      due_date: row.due_date, at: this.deps.clock.now().toISOString(), ...extra,
+    };
+  }
+
+  /** Emits after the write; a failing listener is logged by the bus. */
+  emit<E extends InvoiceEventName>(name: E, payload: HookEvents[E]): void {
+    this.deps.hooks.emit(name, payload).catch((err: unknown) => this.deps.logger.error({ event: name, err: err instanceof Error ? err.message : String(err) }, 'hook listener failed'));
+  }
+
+  private async afterPaid(row: InvoiceRow, transactionUuid: string, gateway: string): Promise<void> {
+    this.emit('invoice.paid', { ...this.event(row), transaction_uuid: transactionUuid, gateway });
+    if (row.service_uuid) await this.queue(row.service_uuid, 'create', row);
+  }
+
+  /** Queues the service action; a refusal is logged (the invoice stays as recorded; an admin can run it again). */
+  private async queue(serviceUuid: string, action: 'create' | 'suspend' | 'termination', row: InvoiceRow): Promise<void> {
+    try {
+      const result = await this.deps.runAction(serviceUuid, action);
+      if (result.status !== 'success') this.deps.logger.error({ service_uuid: serviceUuid, invoice_uuid: row.uuid, action, message: result.message }, 'billing could not queue the service action');
+    } catch (error) {
+      this.deps.logger.error({ service_uuid: serviceUuid, invoice_uuid: row.uuid, action, err: error instanceof Error ? error.message : String(error) }, 'billing could not queue the service action');
+    }
+  }
+}
+
+function safeCurrency(code: string): string | null {
+  try {
+    return normalizeCurrency(code);
+  } catch {
+    return null;
+  }
+}
+
+export function toLedgerInvoice(row: InvoiceRow): LedgerInvoice {
+  return {
+    uuid: row.uuid, number: row.number, description: row.description, customer_uuid: row.customer_uuid,
+    amount_minor: row.amount_minor, currency: row.currency, status: row.status, refunded_minor: row.refunded_minor,
+  };
+}
+
+export function toLedgerTransaction(row: TransactionRow): LedgerTransaction {
+  return {
+    uuid: row.uuid, invoice_uuid: row.invoice_uuid, kind: row.kind, gateway: row.gateway, gateway_uuid: row.gateway_uuid,
+    external_id: row.external_id, amount_minor: row.amount_minor, currency: row.currency, refunded_minor: row.refunded_minor,
+  };
+}

@@ -1,0 +1,107 @@
+// Orders and invoices: an order links customer, product, cycle and service; an invoice carries number, amount (minor
+// units), currency, due date and status unpaid/paid/failed/refunded.
+import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import type { BillingCycle, InvoiceStatus } from '../../services/billing/schema.ts';
+import type { Db } from '../db.ts';
+
+export interface OrderRow {
+  uuid: string;
+  customer_uuid: string;
+  product_uuid: string;
+  service_uuid: string;
+  billing_cycle: BillingCycle;
+  created_at: string;
+}
+
+export interface InvoiceRow {
+  uuid: string;
+  number: string;
+  order_uuid: string | null;
+  customer_uuid: string | null;
+  service_uuid: string | null;
+  description: string;
+  amount_minor: number;
+  currency: string;
+  due_date: string;
+  status: InvoiceStatus;
+  refunded_minor: number;
+  paid_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  customer?: string;
+  service?: string;
+}
+
+const INVOICE_COLUMNS = 'uuid, number, order_uuid, customer_uuid, service_uuid, description, amount_minor, currency, due_date, status, refunded_minor, paid_at, created_at, updated_at';
+
+/** Repository of `orders` and `invoices`. Invoice numbers are `<prefix><year>-<id, 6 digits>`, unique. */
+export class InvoiceRepository {
+  private readonly getStmt;
+
+  constructor(private readonly db: Db, private readonly clock: Clock = systemClock, private readonly prefix = 'INV-') {
+    this.getStmt = db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE uuid = ?`);
+  }
+
+  createOrder(input: Omit<OrderRow, 'uuid' | 'created_at'>): OrderRow {
+    const row: OrderRow = { uuid: randomUUID(), ...input, created_at: this.clock.now().toISOString() };
+    this.db
+      .prepare('INSERT INTO orders (uuid, customer_uuid, product_uuid, service_uuid, billing_cycle, created_at) VALUES (@uuid, @customer_uuid, @product_uuid, @service_uuid, @billing_cycle, @created_at)')
+      .run(row);
+    return row;
+  }
+
+  order(uuid: string): OrderRow | null {
+    return (this.db.prepare('SELECT * FROM orders WHERE uuid = ?').get(uuid) as OrderRow | undefined) ?? null;
+  }
+
+  /** Inserts an unpaid invoice and gives it its number (call inside a transaction with the order). */
+  createInvoice(input: Pick<InvoiceRow, 'order_uuid' | 'customer_uuid' | 'service_uuid' | 'description' | 'amount_minor' | 'currency' | 'due_date'>): InvoiceRow {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const uuid = randomUUID();
+    const { lastInsertRowid } = this.db
+      .prepare(`INSERT INTO invoices (uuid, number, order_uuid, customer_uuid, service_uuid, description, amount_minor, currency, due_date, status, created_at, updated_at)
+        VALUES (@uuid, @uuid, @order_uuid, @customer_uuid, @service_uuid, @description, @amount_minor, @currency, @due_date, 'unpaid', @at, @at)`)
+      .run({ ...input, uuid, at });
+    const number = `${this.prefix}${now.getUTCFullYear()}-${String(lastInsertRowid).padStart(6, '0')}`;
+    this.db.prepare('UPDATE invoices SET number = ? WHERE uuid = ?').run(number, uuid);
+    return this.get(uuid)!;
+  }
+
+  get(uuid: string): InvoiceRow | null {
+    return (this.getStmt.get(uuid) as InvoiceRow | undefined) ?? null;
+  }
+
+  byNumber(number: string): InvoiceRow | null {
+    return (this.db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE number = ?`).get(number) as InvoiceRow | undefined) ?? null;
+  }
+
+  /** A page of invoices (newest first) and the total under the filter. */
+  list(filter: InvoiceFilter, limit: number, offset: number): { rows: InvoiceRow[]; total: number } {
+    const where = `WHERE (@status IS NULL OR status = @status) AND (@customer IS NULL OR customer_uuid = @customer)
+      AND (@service IS NULL OR service_uuid = @service)`;
+    const params = { status: filter.status ?? null, customer: filter.customer ?? null, service: filter.service ?? null };
+    const rows = this.db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices ${where} ORDER BY id DESC LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit, offset }) as InvoiceRow[];
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM invoices ${where}`).get(params) as { n: number };
+    return { rows, total: n };
+  }
+
+  /** Moves the invoice to `status`; `paid` stamps paid_at. Returns false when it was not in one of `from`. */
+  setStatus(uuid: string, status: InvoiceStatus, from: readonly InvoiceStatus[]): boolean {
+    const at = this.clock.now().toISOString();
+    const marks = from.map(() => '?').join(', ');
+    return this.db
+      .prepare(`UPDATE invoices SET status = ?, paid_at = CASE WHEN ? = 'paid' THEN ? ELSE paid_at END, updated_at = ? WHERE uuid = ? AND status IN (${marks})`)
+      .run(status, status, at, at, uuid, ...from).changes === 1;
+  }
+
+  addRefunded(uuid: string, amountMinor: number): void {
+    this.db.prepare('UPDATE invoices SET refunded_minor = refunded_minor + ?, updated_at = ? WHERE uuid = ?').run(amountMinor, this.clock.now().toISOString(), uuid);
+  }
+}
