@@ -8,13 +8,15 @@
 // sides. Last, one apply that changes the rate of min(size, bulk) peers (what set_bandwidth does). Nothing in the
 // default namespace is touched; the namespace is removed at the end.
 // With `--iperf` (on by default) the veth's other end lives in a second namespace holding one address of the shaped
-// /16 that has no class (an unshaped peer): iperf3 measures its throughput both ways before the tree exists and
-// again with every shaped peer installed — the per-packet cost of classification (u32 hash lookups) at that size.
+// /16 that has no class (an unshaped peer), and a second veth pair without any tree links the same two namespaces:
+// with every shaped peer installed, iperf3 measures both ways through the shaped device and through the bare one,
+// alternating (`--iperf-rounds`, medians), so a busy machine weighs on both alike. The ratio is the per-packet cost
+// of classification (u32 hash lookups, the IFB redirect) at that size.
 import { parseArgs } from 'node:util';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
 import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
-import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
+import { createNamespace, destroyNamespace, execIn, vethPair } from '../helpers/netns.ts';
 import { measureMbit, startIperfServer } from '../helpers/iperf.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
 
@@ -24,7 +26,8 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '30' },
     bulk: { type: 'string', default: '10000' },
     iperf: { type: 'boolean', default: true },
-    'iperf-seconds': { type: 'string', default: '5' },
+    'iperf-seconds': { type: 'string', default: '4' },
+    'iperf-rounds': { type: 'string', default: '3' },
   },
   strict: true,
 });
@@ -36,6 +39,9 @@ const TARGET_SIZE_RATIO = 1.3;
 const TARGET_BULK_MS = 5000;
 const TARGET_IPERF_SHARE = 0.8;
 const IPERF_SECONDS = Number(args['iperf-seconds']);
+const IPERF_ROUNDS = Number(args['iperf-rounds']);
+/** The far end of the bare veth pair (no tree on either side). */
+const BARE_FAR = '10.91.0.2';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -58,7 +64,7 @@ interface Row {
   raw: number;
   bulkPeers: number;
   bulkMs: number;
-  /** iperf3 Mbit/s of the unshaped address, download (egress tree) and upload (IFB tree), without and with the tree. */
+  /** Median iperf3 Mbit/s, download and upload, through the bare veth and through the shaped one (unshaped address). */
   iperf: { downBare: number; upBare: number; down: number; up: number } | null;
 }
 
@@ -72,22 +78,20 @@ async function throughput(ns: string, server: string): Promise<{ down: number; u
 async function measure(size: number): Promise<Row> {
   const ns = await createNamespace('vhb');
   const far = args.iperf ? await createNamespace('vhc') : null;
-  let iperfServer: { stop(): Promise<void> } | null = null;
+  const iperfServers: Array<{ stop(): Promise<void> }> = [];
   try {
     const dev = 'vbench0';
     await execIn(ns, 'ip', ['link', 'add', dev, 'type', 'veth', 'peer', 'name', 'vbench1']);
     await execIn(ns, 'ip', ['link', 'set', dev, 'up']);
     // The unshaped address: the host right after the last spare, inside the shaped window and a populated /24.
     const unshaped = hostIp(size + SAMPLES);
-    let bare: { down: number; up: number } | null = null;
     if (far) {
       await execIn(ns, 'ip', ['link', 'set', 'vbench1', 'netns', far]);
       await execIn(ns, 'ip', ['addr', 'add', '10.90.0.1/16', 'dev', dev]);
       await execIn(far, 'ip', ['addr', 'add', `${unshaped}/16`, 'dev', 'vbench1']);
       await execIn(far, 'ip', ['link', 'set', 'vbench1', 'up']);
-      await execIn(far, 'ip', ['link', 'set', 'lo', 'up']);
-      iperfServer = await startIperfServer(far, unshaped);
-      bare = await throughput(ns, unshaped);
+      await vethPair(ns, far, '10.91.0.1/24', `${BARE_FAR}/24`);
+      iperfServers.push(await startIperfServer(far, unshaped), await startIperfServer(far, BARE_FAR));
     }
     const runner = new ExecaRunner({ netns: ns, timeoutMs: 600_000 });
     const shaper = new TcShaper({ runner });
@@ -131,11 +135,22 @@ async function measure(size: number): Promise<Row> {
     start = process.hrtime.bigint();
     await shaper.apply(target, { upsert: peers.slice(0, bulkPeers).map((p) => ({ ...p, downloadMbit: 20, uploadMbit: 10 })), remove: [] });
     const bulkMs = since(start);
-    const loaded = bare ? await throughput(ns, unshaped) : null;
-    const iperf = bare && loaded ? { downBare: bare.down, upBare: bare.up, down: loaded.down, up: loaded.up } : null;
+    let iperf: Row['iperf'] = null;
+    if (far) {
+      const runs = { downBare: [] as number[], upBare: [] as number[], down: [] as number[], up: [] as number[] };
+      for (let round = 0; round < IPERF_ROUNDS; round++) {
+        const bare = await throughput(ns, BARE_FAR);
+        const shaped = await throughput(ns, unshaped);
+        runs.downBare.push(bare.down);
+        runs.upBare.push(bare.up);
+        runs.down.push(shaped.down);
+        runs.up.push(shaped.up);
+      }
+      iperf = { downBare: median(runs.downBare), upBare: median(runs.upBare), down: median(runs.down), up: median(runs.up) };
+    }
     return { size, ensureMs, add: median(add), change: median(change), remove: median(remove), raw: median(raw), bulkPeers, bulkMs, iperf };
   } finally {
-    await iperfServer?.stop();
+    for (const server of iperfServers) await server.stop();
     if (far) await destroyNamespace(far);
     await destroyNamespace(ns);
   }
@@ -162,8 +177,9 @@ async function main(): Promise<number> {
     if (r.iperf) {
       const i = r.iperf;
       process.stdout.write(
-        `        iperf3 of an unshaped peer, Mbit/s: download ${fmt(i.downBare, 0)} without a tree, ${fmt(i.down, 0)} with ${size} shaped peers ` +
-          `(${fmt((100 * i.down) / i.downBare, 1)}%); upload ${fmt(i.upBare, 0)} → ${fmt(i.up, 0)} (${fmt((100 * i.up) / i.upBare, 1)}%)\n`,
+        `        iperf3 of an unshaped peer, median Mbit/s: download ${fmt(i.down, 0)} through the tree of ${size} shaped peers vs ` +
+          `${fmt(i.downBare, 0)} bare (${fmt((100 * i.down) / i.downBare, 1)}%); upload ${fmt(i.up, 0)} vs ${fmt(i.upBare, 0)} ` +
+          `(${fmt((100 * i.up) / i.upBare, 1)}%)\n`,
       );
     }
   }
