@@ -17,6 +17,7 @@ import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
 import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
+import { backupRoutes } from './routes/backups.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
 export type { PanelDeps, PanelServices } from './services/index.ts';
@@ -34,6 +35,7 @@ const routes: PanelRoutes[] = [
   firewallRoutes,
   trafficLoggingRoutes,
   statisticsRoutes,
+  backupRoutes,
   openapiRoutes,
 ];
 

@@ -189,6 +189,9 @@ export const OWN = {
   TL_WRONG_SYSLOG_PORT: 'Wrong remote_syslog_server_port format (1-65535)',
   TL_WRONG_TSDB_URL: 'Wrong tsdb_url format (http or https URL)',
   TL_WRONG_TSDB_TEXT: 'Wrong tsdb field format (at most 1024 printable characters)',
+  // PUT /backups/config: formats the spec gives no text for
+  BACKUP_WRONG_FTP_PORT: 'Wrong ftp_server_port format (1-65535)',
+  BACKUP_WRONG_FTP_TEXT: 'Wrong ftp field format (at most 1024 printable characters)',
 } as const;
 
 /** `Wrong <flag> format (1 or 0)` for a boolean field given as anything but 1/0/true/false (our own text). */

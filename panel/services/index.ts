@@ -38,6 +38,13 @@ import { TrafficLoggingService } from './traffic-logging/traffic-logging-service
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
+import { BackupConfigService } from './backups/backup-config.ts';
+import { BackupScheduler } from './backups/backup-scheduler.ts';
+import { BackupService } from './backups/backup-service.ts';
+import { renderServerSummary } from './backups/dataplane-summary.ts';
+import { BasicFtpUploader, type FtpUploader } from './backups/ftp-upload.ts';
+import type { ReaderLimits } from './backups/archive-format.ts';
+import { buildDesiredState } from './desired-state.ts';
 
 /** Side effects and settings the panel is built from; `buildApp` never opens files or ports itself. */
 export interface PanelDeps {
@@ -86,6 +93,8 @@ export interface PanelDeps {
   trafficLogging?: { source?: FlowSource; shipper?: ShipperOptions };
   /** IANA time zone of the traffic statistics' days; default the process's (what GET /system/info reports). */
   timeZone?: string;
+  /** Backups: the FTP uploader (default basic-ftp) and reader bounds (tests lower them). */
+  backups?: { ftp?: FtpUploader; limits?: ReaderLimits };
 }
 
 /** Every service the routes use. */
@@ -110,6 +119,10 @@ export interface PanelServices {
   statistics: TrafficStatisticsService;
   /** The Prometheus registry (GET /metrics) with typed hooks for other services. */
   metrics: PanelMetrics;
+  /** Backups (create, list, restore), their schedule config and the croner scheduler (server.ts starts it). */
+  backups: BackupService;
+  backupConfig: BackupConfigService;
+  backupScheduler: BackupScheduler;
 }
 
 /** Builds the services from `deps`. */
@@ -191,6 +204,21 @@ export function buildServices(deps: PanelDeps): PanelServices {
     clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
   });
+  const backupConfig = new BackupConfigService(settings, deps.secretBox, clock);
+  const backups = new BackupService({
+    db: deps.db, dataDir: deps.dataDir, box: deps.secretBox, clock, logger: deps.logger, config: backupConfig,
+    ftp: deps.backups?.ftp ?? new BasicFtpUploader(), panelVersion: deps.version, limits: deps.backups?.limits,
+    dataplaneFiles: () => new Map(buildDesiredState(serverRepo, accountRepo).map((s) => [`${s.row.interface_name}.conf`, renderServerSummary(s)])),
+    statusOk: async () => (await system.statusText()) === 'OK',
+    exclusive: (fn) => dataplaneSync.serial(fn),
+    reconcile: () => reconciler.run(reconcileAll),
+    afterRestore: () => accountRepo.forgetCached(),
+  });
+  const backupScheduler = new BackupScheduler({
+    config: () => backupConfig.get(), run: (stats, kind) => backups.create(stats, kind), busy: () => backups.busy,
+    logger: deps.logger, timeZone: deps.timeZone,
+  });
+  backupConfig.listen(() => backupScheduler.reschedule());
   const trafficLogging = new TrafficLoggingService({
     repo: new TrafficLoggingRepository(deps.db), box: deps.secretBox, clock, logger: deps.logger,
     source: deps.trafficLogging?.source ?? (deps.dataplane.kind === 'simulated' ? new SimulatedFlowSource() : new ConntrackSource(new ExecaRunner())),
@@ -199,6 +227,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   return {
     trafficLogging,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics,
+    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
   };
 }

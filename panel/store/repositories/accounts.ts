@@ -289,6 +289,11 @@ export class AccountsRepository {
   private listingStmts?: { all: Statement<[number, number], ListingRow>; ofServer: Statement<[number, number, number], ListingRow> };
   private onlineStmt?: Statement<[number], OnlineRow>;
 
+  /** Empties the by-name cache (after a backup restore replaced the table underneath). */
+  forgetCached(): void {
+    this.byNameCache.clear();
+  }
+
   /** Number of accounts, kept by triggers (O(1)). */
   count(): number {
     return this.countStmt.get() ?? 0;
