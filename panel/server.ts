@@ -117,11 +117,13 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     const bootReconcile = app.services.system.reconcileOnBoot();
     await app.services.trafficLogging.start();
     app.services.statistics.scheduler.start();
+    app.services.backupScheduler.start();
     let closing: Promise<void> | null = null;
     const activeDataplane = dataplane;
     const close = () =>
       (closing ??= (async () => {
         await app.services.trafficLogging.stop();
+        await app.services.backupScheduler.stop(); // waits for a running scheduled archive
         await app.close();
         await bootReconcile;
         await app.services.reconciler.whenIdle();
