@@ -30,8 +30,27 @@ export const config = {
       },
     },
     Plugin: {},
-    Payment: {},
-    Notification: {},
+    Payment: {
+      Stripe: {
+        enabled: true,
+        version: '1.0.0',
+        /** Public base URL of the platform: the settings page shows `<public_url>/webhooks/payment/<gateway_uuid>`. */
+        public_url: 'http://127.0.0.1:8090',
+      },
+    },
+    Notification: {
+      /** E-mail through an SMTP channel (module_instances, settings sealed); without a channel the e-mails are logged. */
+      Smtp: {
+        enabled: true,
+        version: '1.0.0',
+        /** Name shown in the customers' e-mails. */
+        brand: 'vpnhost',
+        /** Task options of a delivery: tries, backoff (s) between them, timeout (s) of one attempt. */
+        job: { tries: 3, backoff: 60, timeout: 120 },
+        /** Timeout of each SMTP step (connect, greeting, idle socket). */
+        smtp_timeout_ms: 30_000,
+      },
+    },
   },
 } satisfies ModulesConfig;
 

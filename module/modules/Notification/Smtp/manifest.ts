@@ -1,0 +1,82 @@
+// What Smtp contributes to the host: its config section, its sends table, its stores and message composer, and the
+// message listeners on the platform's hooks (platform process only: they need the customers and the sends table).
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
+import { ModuleInstanceStore } from '../../../platform/services/module-store.ts';
+import { MessageComposer } from './messages/compose.ts';
+import { PanelConnectLinks } from './messages/connect-link.ts';
+import { registerMessageListeners, type ChannelPicker } from './messages/listeners.ts';
+import { SqliteRecipientDirectory } from './messages/recipients.ts';
+import { SendStore, SMTP_MIGRATIONS } from './send-store.ts';
+
+const jobSchema = z.object({
+  tries: z.number().int().min(1).max(20).default(3),
+  backoff: z.number().int().min(0).max(86_400).default(60),
+  timeout: z.number().int().min(5).max(3_600).default(120),
+});
+
+/** Smtp's config.ts section. */
+export const smtpConfigSchema = z.object({
+  enabled: z.boolean(),
+  version: z.string().min(1),
+  /** The channel (instance uuid or label) carrying the platform's messages; default: the oldest Smtp instance. */
+  channel: z.string().min(1).optional(),
+  /** Name shown in the messages. */
+  brand: z.string().min(1).max(100).default('vpnhost'),
+  /** Link to the customers' client area, shown in the messages. */
+  client_area_url: z.url({ protocol: /^https?$/ }).optional(),
+  /** Task options of a delivery (tries, backoff s, timeout s). */
+  job: jobSchema.default({ tries: 3, backoff: 60, timeout: 120 }),
+  /** Timeout of each SMTP step (connect, greeting, socket idle). */
+  smtp_timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
+});
+export type SmtpConfig = z.infer<typeof smtpConfigSchema>;
+
+/** The module's services, merged into its context; null in a remote worker (no platform database there). */
+export interface SmtpServices {
+  smtpSends: SendStore | null;
+  smtpComposer: MessageComposer | null;
+  smtpChannels: ChannelPicker | null;
+  /** Where the listeners report an event they could not queue. */
+  smtpLogger: Logger;
+  /** Task options of the queued jobs (message and delivery). */
+  smtpJob: SmtpConfig['job'];
+}
+
+/** The channel named by config `channel` (uuid or label), else the oldest Smtp instance, else none. */
+export function channelPicker(instances: ModuleInstanceStore, configured: string | undefined): ChannelPicker {
+  return {
+    defaultChannel() {
+      const all = instances.list('Notification', 'Smtp');
+      if (configured) return all.find((i) => i.uuid === configured || i.label === configured)?.uuid ?? null;
+      return all[0]?.uuid ?? null;
+    },
+  };
+}
+
+function services(env: ExtensionEnv): SmtpServices {
+  const config = smtpConfigSchema.parse(env.config);
+  const common = { smtpLogger: env.logger, smtpJob: config.job };
+  if (!env.db || !env.sealer) return { smtpSends: null, smtpComposer: null, smtpChannels: null, ...common };
+  return {
+    ...common,
+    smtpSends: new SendStore(env.db, env.sealer, env.clock),
+    smtpComposer: new MessageComposer({
+      recipients: new SqliteRecipientDirectory(env.db),
+      links: new PanelConnectLinks(env.db, env.sealer, env.clock, config.smtp_timeout_ms),
+      brand: config.brand,
+      clientAreaUrl: config.client_area_url ?? null,
+    }),
+    smtpChannels: channelPicker(new ModuleInstanceStore(env.db, env.sealer, env.clock), config.channel),
+  };
+}
+
+export const smtpManifest = defineManifest<SmtpServices>({
+  config: smtpConfigSchema,
+  migrations: SMTP_MIGRATIONS,
+  services,
+  hooks: (hooks, ext) => {
+    if (ext.smtpChannels) registerMessageListeners(hooks, ext.smtpChannels, ext.smtpJob, ext.smtpLogger);
+  },
+});

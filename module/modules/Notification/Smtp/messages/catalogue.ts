@@ -1,0 +1,37 @@
+// Which platform events become which e-mail: event → template under views/notifications/ and its subject line.
+import type { HookEventName } from '../../../../../hooks.ts';
+
+/** Templates (each has `<name>.text.hbs` and `<name>.html.hbs` under views/notifications/). */
+export const MESSAGE_TEMPLATES = [
+  'service-completed', 'service-suspended', 'service-unsuspended', 'service-terminated',
+  'invoice-created', 'payment-received', 'payment-failed',
+] as const;
+export type MessageTemplate = (typeof MESSAGE_TEMPLATES)[number];
+
+/** The events a customer is told about, and the template of each. */
+export const MESSAGE_EVENTS = {
+  'service.provisioned': 'service-completed',
+  'service.suspended': 'service-suspended',
+  'service.unsuspended': 'service-unsuspended',
+  'service.terminated': 'service-terminated',
+  'invoice.created': 'invoice-created',
+  'invoice.paid': 'payment-received',
+  'invoice.payment_failed': 'payment-failed',
+} as const satisfies Partial<Record<HookEventName, MessageTemplate>>;
+
+export type MessageEventName = keyof typeof MESSAGE_EVENTS;
+
+/** Subject lines (handlebars, rendered with the template data; plain text, never HTML-escaped). */
+export const MESSAGE_SUBJECTS: Record<MessageTemplate, string> = {
+  'service-completed': 'Your {{brand}} VPN is ready: how to connect',
+  'service-suspended': 'Your {{brand}} VPN has been suspended',
+  'service-unsuspended': 'Your {{brand}} VPN is active again',
+  'service-terminated': 'Your {{brand}} VPN has been terminated',
+  'invoice-created': 'Invoice {{invoice.invoice_number}}: {{invoice.amount}} {{invoice.currency}} due {{invoice.due_date}}',
+  'payment-received': 'Payment received for invoice {{invoice.invoice_number}}',
+  'payment-failed': 'Payment failed for invoice {{invoice.invoice_number}}',
+};
+
+export function isMessageEvent(event: string): event is MessageEventName {
+  return Object.hasOwn(MESSAGE_EVENTS, event);
+}

@@ -1,0 +1,77 @@
+// Builds the e-mail of a platform event: the customer concerned, the facts the template may show, the one-time link of a
+// freshly provisioned VpnProduct account, then the rendered subject and bodies.
+import type { SendOrigin } from '../send-store.ts';
+import { MESSAGE_EVENTS, type MessageEventName } from './catalogue.ts';
+import type { ConnectLinks } from './connect-link.ts';
+import type { Recipient, RecipientDirectory } from './recipients.ts';
+import { renderMessage, type RenderedMessage } from './render.ts';
+
+/** What the composer needs besides the event. */
+export interface ComposerDeps {
+  recipients: RecipientDirectory;
+  /** Null where no panel can be asked (no VpnProduct): the mail then points to the client area. */
+  links: ConnectLinks | null;
+  /** Shown in subjects and bodies (config `brand`). */
+  brand: string;
+  /** Link to the client area (config `client_area_url`), or null. */
+  clientAreaUrl: string | null;
+}
+
+/** A composed e-mail and what caused it. */
+export interface ComposedMail extends RenderedMessage {
+  to: string;
+  origin: SendOrigin;
+  /** Why no one-time link is in a "service completed" mail (for the module log), else null. */
+  linkNote: string | null;
+}
+
+/** The nothing-to-send answer: no customer, no address. */
+export interface Skipped {
+  skipped: string;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+export class MessageComposer {
+  constructor(private readonly deps: ComposerDeps) {}
+
+  /** The e-mail of `event` rendered from `<viewsDir>/notifications/`, or why none is sent. */
+  async compose(event: MessageEventName, payload: Record<string, unknown>, viewsDir: string, signal?: AbortSignal): Promise<ComposedMail | Skipped> {
+    const template = MESSAGE_EVENTS[event];
+    const serviceUuid = text(payload.service_uuid);
+    const customerUuid = text(payload.customer_uuid);
+    const recipient: Recipient | null = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : serviceUuid ? this.deps.recipients.ofService(serviceUuid) : null;
+    if (!recipient) return { skipped: `no customer for ${serviceUuid ? `service ${serviceUuid}` : `invoice ${text(payload.invoice_uuid) ?? '?'}`}` };
+    if (!recipient.email) return { skipped: `customer ${recipient.customer_uuid} has no e-mail address` };
+    const service = serviceUuid ? this.deps.recipients.service(serviceUuid) : null;
+    let link: string | null = null;
+    let linkNote: string | null = null;
+    if (event === 'service.provisioned') {
+      const panel = service?.panel ?? service?.panel_location ?? null;
+      if (!service?.account_name || !panel) linkNote = 'the service has no panel account';
+      else if (!this.deps.links) linkNote = 'no panel can be asked for a link here';
+      else {
+        const answer = await this.deps.links.link(panel, service.account_name, signal);
+        link = answer.url;
+        if (answer.url === null) linkNote = answer.reason;
+      }
+    }
+    const isInvoice = event.startsWith('invoice.');
+    const data = {
+      brand: this.deps.brand,
+      client_area_url: this.deps.clientAreaUrl,
+      customer: { name: recipient.name, email: recipient.email },
+      service,
+      link,
+      reason: text(payload.reason),
+      invoice: isInvoice ? payload : null,
+    };
+    const rendered = renderMessage(viewsDir, template, data);
+    return {
+      ...rendered,
+      to: recipient.email,
+      linkNote,
+      origin: { event, service_uuid: serviceUuid, invoice_uuid: isInvoice ? text(payload.invoice_uuid) : null, customer_uuid: recipient.customer_uuid },
+    };
+  }
+}

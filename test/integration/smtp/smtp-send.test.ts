@@ -1,0 +1,177 @@
+// The Smtp module against a real SMTP server (smtp-server on loopback, STARTTLS with a self-signed certificate, AUTH):
+// sealed settings, delivery of text + HTML + attachment parsed with mailparser, 4xx/5xx replies retried through the
+// Task queue, a 5xx after the last try failing with the server's reply logged and the secrets redacted.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
+import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
+import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
+
+let server: TestSmtpServer;
+let env: Awaited<ReturnType<typeof openSmtpPlatform>>;
+let channel: string;
+
+before(async () => {
+  server = await startSmtpServer();
+  env = await openSmtpPlatform();
+});
+
+after(async () => {
+  await env?.close();
+  await server?.close();
+});
+
+function channelInstance(uuid = channel): Smtp {
+  const found = env.platform.moduleInstances.get(uuid)!;
+  return env.platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: found.uuid, module_data: found.module_data });
+}
+
+async function sendAndWait(smtp: Smtp, data: Record<string, unknown>) {
+  const result = await smtp.send(data);
+  assert.equal(result.status, 'success', JSON.stringify(result));
+  const answer = result as { send_uuid: string; task_id: string };
+  const task = await env.platform.queue.waitFor(answer.task_id, 30_000);
+  return { task, send: smtpServices(env.platform.modules).smtpSends!.get(answer.send_uuid)! };
+}
+
+/** Everything the platform wrote: the database files and every log line. */
+function everything(): string {
+  env.platform.db.pragma('wal_checkpoint(PASSIVE)');
+  const files = ['platform.db', 'platform.db-wal'].map((f) => { try { return readFileSync(join(env.dataDir, f)).toString('latin1'); } catch { return ''; } });
+  return files.join('') + env.lines.join('\n');
+}
+
+test('getModuleData refuses bad settings with the error bag (422) and the channel is stored sealed', () => {
+  assert.throws(() => env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Broken', { host: 'smtp example', port: 70000, encryption: 'ssl3', sender: 'nobody' }), (error: any) => {
+    assert.equal(error.statusCode, 422);
+    assert.deepEqual(error.errors, {
+      host: ['The host field format is invalid.'],
+      port: ['The port field must not be greater than 65535.'],
+      encryption: ['The selected encryption is invalid.'],
+      sender: ['The sender field must be a valid email address.'],
+    });
+    return true;
+  });
+  const created = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Relay', {
+    host: '127.0.0.1', port: String(server.port), encryption: 'STARTTLS', username: server.user, password: server.password,
+    sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
+  });
+  channel = created.uuid;
+  assert.deepEqual(created.secret_keys, ['password']);
+  assert.equal(JSON.stringify(created).includes(server.password), false, 'the answer holds no password');
+  assert.equal(created.module_data.encryption, 'starttls');
+  assert.equal(created.module_data.port, server.port);
+  assert.equal(everything().includes(server.password), false, 'the password is sealed at rest');
+});
+
+test('send validation: each bad field answers 422 with its message, nothing is queued', async () => {
+  const smtp = channelInstance();
+  const bad = await smtp.send({ to: 'not-an-address', subject: 'x'.repeat(256), message: '', attachments: [{ content: 'a' }, 'nope'] });
+  assert.equal(bad.status, 'error');
+  assert.equal((bad as any).code, 422);
+  assert.deepEqual((bad as any).message, {
+    to: ['The to field must be a valid email address.'],
+    subject: ['The subject field must not be greater than 255 characters.'],
+    message: ['The message field is required.'],
+    'attachments.0.filename': ['The filename field is required.'],
+    'attachments.1': ['Each attachment must be an object.'],
+  });
+  const notArray = await smtp.send({ to: 'a@b.example', subject: 's', message: 'm', attachments: 'file.txt' });
+  assert.deepEqual((notArray as any).errors, { attachments: ['The attachments field must be an array.'] });
+  assert.deepEqual(smtpServices(env.platform.modules).smtpSends!.list(), []);
+});
+
+test('a mail goes over STARTTLS with AUTH: subject, recipient, text, HTML and attachment arrive', async () => {
+  const smtp = channelInstance();
+  const { task, send } = await sendAndWait(smtp, {
+    to: ' carol@customer.example ', subject: 'Your VPN is ready',
+    message: '<p>Hello <b>Carol</b>,</p><p>your VPN is ready.</p>',
+    attachments: [{ filename: 'wg0.conf', content: '[Interface]\nAddress = 10.0.0.2/32\n', contentType: 'text/plain' },
+      { filename: 'logo.bin', content: Buffer.from([0, 1, 2, 255]).toString('base64'), encoding: 'base64' }],
+  });
+  assert.equal(task.status, 'completed', String(task.lastError));
+  const [mail] = await server.waitForMails(1);
+  assert.equal(mail.subject, 'Your VPN is ready');
+  assert.deepEqual(server.envelopes[0], ['carol@customer.example']);
+  assert.equal((mail.to as any).text, 'carol@customer.example');
+  assert.equal((mail.from as any).value[0].address, 'noreply@vpn.example');
+  assert.equal((mail.from as any).value[0].name, 'VPN Host');
+  assert.equal(mail.html, '<p>Hello <b>Carol</b>,</p><p>your VPN is ready.</p>');
+  assert.match(String(mail.text), /Hello Carol,\s+your VPN is ready\./);
+  assert.deepEqual(mail.attachments.map((a) => [a.filename, a.content.toString('base64')]), [
+    ['wg0.conf', Buffer.from('[Interface]\nAddress = 10.0.0.2/32\n').toString('base64')],
+    ['logo.bin', Buffer.from([0, 1, 2, 255]).toString('base64')],
+  ]);
+  assert.deepEqual(server.authOverTls, [true], 'AUTH happened once, inside STARTTLS');
+  assert.equal(send.status, 'sent');
+  assert.equal(send.attempts, 1);
+  assert.match(String(send.server_reply), /250.*queued as test-1/);
+});
+
+test('a 4xx then a 5xx reply are retried through the queue; the third try delivers', async () => {
+  const before = server.received.length;
+  server.script.push({ at: 'rcpt', code: 451, text: '4.3.0 Mailbox busy, try later' }, { at: 'data', code: 554, text: '5.7.1 Message rejected for now' });
+  const { task, send } = await sendAndWait(channelInstance(), { to: 'dave@customer.example', subject: 'Retry me', message: 'plain text body' });
+  assert.equal(task.status, 'completed', String(task.lastError));
+  assert.equal(task.attempts, 3);
+  assert.equal(send.status, 'sent');
+  assert.equal(send.attempts, 3);
+  await server.waitForMails(before + 1);
+  const mail = server.received[before];
+  assert.equal(mail.text?.trim(), 'plain text body');
+  assert.match(String(mail.html), /white-space:pre-wrap">plain text body</);
+  const retries = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).filter((r) => (r.response as any)?.status === 'retrying');
+  assert.deepEqual(retries.map((r) => (r.response as any).code).sort(), [451, 554]);
+  assert.ok(retries.some((r) => /Mailbox busy/.test((r.response as any).reply)));
+});
+
+test('a 5xx on every try fails the send with the reply in the module log and the secrets redacted', async () => {
+  for (let i = 0; i < 3; i++) server.script.push({ at: 'rcpt', code: 550, text: `5.7.1 Relay denied for ${server.user} password=${server.password} (${server.password})` });
+  const { task, send } = await sendAndWait(channelInstance(), { to: 'erin@customer.example', subject: 'Doomed', message: 'never arrives' });
+  assert.equal(task.status, 'failed');
+  assert.equal(task.attempts, 3);
+  assert.equal(send.status, 'failed');
+  assert.match(String(send.last_error), /^550 5\.7\.1 Relay denied for mailer password=\[redacted\] \(\[redacted\]\)$/);
+  const errors = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'error' }).filter((r) => (r.request as any)?.send_uuid === send.uuid);
+  assert.equal(errors.length, 1, 'one error entry: the last try');
+  assert.equal((errors[0].response as any).status, 'failed');
+  assert.match((errors[0].response as any).reply, /550 5\.7\.1 Relay denied/);
+  assert.equal(everything().includes(server.password), false, 'the password is nowhere: module log, task record, platform log');
+  assert.equal(everything().includes(Buffer.from(server.password).toString('base64')), false);
+});
+
+test('wrong credentials: 535 after the last try, the tried password never logged', async () => {
+  const wrong = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Wrong', {
+    host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: 'Wrong-Pass-55671', sender: 'noreply@vpn.example', ca: server.cert,
+  });
+  const { task, send } = await sendAndWait(channelInstance(wrong.uuid), { to: 'frank@customer.example', subject: 'Auth', message: 'x' });
+  assert.equal(task.status, 'failed');
+  assert.equal(send.status, 'failed');
+  assert.match(String(send.last_error), /535/);
+  assert.equal(everything().includes('Wrong-Pass-55671'), false);
+});
+
+test('a refused connection is a transient failure, retried, then failed', async () => {
+  const closed = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Closed', { host: '127.0.0.1', port: 1, encryption: 'tls', sender: 'noreply@vpn.example' });
+  const { task, send } = await sendAndWait(channelInstance(closed.uuid), { to: 'gina@customer.example', subject: 'Nobody home', message: 'x' });
+  assert.equal(task.status, 'failed');
+  assert.equal(send.attempts, 3);
+  assert.match(String(send.last_error), /ECONNREFUSED/);
+  const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'error' }).find((r) => (r.request as any)?.send_uuid === send.uuid);
+  assert.equal((entry?.response as any).transient, true);
+});
+
+test('without an SMTP server configured the e-mail is written to the log and recorded as logged', async () => {
+  const unconfigured = env.platform.modules.instance<Smtp>('Notification', 'Smtp');
+  const result = await unconfigured.send({ to: 'demo@customer.example', subject: 'Demo mail', message: 'Connect with https://panel.example/otl/abc' });
+  assert.equal(result.status, 'success');
+  assert.equal((result as any).delivery, 'logged');
+  const record = smtpServices(env.platform.modules).smtpSends!.get((result as any).send_uuid)!;
+  assert.equal(record.status, 'logged');
+  const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).find((r) => (r.request as any)?.send_uuid === record.uuid);
+  assert.equal((entry?.response as any).text, 'Connect with https://panel.example/otl/abc');
+  assert.ok(env.lines.some((line) => line.includes('Demo mail') && line.includes('otl/abc')), 'the e-mail is in the platform log');
+});
