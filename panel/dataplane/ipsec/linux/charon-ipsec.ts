@@ -1,0 +1,208 @@
+// Linux IPsec seam: the panel's own charon-systemd (own strongswan.conf, vici socket, pid file), swanctl + vici.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommandRunner } from '../../linux/runner.ts';
+import { parseListSa } from '../../render/parse-vici-sas.ts';
+import { renderStrongswanConf } from '../../render/strongswan-conf.ts';
+import { renderSwanctlConf, SWANCTL_FILES } from '../../render/swanctl-conf.ts';
+import { userConn, userPool, userSecret } from '../../render/swanctl-tree.ts';
+import {
+  connName, IpsecError, poolName, secretName, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser,
+} from '../ipsec.ts';
+import { ViciSession } from './vici-client.ts';
+
+/** Options of {@link CharonIpsec}. */
+export interface CharonIpsecOptions {
+  runner: CommandRunner;
+  /** Directory of the daemon's files (strongswan.conf, vici socket, pid, log, swanctl/). */
+  dir: string;
+  /** Load `kernel-libipsec` (ESP in userspace over a TUN device) — for hosts/sandboxes without XFRM. */
+  libipsec?: boolean;
+  /** The daemon binary (default /usr/sbin/charon-systemd). */
+  charon?: string;
+  /** How long to wait for the vici socket after a start (default 15 s). */
+  startTimeoutMs?: number;
+}
+
+/**
+ * strongSwan's charon run by the panel. The daemon is `charon-systemd` (no fork, no fixed /var/run pid file, so a
+ * second charon — a test client — can run beside it), started through `start-stop-daemon --background` with its
+ * own pid file and `STRONGSWAN_CONF` pointing at the rendered strongswan.conf, whose vici socket lives in `dir`.
+ * Full loads write swanctl.conf + certificate files and run `swanctl --load-all` (stale conns/pools/secrets are
+ * unloaded by swanctl); one account's change goes over vici (load-shared/load-pool/load-conn or their unloads), so it
+ * never restarts the daemon and other SAs stay up. Log levels change with `reload-settings`, not a restart.
+ */
+export class CharonIpsec implements Ipsec {
+  private readonly paths;
+  private wanted = false;
+  private last: IpsecDesired | null = null;
+  private strongswanConf = '';
+
+  constructor(private readonly opts: CharonIpsecOptions) {
+    const swanctl = join(opts.dir, 'swanctl');
+    this.paths = {
+      conf: join(opts.dir, 'strongswan.conf'), vici: join(opts.dir, 'charon.vici'), pid: join(opts.dir, 'charon.pid'),
+      log: join(opts.dir, 'charon.log'), swanctl, swanctlConf: join(swanctl, 'swanctl.conf'),
+    };
+  }
+
+  /** The vici socket path (tests talk to it). */
+  get viciSocket(): string {
+    return this.paths.vici;
+  }
+
+  async apply(desired: IpsecDesired): Promise<void> {
+    this.wanted = true;
+    const conf = renderStrongswanConf({ viciSocket: this.paths.vici, logFile: this.paths.log, libipsec: !!this.opts.libipsec, settings: desired.settings });
+    await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
+    const running = await this.alive();
+    if (conf !== this.strongswanConf || !running) {
+      await writeFile(this.paths.conf, conf, { mode: 0o600 });
+      this.strongswanConf = conf;
+      if (running) await this.vici((s) => s.command('reload-settings'));
+    }
+    if (!running) await this.start();
+    await this.writeSwanctl(desired);
+    await this.swanctl(['--load-all', '--noprompt', '--file', this.paths.swanctlConf]);
+    this.last = desired;
+  }
+
+  async upsertUser(user: IpsecUser): Promise<void> {
+    const d = this.requireLoaded();
+    await this.vici(async (s) => {
+      await s.command('load-shared', userSecret(user));
+      await s.command('load-pool', userPool(user));
+      await s.command('load-conn', userConn(d.settings, user, d.serverId, d.serverCert));
+    });
+  }
+
+  async removeUser(username: string): Promise<void> {
+    this.requireLoaded();
+    await this.terminate(username);
+    await this.vici(async (s) => {
+      await s.request('unload-conn', { name: connName(username) });
+      await s.request('unload-pool', { name: poolName(username) });
+      await s.request('unload-shared', { id: secretName(username) });
+    });
+  }
+
+  async terminate(username: string): Promise<number> {
+    const sas = (await this.listSas()).filter((sa) => sa.conn === connName(username) || sa.username === username);
+    if (sas.length === 0) return 0;
+    await this.vici(async (s) => {
+      for (const sa of sas) await s.request('terminate', { 'ike-id': sa.uniqueId, force: 'yes', timeout: '-1' });
+    });
+    return sas.length;
+  }
+
+  async listSas(): Promise<IpsecSa[]> {
+    if (!(await this.alive())) return [];
+    const { events } = await this.vici((s) => s.stream('list-sas', 'list-sa', { noblock: 'yes' }));
+    return events.flatMap(parseListSa);
+  }
+
+  async status(): Promise<IpsecStatus> {
+    const pid = await this.pid();
+    const running = pid !== null;
+    let version = '';
+    if (running) {
+      version = await this.vici(async (s) => {
+        const v = await s.request('version');
+        return typeof v.version === 'string' ? v.version : '';
+      }).catch(() => '');
+    }
+    return { crashed: this.wanted && !running, running, pid, version };
+  }
+
+  /** `start-stop-daemon --stop` (SIGTERM, then SIGKILL after 5 s) and removal of the pid file and socket. */
+  async stop(): Promise<void> {
+    this.wanted = false;
+    this.last = null;
+    this.strongswanConf = '';
+    if (await this.alive()) {
+      await this.opts.runner.run('start-stop-daemon', ['--stop', '--quiet', '--pidfile', this.paths.pid, '--retry', 'TERM/5/KILL/2', '--oknodo'], { allowFailure: true });
+    }
+    await rm(this.paths.pid, { force: true });
+    await rm(this.paths.vici, { force: true });
+  }
+
+  async close(): Promise<void> {}
+
+  private requireLoaded(): IpsecDesired {
+    if (!this.last) throw new IpsecError('charon has no configuration loaded');
+    return this.last;
+  }
+
+  private async start(): Promise<void> {
+    await rm(this.paths.vici, { force: true });
+    const charon = this.opts.charon ?? '/usr/sbin/charon-systemd';
+    const result = await this.opts.runner.run('start-stop-daemon', [
+      '--start', '--quiet', '--background', '--make-pidfile', '--pidfile', this.paths.pid, '--exec', charon,
+    ], { env: { STRONGSWAN_CONF: this.paths.conf }, allowFailure: true });
+    if (result.exitCode !== 0) throw new IpsecError(`charon: could not be started (${result.stderr.trim() || `exit ${result.exitCode}`})`);
+    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 15_000);
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      try {
+        await this.vici((s) => s.request('version'));
+        return;
+      } catch {
+        if (!(await this.alive())) throw new IpsecError(`charon: exited at start (see ${this.paths.log})`);
+        if (Date.now() > deadline) throw new IpsecError('charon: vici socket did not answer');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  private async writeSwanctl(desired: IpsecDesired): Promise<void> {
+    const d = this.paths.swanctl;
+    await Promise.all(['x509', 'x509ca', 'private'].map((sub) => mkdir(join(d, sub), { recursive: true, mode: 0o700 })));
+    await writeFile(join(d, 'x509', SWANCTL_FILES.serverCert), desired.serverCert, { mode: 0o600 });
+    await writeFile(join(d, 'x509ca', SWANCTL_FILES.caCert), desired.caCert, { mode: 0o600 });
+    await writeFile(join(d, 'private', SWANCTL_FILES.serverKey), desired.serverKey, { mode: 0o600 });
+    await writeFile(this.paths.swanctlConf, renderSwanctlConf(desired), { mode: 0o600 });
+  }
+
+  /** `swanctl <args> --uri unix://<socket>` with SWANCTL_DIR = our swanctl directory. */
+  private async swanctl(args: string[]): Promise<string> {
+    const result = await this.opts.runner.run('swanctl', [...args, '--uri', `unix://${this.paths.vici}`], {
+      env: { SWANCTL_DIR: this.paths.swanctl }, allowFailure: true,
+    });
+    if (result.exitCode !== 0) {
+      const line = `${result.stdout}\n${result.stderr}`.split('\n').map((l) => l.trim()).filter((l) => /fail|error|invalid/i.test(l)).pop();
+      throw new IpsecError(`swanctl: ${line ?? `exit ${result.exitCode}`}`);
+    }
+    return result.stdout;
+  }
+
+  private async vici<T>(fn: (s: ViciSession) => Promise<T>): Promise<T> {
+    const session = await ViciSession.connect(this.paths.vici);
+    try {
+      return await fn(session);
+    } finally {
+      session.close();
+    }
+  }
+
+  /** The pid in our pid file when that process is alive (and is charon), else null. */
+  private async pid(): Promise<number | null> {
+    let text: string;
+    try {
+      text = await readFile(this.paths.pid, 'utf8');
+    } catch {
+      return null;
+    }
+    const pid = Number(text.trim());
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    try {
+      process.kill(pid, 0);
+      const comm = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
+      return comm.startsWith('charon') ? pid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async alive(): Promise<boolean> {
+    return (await this.pid()) !== null;
+  }
+}

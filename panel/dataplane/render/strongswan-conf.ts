@@ -1,0 +1,66 @@
+// Pure renderer of the panel's own strongswan.conf for charon-systemd (plugins, vici socket, log levels, libipsec).
+import { CHARONDEBUG_SUBSYSTEMS } from '../../schemas/error-texts.ts';
+import type { Ikev2AdvancedSettings } from '../../schemas/ikev2.ts';
+
+/** Where the daemon's files live. */
+export interface StrongswanPaths {
+  /** vici control socket (unix path). */
+  viciSocket: string;
+  /** charon's log file. */
+  logFile: string;
+}
+
+/** Options of {@link renderStrongswanConf}. */
+export interface StrongswanOptions extends StrongswanPaths {
+  /** ESP in userspace through a TUN device (`kernel-libipsec`) instead of the kernel's XFRM. */
+  libipsec: boolean;
+  /** Levels per subsystem (`charondebug_*`, -1..4). */
+  settings: Pick<Ikev2AdvancedSettings, `charondebug_${(typeof CHARONDEBUG_SUBSYSTEMS)[number]}`>;
+}
+
+/**
+ * Plugins loaded explicitly (load_modular off, the host's /etc/strongswan.d is not read): crypto via openssl (with
+ * `load_legacy` so OpenSSL 3 still gives MD4, which MSCHAPv2 needs), X.509/PEM parsing, the netlink kernel
+ * interface (plus kernel-libipsec when asked), sockets, vici, eap-identity + eap-mschapv2 and attr (DNS to clients).
+ */
+export function pluginList(libipsec: boolean): string {
+  return [
+    'random', 'nonce', 'openssl', 'pem', 'pkcs1', 'pkcs8', 'x509', 'revocation', 'constraints', 'pubkey',
+    'kernel-netlink', ...(libipsec ? ['kernel-libipsec'] : []), 'socket-default', 'vici', 'eap-identity',
+    'eap-mschapv2', 'attr',
+  ].join(' ');
+}
+
+/** The strongswan.conf text (read through STRONGSWAN_CONF; charon-systemd falls back to the `charon` section). */
+export function renderStrongswanConf(opts: StrongswanOptions): string {
+  const levels = CHARONDEBUG_SUBSYSTEMS.map((s) => `        ${s} = ${opts.settings[`charondebug_${s}`]}`).join('\n');
+  return `# Written by vpnhost; changes here are overwritten.
+charon-systemd {
+  journal {
+    default = -1
+  }
+}
+charon {
+  load_modular = no
+  load = ${pluginList(opts.libipsec)}
+  install_virtual_ip = no
+  plugins {
+    vici {
+      socket = unix://${opts.viciSocket}
+    }
+    openssl {
+      load_legacy = yes
+    }
+  }
+  filelog {
+    panel {
+      path = ${opts.logFile}
+      time_format = %F %T
+      append = yes
+      default = 1
+${levels}
+    }
+  }
+}
+`;
+}

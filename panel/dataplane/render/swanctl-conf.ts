@@ -1,0 +1,47 @@
+// Pure renderer of swanctl.conf (connections, pools, EAP secrets) from the IKEv2 desired state; files for swanctl.
+import { secretName, type IpsecDesired } from '../ipsec/ipsec.ts';
+import type { ViciTree } from '../ipsec/linux/vici-client.ts';
+import { probeConn, userConn, userPool } from './swanctl-tree.ts';
+
+/** File names inside the swanctl directory (`x509/`, `x509ca/`, `private/`). */
+export const SWANCTL_FILES = { serverCert: 'server.pem', caCert: 'ca.pem', serverKey: 'server.pem' } as const;
+
+/** A value in swanctl.conf syntax: always double-quoted, `\` and `"` escaped, no newlines. */
+export function quote(value: string): string {
+  if (/[\r\n\u0000]/.test(value)) throw new Error('swanctl.conf values cannot hold line breaks');
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** A tree as swanctl.conf sections (lists joined with commas). */
+export function renderTree(tree: ViciTree, indent = ''): string {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(tree)) {
+    if (typeof value === 'string') out.push(`${indent}${key} = ${quote(value)}`);
+    else if (Array.isArray(value)) out.push(`${indent}${key} = ${quote(value.join(','))}`);
+    else out.push(`${indent}${key} {`, renderTree(value, `${indent}  `), `${indent}}`);
+  }
+  return out.filter((l) => l !== '').join('\n');
+}
+
+/**
+ * swanctl.conf of the whole desired state: the probe connection, one connection and one pool per account, one
+ * `eap-` secret per account. The server certificate is named by file (`x509/server.pem`); the CA and the key are
+ * loaded from `x509ca/ca.pem` and `private/server.pem` by `swanctl --load-creds`.
+ */
+export function renderSwanctlConf(desired: IpsecDesired): string {
+  const conns: ViciTree = { ...probeConn(desired.settings, desired.serverId, SWANCTL_FILES.serverCert) };
+  const pools: ViciTree = {};
+  const secrets: ViciTree = {};
+  for (const user of desired.users) {
+    Object.assign(conns, userConn(desired.settings, user, desired.serverId, SWANCTL_FILES.serverCert));
+    Object.assign(pools, userPool(user));
+    secrets[`eap-${secretName(user.username)}`] = { id: user.username, secret: user.password };
+  }
+  return [
+    '# Written by vpnhost from its store; changes here are overwritten.',
+    'connections {', renderTree(conns, '  '), '}',
+    'pools {', renderTree(pools, '  '), '}',
+    'secrets {', renderTree(secrets, '  '), '}',
+    '',
+  ].join('\n');
+}

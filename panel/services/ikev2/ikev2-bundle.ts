@@ -1,0 +1,53 @@
+// Builds the IKEv2 services (sync, PKI/settings, sessions, profiles) over one IPsec seam and the store.
+import type { Logger } from 'pino';
+import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
+import { ApiError, E } from '../../http/errors.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
+import type { Db } from '../../store/db.ts';
+import type { AccountsRepository } from '../../store/repositories/accounts.ts';
+import { accountNameByUsername, Ikev2Repository } from '../../store/repositories/ikev2.ts';
+import type { ServersRepository } from '../../store/repositories/servers.ts';
+import { Ikev2Profiles } from './ikev2-profiles.ts';
+import { Ikev2Service } from './ikev2-service.ts';
+import { Ikev2Sessions } from './ikev2-sessions.ts';
+import { Ikev2Sync } from './ikev2-sync.ts';
+
+/** The IKEv2 part of the panel's services. */
+export interface Ikev2Services {
+  repo: Ikev2Repository;
+  sync: Ikev2Sync;
+  service: Ikev2Service;
+  sessions: Ikev2Sessions;
+  profiles: Ikev2Profiles;
+}
+
+/** What {@link buildIkev2} needs. */
+export interface Ikev2BuildDeps {
+  db: Db;
+  ipsec: Ipsec;
+  servers: ServersRepository;
+  accounts: AccountsRepository;
+  box: SecretBox;
+  clock: () => Date;
+  serial<T>(task: () => Promise<T> | T): Promise<T>;
+  logger?: Logger;
+}
+
+export function buildIkev2(deps: Ikev2BuildDeps): Ikev2Services {
+  const repo = new Ikev2Repository(deps.db);
+  const sync = new Ikev2Sync({ ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, logger: deps.logger });
+  const service = new Ikev2Service({ repo, box: deps.box, sync, clock: deps.clock, serial: deps.serial });
+  const sessions = new Ikev2Sessions({
+    ipsec: deps.ipsec, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,
+  });
+  const profiles = new Ikev2Profiles({
+    repo, box: deps.box,
+    account: (name) => {
+      const row = deps.accounts.get(name);
+      if (!row) throw new ApiError(E.ACCOUNT_NOT_FOUND);
+      return row;
+    },
+    server: (id) => deps.servers.getById(id)!,
+  });
+  return { repo, sync, service, sessions, profiles };
+}
