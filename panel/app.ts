@@ -17,6 +17,7 @@ import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
 import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
+import { ikev2Routes } from './routes/ikev2.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
@@ -35,6 +36,7 @@ const routes: PanelRoutes[] = [
   firewallRoutes,
   trafficLoggingRoutes,
   statisticsRoutes,
+  ikev2Routes,
   backupRoutes,
   openapiRoutes,
 ];

@@ -38,6 +38,7 @@ import { TrafficLoggingService } from './traffic-logging/traffic-logging-service
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
+import { buildIkev2, type Ikev2Services } from './ikev2/ikev2-bundle.ts';
 import { BackupConfigService } from './backups/backup-config.ts';
 import { BackupScheduler } from './backups/backup-scheduler.ts';
 import { BackupService } from './backups/backup-service.ts';
@@ -119,6 +120,8 @@ export interface PanelServices {
   statistics: TrafficStatisticsService;
   /** The Prometheus registry (GET /metrics) with typed hooks for other services. */
   metrics: PanelMetrics;
+  /** IKEv2: PKI, settings, sessions, profiles and the sync that drives the IPsec seam. */
+  ikev2: Ikev2Services;
   /** Backups (create, list, restore), their schedule config and the croner scheduler (server.ts starts it). */
   backups: BackupService;
   backupConfig: BackupConfigService;
@@ -172,6 +175,11 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver);
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
+  const ikev2 = buildIkev2({
+    db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
+    serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+  });
+  dataplaneSync.addFollower(ikev2.sync);
   const metrics = new PanelMetrics({ perPeer: deps.metricsPerPeer ?? false });
   metrics.attach({
     servers: () => serverRepo.list(),
@@ -203,6 +211,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     version: deps.version,
     clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
+    healthChecks: [async () => ((await deps.dataplane.ipsec.status()).crashed ? 'ikev2 daemon (charon) is not running' : null)],
   });
   const backupConfig = new BackupConfigService(settings, deps.secretBox, clock);
   const backups = new BackupService({
@@ -227,6 +236,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   return {
     trafficLogging,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
+    ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
   };
 }

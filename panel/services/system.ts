@@ -21,6 +21,8 @@ export interface SystemServiceDeps {
   clock?: () => Date;
   /** Logs reconcile failures (never secrets). */
   onReconcileError?: (err: unknown) => void;
+  /** Probes of supervised daemons (IKEv2's charon): a text names one that should run but does not; null = fine. */
+  healthChecks?: Array<() => Promise<string | null>>;
 }
 
 /** GET /system/status and PUT /system/reload. */
@@ -36,6 +38,10 @@ export class SystemService {
     if (this.deps.reconciler.running && busy) return busy;
     const health = await this.deps.driver.health().catch((err: unknown) => ({ ok: false, detail: (err as Error)?.message }));
     if (!health.ok) return `Error: data plane not healthy: ${health.detail ?? 'unknown'}`;
+    for (const check of this.deps.healthChecks ?? []) {
+      const problem = await check().catch((err: unknown) => (err as Error)?.message ?? 'unknown');
+      if (problem) return `Error: ${problem}`;
+    }
     return busy ?? 'OK';
   }
 
