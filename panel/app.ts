@@ -17,7 +17,7 @@ import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
 import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
-import { ikev2Routes } from './routes/ikev2.ts';
+import { dnsRoutes } from './routes/dns.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
@@ -36,7 +36,7 @@ const routes: PanelRoutes[] = [
   firewallRoutes,
   trafficLoggingRoutes,
   statisticsRoutes,
-  ikev2Routes,
+  dnsRoutes,
   backupRoutes,
   openapiRoutes,
 ];

@@ -15,10 +15,13 @@ export class AccountConfigService {
     private readonly servers: ServersRepository,
     private readonly box: SecretBox,
     private readonly driver: Driver,
+    /** The panel resolver's addresses for a server while DNS is enabled (they replace dns_1/dns_2), else null. */
+    private readonly resolverDns: (server: ServerRow) => string[] | null = () => null,
   ) {}
 
   /**
-   * The wg-quick client text: [Interface] PrivateKey, Address, DNS (MTU when set); [Peer] the server's PublicKey,
+   * The wg-quick client text: [Interface] PrivateKey, Address, DNS (the server's own address while the panel's
+   * resolver is enabled, else its dns_1/dns_2), MTU when set; [Peer] the server's PublicKey,
    * AllowedIPs (the server's `allowed_ips`), Endpoint (`endpoint` or else `external_ip`, with `listen_port`),
    * PersistentKeepalive when `keep_alive` > 0.
    */
@@ -28,7 +31,7 @@ export class AccountConfigService {
     return renderClientConfig({
       privateKey: account.private_key ? this.box.open(account.private_key) : '',
       addresses: [`${formatIpv4(account.ip)}/32`, ...(ipv6 && account.allowed_ips_ipv6 ? [account.allowed_ips_ipv6] : [])],
-      dns: [server.dns_1, server.dns_2, ...(ipv6 ? [server.dns_1_ipv6, server.dns_2_ipv6] : [])],
+      dns: this.resolverDns(server) ?? [server.dns_1, server.dns_2, ...(ipv6 ? [server.dns_1_ipv6, server.dns_2_ipv6] : [])],
       mtu: server.mtu,
       serverPublicKey: server.public_key,
       endpointHost: server.endpoint || server.external_ip.split('/')[0],

@@ -10,6 +10,8 @@ import { ApiError, E } from '../http/errors.ts';
 import { AccountsRepository } from '../store/repositories/accounts.ts';
 import { ServersRepository } from '../store/repositories/servers.ts';
 import { AccountConfigService } from './account-config.ts';
+import { DnsRepository } from '../store/repositories/dns.ts';
+import { DnsService } from './dns.ts';
 import { AccountService } from './accounts.ts';
 import { DataplaneSync } from './dataplane-sync.ts';
 import { HostNetworkReader } from './host-networks.ts';
@@ -38,7 +40,6 @@ import { TrafficLoggingService } from './traffic-logging/traffic-logging-service
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
-import { buildIkev2, type Ikev2Services } from './ikev2/ikev2-bundle.ts';
 import { BackupConfigService } from './backups/backup-config.ts';
 import { BackupScheduler } from './backups/backup-scheduler.ts';
 import { BackupService } from './backups/backup-service.ts';
@@ -120,8 +121,8 @@ export interface PanelServices {
   statistics: TrafficStatisticsService;
   /** The Prometheus registry (GET /metrics) with typed hooks for other services. */
   metrics: PanelMetrics;
-  /** IKEv2: PKI, settings, sessions, profiles and the sync that drives the IPsec seam. */
-  ikev2: Ikev2Services;
+  /** The DNS resolver (GET/PUT /dns); `dnsAddressesFor(server)` names the DNS handed to that server's peers. */
+  dns: DnsService;
   /** Backups (create, list, restore), their schedule config and the croner scheduler (server.ts starts it). */
   backups: BackupService;
   backupConfig: BackupConfigService;
@@ -160,6 +161,10 @@ export function buildServices(deps: PanelDeps): PanelServices {
     deps.routeProbe ?? (deps.dataplane.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
   const hosts = new HostNetworkReader(driver, { listenAddress: deps.listenAddress ?? null });
   const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync, hosts };
+  const dns = new DnsService({
+    repo: new DnsRepository(deps.db), servers: serverRepo, dns: deps.dataplane.dns, licensed: () => license.state().valid,
+    serial: (task) => dataplaneSync.serial(task), clock, logger: deps.logger,
+  });
   const statistics = new TrafficStatisticsService({
     repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, clock: { now: clock },
     timeZone: deps.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
@@ -171,15 +176,12 @@ export function buildServices(deps: PanelDeps): PanelServices {
       return row.id;
     },
   });
-  const servers = new ServerService({ ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger });
-  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
-  const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver);
-  const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
-  const ikev2 = buildIkev2({
-    db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
-    serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+  const servers = new ServerService({
+    ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger, afterChange: () => dns.serversChanged(),
   });
-  dataplaneSync.addFollower(ikev2.sync);
+  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
+  const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver, (server) => dns.serverDns(server));
+  const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const metrics = new PanelMetrics({ perPeer: deps.metricsPerPeer ?? false });
   metrics.attach({
     servers: () => serverRepo.list(),
@@ -194,7 +196,11 @@ export function buildServices(deps: PanelDeps): PanelServices {
     const started = performance.now();
     let done = false;
     try {
-      await dataplaneSync.reconcileAll(onProgress);
+      // The resolver is reconciled even when another subsystem failed; the first failure is reported.
+      let failure: unknown = null;
+      await dataplaneSync.reconcileAll(onProgress).catch((err: unknown) => void (failure = err));
+      await dns.reconcile().catch((err: unknown) => void (failure ??= err));
+      if (failure) throw failure;
       done = true;
     } finally {
       metrics.observeReconcile((performance.now() - started) / 1000, done);
@@ -211,7 +217,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     version: deps.version,
     clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
-    healthChecks: [async () => ((await deps.dataplane.ipsec.status()).crashed ? 'ikev2 daemon (charon) is not running' : null)],
+    healthChecks: [() => dns.problem()],
   });
   const backupConfig = new BackupConfigService(settings, deps.secretBox, clock);
   const backups = new BackupService({
@@ -234,8 +240,8 @@ export function buildServices(deps: PanelDeps): PanelServices {
     shipper: deps.trafficLogging?.shipper,
   });
   return {
-    trafficLogging,
+    trafficLogging, dns,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
+    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
   };
 }

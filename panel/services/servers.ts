@@ -37,6 +37,11 @@ export interface ServerServiceDeps {
   hosts: HostNetworkReader;
   /** Where a refused interface's real cause (e.g. wireguard-go's message) is logged. */
   logger?: Logger;
+  /**
+   * Called inside the lane after a server was created, changed or deleted in store and data plane (the DNS
+   * resolver follows the servers' addresses); it handles its own failures.
+   */
+  afterChange?: () => Promise<void>;
 }
 
 /** Server operations behind /wireguard. */
@@ -76,6 +81,7 @@ export class ServerService {
         servers.delete(id);
         throw this.driverRefusal(err);
       }
+      await this.deps.afterChange?.();
       return this.toWire(row);
     });
   }
@@ -100,6 +106,7 @@ export class ServerService {
         servers.update(before);
         throw this.driverRefusal(err);
       }
+      await this.deps.afterChange?.();
       return this.toWire(after);
     });
   }
@@ -117,6 +124,7 @@ export class ServerService {
         servers.restore(row);
         throw err;
       }
+      await this.deps.afterChange?.();
     });
   }
 
