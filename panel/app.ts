@@ -18,6 +18,7 @@ import { portForwardRoutes } from './routes/port-forward.ts';
 import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
 import { dnsRoutes } from './routes/dns.ts';
+import { ikev2Routes } from './routes/ikev2.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { buildServices, type PanelDeps, type PanelServices } from './services/index.ts';
 
@@ -37,6 +38,7 @@ const routes: PanelRoutes[] = [
   trafficLoggingRoutes,
   statisticsRoutes,
   dnsRoutes,
+  ikev2Routes,
   backupRoutes,
   openapiRoutes,
 ];

@@ -5,6 +5,8 @@ import type { Dns } from './dns/dns.ts';
 import { SimulatedDns } from './dns/simulated/simulated-dns.ts';
 import type { Driver } from './driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
+import type { Ipsec } from './ipsec/ipsec.ts';
+import { SimulatedIpsec } from './ipsec/simulated/simulated-ipsec.ts';
 import type { CommandRunner } from './linux/runner.ts';
 import type { Shaper } from './shaping/shaping.ts';
 import { SimulatedFirewall } from './firewall/simulated/simulated-firewall.ts';
@@ -22,6 +24,8 @@ export interface LinuxDataplaneOptions {
   runner?: CommandRunner;
   /** The panel's API TCP port, kept reachable by the firewall's `system_CONTROLPANEL` rule; null = none. */
   apiPort: number | null;
+  /** IKEv2: load strongSwan's `kernel-libipsec` (ESP in userspace) — default from VPNHOST_IPSEC_LIBIPSEC=1. */
+  ipsecLibipsec?: boolean;
   /** unbound's `unbound-control` port on 127.0.0.1 (default 8954); its files live in `<dataDir>/unbound`. */
   dnsControlPort?: number;
 }
@@ -32,6 +36,7 @@ export interface SimulatedDataplaneOptions {
   wireguard?: Driver;
   firewall?: Firewall;
   shaper?: Shaper;
+  ipsec?: Ipsec;
   dns?: Dns;
   apiPort?: number | null;
 }
@@ -49,10 +54,14 @@ export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane
     import('./shaping/linux/tc-shaper.ts'),
     import('./dns/linux/unbound-dns.ts'),
   ]);
+  const { CharonIpsec } = await import('./ipsec/linux/charon-ipsec.ts');
   const runner = opts.runner ?? new ExecaRunner();
   const wireguard = new LinuxDriver({ runner, stateDir: join(opts.dataDir, 'dataplane'), wireguard: opts.wireguard });
+  const ipsec = new CharonIpsec({
+    runner, dir: join(opts.dataDir, 'ipsec'), libipsec: opts.ipsecLibipsec ?? process.env.VPNHOST_IPSEC_LIBIPSEC === '1',
+  });
   const dns = new UnboundDns({ runner, dir: join(opts.dataDir, 'unbound'), controlPort: opts.dnsControlPort });
-  return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }), dns);
+  return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }), dns, ipsec);
 }
 
 /**
@@ -65,14 +74,15 @@ export function createSimulatedDataplane(opts: Omit<SimulatedDataplaneOptions, '
   const shaper =
     opts.shaper ??
     new SimulatedShaper({ interfaceExists: async (name: string) => (await wireguard.listInterfaces()).includes(name) });
-  return bundle('simulated', wireguard, firewall, shaper, opts.dns ?? new SimulatedDns());
+  return bundle('simulated', wireguard, firewall, shaper, opts.dns ?? new SimulatedDns(), opts.ipsec ?? new SimulatedIpsec());
 }
 
-function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper, dns: Dns): Dataplane {
+function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper, dns: Dns, ipsec: Ipsec): Dataplane {
   return {
-    kind, wireguard, firewall, shaper, dns, ipsec: null,
+    kind, wireguard, firewall, shaper, dns, ipsec,
     close: async () => {
       await dns.close();
+      await ipsec.close();
       await wireguard.close();
     },
   };

@@ -192,6 +192,17 @@ export const OWN = {
   // PUT /dns: the TTL range and a resolver the host refuses (the spec gives no text for either)
   DNS_MAX_CACHE_TTL: 'Incorrect value Max Cache TTL (should be 30 to 3600)',
   DNS_FAILED: 'DNS resolver error:',
+  // IKEv2: formats and states the spec gives no text for
+  IKE_WRONG_SUBJECT: 'Wrong certificate field format (at most 128 printable characters)',
+  IKE_WRONG_DOMAIN: 'Wrong server_domain format (DNS name)',
+  IKE_WRONG_SERVER_IP: 'Wrong server_ip format (IPv4 address)',
+  IKE_WRONG_SERVER_IPV6: 'Wrong server_ipv6 format (IPv6 address)',
+  IKE_WRONG_ENABLED: 'Wrong enabled format (1 or 0)',
+  IKE_DPDACTION: 'Incorrect value Dpdaction (should be none|clear|hold|restart)',
+  IKE_WRONG_PROPOSALS: 'Wrong proposal format (algorithm keywords joined by - and , with an optional trailing !)',
+  IKE_NOT_ENABLED: 'IKEv2 is not enabled',
+  IKE_SERVER_NOT_ENABLED: 'IKEv2 is not enabled on the wireguard server of this account',
+  IKE_DAEMON_FAILED: 'IKEv2 daemon failed:',
   // PUT /backups/config: formats the spec gives no text for
   BACKUP_WRONG_FTP_PORT: 'Wrong ftp_server_port format (1-65535)',
   BACKUP_WRONG_FTP_TEXT: 'Wrong ftp field format (at most 1024 printable characters)',

@@ -72,6 +72,19 @@ export interface DataplaneViews {
 /** What a full reconcile did: the WireGuard counts (firewall and shaping report only failures). */
 export type SyncReconcileReport = ReconcileReport;
 
+/**
+ * A subsystem driven beside WireGuard/firewall/shaping that follows store changes on its own (IKEv2's credentials):
+ * called inside the lane after the others took the change; its failures are its own (logged, not thrown), except
+ * in a full reconcile, where they are reported as `<name>` failures.
+ */
+export interface SyncFollower {
+  readonly name: string;
+  accountChanged(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void>;
+  /** A server's settings changed (e.g. its `ikev2` flag or DNS). */
+  serverChanged(before: ServerRow, after: ServerRow): Promise<void>;
+  reconcile(): Promise<void>;
+}
+
 const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWALL_CONF, rules: [] }), forwards: () => [] };
 
 /**
@@ -89,6 +102,7 @@ const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWAL
 export class DataplaneSync {
   private lane: Promise<unknown> = Promise.resolve();
   private policy: PolicySource = NO_POLICY;
+  private readonly followers: SyncFollower[] = [];
   /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
   private readonly shaped = new Set<string>();
   private readonly walled = new Set<string>();
@@ -112,6 +126,11 @@ export class DataplaneSync {
   /** Plugs in the firewall store (port forwards, filter rules, conf) read by reconcile and account changes. */
   setPolicySource(source: PolicySource): void {
     this.policy = source;
+  }
+
+  /** Adds a {@link SyncFollower} (IKEv2). */
+  addFollower(follower: SyncFollower): void {
+    this.followers.push(follower);
   }
 
   /** Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. */
@@ -179,6 +198,7 @@ export class DataplaneSync {
       if (fwChanged || tcChanged) await this.ensureServerPolicy(before, desiredServer(before, this.deps.accounts).peers).catch(() => undefined);
       throw err;
     }
+    for (const f of this.followers) await f.serverChanged(before, after).catch((err: unknown) => this.followerFailed(f, err));
   }
 
   /** A deleted server: its shaping trees and IFB device, its firewall chains and sets, then the link. */
@@ -234,6 +254,11 @@ export class DataplaneSync {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw err;
     }
+    for (const f of this.followers) await f.accountChanged(server, before, after).catch((err: unknown) => this.followerFailed(f, err));
+  }
+
+  private followerFailed(f: SyncFollower, err: unknown): void {
+    this.deps.logger?.error({ err: (err as Error)?.message }, `${f.name} did not follow a change`);
   }
 
   // ---- network policy (each runs in the lane) ----
@@ -321,6 +346,13 @@ export class DataplaneSync {
       );
       failures.push(...tcFailures);
       for (const d of desired) if (!tcFailures.some((f) => f.name === `shaping:${d.row.interface_name}`)) this.shaped.add(d.row.interface_name);
+      for (const f of this.followers) {
+        try {
+          await f.reconcile();
+        } catch (err) {
+          failures.push({ name: f.name, error: err instanceof Error ? err : new Error(String(err)) });
+        }
+      }
       if (failures.length > 0) throw new ReconcileError(report, failures);
       return report;
     });

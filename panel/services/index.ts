@@ -40,6 +40,7 @@ import { TrafficLoggingService } from './traffic-logging/traffic-logging-service
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
+import { buildIkev2, type Ikev2Services } from './ikev2/ikev2-bundle.ts';
 import { BackupConfigService } from './backups/backup-config.ts';
 import { BackupScheduler } from './backups/backup-scheduler.ts';
 import { BackupService } from './backups/backup-service.ts';
@@ -123,6 +124,8 @@ export interface PanelServices {
   metrics: PanelMetrics;
   /** The DNS resolver (GET/PUT /dns); `dnsAddressesFor(server)` names the DNS handed to that server's peers. */
   dns: DnsService;
+  /** IKEv2: PKI, settings, sessions, profiles and the sync that drives the IPsec seam. */
+  ikev2: Ikev2Services;
   /** Backups (create, list, restore), their schedule config and the croner scheduler (server.ts starts it). */
   backups: BackupService;
   backupConfig: BackupConfigService;
@@ -182,6 +185,11 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver, (server) => dns.serverDns(server));
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
+  const ikev2 = buildIkev2({
+    db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
+    serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+  });
+  dataplaneSync.addFollower(ikev2.sync);
   const metrics = new PanelMetrics({ perPeer: deps.metricsPerPeer ?? false });
   metrics.attach({
     servers: () => serverRepo.list(),
@@ -217,7 +225,9 @@ export function buildServices(deps: PanelDeps): PanelServices {
     version: deps.version,
     clock,
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
-    healthChecks: [() => dns.problem()],
+    healthChecks: [
+      () => dns.problem(),
+      async () => ((await deps.dataplane.ipsec.status()).crashed ? 'ikev2 daemon (charon) is not running' : null)],
   });
   const backupConfig = new BackupConfigService(settings, deps.secretBox, clock);
   const backups = new BackupService({
@@ -242,6 +252,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   return {
     trafficLogging, dns,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
+    ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
   };
 }

@@ -134,6 +134,8 @@ export class AccountsRepository {
    * rows read inside a transaction are not kept (a rollback could undo them). Nothing else writes accounts.
    */
   private readonly byNameCache = new Map<string, Readonly<AccountWithServer>>();
+  /** Listeners of {@link onRowsChanged}. */
+  private readonly rowListeners: Array<(id: number | null) => void> = [];
 
   constructor(private readonly db: Db) {
     const named = COLUMNS.map((c) => `@${c}`).join(', ');
@@ -292,6 +294,20 @@ export class AccountsRepository {
   /** Empties the by-name cache (after a backup restore replaced the table underneath). */
   forgetCached(): void {
     this.byNameCache.clear();
+    this.changed(null);
+  }
+
+  /**
+   * Registers `listener`, called after every account write of this repository with the written row's id, or with
+   * `null` when many rows (a bulk write) or unknown rows (a restore underneath) changed. Caches of derived values
+   * (the listing fragments) follow the store through it.
+   */
+  onRowsChanged(listener: (id: number | null) => void): void {
+    this.rowListeners.push(listener);
+  }
+
+  private changed(id: number | null): void {
+    for (const listener of this.rowListeners) listener(id);
   }
 
   /** Number of accounts, kept by triggers (O(1)). */
@@ -306,7 +322,9 @@ export class AccountsRepository {
 
   insert(values: AccountValues): number {
     this.byNameCache.clear();
-    return Number(this.insertStmt.run(values).lastInsertRowid);
+    const id = Number(this.insertStmt.run(values).lastInsertRowid);
+    this.changed(id);
+    return id;
   }
 
   /**
@@ -320,22 +338,26 @@ export class AccountsRepository {
       for (const forward of dependents.forwards) this.insertForwardStmt.run(forward);
       for (const day of dependents.statistics ?? []) this.insertStatisticsStmt.run(day);
     })();
+    this.changed(row.id);
   }
 
   update(row: AccountRow): void {
     this.byNameCache.clear();
     this.updateStmt.run(pick(row));
+    this.changed(row.id);
   }
 
   /** Deletes the row; its port forwards go with it (ON DELETE CASCADE) and are returned for {@link restore}. */
   delete(id: number): AccountDependents {
     this.byNameCache.clear();
-    return this.db.transaction(() => {
+    const dependents = this.db.transaction(() => {
       const forwards = this.forwardsOfStmt.all(id);
       const statistics = this.statisticsOfStmt.all(id);
       this.deleteStmt.run(id);
       return { forwards, statistics };
     })();
+    this.changed(id);
+    return dependents;
   }
 
   /**
@@ -345,11 +367,13 @@ export class AccountsRepository {
   setServerBandwidth(serverId: number, download: number, upload: number): BandwidthRow[] {
     const s = this.bandwidthStatements();
     this.byNameCache.clear();
-    return this.db.transaction(() => {
+    const result = this.db.transaction(() => {
       const before = s.read.all(serverId);
       s.setAll.run(download, upload, serverId);
       return before;
     })();
+    this.changed(null);
+    return result;
   }
 
   /** Writes back the values {@link setServerBandwidth} returned, in one transaction. */
@@ -359,6 +383,7 @@ export class AccountsRepository {
     this.db.transaction(() => {
       for (const row of rows) s.setOne.run(row.b_download, row.b_upload, row.id);
     })();
+    this.changed(null);
   }
 
   private bandwidthStmts?: {

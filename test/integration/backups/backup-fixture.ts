@@ -1,0 +1,77 @@
+// Test fixture for backups: a panel (simulated data plane, manual clock, recording FTP twin) and a filled store.
+import { readFileSync } from 'node:fs';
+import type { FtpTarget, FtpUploader } from '../../../panel/services/backups/ftp-upload.ts';
+import { manualClock } from '../../../panel/shared/clock.ts';
+import { makePanel, type PanelOptions, type TestPanel } from '../wireguard/panel-fixture.ts';
+
+/** An FTP twin keeping uploaded files in memory; `fail` makes the next calls throw like a refused login. */
+export class MemoryFtp implements FtpUploader {
+  readonly files = new Map<string, Buffer>();
+  fail: string | null = null;
+  targets: FtpTarget[] = [];
+
+  async upload(target: FtpTarget, localPath: string): Promise<void> {
+    this.targets.push(target);
+    if (this.fail) throw new Error(this.fail);
+    this.files.set(localPath.split('/').pop()!, readFileSync(localPath));
+  }
+
+  async prune(_target: FtpTarget, keep: number): Promise<string[]> {
+    const names = [...this.files.keys()].sort();
+    const removed = names.slice(0, Math.max(0, names.length - keep));
+    for (const n of removed) this.files.delete(n);
+    return removed;
+  }
+}
+
+/** A backup test panel. */
+export interface BackupPanel extends TestPanel {
+  clock: ReturnType<typeof manualClock>;
+  ftp: MemoryFtp;
+}
+
+/** A panel at 2026-03-15 12:00 UTC with the FTP twin. */
+export async function makeBackupPanel(opts: PanelOptions = {}): Promise<BackupPanel> {
+  const clock = manualClock(new Date('2026-03-15T12:00:00Z'));
+  const ftp = new MemoryFtp();
+  const p = await makePanel({
+    clock: () => clock.now(), licenseAccounts: 100, ...opts,
+    deps: { timeZone: 'UTC', backups: { ftp, ...opts.deps?.backups }, ...opts.deps },
+  });
+  return Object.assign(p, { clock, ftp });
+}
+
+/** Servers, accounts (one disabled), forwards, filter rules, settings and two days of statistics. */
+export async function fillStore(p: BackupPanel): Promise<void> {
+  const srv = await p.ok('POST', '/wireguard', { name: 'srv', address: '10.0.1.1/24', external_ip: '192.0.2.10' });
+  await p.ok('POST', '/wireguard', { name: 'two', address: '10.0.2.1/24', external_ip: '192.0.2.20', mtu: '1380' });
+  const alice = await p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: '10.0.1.2', name: 'alice', b_download: '20' });
+  await p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: '10.0.1.3', name: 'bob', status: 'disable' });
+  await p.ok('POST', '/account', { wg_name: 'two', allowed_IPs: '10.0.2.2', name: 'carol' });
+  await p.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'alice', to_port: '80' });
+  await p.ok('POST', '/wireguard/two/port_forward', { dst_port: '5353', protocol: 'udp', to_peer: 'carol', to_port: '53' });
+  await p.ok('POST', '/firewall/rules/filter/end', {
+    name: 'ssh', action: 'DROP', chain: 'INPUT', protocol: 'TCP', s_ip: '198.51.100.0/24', d_ip: '', s_port: '', d_port: '22',
+  });
+  await p.ok('PUT', '/system/config', { traffic_statistics_history: '400', wireguard_handshake_uptime: '120' });
+  const iface = srv.interface_name as string;
+  p.driver.simulateHandshake(iface, alice.public_key, { endpoint: '192.0.2.7:5000', rx: 1_000, tx: 50_000 });
+  await p.app.services.statistics.sampler.sample();
+  p.clock.advance(86_400_000);
+  p.driver.simulateHandshake(iface, alice.public_key, { endpoint: '192.0.2.7:5000', rx: 3_000, tx: 90_000 });
+  await p.app.services.statistics.sampler.sample();
+}
+
+/** Every API answer a restore must bring back (names are of the filled store). */
+export async function snapshotAnswers(p: TestPanel): Promise<Record<string, unknown>> {
+  const paths = [
+    '/wireguard', '/wireguard/srv', '/wireguard/two', '/account', '/account/alice', '/account/bob', '/account/carol',
+    '/wireguard/srv/peers', '/wireguard/two/peers', '/wireguard/srv/port_forward', '/wireguard/two/port_forward',
+    '/firewall/rules/filter', '/firewall/conf', '/system/config', '/account/alice/config_text', '/account/carol/config_text',
+    '/account/alice/traffic_statistics/2026/3', '/account/carol/traffic_statistics/2026/3', '/backups/config',
+  ];
+  const out: Record<string, unknown> = {};
+  for (const path of paths) out[path] = (await p.call('GET', path)).body;
+  out['count_accounts'] = (await p.ok('GET', '/system/status')).count_accounts;
+  return out;
+}
