@@ -1,6 +1,7 @@
 // Product lifecycle calls and job runs: queueing a lifecycle job, and running one job method for one attempt. The
 // provision_status transitions are not here: the platform's ServiceLifecycle applies them to the queue's events.
 import { MODULE_JOB } from '../task/module-job.ts';
+import { DEFAULT_TASK_OPTIONS, type TaskOptions } from '../task/queue.ts';
 import { serviceTaskTags } from '../task/tags.ts';
 import { collectSecretValues, scrub } from './log.ts';
 import type { Module } from './module.ts';
@@ -29,6 +30,19 @@ type Deps = Pick<PlatformContext, 'services' | 'tasks'>;
 export function safeErrorText(module: Module, error: unknown): string {
   const secrets = collectSecretValues({ c: module.configValues, s: module.service_data, m: module.module_data });
   return String(scrub(errorMessage(error), secrets));
+}
+
+/**
+ * Queues a non-provisioning job of a Product (one of its `serviceJobMethods()`) for its current service:
+ * `Task.add('ModuleJob', 'Module', {module, method, ...options}, [action, 'service:<uuid>'])`; resolves with the task id.
+ */
+export async function queueServiceJob(product: Product, method: string, action: string, deps: Deps, options: Partial<TaskOptions> = {}): Promise<string> {
+  const uuid = product.service_uuid;
+  if (!uuid) throw new Error(JOB_ERRORS.invalidData);
+  if (!product.serviceJobMethods().includes(method)) throw new Error(`${method} is not a service job of ${product.module_name}`);
+  const taskId = await deps.tasks.add(MODULE_JOB, MODULE_QUEUE, { module: product, method, ...DEFAULT_TASK_OPTIONS, ...options }, serviceTaskTags(action, uuid));
+  product.logInfo(action, { service_uuid: uuid }, { queued: method, task_id: taskId });
+  return taskId;
 }
 
 /**

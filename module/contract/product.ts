@@ -4,7 +4,7 @@ import { DEFAULT_TASK_OPTIONS, type TaskOptions } from '../task/queue.ts';
 import type { ClientAreaMenu } from './client-area.ts';
 import { Module } from './module.ts';
 import type { PlatformContext } from './platform-context.ts';
-import { queueProvisionAction, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
+import { queueProvisionAction, queueServiceJob, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
 import type { JobMethod } from './provision-status.ts';
 import { successResult, validationErrorResult, type JobResult, type SaveResult } from './result.ts';
 import { productDataSchema, sanitizeInput, serviceDataSchema, validate } from './validation.ts';
@@ -145,6 +145,20 @@ export abstract class Product extends Module {
   /** Runs one attempt of a job method: the service loaded, the abort signal set, secrets cut out of an error text. */
   runJob(method: JobMethod, opts: JobRunOptions = {}): Promise<JobResult> {
     return runProvisionJob(this, method, this.ctx, opts, this[method] as () => Promise<JobResult>);
+  }
+
+  /**
+   * Methods besides the five provisioning jobs that may be queued as a ModuleJob bound to the current service (e.g. a
+   * client-area action such as regenerating keys). They run in the service's queue order; the lifecycle ignores them
+   * (the provision status does not change).
+   */
+  serviceJobMethods(): readonly string[] {
+    return [];
+  }
+
+  /** Queues `method` (one of serviceJobMethods()) for the current service, tagged `[action, 'service:<uuid>']`; resolves with the task id. */
+  protected queueServiceJob(method: string, action: string, options: Partial<TaskOptions> = {}): Promise<string> {
+    return queueServiceJob(this, method, action, this.ctx, options);
   }
 
   /** Client-area tabs keyed by tab key: `{ name, template: 'client_area.<template>' }`. */

@@ -31,7 +31,7 @@ export type ServiceResolver = (serviceUuid: string) => Product | Promise<Product
 
 /**
  * The ModuleJob handler: `{module: {type:'Product', name, service_uuid}, method}` → one run of the bound Product's job
- * with the attempt's signal; its result (or its exception, rethrown for maxExceptions) goes back to the queue. The
+ * (a provisioning job, or one of the Product's `serviceJobMethods()`) with the attempt's signal; its result (or its exception, rethrown for maxExceptions) goes back to the queue. The
  * service status follows from the queue's events (services/lifecycle.ts), not from here.
  */
 export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
@@ -41,7 +41,7 @@ export function moduleJobHandler(resolve: ServiceResolver): TaskHandler {
       return resolve(ref.service_uuid);
     },
     (product, method, ctx) => {
-      if (!isJobMethod(method)) throw new Error(`ModuleJob method ${method} is not a provisioning job`);
+      if (!isJobMethod(method) && !(product as Product).serviceJobMethods().includes(method)) throw new Error(`ModuleJob method ${method} is not a provisioning job`);
       return runModuleJobAttempt(product as Product, method, ctx);
     },
   );

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
+import { clientAssetRoutes } from './client-assets.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
 import { Placement } from './placement.ts';
@@ -62,5 +63,6 @@ export const vpnProductManifest = defineManifest<VpnProductServices>({
   services,
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
   workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
+  clientRoutes: () => clientAssetRoutes,
   close: (ext) => ext.panels.close(),
 });

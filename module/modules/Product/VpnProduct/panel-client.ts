@@ -4,8 +4,8 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import {
   AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, PANEL_ERRORS, SuccessSchema, SystemStatusSchema,
-  WireguardServerMapSchema, WireguardServerSchema,
-  type Account, type SystemStatus, type WireguardServer,
+  TrafficStatisticsSchema, WireguardServerMapSchema, WireguardServerSchema,
+  type Account, type SystemStatus, type TrafficStatisticsEntry, type WireguardServer,
 } from './wire-schemas.ts';
 
 /** An error answered by the panel; `message` is the panel's `error` text byte for byte. */
@@ -115,6 +115,37 @@ export class PanelClient {
 
   async deleteAccount(name: string, signal?: AbortSignal): Promise<void> {
     await this.call('DELETE', `/account/${encodeURIComponent(name)}`, SuccessSchema, undefined, signal);
+  }
+
+  /** GET /account/<name>/config_text: the peer's WireGuard configuration. */
+  configText(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/config_text`, z.string(), undefined, signal);
+  }
+
+  /** GET /account/<name>/config_qr: base64 PNG of the configuration's QR code. */
+  configQr(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/config_qr`, z.string(), undefined, signal);
+  }
+
+  /** GET /account/<name>/ikev2_profile: the IKEv2 client profile (JSON text). */
+  ikev2Profile(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/ikev2_profile`, z.string(), undefined, signal);
+  }
+
+  /** GET /account/<name>/otl: URL of a new one-time link (`{base_url}/otl/<key>`). */
+  oneTimeLink(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/otl`, z.string(), undefined, signal);
+  }
+
+  /** GET /otl/config: resolves when the panel offers one-time links (any answer body), rejects otherwise. */
+  async otlConfig(signal?: AbortSignal): Promise<void> {
+    await this.call('GET', '/otl/config', z.unknown(), undefined, signal);
+  }
+
+  /** GET /account/<name>/traffic_statistics/<YEAR>/<MONTH>: one entry per day. */
+  trafficStatistics(name: string, year: number, month: number, signal?: AbortSignal): Promise<TrafficStatisticsEntry[]> {
+    const mm = String(month).padStart(2, '0');
+    return this.call('GET', `/account/${encodeURIComponent(name)}/traffic_statistics/${year}/${mm}`, TrafficStatisticsSchema, undefined, signal);
   }
 
   listServers(signal?: AbortSignal): Promise<Record<string, WireguardServer>> {

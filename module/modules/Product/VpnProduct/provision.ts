@@ -12,6 +12,8 @@ export interface VpnProvisionData {
   panel?: string;
   /** A move to another panel or server under way (change_package). */
   move?: MoveTarget;
+  /** A key regeneration under way: the account's public key before it. */
+  rekey_from?: string;
 }
 
 /** Where a change_package moves the account. */
@@ -30,6 +32,7 @@ export const provisionSchema = z.object({
   panel_location: z.string(),
   panel: z.string().min(1).optional(),
   move: moveSchema.optional(),
+  rekey_from: z.string().min(1).optional(),
 });
 
 /** A placement chosen by createJob before the account was created (`{placement: {panel, location}}`). */

@@ -1,16 +1,20 @@
 // The VPN product: sells WireGuard accounts on a registered panel; jobs create, suspend, resume, re-plan and delete them.
 import type { z } from 'zod';
+import type { ClientAreaMenu } from '../../../contract/client-area.ts';
+import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 import type { PlatformContext } from '../../../contract/platform-context.ts';
 import { Product } from '../../../contract/product.ts';
 import type { JobMethod } from '../../../contract/provision-status.ts';
 import { jobError, jobSuccess, type JobResult } from '../../../contract/result.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
+import { configFilename, connectData, manageData, overviewData, usageData, VPN_CLIENT_TABS, type TabSource } from './client-tabs.ts';
 import { createAccountIdempotent } from './create-account.ts';
 import type { PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
 import type { PanelRegistry } from './panel-registry.ts';
 import type { Placement } from './placement.ts';
+import { regenerateAccountKeys } from './rekey.ts';
 import { panelOf, pendingPlacementSchema, provisionSchema, type MoveTarget, type VpnProvisionData } from './provision.ts';
 import { accountNameFor, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
 import { USERNAME_TAKEN, type UsernameDirectory } from './usernames.ts';
@@ -24,6 +28,8 @@ export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60
 export type { VpnProvisionData } from './provision.ts';
 
 export const NOT_PROVISIONED = 'Service has no panel account yet';
+export const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
+export const POST_ONLY = 'This action needs a POST request.';
 
 /** Product module `VpnProduct`. */
 export class VpnProduct extends Product {
@@ -176,6 +182,114 @@ export class VpnProduct extends Product {
     return { panel, location, wg_server: await this.serverName(panel, await this.panels.client(panel)) };
   }
 
+  override serviceJobMethods(): readonly string[] {
+    return [REGENERATE_KEYS_JOB];
+  }
+
+  /**
+   * Gives the account a new key pair (re-created on its panel under the same name and address; the old configuration
+   * stops working). The old public key is recorded first so a retry knows whether the re-creation happened.
+   */
+  async regenerateKeysJob(): Promise<JobResult> {
+    const provision = await this.provision();
+    if (!provision) return jobError(NOT_PROVISIONED);
+    const client = await this.panels.client(panelOf(provision));
+    let oldPublicKey = provision.rekey_from;
+    if (!oldPublicKey) {
+      oldPublicKey = (await client.getAccount(provision.account_name, this.abortSignal)).public_key;
+      await this.saveProvisionData({ ...provision, rekey_from: oldPublicKey });
+    }
+    const record = await this.ctx.services.get(this.requireService());
+    const account = await regenerateAccountKeys({
+      client, addresses: this.panels.addresses, panel: panelOf(provision), provision, oldPublicKey, signal: this.abortSignal,
+      account: {
+        username: String(this.service_data.username ?? ''), password: String(this.service_data.password ?? ''),
+        status: record?.provision_status === 'suspended' ? 'disable' : 'enable', bandwidth: Number(this.product_data.bandwidth),
+      },
+    });
+    const { rekey_from: _done, ...rest } = provision;
+    await this.saveProvisionData({ ...rest, address: account.allowed_IPs });
+    this.logInfo('regenerate_keys', { account: provision.account_name }, { public_key: account.public_key });
+    return jobSuccess();
+  }
+
+  override getClientAreaMenuConfig(): ClientAreaMenu {
+    return VPN_CLIENT_TABS;
+  }
+
+  async variables_overview(): Promise<Record<string, unknown>> {
+    return { ...overviewData(await this.tabSource()) };
+  }
+
+  async variables_connect(): Promise<Record<string, unknown>> {
+    return { ...(await connectData(await this.tabSource())) };
+  }
+
+  async variables_usage(): Promise<Record<string, unknown>> {
+    return { ...(await usageData(await this.tabSource())) };
+  }
+
+  async variables_manage(): Promise<Record<string, unknown>> {
+    return { ...manageData(await this.tabSource()) };
+  }
+
+  async controllerClient_overviewGet(_request: ModuleRequest): Promise<unknown> {
+    return overviewData(await this.tabSource());
+  }
+
+  async controllerClient_connectGet(_request: ModuleRequest): Promise<unknown> {
+    return connectData(await this.tabSource());
+  }
+
+  /** The WireGuard configuration as a file named after the service. */
+  async controllerClient_connectDownload(_request: ModuleRequest): Promise<ModuleResponse> {
+    const provision = await this.requireProvision();
+    const text = await (await this.panels.client(panelOf(provision))).configText(provision.account_name, this.abortSignal);
+    return attachment(text, configFilename(this.service_data), 'text/plain; charset=utf-8');
+  }
+
+  /** The IKEv2 profile (sswan JSON) as a file. */
+  async controllerClient_connectIkev2(_request: ModuleRequest): Promise<ModuleResponse> {
+    const provision = await this.requireProvision();
+    const text = await (await this.panels.client(panelOf(provision))).ikev2Profile(provision.account_name, this.abortSignal);
+    return attachment(text, configFilename(this.service_data).replace(/\.conf$/, '.sswan'), 'application/json; charset=utf-8');
+  }
+
+  /** A new one-time link to open the configuration on another device (POST). */
+  async controllerClient_connectOtl(request: ModuleRequest): Promise<unknown> {
+    if (request.method !== 'POST') return postOnly();
+    const provision = await this.requireProvision();
+    return { url: await (await this.panels.client(panelOf(provision))).oneTimeLink(provision.account_name, this.abortSignal) };
+  }
+
+  async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {
+    return usageData(await this.tabSource());
+  }
+
+  /** Queues regenerateKeysJob (POST; the client area lets only the service's owner reach it). */
+  async controllerClient_manageRegenerate(request: ModuleRequest): Promise<unknown> {
+    if (request.method !== 'POST') return postOnly();
+    await this.requireProvision();
+    const taskId = await this.queueServiceJob(REGENERATE_KEYS_JOB, 'regenerate_keys', this.jobOptions('createJob'));
+    return { queued: true, task_id: taskId };
+  }
+
+  private async tabSource(): Promise<TabSource> {
+    const uuid = this.requireService();
+    const record = await this.ctx.services.get(uuid);
+    const provision = record && record.provision_status !== 'terminated' ? await this.provision() : null;
+    return {
+      serviceUuid: uuid, status: record?.provision_status ?? 'pending', product: this.product_data, service: this.service_data, provision,
+      client: () => this.panels.client(panelOf(provision!)), clock: this.ctx.clock, signal: this.abortSignal,
+    };
+  }
+
+  private async requireProvision(): Promise<VpnProvisionData> {
+    const provision = await this.provision();
+    if (!provision) throw new Error(NOT_PROVISIONED);
+    return provision;
+  }
+
   private async updateAccount(action: string, params: { status?: 'enable' | 'disable'; b_download?: number; b_upload?: number }): Promise<JobResult> {
     const provision = await this.provision();
     if (!provision) return jobError(NOT_PROVISIONED);
@@ -205,4 +319,13 @@ export class VpnProduct extends Product {
     if (!this.service_uuid) throw new Error('no current service');
     return this.service_uuid;
   }
+}
+
+/** A file download answer. */
+function attachment(text: string, filename: string, type: string): ModuleResponse {
+  return { status: 200, body: text, headers: { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' } };
+}
+
+function postOnly(): ModuleResponse {
+  return { status: 405, body: { success: false, message: POST_ONLY }, headers: { allow: 'POST' } };
 }

@@ -4,3 +4,4 @@ export { WireguardServerSchema, WireguardServerMapSchema, AvailableIpsSchema, ty
 export { envelopeSchema, errorEnvelopeSchema, successStringSchema as SuccessSchema } from '../../../../panel/schemas/envelope.ts';
 export { systemStatusSchema as SystemStatusSchema, type SystemStatus } from '../../../../panel/schemas/system.ts';
 export { E as PANEL_ERRORS } from '../../../../panel/schemas/error-texts.ts';
+export { TrafficStatisticsSchema, type TrafficStatisticsEntry } from '../../../../panel/schemas/statistics.ts';

@@ -1,0 +1,166 @@
+// VpnProduct's client-area tabs: the menu and the data of each tab (overview, connect, usage, manage), read from the
+// service and its panel; the module's variables_<tab>() and controllerClient_<tab><Method>() answer these.
+import type { ClientAreaMenu } from '../../../contract/client-area.ts';
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { PanelClient } from './panel-client.ts';
+import type { VpnProvisionData } from './provision.ts';
+
+/** The tabs, in display order; templates under views/modules/Product/VpnProduct/client/. */
+export const VPN_CLIENT_TABS: ClientAreaMenu = {
+  overview: { name: 'Overview', template: 'client.overview' },
+  connect: { name: 'Connect', template: 'client.connect' },
+  usage: { name: 'Usage', template: 'client.usage' },
+  manage: { name: 'Manage', template: 'client.manage' },
+};
+
+export const NOT_READY = 'Your VPN is being set up. This tab fills in once it is ready.';
+export const NO_STATISTICS = 'Usage statistics are not available on this server yet.';
+
+/** The client area's AJAX path of a tab handler (the web host's `/client/services/<uuid>/ajax/<tab>/<method>`). */
+export function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
+  return `/client/services/${encodeURIComponent(serviceUuid)}/ajax/${tab}/${method}`;
+}
+
+/** What the tabs read: the bound service, its product, its provision data and its panel's client. */
+export interface TabSource {
+  serviceUuid: string;
+  status: string;
+  product: Record<string, unknown>;
+  service: Record<string, unknown>;
+  provision: VpnProvisionData | null;
+  /** Client of the panel holding the account (only called when `provision` is set). */
+  client(): Promise<PanelClient>;
+  clock: Clock;
+  signal?: AbortSignal;
+}
+
+export interface OverviewData {
+  service_uuid: string;
+  status: string;
+  location: string;
+  plan: string;
+  bandwidth_mbit: number | null;
+  username: string;
+  address: string | null;
+  server: string | null;
+}
+
+export function overviewData(src: TabSource): OverviewData {
+  const bandwidth = Number(src.product.bandwidth);
+  return {
+    service_uuid: src.serviceUuid,
+    status: src.status,
+    location: String(src.provision?.panel_location ?? src.product.server_location ?? ''),
+    plan: String(src.product.plan_type ?? ''),
+    bandwidth_mbit: Number.isFinite(bandwidth) && bandwidth > 0 ? bandwidth : null,
+    username: String(src.service.username ?? ''),
+    address: src.provision ? src.provision.address.replace(/\/32$/, '') : null,
+    server: src.provision?.wg_server ?? null,
+  };
+}
+
+/** Name of the downloaded WireGuard file: the service's username (letters, digits, `_`, `-`; 15 characters, as
+ * WireGuard names the interface after the file), `.conf`. */
+export function configFilename(service: Record<string, unknown>): string {
+  const base = String(service.username ?? '').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 15);
+  return `${base || 'vpn'}.conf`;
+}
+
+export interface ConnectData {
+  service_uuid: string;
+  ready: boolean;
+  message: string | null;
+  filename: string;
+  config_text: string | null;
+  /** `data:image/png;base64,...` of the configuration's QR code. */
+  qr_data_url: string | null;
+  download_href: string;
+  /** The panel offers one-time links (GET /otl/config answers). */
+  otl_available: boolean;
+  otl_href: string;
+  /** The IKEv2 profile when the server offers IKEv2, else null. */
+  ikev2_profile: string | null;
+  ikev2_href: string;
+}
+
+/** The connect tab: config text, QR, and what else the panel offers (one-time links, IKEv2). */
+export async function connectData(src: TabSource): Promise<ConnectData> {
+  const base = {
+    service_uuid: src.serviceUuid, filename: configFilename(src.service),
+    download_href: clientAjaxPath(src.serviceUuid, 'connect', 'download'),
+    otl_href: clientAjaxPath(src.serviceUuid, 'connect', 'otl'),
+    ikev2_href: clientAjaxPath(src.serviceUuid, 'connect', 'ikev2'),
+  };
+  if (!src.provision) return { ...base, ready: false, message: NOT_READY, config_text: null, qr_data_url: null, otl_available: false, ikev2_profile: null };
+  const client = await src.client();
+  const name = src.provision.account_name;
+  const [config, qr, otl, ikev2] = await Promise.all([
+    client.configText(name, src.signal),
+    client.configQr(name, src.signal),
+    client.otlConfig(src.signal).then(() => true, () => false),
+    client.ikev2Profile(name, src.signal).catch(() => null),
+  ]);
+  return { ...base, ready: true, message: null, config_text: config, qr_data_url: `data:image/png;base64,${qr}`, otl_available: otl, ikev2_profile: ikev2 };
+}
+
+export interface UsageDay {
+  date: string;
+  download: number;
+  upload: number;
+}
+
+export interface UsageMonth {
+  /** `YYYY-MM`. */
+  label: string;
+  days: UsageDay[];
+  total_download: number;
+  total_upload: number;
+}
+
+export interface UsageData {
+  service_uuid: string;
+  available: boolean;
+  message: string | null;
+  /** Previous month first, then the current one. */
+  months: UsageMonth[];
+}
+
+/** The current and the previous month (UTC) of `now`. */
+export function usageMonths(now: Date): Array<{ year: number; month: number }> {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth() + 1;
+  const previous = month === 1 ? { year: year - 1, month: 12 } : { year, month: month - 1 };
+  return [previous, { year, month }];
+}
+
+/** Daily traffic of the previous and current month from the panel's statistics; unavailable when the panel has none. */
+export async function usageData(src: TabSource): Promise<UsageData> {
+  const base = { service_uuid: src.serviceUuid };
+  if (!src.provision) return { ...base, available: false, message: NOT_READY, months: [] };
+  const client = await src.client();
+  const name = src.provision.account_name;
+  let months: UsageMonth[];
+  try {
+    months = await Promise.all(usageMonths(src.clock.now()).map(async ({ year, month }) => {
+      const entries = await client.trafficStatistics(name, year, month, src.signal);
+      const days = entries.map((e) => ({ date: e.date, download: e.traffic_download, upload: e.traffic_upload }));
+      return {
+        label: `${year}-${String(month).padStart(2, '0')}`, days,
+        total_download: days.reduce((sum, d) => sum + d.download, 0), total_upload: days.reduce((sum, d) => sum + d.upload, 0),
+      };
+    }));
+  } catch {
+    return { ...base, available: false, message: NO_STATISTICS, months: [] };
+  }
+  return { ...base, available: true, message: null, months };
+}
+
+export interface ManageData {
+  service_uuid: string;
+  ready: boolean;
+  regenerate_href: string;
+}
+
+export function manageData(src: TabSource): ManageData {
+  return { service_uuid: src.serviceUuid, ready: src.provision !== null, regenerate_href: clientAjaxPath(src.serviceUuid, 'manage', 'regenerate') };
+}

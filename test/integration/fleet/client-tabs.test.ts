@@ -1,0 +1,173 @@
+// VpnProduct's client-area tabs called directly (no web host): the menu, each variables_<tab>() rendered, the
+// controllerClient_* {success, data} answers and their 500, the config download and QR against the panel's own
+// config_text, usage from the panel's statistics, regenerate keys through a queued job, and the module's asset route.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import jsQRModule from 'jsqr';
+import { PNG } from 'pngjs';
+import { callClientAreaController, renderClientAreaTab } from '../../../module/contract/client-area.ts';
+import type { ModuleRequest } from '../../../module/contract/http.ts';
+import { JOB_ERRORS } from '../../../module/contract/result.ts';
+import { NO_STATISTICS, NOT_READY, usageMonths } from '../../../module/modules/Product/VpnProduct/client-tabs.ts';
+import type { VpnProduct } from '../../../module/modules/Product/VpnProduct/vpn-product.ts';
+import { admin, panel } from '../../fixtures/platform/http.ts';
+import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+
+type JsQr = typeof jsQRModule.default;
+const jsQR: JsQr = (jsQRModule as unknown as { default?: JsQr }).default ?? (jsQRModule as unknown as JsQr);
+
+let stack: Stack;
+let uuid: string;
+let pendingUuid: string;
+let accountName: string;
+
+const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
+const onPanel = (path: string) => panel(stack.panel.url, stack.panel.accessHash, 'GET', path);
+const module = (id = uuid) => stack.platform.platform.productForService(id) as VpnProduct;
+const req = (method = 'GET'): ModuleRequest => ({ method, headers: {}, query: {}, body: null });
+const call = (tab: string, method: string, httpMethod = 'GET', id = uuid) => callClientAreaController(module(id), tab, method, req(httpMethod));
+
+before(async () => {
+  stack = await startStack();
+  await registerPanel(stack);
+  const product = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'ams', plan_type: 'premium', bandwidth: 40 } });
+  const created = await api('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: 'tabby_1' } });
+  uuid = created.body.uuid;
+  await api('POST', `/services/${uuid}/create`);
+  assert.equal((await waitForAction(stack, uuid, 'create')).status, 'completed');
+  accountName = (await api('GET', `/services/${uuid}`)).body.provision_data.account_name;
+  pendingUuid = (await api('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: 'waiting_1' } })).body.uuid;
+});
+
+after(async () => {
+  await stack?.close();
+});
+
+test('the menu lists overview, connect, usage and manage with templates under client/', () => {
+  assert.deepEqual(module().getClientAreaMenuConfig(), {
+    overview: { name: 'Overview', template: 'client.overview' },
+    connect: { name: 'Connect', template: 'client.connect' },
+    usage: { name: 'Usage', template: 'client.usage' },
+    manage: { name: 'Manage', template: 'client.manage' },
+  });
+});
+
+test('overview: {success, data} with status, location, plan, bandwidth and the address on the panel', async () => {
+  const answer = await call('overview', 'get');
+  assert.equal(answer.status, 200);
+  const account = (await onPanel(`/account/${accountName}`)).msg;
+  assert.deepEqual(answer.body, {
+    success: true,
+    data: {
+      service_uuid: uuid, status: 'completed', location: 'ams', plan: 'premium', bandwidth_mbit: 40, username: 'tabby_1',
+      address: account.allowed_IPs.replace(/\/32$/, ''), server: 'main',
+    },
+  });
+  const html = await renderClientAreaTab(module(), 'overview');
+  assert.match(html, /<dd>premium<\/dd>/);
+  assert.match(html, /40 Mbit\/s/);
+  assert.ok(html.includes(`<code>${account.allowed_IPs.replace(/\/32$/, '')}</code>`));
+});
+
+test('connect: the config text and QR are the panel\'s; the download is a file named after the service', async () => {
+  const config = (await onPanel(`/account/${accountName}/config_text`)).msg as string;
+  const answer = await call('connect', 'get');
+  assert.equal(answer.status, 200);
+  const data = (answer.body as { success: true; data: any }).data;
+  assert.equal(data.ready, true);
+  assert.equal(data.config_text, config);
+  assert.equal(data.filename, 'tabby_1.conf');
+  const png = PNG.sync.read(Buffer.from(data.qr_data_url.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  assert.equal(code?.data, config, 'the QR code holds the configuration');
+  const otlOffered = (await onPanel('/otl/config')).error === '';
+  assert.equal(data.otl_available, otlOffered);
+
+  const download = await call('connect', 'download');
+  assert.equal(download.status, 200);
+  assert.equal(download.body, config);
+  assert.equal(download.headers?.['content-disposition'], 'attachment; filename="tabby_1.conf"');
+
+  const html = await renderClientAreaTab(module(), 'connect');
+  assert.ok(html.includes(`href="/client/services/${uuid}/ajax/connect/download" download="tabby_1.conf"`));
+  assert.ok(html.includes(`src="${data.qr_data_url.replace(/=/g, '&#x3D;')}"`), 'the QR image (handlebars escapes `=` in the attribute)');
+  assert.equal(html.includes('Create a one-time link'), otlOffered);
+  if (otlOffered) {
+    assert.equal((await call('connect', 'otl', 'GET')).status, 405, 'a link is only made on POST');
+    const link = await call('connect', 'otl', 'POST');
+    assert.equal(link.status, 200);
+    assert.match((link.body as any).data.url, /\/otl\/[0-9a-f]{80}$/);
+  }
+});
+
+test('usage: the previous and current month from the panel\'s statistics, as chart data and tables', async () => {
+  const answer = await call('usage', 'get');
+  assert.equal(answer.status, 200);
+  const data = (answer.body as { success: true; data: any }).data;
+  const [prev, cur] = usageMonths(new Date());
+  const label = (m: { year: number; month: number }) => `${m.year}-${String(m.month).padStart(2, '0')}`;
+  if (!data.available) {
+    assert.equal(data.message, NO_STATISTICS);
+    return;
+  }
+  assert.deepEqual(data.months.map((m: any) => m.label), [label(prev), label(cur)]);
+  const stats = (await onPanel(`/account/${accountName}/traffic_statistics/${cur.year}/${cur.month}`)).msg as any[];
+  assert.deepEqual(data.months[1].days, stats.map((e) => ({ date: e.date, download: e.traffic_download, upload: e.traffic_upload })));
+  const html = await renderClientAreaTab(module(), 'usage');
+  assert.match(html, /data-usage-chart data-usage="\[/);
+  assert.ok(html.includes(`<h2>${label(cur)}</h2>`));
+  assert.ok(html.includes('/client/modules/Product/VpnProduct/assets/uPlot.iife.min.js'));
+});
+
+test('a service without an account: tabs say so, handlers that need the account answer 500 with the generic text', async () => {
+  const connect = await call('connect', 'get', 'GET', pendingUuid);
+  assert.deepEqual((connect.body as any).data.message, NOT_READY);
+  const usage = await call('usage', 'get', 'GET', pendingUuid);
+  assert.equal((usage.body as any).data.available, false);
+  for (const [tab, method, http] of [['connect', 'download', 'GET'], ['manage', 'regenerate', 'POST']] as const) {
+    const failed = await call(tab, method, http, pendingUuid);
+    assert.equal(failed.status, 500);
+    assert.deepEqual(failed.body, { success: false, message: JOB_ERRORS.unexpected });
+  }
+  assert.match(await renderClientAreaTab(module(pendingUuid), 'manage'), /Available once your VPN is set up/);
+  assert.equal((await call('overview', 'nosuch')).status, 404);
+});
+
+test('manage: regenerate keys queues a job that gives the account a new key pair on the panel; GET is refused', async () => {
+  const before = (await onPanel(`/account/${accountName}`)).msg;
+  const oldConfig = (await onPanel(`/account/${accountName}/config_text`)).msg;
+  const refused = await call('manage', 'regenerate', 'GET');
+  assert.equal(refused.status, 405);
+  const answer = await call('manage', 'regenerate', 'POST');
+  assert.equal(answer.status, 200);
+  assert.equal((answer.body as any).success, true);
+  assert.equal((answer.body as any).data.queued, true);
+  const task = await waitForAction(stack, uuid, 'regenerate_keys');
+  assert.equal(task.status, 'completed', task.lastError);
+  const afterAccount = (await onPanel(`/account/${accountName}`)).msg;
+  assert.notEqual(afterAccount.public_key, before.public_key, 'a new public key on the panel');
+  assert.notEqual(afterAccount.private_key, before.private_key);
+  assert.equal(afterAccount.allowed_IPs, before.allowed_IPs, 'same address');
+  assert.equal(afterAccount.username, 'tabby_1');
+  assert.equal(afterAccount.b_download, before.b_download);
+  const newConfig = (await onPanel(`/account/${accountName}/config_text`)).msg;
+  assert.notEqual(newConfig, oldConfig, 'the old configuration no longer matches');
+  const service = (await api('GET', `/services/${uuid}`)).body;
+  assert.equal(service.provision_status, 'completed', 'the lifecycle leaves the status alone');
+  assert.equal('rekey_from' in service.provision_data, false);
+  const connect = (await call('connect', 'get')).body as any;
+  assert.equal(connect.data.config_text, newConfig, 'the client area shows the new configuration');
+});
+
+test('the module serves its chart assets locally and nothing else', async () => {
+  const base = `${stack.platform.url}/client/modules/Product/VpnProduct/assets`;
+  const uplot = await fetch(`${base}/uPlot.iife.min.js`);
+  assert.equal(uplot.status, 200);
+  assert.match(uplot.headers.get('content-type') ?? '', /javascript/);
+  assert.match(await uplot.text(), /uPlot/);
+  const own = await fetch(`${base}/vpn-client.js`);
+  assert.equal(own.status, 200);
+  assert.match(await own.text(), /data-usage-chart/);
+  assert.equal((await fetch(`${base}/uPlot.min.css`)).status, 200);
+  for (const bad of ['..%2Fmanifest.ts', 'package.json', 'x.js']) assert.equal((await fetch(`${base}/${bad}`)).status, 404, bad);
+});
