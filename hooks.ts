@@ -60,6 +60,20 @@ export interface InvoiceRefundedEvent extends InvoiceEvent {
   full: boolean;
 }
 
+/** Payload of `customer.password_reset`: a customer asked for a reset link (a Notification listener mails it). */
+export interface PasswordResetEvent {
+  customer_uuid: string;
+  /** No service is involved (kept so every event has the service members). */
+  service_uuid: null;
+  product_uuid: null;
+  module: null;
+  email: string;
+  /** Path of the reset page with its signed token (prefix it with the platform's public URL). */
+  reset_path: string;
+  expires_at: string;
+  at: string;
+}
+
 /** Event name → payload. */
 export interface HookEvents {
   /** An order (or an admin) created an unpaid invoice. */
@@ -84,6 +98,8 @@ export interface HookEvents {
   'service.terminated': ServiceEvent;
   /** `change_packageJob` succeeded: status unchanged, the service runs on its new package. */
   'service.package_changed': ServiceEvent;
+  /** A customer asked for a password reset link (the web host); never logged with its token. */
+  'customer.password_reset': PasswordResetEvent;
 }
 
 export type HookEventName = keyof HookEvents;

@@ -1,5 +1,5 @@
 // Client-area tabs of Product modules: tab rendering through variables_<tab>() and AJAX dispatch to controllerClient_<tab><Method>().
-import type { ModuleRequest, ModuleResponse } from './http.ts';
+import { isModuleResponse, type ModuleRequest, type ModuleResponse } from './http.ts';
 import type { Module } from './module.ts';
 import { JOB_ERRORS } from './result.ts';
 
@@ -44,14 +44,17 @@ export async function renderClientAreaTab(module: WithMenu, tab: string): Promis
 /**
  * Dispatches an AJAX call to `controllerClient_<tab><Method>(request)` (`general` + `Get` →
  * `controllerClient_generalGet`). The handler returns its data; a throw answers 500 with a generic message (the
- * real error goes to the module log). An unknown tab or handler answers 404.
+ * real error goes to the module log). An unknown tab or handler answers 404. A handler answering a ModuleResponse (a
+ * file download: body text or bytes with its headers) has it written out unchanged.
  */
-export async function callClientAreaController(module: WithMenu, tab: string, method: string, request: ModuleRequest): Promise<ModuleResponse & { body: ClientAreaBody }> {
+export async function callClientAreaController(module: WithMenu, tab: string, method: string, request: ModuleRequest): Promise<ModuleResponse & { body: ClientAreaBody | unknown }> {
   const name = `controllerClient_${tab}${method.charAt(0).toUpperCase()}${method.slice(1)}`;
   const handler = TAB_KEY.test(tab) && METHOD.test(method) && Object.hasOwn(module.getClientAreaMenuConfig(), tab) ? member(module, name) : null;
   if (!handler) return { status: 404, body: { success: false, message: 'Not found' } };
   try {
-    return { status: 200, body: { success: true, data: await handler(request) } };
+    const out = await handler(request);
+    if (isModuleResponse(out)) return out;
+    return { status: 200, body: { success: true, data: out } };
   } catch (error) {
     module.logError(`client_area.${tab}`, { handler: name }, error instanceof Error ? error.message : String(error));
     return { status: 500, body: { success: false, message: JOB_ERRORS.unexpected } };

@@ -13,6 +13,25 @@ export interface ModuleRequest {
   /** Exact bytes received, for signature checks. */
   rawBody?: string | Buffer;
   ip?: string;
+  /**
+   * The admin calling a module admin route (set by the platform's web host). Controllers check finer keys with
+   * `request.admin.hasPermission('<Type>-<ModuleName>-<action>')` and throw `InsufficientPermissions` (403) when it fails.
+   */
+  admin?: { email: string; hasPermission(key: string): boolean };
+}
+
+/** Thrown by a controller whose `hasPermission` check failed: the platform answers 403 `Insufficient permissions`. */
+export class InsufficientPermissions extends Error {
+  readonly statusCode = 403;
+  constructor() {
+    super('Insufficient permissions');
+    this.name = 'InsufficientPermissions';
+  }
+}
+
+/** The spec's `hasPermission(key)` inside a controller: throws InsufficientPermissions unless the admin holds `key`. */
+export function requirePermission(request: ModuleRequest, key: string): void {
+  if (!request.admin?.hasPermission(key)) throw new InsufficientPermissions();
 }
 
 /** What a module handler answers; the platform route writes it out unchanged. */

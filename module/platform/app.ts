@@ -9,7 +9,6 @@ import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { moduleRoutes } from './routes/modules.ts';
-import { pluginRoutes } from './routes/plugin-routes.ts';
 import { productRoutes } from './routes/products.ts';
 import { serviceRoutes } from './routes/services.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -17,6 +16,7 @@ import { workerStoreRoutes } from './routes/worker-store.ts';
 import { workerModuleRoutes } from './routes/worker-modules.ts';
 import { workerTaskRoutes } from './routes/worker-tasks.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { registerWebHost, type WebHostOptions } from './web/web-host.ts';
 
 /** An unknown path under an API prefix: the error envelope with the method and the path (no query). */
 function notFoundInEnvelope(request: { method: string; url: string }): never {
@@ -27,12 +27,15 @@ export interface PlatformAppDeps {
   platform: Platform;
   /** Request logging (defaults to the platform's logger at warn level, so the hot path stays quiet). */
   logger?: Logger;
+  /** Web host settings (session times, secure cookies, views). */
+  web?: WebHostOptions;
 }
 
 /**
  * The platform app: `/api/admin/*` behind admin tokens (modules' `adminApi` routes included), `/api/worker/*` (remote
  * worker processes; a module's `workerApi` under `/api/worker/modules/<Type>/<Name>`) behind worker tokens,
- * `/admin/modules/Plugin/<Name>/<uri>` (Plugin admin routes) behind admin tokens, `/webhooks/payment/<gateway_uuid>`
+ * `/admin/*` (admin pages; module admin routes `/admin/modules/<Type>/<Name>/<uri>` behind a session or an admin token
+ * and the route's permission), `/client/*` (the client area), `/webhooks/payment/<gateway_uuid>`
  * and `/healthz` open. A token of one scope is refused by the other API.
  */
 export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyInstance> {
@@ -76,13 +79,9 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
     },
     { prefix: '/api/worker' },
   );
-  await app.register(
-    async (admin) => {
-      requireAdminToken(admin, platform.tokens);
-      await admin.register(pluginRoutes(platform.moduleAdmin));
-    },
-    { prefix: '/admin/modules/Plugin' },
-  );
+  // Admin pages, module admin routes (`/admin/modules/<Type>/<Name>/<uri>`: session or admin token, hasPermission)
+  // and the client area.
+  await registerWebHost(app, platform, deps.web);
   await app.register(webhookRoutes(platform.moduleAdmin), { prefix: '/webhooks/payment' });
   for (const { type, name, manifest, ext } of platform.modules.mounted()) {
     if (manifest.clientRoutes) await app.register(manifest.clientRoutes(ext), { prefix: `/client/modules/${type}/${name}` });

@@ -1,9 +1,13 @@
 // `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ; local or remote), admin-token and
-// worker-token create|list|delete, module list|activate|deactivate|update.
+// worker-token create|list|delete, module list|activate|deactivate|update, admin create|list (web admins).
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
+import { AdminUsers } from './services/admin-users.ts';
+import { randomPassword } from './services/passwords.ts';
+import { RoleRepository } from './services/roles.ts';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './services/module-admin.ts';
 import { AdminTokenRepository, type TokenScope } from './store/repositories/admin-tokens.ts';
 import { openPlatformDb } from './store/db.ts';
@@ -18,12 +22,17 @@ const USAGE = `usage:
   vpnhost platform admin-token delete ID [--data DIR]
   vpnhost platform worker-token create|list|delete ID [--data DIR] [--comment TEXT]
   vpnhost platform module list [--data DIR]
+  vpnhost platform admin create --email ADDRESS [--name NAME] [--role ROLE] [--password-file FILE] [--data DIR]
+  vpnhost platform admin list [--data DIR]
   vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
 
   --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
                      (use https:// or a private network: task inputs and panel access hashes cross it)
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
+
+admin create: makes a web admin (role Administrator by default: every permission); without --password-file a random
+  password is generated and printed once.
 
 module: prints the module's answer (\`success\` or \`Error: ...\`, exit 1), recorded in the platform database; a
   platform running on the same data directory follows the switch within about a second (routes a module's manifest
@@ -52,6 +61,10 @@ export async function platformCommand(argv: string[]): Promise<number> {
       comment: { type: 'string' },
       'platform-url': { type: 'string' },
       token: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      'password-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -97,6 +110,8 @@ export async function platformCommand(argv: string[]): Promise<number> {
       return manageTokens('worker', positionals, dataDir, values.comment ?? '');
     case 'module':
       return manageModules(positionals, dataDir);
+    case 'admin':
+      return manageAdmins(positionals, dataDir, values);
     default:
       process.stderr.write(`vpnhost platform: unknown subcommand '${sub}'\n${USAGE}\n`);
       return 2;
@@ -159,6 +174,36 @@ async function manageModules(positionals: string[], dataDir: string): Promise<nu
     }
   } finally {
     await platform.close();
+  }
+}
+
+/** `admin create|list` on the platform database of `dataDir`. */
+async function manageAdmins(positionals: string[], dataDir: string, values: { email?: string; name?: string; role?: string; 'password-file'?: string }): Promise<number> {
+  const [action] = positionals;
+  const db = openPlatformDb(dataDir);
+  try {
+    const roles = new RoleRepository(db);
+    const admins = new AdminUsers(db, roles);
+    if (action === 'list') {
+      for (const a of admins.list()) process.stdout.write(`${a.id}\t${a.email}\t${roles.get(a.role_id)?.name ?? '-'}\t${a.last_login_at ?? '-'}\n`);
+      return 0;
+    }
+    if (action === 'create' && values.email) {
+      const file = values['password-file'];
+      const password = file ? readFileSync(file, 'utf8').replace(/\r?\n$/, '') : randomPassword();
+      try {
+        const created = await admins.create({ email: values.email, name: values.name, password, role: values.role ?? 'Administrator' });
+        process.stdout.write(`admin ${created.id} ${created.email}${file ? '' : `\npassword: ${password}`}\n`);
+        return 0;
+      } catch (error) {
+        process.stderr.write(`vpnhost platform admin: ${(error as Error).message}\n`);
+        return 1;
+      }
+    }
+    process.stderr.write(`vpnhost platform admin: expected create --email ADDRESS, or list\n${USAGE}\n`);
+    return 2;
+  } finally {
+    db.close();
   }
 }
 

@@ -11,6 +11,11 @@ export const UNKNOWN_PRODUCT = (uuid: string) => `product not found: ${uuid}`;
 export const UNKNOWN_SERVICE = (uuid: string) => `service not found: ${uuid}`;
 export const UNKNOWN_ACTION = (action: string) => `unknown action: ${action} (one of create, suspend, unsuspend, termination, change_package)`;
 export const UNKNOWN_TASK = (id: string) => `task not found: ${id}`;
+/** The spec's answer of a failed `hasPermission` check (status 403), for pages and JSON alike. */
+export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions';
+export const CSRF_REFUSED = 'the form has expired or did not come from this site: reload the page and try again';
+export const LOGIN_FAILED = 'wrong e-mail address or password';
+export const SESSION_REQUIRED = 'unauthorized: log in first';
 export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
 
 /** An error with the HTTP status and the JSON body it answers with. */

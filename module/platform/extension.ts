@@ -42,6 +42,27 @@ export interface ScheduledWork<Ext> {
   run(ext: Ext): Promise<void>;
 }
 
+/** A panel as the admin's panels page and dashboard show it (health read live from the panel). */
+export interface PanelHealth {
+  name: string;
+  location: string;
+  api_url: string;
+  reachable: boolean;
+  version: string | null;
+  /** The panel's error text when it could not be read. */
+  error: string | null;
+  accounts_used: number | null;
+  accounts_available: number | null;
+  license_valid: boolean | null;
+}
+
+/** Panels a module manages, for the admin's panels page: their health, and adding one (after a test call). */
+export interface AdminPanels {
+  health(): Promise<PanelHealth[]>;
+  /** Tests the panel and stores it; throws an error with a `statusCode` of 422 and the panel's text when it cannot be used. */
+  add(input: { name?: string; location: string; api_url: string; access_hash: string }): Promise<void>;
+}
+
 /**
  * A module's contribution to the host. Every member is optional; a module without a manifest is hosted with its class
  * alone. `Ext` is what `services()` builds: it is merged into the module's PlatformContext (so its instances reach it
@@ -60,6 +81,8 @@ export interface ModuleManifest<Ext extends object = object> {
   workerApi?(ext: Ext): FastifyPluginAsync;
   /** Client-area routes, mounted under `/client/modules/<Type>/<Name>`. */
   clientRoutes?(ext: Ext): FastifyPluginAsync;
+  /** Panels this module manages (the admin's panels page and dashboard). */
+  adminPanels?(ext: Ext): AdminPanels;
   /** Periodic work. */
   scheduled?: ReadonlyArray<ScheduledWork<Ext>>;
   /** Hook listeners, registered once per process that loads the module. */

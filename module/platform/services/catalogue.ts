@@ -22,6 +22,17 @@ export class Catalogue {
     return { uuid: product.uuid, product_data: product.product_data };
   }
 
+  /** Validates new product data with the product's module and replaces the stored data (422 with the error bag). */
+  async updateProduct(uuid: string, productData: Record<string, unknown>): Promise<ProductRecord> {
+    const product = this.require(uuid);
+    if (!this.modules.has('Product', product.module)) throw new HttpError(422, UNKNOWN_MODULE(product.module));
+    const module = this.modules.instance<Product>('Product', product.module);
+    const result = await module.saveProductData(productData);
+    if (result.status !== 'success') throw new HttpError(422, INVALID_PRODUCT_DATA, { errors: result.errors });
+    this.products.update(uuid, result.data);
+    return this.require(uuid);
+  }
+
   get(uuid: string): ProductRecord | null {
     return this.products.get(uuid);
   }

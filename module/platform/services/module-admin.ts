@@ -22,6 +22,19 @@ export const UNKNOWN_GATEWAY = (uuid: string) => `module instance not found: ${u
 export const NOT_A_GATEWAY = (uuid: string) => `module instance ${uuid} is not a payment gateway`;
 export const INSTANCE_TYPES_ONLY = 'only Payment and Notification modules have instances (module_data)';
 
+const MODULE_TYPE_NAMES = ['Product', 'Plugin', 'Payment', 'Notification'] as const;
+
+/** A module admin route matched by method and path. */
+export interface ModuleRouteMatch {
+  route: RouteEntry;
+  /** `api` (adminApiRoutes: JSON answers) or `web` (adminWebRoutes: pages). */
+  kind: 'api' | 'web';
+  params: Record<string, string>;
+  module: Module;
+  /** Calls the route's controller with the request (params bound); a plain value answers 200. */
+  invoke(request: ModuleRequest): Promise<ModuleResponse>;
+}
+
 /** An instance as the admin API answers it: `module_data` without its secret members, their names in `secret_keys`. */
 export interface ModuleInstanceView extends ModuleInstanceSummary {
   module_data: Record<string, unknown>;
@@ -101,22 +114,43 @@ export class ModuleAdmin {
 
   /** Runs the Plugin route `method` `path` (relative to `/admin/modules/Plugin/<name>/`) of its admin web or API routes. */
   async pluginRoute(name: string, path: string, request: ModuleRequest): Promise<ModuleResponse> {
-    const notFound = () => new HttpError(404, `${NOT_FOUND}: ${request.method} /admin/modules/Plugin/${name}/${path}`);
-    if (!this.modules.has('Plugin', name)) throw notFound();
-    const plugin = this.modules.instance('Plugin', name);
-    if (!(plugin instanceof Plugin)) throw notFound();
-    const routes = [...plugin.adminApiRoutes(), ...plugin.adminWebRoutes()];
-    for (const route of routes) {
-      const params = matchRoute(route, request.method, path);
-      if (!params) continue;
-      const [controllerName, methodName] = route.controller.split('@');
-      const target = (plugin.controllers()[controllerName] ?? plugin) as Record<string, unknown>;
-      const fn = target[methodName];
-      if (typeof fn !== 'function') throw new HttpError(500, `Plugin ${name}: controller ${route.controller} has no such method`);
-      const out = await (fn as (r: ModuleRequest) => unknown).call(target, { ...request, params });
-      return isModuleResponse(out) ? out : { status: 200, body: out ?? null };
+    const found = this.findModuleRoute('Plugin', name, request.method, path);
+    if (!found) throw new HttpError(404, `${NOT_FOUND}: ${request.method} /admin/modules/Plugin/${name}/${path}`);
+    return found.invoke(request);
+  }
+
+  /**
+   * The admin route of a loaded module (`adminApiRoutes()` first, then `adminWebRoutes()`; any module type that
+   * declares them) matching `method` and `path` (relative to `/admin/modules/<Type>/<name>/`), with its `{name}`
+   * parameters and a call of its controller; null when none matches. The caller checks `route.permission`.
+   */
+  findModuleRoute(type: string, name: string, method: string, path: string): ModuleRouteMatch | null {
+    if (!(MODULE_TYPE_NAMES as readonly string[]).includes(type) || !this.modules.has(type as ModuleType, name)) return null;
+    const module = this.modules.instance(type as ModuleType, name);
+    const routes = (kind: 'api' | 'web'): RouteEntry[] => {
+      const fn = (module as unknown as Record<string, unknown>)[kind === 'api' ? 'adminApiRoutes' : 'adminWebRoutes'];
+      const list = typeof fn === 'function' ? (fn as () => unknown).call(module) : [];
+      return Array.isArray(list) ? (list as RouteEntry[]) : [];
+    };
+    for (const kind of ['api', 'web'] as const) {
+      for (const route of routes(kind)) {
+        const params = matchRoute(route, method, path);
+        if (!params) continue;
+        return {
+          route, kind, params, module,
+          invoke: async (request) => {
+            const [controllerName, methodName] = route.controller.split('@');
+            const controllers = module instanceof Plugin ? module.controllers() : {};
+            const target = (controllers[controllerName] ?? module) as Record<string, unknown>;
+            const fn = target[methodName];
+            if (typeof fn !== 'function') throw new HttpError(500, `${type} ${name}: controller ${route.controller} has no such method`);
+            const out = await (fn as (r: ModuleRequest) => unknown).call(target, { ...request, params });
+            return isModuleResponse(out) ? out : { status: 200, body: out ?? null };
+          },
+        };
+      }
     }
-    throw notFound();
+    return null;
   }
 
   private instanceModule(type: string, name: string): Payment | Notification {

@@ -71,5 +71,39 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX services_customer ON services(customer_uuid);
     `,
   },
+  {
+    version: 4,
+    name: 'web-users',
+    // The web host: admin roles (permission keys, `*` = every key), admin users (scrypt password hashes), customers'
+    // session version (bumped on password change / logout everywhere) and the web secrets (sealed with the SecretBox).
+    up: `
+      CREATE TABLE admin_roles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        permissions TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      INSERT INTO admin_roles (name, permissions, created_at, updated_at)
+        VALUES ('Administrator', '["*"]', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+      CREATE TABLE admin_users (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        name TEXT NOT NULL DEFAULT '',
+        password_hash TEXT NOT NULL,
+        role_id INTEGER NOT NULL REFERENCES admin_roles(id),
+        session_version INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_login_at TEXT
+      );
+      ALTER TABLE customers ADD COLUMN session_version INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE web_secrets (
+        name TEXT PRIMARY KEY,
+        value_sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
   ORDERS_INVOICES_MIGRATION,
 ];

@@ -1,0 +1,101 @@
+// Admin roles: named sets of permission keys (`<Type>-<ModuleName>-<action>`, `*` = every key) and the catalogue of
+// keys an admin can grant: the platform's own plus every loaded module's adminPermissions().
+import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
+import { permissionEntrySchema, type PermissionEntry } from '../../contract/plugin.ts';
+import type { Module } from '../../contract/module.ts';
+import { HttpError } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+
+/** Every key at once (the Administrator role). */
+export const ALL_PERMISSIONS = '*';
+
+/** The platform's own permission keys, in the spec's `<Type>-<ModuleName>-<action>` form under `Platform-Core`. */
+export const PLATFORM_PERMISSIONS: readonly PermissionEntry[] = [
+  { name: 'Dashboard', key: 'Platform-Core-dashboard', description: 'See the dashboard: services by status, failed tasks, panel health' },
+  { name: 'Products', key: 'Platform-Core-products', description: 'List, create and edit products' },
+  { name: 'Services', key: 'Platform-Core-services', description: 'List services and read their details, task history and module log' },
+  { name: 'Service actions', key: 'Platform-Core-service_actions', description: 'Create services and run create, suspend, unsuspend, termination and change_package' },
+  { name: 'Panels', key: 'Platform-Core-panels', description: 'Add panels and see their health' },
+  { name: 'Modules', key: 'Platform-Core-modules', description: 'Activate, deactivate and update modules' },
+  { name: 'Tasks', key: 'Platform-Core-tasks', description: 'See failed and stuck tasks and retry them' },
+  { name: 'Customers', key: 'Platform-Core-customers', description: 'Create customers and assign services to them' },
+  { name: 'Admins and roles', key: 'Platform-Core-admins', description: 'Manage admin users and edit roles' },
+];
+
+export const PERMISSION = Object.fromEntries(PLATFORM_PERMISSIONS.map((p) => [p.key.slice('Platform-Core-'.length), p.key])) as Record<
+  'dashboard' | 'products' | 'services' | 'service_actions' | 'panels' | 'modules' | 'tasks' | 'customers' | 'admins',
+  string
+>;
+
+export interface Role {
+  id: number;
+  name: string;
+  permissions: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+interface RoleRow extends Omit<Role, 'permissions'> {
+  permissions: string;
+}
+
+/** The permission entries a module declares (any module with an `adminPermissions()` method; Plugins always). */
+export function modulePermissions(module: Module): PermissionEntry[] {
+  const fn = (module as unknown as { adminPermissions?: () => unknown }).adminPermissions;
+  if (typeof fn !== 'function') return [];
+  const list = fn.call(module);
+  return Array.isArray(list) ? list.flatMap((entry) => (permissionEntrySchema.safeParse(entry).success ? [entry as PermissionEntry] : [])) : [];
+}
+
+/** True when a role holding `permissions` has `key`. */
+export function grants(permissions: readonly string[], key: string): boolean {
+  return permissions.includes(ALL_PERMISSIONS) || permissions.includes(key);
+}
+
+/** Repository of `admin_roles`. */
+export class RoleRepository {
+  constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
+
+  list(): Role[] {
+    return (this.db.prepare('SELECT * FROM admin_roles ORDER BY id').all() as RoleRow[]).map(toRole);
+  }
+
+  get(id: number): Role | null {
+    const row = this.db.prepare('SELECT * FROM admin_roles WHERE id = ?').get(id) as RoleRow | undefined;
+    return row ? toRole(row) : null;
+  }
+
+  findByName(name: string): Role | null {
+    const row = this.db.prepare('SELECT * FROM admin_roles WHERE name = ?').get(name) as RoleRow | undefined;
+    return row ? toRole(row) : null;
+  }
+
+  /** Creates a role; 422 when the name is taken or empty. */
+  create(name: string, permissions: readonly string[]): Role {
+    const clean = name.trim();
+    if (!clean || clean.length > 64) throw new HttpError(422, 'role name must be 1-64 characters');
+    if (this.findByName(clean)) throw new HttpError(422, `a role named ${clean} exists`);
+    const now = this.clock.now().toISOString();
+    const id = this.db
+      .prepare('INSERT INTO admin_roles (name, permissions, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run(clean, JSON.stringify(unique(permissions)), now, now).lastInsertRowid;
+    return this.get(Number(id))!;
+  }
+
+  /** Replaces a role's keys; 404 when it does not exist. */
+  setPermissions(id: number, permissions: readonly string[]): Role {
+    const changed = this.db
+      .prepare('UPDATE admin_roles SET permissions = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(unique(permissions)), this.clock.now().toISOString(), id).changes;
+    if (!changed) throw new HttpError(404, `role not found: ${id}`);
+    return this.get(id)!;
+  }
+}
+
+function unique(keys: readonly string[]): string[] {
+  return [...new Set(keys.filter((k) => typeof k === 'string' && k.length > 0 && k.length <= 200))].sort();
+}
+
+function toRole(row: RoleRow): Role {
+  return { ...row, permissions: JSON.parse(row.permissions) as string[] };
+}

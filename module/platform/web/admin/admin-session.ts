@@ -1,0 +1,62 @@
+// Admin authentication of the web host: the signed session cookie (or an admin bearer token for API clients) sets
+// `request.admin`; pages without a session redirect to the login page, JSON clients get 401.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, INSUFFICIENT_PERMISSIONS, SESSION_REQUIRED, UNAUTHORIZED } from '../../errors.ts';
+import type { AdminPrincipal } from '../../services/admin-users.ts';
+import { ALL_PERMISSIONS } from '../../services/roles.ts';
+import { wantsHtml } from '../render.ts';
+import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
+
+/** The principal of an admin bearer token: API tokens carry every permission. */
+function tokenPrincipal(id: number): AdminPrincipal {
+  const now = new Date(0).toISOString();
+  return {
+    id: -id, email: `token #${id}`, name: 'API token', role_id: 0, session_version: 0, created_at: now, updated_at: now, last_login_at: null,
+    role: { id: 0, name: 'API token', permissions: [ALL_PERMISSIONS], created_at: now, updated_at: now },
+    hasPermission: () => true,
+  };
+}
+
+/** Sets the admin session cookie (path /admin, HttpOnly, SameSite=Strict). */
+export function setAdminCookie(deps: WebDeps, reply: FastifyReply, value: string): void {
+  void reply.setCookie(ADMIN_COOKIE, value, { path: '/admin', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
+}
+
+/** Resolves the request's admin (session cookie, rotated when due; or bearer token), without refusing anything. */
+export function identifyAdmin(deps: WebDeps, request: FastifyRequest, reply: FastifyReply): void {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const id = match ? deps.platform.tokens.verify(match[1]) : null;
+    if (id !== null) {
+      request.admin = tokenPrincipal(id);
+      request.viaToken = true;
+    }
+    return;
+  }
+  const session = deps.codec.read(request.cookies[ADMIN_COOKIE], 'admin');
+  if (!session) return;
+  const principal = deps.admins.principal(Number(session.claims.s));
+  if (!principal || principal.session_version !== session.claims.v) return;
+  request.admin = principal;
+  if (session.renewed) setAdminCookie(deps, reply, session.renewed);
+}
+
+/** onRequest hook of the admin pages: no admin → redirect to the login page (pages) or 401 (JSON clients). */
+export function requireAdmin(deps: WebDeps, app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    identifyAdmin(deps, request, reply);
+    if (request.admin) return;
+    if (request.headers.authorization) throw new HttpError(401, UNAUTHORIZED);
+    if (request.method === 'GET' && wantsHtml(request)) {
+      const next = encodeURIComponent(request.url.slice(0, 500));
+      return reply.redirect(`/admin/login?next=${next}`, 303);
+    }
+    throw new HttpError(401, request.cookies[ADMIN_COOKIE] ? SESSION_REQUIRED : UNAUTHORIZED);
+  });
+}
+
+/** The spec's `hasPermission(key)`: throws 403 `Insufficient permissions` when the request's admin lacks `key`. */
+export function hasPermission(request: FastifyRequest, key: string): void {
+  if (!request.admin?.hasPermission(key)) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
+}

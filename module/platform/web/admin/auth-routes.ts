@@ -1,0 +1,42 @@
+// Admin login and logout pages: a correct e-mail and password issue the signed session cookie; logout clears it.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { LOGIN_FAILED } from '../../errors.ts';
+import { flash } from '../render.ts';
+import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
+import { identifyAdmin, setAdminCookie } from './admin-session.ts';
+
+const LoginSchema = z.object({ email: z.string().max(200).default(''), password: z.string().max(1000).default(''), next: z.string().max(600).optional() });
+
+/** Only a local admin path is followed after login (never another origin). */
+export function safeNext(next: string | undefined, fallback: string): string {
+  return next && /^\/(admin|client)(\/|$|\?)/.test(next) && !next.startsWith('//') ? next : fallback;
+}
+
+/** `GET/POST /admin/login`, `POST /admin/logout` (registered outside the admin guard). */
+export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
+  app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
+    identifyAdmin(deps, request, reply);
+    if (request.admin && !request.viaToken) return reply.redirect(safeNext(request.query.next, '/admin'), 303);
+    return reply.type('text/html; charset=utf-8').view('admin/login.hbs', { title: 'Admin login', csrf: reply.generateCsrf(), next: request.query.next ?? '' }, { layout: 'layouts/plain.hbs' });
+  });
+
+  app.post('/login', async (request, reply) => {
+    const form = LoginSchema.parse(request.body ?? {});
+    const admin = await deps.admins.authenticate(form.email, form.password);
+    if (!admin) {
+      request.log.warn({ security: true, event: 'admin_login_failed' }, 'admin login refused');
+      return reply.code(401).type('text/html; charset=utf-8').view('admin/login.hbs', {
+        title: 'Admin login', csrf: reply.generateCsrf(), next: form.next ?? '', email: form.email, error: LOGIN_FAILED,
+      }, { layout: 'layouts/plain.hbs' });
+    }
+    setAdminCookie(deps, reply, deps.codec.issue('admin', String(admin.id), admin.session_version));
+    return reply.redirect(safeNext(form.next, '/admin'), 303);
+  });
+
+  app.post('/logout', async (_request, reply) => {
+    void reply.clearCookie(ADMIN_COOKIE, { path: '/admin' });
+    flash(deps, reply, 'You are logged out.');
+    return reply.redirect('/admin/login', 303);
+  });
+}

@@ -1,0 +1,22 @@
+// The platform's admin pages (each file one page family), registered inside the admin guard.
+import type { FastifyInstance } from 'fastify';
+import type { WebDeps } from '../web-deps.ts';
+import { customersPage } from './customers-page.ts';
+import { dashboardPage } from './dashboard-page.ts';
+import { modulesPage } from './modules-page.ts';
+import { panelsPage } from './panels-page.ts';
+import { productsPage } from './products-page.ts';
+import { rolesPage } from './roles-page.ts';
+import { servicesPage } from './services-page.ts';
+import { tasksPage } from './tasks-page.ts';
+
+export function adminPages(deps: WebDeps, app: FastifyInstance): void {
+  dashboardPage(deps, app);
+  productsPage(deps, app);
+  servicesPage(deps, app);
+  customersPage(deps, app);
+  panelsPage(deps, app);
+  modulesPage(deps, app);
+  tasksPage(deps, app);
+  rolesPage(deps, app);
+}

@@ -1,0 +1,25 @@
+// Tasks page: failed tasks and stuck ones (processing longer than their timeout), each with attempts and last error;
+// a failed task can be retried.
+import type { FastifyInstance } from 'fastify';
+import { PERMISSION } from '../../services/roles.ts';
+import { adminPage, flash } from '../render.ts';
+import type { WebDeps } from '../web-deps.ts';
+import { hasPermission } from './admin-session.ts';
+
+export function tasksPage(deps: WebDeps, app: FastifyInstance): void {
+  app.get('/tasks', async (request, reply) => {
+    hasPermission(request, PERMISSION.tasks);
+    const now = deps.platform.clock.now().getTime();
+    const failed = await deps.platform.queue.list({ status: 'failed', limit: 200 });
+    const processing = await deps.platform.queue.list({ status: 'processing', limit: 500 });
+    const stuck = processing.filter((t) => now - Date.parse(t.updatedAt) > t.options.timeout * 1000);
+    return adminPage(deps, request, reply, 'tasks', { title: 'Tasks', failed, stuck }, { platform: 'tasks' });
+  });
+
+  app.post<{ Params: { id: string } }>('/tasks/:id/retry', async (request, reply) => {
+    hasPermission(request, PERMISSION.tasks);
+    const task = await deps.platform.ops.retryTask(request.params.id);
+    flash(deps, reply, `Task ${task.id} queued again.`);
+    return reply.redirect('/admin/tasks', 303);
+  });
+}

@@ -1,0 +1,72 @@
+// Client-area login, logout and password reset (a signed, single-use, one-hour token; the request always answers the
+// same, whether the address is known or not, and the link goes out through the `customer.password_reset` hook).
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { LOGIN_FAILED } from '../../errors.ts';
+import { safeNext } from '../admin/auth-routes.ts';
+import { flash } from '../render.ts';
+import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
+import { identifyCustomer, setCustomerCookie } from './customer-session.ts';
+
+const LoginForm = z.object({ email: z.string().max(200).default(''), password: z.string().max(1000).default(''), next: z.string().max(600).optional() });
+export const RESET_REQUESTED = 'If the address belongs to an account, a link to set a new password is on its way.';
+export const RESET_INVALID = 'This link is invalid, expired or already used. Ask for a new one.';
+
+function plain(reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
+  return reply.code(status).type('text/html; charset=utf-8').view(`client/${page}.hbs`, { ...data, csrf: reply.generateCsrf() }, { layout: 'layouts/plain.hbs' });
+}
+
+export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
+  app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
+    identifyCustomer(deps, request, reply);
+    if (request.customer) return reply.redirect(safeNext(request.query.next, '/client'), 303);
+    return plain(reply, 'login', { title: 'Log in', next: request.query.next ?? '' });
+  });
+
+  app.post('/login', async (request, reply) => {
+    const form = LoginForm.parse(request.body ?? {});
+    const found = await deps.customers.authenticate(form.email, form.password);
+    if (!found) {
+      request.log.warn({ security: true, event: 'customer_login_failed' }, 'customer login refused');
+      return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
+    }
+    setCustomerCookie(deps, reply, deps.codec.issue('customer', found.customer.uuid, found.version));
+    return reply.redirect(safeNext(form.next, '/client'), 303);
+  });
+
+  app.post('/logout', async (_request, reply) => {
+    void reply.clearCookie(CUSTOMER_COOKIE, { path: '/client' });
+    return reply.redirect('/client/login', 303);
+  });
+
+  app.get('/password/forgot', async (_request, reply) => plain(reply, 'forgot', { title: 'Forgot password' }));
+
+  app.post('/password/forgot', async (request, reply) => {
+    const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').slice(0, 200);
+    const made = deps.customers.resetToken(email);
+    if (made) {
+      await deps.platform.hooks.emit('customer.password_reset', {
+        customer_uuid: made.customer.uuid, service_uuid: null, product_uuid: null, module: null, email: made.customer.email, reset_path: `/client/password/reset?token=${encodeURIComponent(made.token)}`,
+        expires_at: made.expires_at, at: deps.platform.clock.now().toISOString(),
+      });
+    }
+    return plain(reply, 'forgot', { title: 'Forgot password', done: RESET_REQUESTED });
+  });
+
+  app.get<{ Querystring: { token?: string } }>('/password/reset', async (request, reply) => {
+    const token = request.query.token ?? '';
+    if (!deps.customers.checkResetToken(token)) return plain(reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    return plain(reply, 'reset', { title: 'Set a new password', token });
+  });
+
+  app.post('/password/reset', async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const token = String(body.token ?? '');
+    const password = String(body.password ?? '');
+    if (!deps.customers.checkResetToken(token)) return plain(reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    if (password.length < 8) return plain(reply, 'reset', { title: 'Set a new password', token, error: 'The password needs at least 8 characters.' }, 422);
+    await deps.customers.resetPassword(token, password);
+    flash(deps, reply, 'Your password is set. Log in with it.');
+    return reply.redirect('/client/login', 303);
+  });
+}

@@ -1,0 +1,106 @@
+// Customer accounts of the client area: login, admin-made accounts, password reset by a signed token (single use:
+// it is bound to the current password hash), the session version that logs a customer out everywhere.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import { HttpError } from '../../errors.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../services/passwords.ts';
+import type { Db } from '../../store/db.ts';
+import { CustomerRepository, type Customer } from '../../store/repositories/customers.ts';
+import type { SessionCodec } from '../session.ts';
+
+/** A logged-in customer. */
+export interface CustomerSession {
+  uuid: string;
+  email: string;
+  name: string;
+}
+
+/** How long a password reset link works. */
+export const RESET_TTL_MS = 60 * 60_000;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+interface ResetClaims {
+  c: string;
+  exp: number;
+  /** Fingerprint of the password hash the token was made for: a changed password voids it. */
+  f: string;
+}
+
+export class CustomerAccounts {
+  readonly repo: CustomerRepository;
+
+  constructor(private readonly db: Db, private readonly codec: SessionCodec, private readonly clock: Clock) {
+    this.repo = new CustomerRepository(db, clock);
+  }
+
+  /** Creates a customer with a password; 422 for a bad address, a short password or a taken address. */
+  async create(input: { email: string; name?: string; password: string }): Promise<Customer> {
+    const email = input.email.trim();
+    if (!EMAIL.test(email) || email.length > 200) throw new HttpError(422, 'a valid e-mail address is required');
+    if (input.password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+    if (this.repo.findByEmail(email)) throw new HttpError(422, `a customer with the address ${email} exists`);
+    return this.repo.create({ email, name: input.name?.trim() ?? '', password_hash: await hashPassword(input.password) });
+  }
+
+  /** The customer when address and password match. */
+  async authenticate(email: string, password: string): Promise<{ customer: CustomerSession; version: number } | null> {
+    const row = this.repo.findByEmail(email.trim());
+    const ok = await verifyPassword(password, row?.password_hash);
+    if (!ok || !row) return null;
+    return { customer: { uuid: row.uuid, email: row.email, name: row.name }, version: this.version(row.uuid) ?? 0 };
+  }
+
+  /** The customer of a session cookie whose version is still current, else null. */
+  session(uuid: string, version: number): CustomerSession | null {
+    const row = this.db.prepare('SELECT uuid, email, name, session_version FROM customers WHERE uuid = ?').get(uuid) as
+      | (CustomerSession & { session_version: number })
+      | undefined;
+    if (!row || row.session_version !== version) return null;
+    return { uuid: row.uuid, email: row.email, name: row.name };
+  }
+
+  version(uuid: string): number | null {
+    const row = this.db.prepare('SELECT session_version FROM customers WHERE uuid = ?').get(uuid) as { session_version: number } | undefined;
+    return row ? row.session_version : null;
+  }
+
+  /** Sets a new password and ends every session of the customer. */
+  async setPassword(uuid: string, password: string): Promise<void> {
+    if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+    const hash = await hashPassword(password);
+    this.db
+      .prepare('UPDATE customers SET password_hash = ?, session_version = session_version + 1, updated_at = ? WHERE uuid = ?')
+      .run(hash, this.clock.now().toISOString(), uuid);
+  }
+
+  /** A reset token for the customer of `email` (null when unknown), valid RESET_TTL_MS and until the password changes. */
+  resetToken(email: string): { token: string; customer: Customer; expires_at: string } | null {
+    const row = this.repo.findByEmail(email.trim());
+    if (!row) return null;
+    const exp = this.clock.now().getTime() + RESET_TTL_MS;
+    const token = this.codec.sign('password-reset', { c: row.uuid, exp, f: fingerprint(row.password_hash) } satisfies ResetClaims);
+    const { password_hash: _hidden, ...customer } = row;
+    return { token, customer, expires_at: new Date(exp).toISOString() };
+  }
+
+  /** The customer uuid a reset token is good for right now, else null (bad MAC, expired, already used). */
+  checkResetToken(token: string): string | null {
+    const claims = this.codec.verify<ResetClaims>('password-reset', token);
+    if (!claims || typeof claims.c !== 'string' || typeof claims.exp !== 'number') return null;
+    if (claims.exp <= this.clock.now().getTime()) return null;
+    const row = this.repo.get(claims.c);
+    return row && fingerprint(row.password_hash) === claims.f ? row.uuid : null;
+  }
+
+  /** Uses a reset token: sets the password (which voids the token) and answers the customer uuid, or null. */
+  async resetPassword(token: string, password: string): Promise<string | null> {
+    const uuid = this.checkResetToken(token);
+    if (!uuid) return null;
+    await this.setPassword(uuid, password);
+    return uuid;
+  }
+}
+
+function fingerprint(hash: string | null): string {
+  return createHash('sha256').update(hash ?? 'no-password').digest('base64url').slice(0, 22);
+}

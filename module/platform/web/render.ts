@@ -1,0 +1,65 @@
+// Page rendering of the web host: a page template inside the admin or client layout, with the CSRF token, the sidebar
+// and a one-shot notice; notices travel in a signed short-lived cookie across the redirect after a POST.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Module } from '../../contract/module.ts';
+import { buildSidebar, type CurrentPage } from './admin/sidebar.ts';
+import type { WebDeps } from './web-deps.ts';
+
+const FLASH_COOKIE = 'vh_flash';
+
+/** The loaded modules (for the sidebar), each as a plain instance. */
+export function loadedModules(deps: WebDeps): Array<{ type: string; name: string; instance: Module }> {
+  return deps.platform.modules.mounted().map(({ type, name }) => ({ type, name, instance: deps.platform.modules.instance(type, name) }));
+}
+
+/** Sets a notice (or an error notice) shown once on the next page. */
+export function flash(deps: WebDeps, reply: FastifyReply, message: string, kind: 'ok' | 'error' = 'ok'): void {
+  void reply.setCookie(FLASH_COOKIE, deps.codec.sign('flash', { m: message.slice(0, 500), k: kind }), {
+    path: '/', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies, maxAge: 60,
+  });
+}
+
+function takeFlash(deps: WebDeps, request: FastifyRequest, reply: FastifyReply): { message: string; kind: string } | null {
+  const raw = request.cookies[FLASH_COOKIE];
+  if (!raw) return null;
+  void reply.clearCookie(FLASH_COOKIE, { path: '/' });
+  const data = deps.codec.verify<{ m: string; k: string }>('flash', raw);
+  return data ? { message: data.m, kind: data.k } : null;
+}
+
+/** Renders `admin/<page>.hbs` inside the admin layout with the admin's sidebar; `current` marks the active entry. */
+export async function adminPage(
+  deps: WebDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  data: Record<string, unknown>,
+  current: CurrentPage,
+  status = 200,
+): Promise<FastifyReply> {
+  const admin = request.admin;
+  const can = (key: string) => admin?.hasPermission(key) ?? false;
+  const sidebar = admin ? buildSidebar(loadedModules(deps), can, current) : [];
+  return reply.code(status).type('text/html; charset=utf-8').view(`admin/${page}.hbs`, {
+    ...data,
+    csrf: reply.generateCsrf(),
+    flash: takeFlash(deps, request, reply),
+    me: admin ? { email: admin.email, name: admin.name, role: admin.role.name } : null,
+    sidebar,
+  }, { layout: 'layouts/admin.hbs' });
+}
+
+/** Renders `client/<page>.hbs` inside the client-area layout. */
+export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
+  return reply.code(status).type('text/html; charset=utf-8').view(`client/${page}.hbs`, {
+    ...data,
+    csrf: reply.generateCsrf(),
+    flash: takeFlash(deps, request, reply),
+    me: request.customer,
+  }, { layout: 'layouts/client.hbs' });
+}
+
+/** True when the client wants a page (a browser), false for JSON clients. */
+export function wantsHtml(request: FastifyRequest): boolean {
+  return String(request.headers.accept ?? '').includes('text/html');
+}

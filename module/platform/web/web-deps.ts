@@ -1,0 +1,31 @@
+// What the web host's routes share: the platform, admin users and roles, customer accounts, the session codec.
+import type { Platform } from '../platform.ts';
+import type { AdminPrincipal, AdminUsers } from '../services/admin-users.ts';
+import type { RoleRepository } from '../services/roles.ts';
+import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
+import type { SessionCodec } from './session.ts';
+
+export interface WebDeps {
+  platform: Platform;
+  admins: AdminUsers;
+  roles: RoleRepository;
+  customers: CustomerAccounts;
+  codec: SessionCodec;
+  /** Cookies get the Secure flag (behind TLS). */
+  secureCookies: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The admin of the request's session (or the full-access principal of an admin bearer token); null when none. */
+    admin: AdminPrincipal | null;
+    /** True when an admin bearer token (not a browser session) authenticated the request: no CSRF check applies. */
+    viaToken: boolean;
+    /** The customer of the request's client-area session; null when none. */
+    customer: CustomerSession | null;
+  }
+}
+
+/** Cookie names: admin and customer sessions are separate and scoped to their paths. */
+export const ADMIN_COOKIE = 'vh_admin';
+export const CUSTOMER_COOKIE = 'vh_client';

@@ -1,0 +1,108 @@
+// The platform's web host: cookies, form bodies, handlebars views (views/platform), local assets, CSRF on every
+// unsafe request of a browser session, security headers, the admin pages under /admin and the client area under
+// /client. Registered by buildPlatformApp.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import fastifyView from '@fastify/view';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_VIEWS_DIR } from '../../contract/view.ts';
+import { CSRF_REFUSED, errorHandler, HttpError } from '../errors.ts';
+import type { Platform } from '../platform.ts';
+import { AdminUsers } from '../services/admin-users.ts';
+import { RoleRepository } from '../services/roles.ts';
+import { adminAuthRoutes } from './admin/auth-routes.ts';
+import { adminPages } from './admin/pages.ts';
+import { requireAdmin } from './admin/admin-session.ts';
+import { moduleAdminRoutes } from './admin/module-routes.ts';
+import { clientRoutes } from './client/client-routes.ts';
+import { CustomerAccounts } from './client/customer-accounts.ts';
+import { createViewEngine } from './view-engine.ts';
+import { addSecurityHeaders } from './security-headers.ts';
+import { DEFAULT_SESSION_POLICY, SessionCodec, type SessionPolicy } from './session.ts';
+import { wantsHtml } from './render.ts';
+import { webSecret } from './web-secrets.ts';
+import type { WebDeps } from './web-deps.ts';
+
+export const ASSETS_DIR = fileURLToPath(new URL('./assets', import.meta.url));
+
+export interface WebHostOptions {
+  /** Session idle / absolute / rotation times (defaults: 30 min, 12 h, 5 min). */
+  sessionPolicy?: Partial<SessionPolicy>;
+  /** Cookies with the Secure flag and HSTS (set when served over TLS). */
+  secureCookies?: boolean;
+  /** The `views/` root (default: the repository's). */
+  viewsDir?: string;
+}
+
+/** Builds the web host's services over the platform (admin users, roles, customers, session codec). */
+export function createWebDeps(platform: Platform, opts: WebHostOptions = {}): WebDeps {
+  const codec = new SessionCodec(webSecret(platform.db, platform.box, platform.clock, 'session'), platform.clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
+  const roles = new RoleRepository(platform.db, platform.clock);
+  return {
+    platform, codec, roles,
+    admins: new AdminUsers(platform.db, roles, platform.clock),
+    customers: new CustomerAccounts(platform.db, codec, platform.clock),
+    secureCookies: opts.secureCookies ?? false,
+  };
+}
+
+function isCsrfError(error: unknown): boolean {
+  return typeof (error as FastifyError).code === 'string' && (error as FastifyError).code.startsWith('FST_CSRF_');
+}
+
+/** The web scopes' error answers: an error page for browsers, `{error}` JSON otherwise; CSRF refusals get their text. */
+function webErrorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const mapped = isCsrfError(error) ? new HttpError(403, CSRF_REFUSED) : error;
+  if (!wantsHtml(request)) return errorHandler(mapped, request, reply);
+  const status = mapped instanceof HttpError ? mapped.statusCode : ((mapped as FastifyError).statusCode ?? 500);
+  if (status >= 500) request.log.error({ err: error }, 'unexpected error');
+  const message = status >= 500 ? 'Something went wrong; the error was logged.' : mapped.message;
+  void reply.code(status).type('text/html; charset=utf-8').view('error.hbs', { status, message, title: `Error ${status}` }, { layout: 'layouts/plain.hbs' });
+}
+
+/** Registers the web host on `app`; resolves to its services (tests and the demo create users through them). */
+export async function registerWebHost(app: FastifyInstance, platform: Platform, opts: WebHostOptions = {}): Promise<WebDeps> {
+  const deps = createWebDeps(platform, opts);
+  await app.register(async (web) => {
+    web.decorateRequest('admin', null);
+    web.decorateRequest('viaToken', false);
+    web.decorateRequest('customer', null);
+    await web.register(fastifyCookie, { secret: webSecret(platform.db, platform.box, platform.clock, 'cookie') });
+    await web.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+    await web.register(fastifyCsrf, {
+      sessionPlugin: '@fastify/cookie',
+      cookieKey: 'vh_csrf',
+      cookieOpts: { path: '/', signed: true, httpOnly: true, sameSite: 'strict', secure: deps.secureCookies },
+      getToken: (request) => ((request.body as Record<string, unknown> | undefined)?._csrf as string | undefined) ?? (request.headers['x-csrf-token'] as string | undefined),
+    });
+    await web.register(fastifyView, {
+      engine: { handlebars: createViewEngine() },
+      root: join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform'),
+      production: true,
+      options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs' } },
+    });
+    await web.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', decorateReply: false, maxAge: 3_600_000 });
+    addSecurityHeaders(web, deps.secureCookies);
+    web.setErrorHandler(webErrorHandler);
+    // CSRF: every unsafe request of a browser (cookie) session; bearer-token API clients carry no cookies to forge.
+    web.addHook('preHandler', (request, reply, done) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || request.viaToken) return done();
+      web.csrfProtection(request, reply, done);
+    });
+    await web.register(async (open) => {
+      adminAuthRoutes(deps, open);
+    }, { prefix: '/admin' });
+    await web.register(async (admin) => {
+      requireAdmin(deps, admin);
+      adminPages(deps, admin);
+      moduleAdminRoutes(deps, admin);
+    }, { prefix: '/admin' });
+    await web.register(async (client) => clientRoutes(deps, client), { prefix: '/client' });
+    web.get('/', async (_request, reply) => reply.redirect('/client', 302));
+  });
+  return deps;
+}
