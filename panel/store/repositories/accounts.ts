@@ -1,5 +1,6 @@
 // Prepared-statement access to `accounts`; every lookup a request makes is an indexed one (no scans per change).
 import type { Statement } from 'better-sqlite3';
+import { AccountListingRows } from './account-listing-rows.ts';
 import type { Db } from '../db.ts';
 
 /** One stored account; `password` and `private_key` are sealed. */
@@ -295,6 +296,14 @@ export class AccountsRepository {
   forgetCached(): void {
     this.byNameCache.clear();
     this.changed(null);
+  }
+
+  private listingReadsOnce?: AccountListingRows;
+
+  /** The listing reads (ids in order, rows by id) on this repository's connection, prepared once. */
+  listingReads(): AccountListingRows {
+    this.listingReadsOnce ??= new AccountListingRows(this.db);
+    return this.listingReadsOnce;
   }
 
   /**
