@@ -30,7 +30,14 @@ export const config = {
       },
     },
     Plugin: {},
-    Payment: {},
+    Payment: {
+      Stripe: {
+        enabled: true,
+        version: '1.0.0',
+        /** Public base URL of the platform: the settings page shows `<public_url>/webhooks/payment/<gateway_uuid>`. */
+        public_url: 'http://127.0.0.1:8090',
+      },
+    },
     Notification: {
       /** E-mail through an SMTP channel (module_instances, settings sealed); without a channel the e-mails are logged. */
       Smtp: {

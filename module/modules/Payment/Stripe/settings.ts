@@ -1,0 +1,43 @@
+// The Stripe gateway's settings (module_data): sealed secret key and webhook signing secret, optional API base URL
+// (a local double in tests and the demo), checked and normalized by getModuleData.
+import { z } from 'zod';
+
+/** The events this module handles; enable exactly these on the Stripe webhook endpoint. */
+export const STRIPE_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed'] as const;
+
+/** Signature tolerance: a `Stripe-Signature` timestamp older than this is refused. */
+export const SIGNATURE_TOLERANCE_S = 300;
+
+export const StripeSettingsSchema = z.object({
+  /** `sk_test_…` / `sk_live_…` (or a restricted `rk_…` key with PaymentIntents, Checkout and Refunds write). */
+  secret_key: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{4,}$/, 'secret_key must be a Stripe secret key (sk_test_… or sk_live_…)'),
+  /** The endpoint's signing secret `whsec_…`. */
+  webhook_secret: z.string().regex(/^whsec_[A-Za-z0-9+/=_-]{8,}$/, 'webhook_secret must be the endpoint signing secret (whsec_…)'),
+  /** Stripe's API by default; `http(s)://host:port` of a local double for tests and the demo. */
+  api_base: z.url({ protocol: /^https?$/ }).optional(),
+  /** Statement/product name shown on the Checkout page. */
+  product_name: z.string().min(1).max(100).optional(),
+  sandbox: z.boolean().optional(),
+});
+
+export type StripeSettings = z.infer<typeof StripeSettingsSchema>;
+
+/** An error the platform answers with 422 and this text. */
+export class StripeSettingsError extends Error {
+  readonly statusCode = 422;
+}
+
+/** Checks the module_data (after the base sanitizer); throws StripeSettingsError naming the first bad field. */
+export function parseSettings(data: Record<string, unknown>): StripeSettings {
+  const parsed = StripeSettingsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StripeSettingsError(`${issue.path.join('.') || 'module_data'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** `test` for sk_test_/rk_test_ keys, else `live`. */
+export function keyMode(secretKey: string): 'test' | 'live' {
+  return /^(sk|rk)_test_/.test(secretKey) ? 'test' : 'live';
+}

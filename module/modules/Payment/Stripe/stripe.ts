@@ -1,0 +1,153 @@
+// The Stripe Payment module: Checkout Sessions for invoices (minor units, idempotency key = invoice uuid), signed
+// webhooks verified with the library (300 s tolerance, platform clock) before anything else, PaymentIntent events
+// recorded once through the platform ledger, refunds through Stripe's Refunds API.
+import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
+import { Payment, type Invoice, type PaymentLedger, type WebhookPayload } from '../../../contract/payment.ts';
+import { currencyExponent, formatMinor } from '../../../platform/services/billing/money.ts';
+import { stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
+import { failureOf, paymentOf } from './events.ts';
+import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
+
+export const NO_LEDGER = 'the platform ledger is not available in this process';
+export const NOT_THIS_GATEWAY = (uuid: string) => `transaction ${uuid} was not paid through this gateway`;
+const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8090';
+
+export class Stripe extends Payment {
+  static override version = '1.0.0';
+
+  #client: StripeClient | null = null;
+
+  /** Sanitizes and checks the gateway settings (secret key, webhook signing secret, optional API base URL). */
+  override getModuleData(data: Record<string, unknown> = {}): Record<string, unknown> {
+    const clean = super.getModuleData(data);
+    const settings = parseSettings(clean);
+    this.module_data = { ...settings };
+    return this.module_data;
+  }
+
+  /** The settings page: the generated `webhook_url` of this gateway, the events to enable, the key's mode. */
+  override getSettingsPage(data: Record<string, unknown> = {}): string {
+    const base = String(data.base_url ?? this.config<string>('public_url') ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
+    const secret = typeof this.module_data.secret_key === 'string' ? this.module_data.secret_key : '';
+    return this.view('settings', {
+      webhook_url: `${base}/webhooks/payment/${this.payment_gateway_uuid ?? ''}`,
+      events: STRIPE_EVENTS,
+      mode: secret ? keyMode(secret) : null,
+      api_base: this.module_data.api_base ?? null,
+      has_webhook_secret: typeof this.module_data.webhook_secret === 'string',
+    });
+  }
+
+  /**
+   * Creates (or, for the same invoice, gets back: idempotency key = invoice uuid) a Checkout Session for the amount due
+   * in the currency's minor unit, the invoice in the metadata of the session and of its PaymentIntent; renders the
+   * link to Stripe's payment page (no JavaScript needed).
+   */
+  override async getClientAreaHtml(data: { invoice: Invoice; [key: string]: unknown }): Promise<string> {
+    const { invoice } = data;
+    const minor = Math.round(invoice.dueAmount() * 10 ** currencyExponent(invoice.currency));
+    const shown = { number: invoice.number, amount: formatMinor(minor, invoice.currency), currency: invoice.currency };
+    if (minor <= 0) return this.view('client_area.checkout', { ...shown, nothing_due: true });
+    const settings = this.settings();
+    const metadata = { invoice_uuid: invoice.uuid, invoice_number: invoice.number, gateway_uuid: this.payment_gateway_uuid ?? '' };
+    const customer = data.customer as { email?: string } | null | undefined;
+    try {
+      const session = await this.client().checkout.sessions.create(
+        {
+          mode: 'payment',
+          line_items: [{
+            quantity: 1,
+            price_data: { currency: invoice.currency.toLowerCase(), unit_amount: minor, product_data: { name: `${settings.product_name ?? 'Invoice'} ${invoice.number}` } },
+          }],
+          success_url: String(data.return_url ?? ''),
+          cancel_url: String(data.cancel_url ?? ''),
+          client_reference_id: invoice.uuid,
+          ...(customer?.email ? { customer_email: customer.email } : {}),
+          metadata,
+          payment_intent_data: { metadata },
+        },
+        { idempotencyKey: invoice.uuid },
+      );
+      this.logInfo('getClientAreaHtml', { invoice_uuid: invoice.uuid, amount_minor: minor, currency: invoice.currency }, { session: session.id });
+      return this.view('client_area.checkout', { ...shown, url: session.url, test_mode: keyMode(settings.secret_key) === 'test' });
+    } catch (error) {
+      this.logError('getClientAreaHtml', { invoice_uuid: invoice.uuid }, error);
+      return this.view('client_area.checkout', { ...shown, error: 'The payment page could not be opened. Please try again later.' });
+    }
+  }
+
+  /** `Stripe-Signature` over the exact raw body, with the webhook signing secret, at most 300 s old (platform clock). */
+  protected override verifyWebhook(request: ModuleRequest): boolean {
+    const header = request.headers['stripe-signature'];
+    const raw = request.rawBody;
+    const secret = this.module_data.webhook_secret;
+    if (typeof header !== 'string' || raw === undefined || raw.length === 0 || typeof secret !== 'string' || !secret) return false;
+    stripeWebhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_S, undefined, this.ctx.clock.now().getTime());
+    return true;
+  }
+
+  /** Records the PaymentIntent against its invoice (once per event id); a mismatch is recorded as a failure. */
+  override async onPaymentSuccess(payload: WebhookPayload): Promise<ModuleResponse> {
+    const payment = paymentOf(payload, { name: this.module_name, uuid: this.payment_gateway_uuid ?? '' });
+    if (!payment.event_id) return { status: 400, body: 'event id missing' };
+    const answer = await this.ledger().recordPayment(payment);
+    const request = { event_id: payment.event_id, invoice_uuid: payment.invoice_uuid, amount_minor: payment.amount_minor, currency: payment.currency };
+    if (answer.outcome === 'paid' || answer.outcome === 'duplicate') this.logInfo('onPaymentSuccess', request, answer);
+    else this.logError('onPaymentSuccess', request, answer);
+    return { status: 200, body: { received: true, outcome: answer.outcome } };
+  }
+
+  /** Records the failed attempt (once per event id). */
+  override async onPaymentFailed(payload: WebhookPayload): Promise<ModuleResponse> {
+    const failure = failureOf(payload, { name: this.module_name, uuid: this.payment_gateway_uuid ?? '' });
+    if (!failure.event_id) return { status: 400, body: 'event id missing' };
+    const answer = await this.ledger().recordFailure(failure);
+    this.logInfo('onPaymentFailed', { event_id: failure.event_id, invoice_uuid: failure.invoice_uuid, reason: failure.reason }, answer);
+    return { status: 200, body: { received: true, outcome: answer.outcome } };
+  }
+
+  /**
+   * Refunds `amount` (major units, the payment's currency) of a payment of this gateway through Stripe's Refunds API,
+   * then records it; when Stripe refuses, nothing is recorded and the error is answered.
+   */
+  override async refund(transactionId: string, amount: number): Promise<Record<string, unknown>> {
+    const ledger = this.ledger();
+    const payment = ledger.transaction(transactionId);
+    if (!payment || payment.kind !== 'payment' || payment.gateway_uuid !== this.payment_gateway_uuid || !payment.external_id) {
+      return { status: 'error', message: NOT_THIS_GATEWAY(transactionId) };
+    }
+    const minor = Math.round(amount * 10 ** currencyExponent(payment.currency));
+    let refund;
+    try {
+      refund = await this.client().refunds.create(
+        { payment_intent: payment.external_id, amount: minor, metadata: { transaction_uuid: payment.uuid } },
+        { idempotencyKey: `refund-${payment.uuid}-${payment.refunded_minor}-${minor}` },
+      );
+    } catch (error) {
+      this.logError('refund', { transaction_uuid: payment.uuid, amount_minor: minor }, error);
+      return { status: 'error', message: (error as Error).message };
+    }
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      this.logError('refund', { transaction_uuid: payment.uuid, amount_minor: minor }, { refund: refund.id, status: refund.status });
+      return { status: 'error', message: `Stripe refund ${refund.id} ${refund.status}` };
+    }
+    const recorded = await ledger.recordRefund({ transaction_uuid: payment.uuid, amount_minor: minor, external_id: refund.id });
+    this.logInfo('refund', { transaction_uuid: payment.uuid, amount_minor: minor }, { refund: refund.id, ...recorded });
+    return { status: 'success', stripe_refund: refund.id, ...recorded };
+  }
+
+  private settings(): StripeSettings {
+    return parseSettings(this.module_data);
+  }
+
+  private client(): StripeClient {
+    this.#client ??= stripeClient(this.settings());
+    return this.#client;
+  }
+
+  private ledger(): PaymentLedger {
+    const ledger = this.ctx.billing;
+    if (!ledger) throw new Error(NO_LEDGER);
+    return ledger;
+  }
+}
