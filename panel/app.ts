@@ -17,6 +17,8 @@ import { firewallRoutes } from './routes/firewall.ts';
 import { portForwardRoutes } from './routes/port-forward.ts';
 import { trafficLoggingRoutes } from './routes/traffic-logging.ts';
 import { statisticsRoutes } from './routes/statistics.ts';
+import { otlRoutes } from './routes/otl.ts';
+import { registerOtlPage } from './pages/otl-page.ts';
 import { dnsRoutes } from './routes/dns.ts';
 import { ikev2Routes } from './routes/ikev2.ts';
 import { backupRoutes } from './routes/backups.ts';
@@ -37,6 +39,7 @@ const routes: PanelRoutes[] = [
   firewallRoutes,
   trafficLoggingRoutes,
   statisticsRoutes,
+  otlRoutes,
   dnsRoutes,
   ikev2Routes,
   backupRoutes,
@@ -86,6 +89,8 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   registerBodyParsers(app);
   registerMetrics(app, services, deps);
   registerOpenApi(app, deps.version);
+  // The public one-time-link page lives outside /api/v1: no access-hash hook, no cookie.
+  registerOtlPage(app, services.otl);
   void app.register(
     async (api) => {
       api.addHook('onRequest', accessHashHook(services.accessHashes, deps.trustProxy ?? []));

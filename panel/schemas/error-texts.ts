@@ -184,6 +184,9 @@ export const OWN = {
   NO_EXTERNAL_IP: 'External IP not detected (no default route); pass external_ip',
   /** A server or peer address in a range no tunnel may use (see RESERVED_RANGES in panel/schemas/ip.ts). */
   RESERVED_ADDRESS: 'Address in a reserved range (loopback, unspecified, link-local, multicast, broadcast or IPv4-mapped)',
+  // One-time links (PUT /otl/config*, DELETE /otl/<key>: extensions the spec gives no text for)
+  OTL_WRONG_LIFETIME: 'Wrong lifetime format (whole days 1-365)',
+  OTL_NOT_FOUND: 'One-time link not found',
   // PUT /traffic_logging: formats the spec gives no text for
   TL_WRONG_SYSLOG_SERVER: 'Wrong remote_syslog_server format (IPv4 address)',
   TL_WRONG_SYSLOG_PORT: 'Wrong remote_syslog_server_port format (1-65535)',
@@ -211,6 +214,16 @@ export const OWN = {
 /** `Wrong <flag> format (1 or 0)` for a boolean field given as anything but 1/0/true/false (our own text). */
 export function flagFormatError(name: string): string {
   return `Wrong ${name} format (1 or 0)`;
+}
+
+/** `Wrong <name> format (...)` for a one-time-link page text that is not a string of at most 65536 characters. */
+export function otlTextFormatError(name: string): string {
+  return `Wrong ${name} format (text of at most 65536 characters)`;
+}
+
+/** `Wrong <name> format (...)` for a one-time-link button link that is neither empty nor an absolute URL. */
+export function otlLinkFormatError(name: string): string {
+  return `Wrong ${name} format (empty or an absolute URL; not javascript:, data:, vbscript: or file:)`;
 }
 
 /** Any seed error text. */

@@ -26,6 +26,8 @@ export interface AccountServiceDeps {
   hosts: HostNetworkReader;
   /** Traffic statistics: sampled before a peer leaves its interface, its baseline dropped after (optional). */
   statistics?: { beforePeerLeaves(iface: string): Promise<void>; peerLeft(accountId: number): void };
+  /** One-time links: a disabled account's links are deleted (a deleted account's go by cascade). */
+  otlLinks?: { killForAccount(accountId: number): void };
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -142,6 +144,7 @@ export class AccountService {
         throw refusal(err);
       }
       if (leaves) this.deps.statistics?.peerLeft(after.id);
+      if (after.status !== 'enable') this.deps.otlLinks?.killForAccount(after.id);
       return this.toWire(after);
     });
   }

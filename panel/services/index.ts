@@ -40,6 +40,11 @@ import { TrafficLoggingService } from './traffic-logging/traffic-logging-service
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
+import { OtlLinksRepository } from '../store/repositories/otl-links.ts';
+import { noIkev2Downloads } from './otl/ikev2-downloads.ts';
+import { OtlLinkService } from './otl/otl-links.ts';
+import { OtlService } from './otl/otl-service.ts';
+import { OtlSettingsService } from './otl/otl-settings.ts';
 import { buildIkev2, type Ikev2Services } from './ikev2/ikev2-bundle.ts';
 import { BackupConfigService } from './backups/backup-config.ts';
 import { BackupScheduler } from './backups/backup-scheduler.ts';
@@ -122,6 +127,8 @@ export interface PanelServices {
   statistics: TrafficStatisticsService;
   /** The Prometheus registry (GET /metrics) with typed hooks for other services. */
   metrics: PanelMetrics;
+  /** One-time links: the links, the page settings and the public page's logic. */
+  otl: OtlService;
   /** The DNS resolver (GET/PUT /dns); `dnsAddressesFor(server)` names the DNS handed to that server's peers. */
   dns: DnsService;
   /** IKEv2: PKI, settings, sessions, profiles and the sync that drives the IPsec seam. */
@@ -179,11 +186,28 @@ export function buildServices(deps: PanelDeps): PanelServices {
       return row.id;
     },
   });
+  const otlSettings = new OtlSettingsService(settings, clock);
+  const otlLinks = new OtlLinkService({
+    links: new OtlLinksRepository(deps.db), clock, baseUrl: () => deps.baseUrl, lifetimeDays: () => otlSettings.lifetimeDays(),
+    accountId: (name) => {
+      const row = accountRepo.get(name);
+      if (!row) throw new ApiError(E.ACCOUNT_NOT_FOUND);
+      return row.id;
+    },
+  });
   const servers = new ServerService({
     ...stores, routeProbe, externalInterface: deps.externalInterface, logger: deps.logger, afterChange: () => dns.serversChanged(),
   });
-  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics });
+  const accounts = new AccountService({ ...stores, accountLimit: () => license.accountLimit(), statistics, otlLinks });
   const accountConfig = new AccountConfigService(serverRepo, deps.secretBox, driver, (server) => dns.serverDns(server));
+  const otl = new OtlService(otlLinks, otlSettings, {
+    name: (id) => otlLinks.accountName(id),
+    configText: (id) => {
+      const name = otlLinks.accountName(id);
+      const row = name === null ? undefined : accountRepo.get(name);
+      return row ? accountConfig.configText(row) : null;
+    },
+  }, noIkev2Downloads);
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const ikev2 = buildIkev2({
     db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
@@ -252,6 +276,6 @@ export function buildServices(deps: PanelDeps): PanelServices {
   return {
     trafficLogging, dns,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
-    ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler,
+    ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler, otl,
   };
 }
