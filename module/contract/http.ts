@@ -18,6 +18,8 @@ export interface ModuleRequest {
    * `request.admin.hasPermission('<Type>-<ModuleName>-<action>')` and throw `InsufficientPermissions` (403) when it fails.
    */
   admin?: { email: string; hasPermission(key: string): boolean };
+  /** The session's CSRF token (set by the web host), for the forms a module page renders (`_csrf` field). */
+  csrf?: string;
 }
 
 /** Thrown by a controller whose `hasPermission` check failed: the platform answers 403 `Insufficient permissions`. */
