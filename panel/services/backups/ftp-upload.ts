@@ -30,7 +30,8 @@ export function parseFtpServer(server: string): { host: string; secure: boolean 
 
 /** The real uploader (basic-ftp); each call opens its own connection and closes it. */
 export class BasicFtpUploader implements FtpUploader {
-  constructor(private readonly opts: { timeoutMs?: number; rejectUnauthorized?: boolean } = {}) {}
+  /** `ca`: PEM of extra trusted certificates for FTPS (a server with its own CA); the system store otherwise. */
+  constructor(private readonly opts: { timeoutMs?: number; ca?: string } = {}) {}
 
   private async connect(target: FtpTarget): Promise<Client> {
     const client = new Client(this.opts.timeoutMs ?? 15_000);
@@ -38,7 +39,7 @@ export class BasicFtpUploader implements FtpUploader {
     try {
       await client.access({
         host, port: target.port, user: target.user, password: target.password, secure,
-        secureOptions: { rejectUnauthorized: this.opts.rejectUnauthorized ?? true },
+        secureOptions: this.opts.ca ? { ca: this.opts.ca } : {},
       });
       if (target.path) await client.ensureDir(target.path);
       return client;
