@@ -5,6 +5,7 @@ import type { Clock } from '../../../../panel/shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { clientAssetRoutes } from './client-assets.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
+import { vpnProductAdminPanels } from './panel-health.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
 import { Placement } from './placement.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
@@ -63,6 +64,7 @@ export const vpnProductManifest = defineManifest<VpnProductServices>({
   services,
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
   workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
+  adminPanels: (ext) => vpnProductAdminPanels(ext.panelStore!, ext.panelAdmin!),
   clientRoutes: () => clientAssetRoutes,
   close: (ext) => ext.panels.close(),
 });
