@@ -41,7 +41,7 @@ import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 import { OtlLinksRepository } from '../store/repositories/otl-links.ts';
-import { noIkev2Downloads } from './otl/ikev2-downloads.ts';
+import { ikev2OtlDownloads } from './otl/ikev2-otl-downloads.ts';
 import { OtlLinkService } from './otl/otl-links.ts';
 import { OtlService } from './otl/otl-service.ts';
 import { OtlSettingsService } from './otl/otl-settings.ts';
@@ -207,7 +207,13 @@ export function buildServices(deps: PanelDeps): PanelServices {
       const row = name === null ? undefined : accountRepo.get(name);
       return row ? accountConfig.configText(row) : null;
     },
-  }, noIkev2Downloads);
+  }, ikev2OtlDownloads({
+    // Read lazily: the IKEv2 services are built below.
+    ikev2Row: () => ikev2.repo.get(),
+    account: (name) => accountRepo.get(name),
+    serverOffersIkev2: (id) => serverRepo.getById(id)?.ikev2 === 1,
+    sswan: (name) => ikev2.profiles.sswan(name),
+  }));
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const ikev2 = buildIkev2({
     db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
