@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
+import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
@@ -173,5 +174,28 @@ test('without an SMTP server configured the e-mail is written to the log and rec
   assert.equal(record.status, 'logged');
   const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).find((r) => (r.request as any)?.send_uuid === record.uuid);
   assert.equal((entry?.response as any).text, 'Connect with https://panel.example/otl/abc');
-  assert.ok(env.lines.some((line) => line.includes('Demo mail') && line.includes('otl/abc')), 'the e-mail is in the platform log');
+  const warning = env.lines.map((line) => JSON.parse(line)).find((line) => line.send_uuid === record.uuid && line.level === 40);
+  assert.equal(warning?.text, 'Connect with https://panel.example/otl/abc', 'the e-mail is in the platform log at warn (shown at the demo level)');
+  assert.equal(warning?.subject, 'Demo mail');
+});
+
+test('GET /api/admin/smtp/sends lists the recorded sends (no bodies) behind an admin token', async () => {
+  const app = await buildPlatformApp({ platform: env.platform });
+  try {
+    const token = env.platform.tokens.create('smtp test').token;
+    assert.equal((await app.inject({ method: 'GET', url: '/api/admin/smtp/sends' })).statusCode, 401);
+    const res = await app.inject({ method: 'GET', url: '/api/admin/smtp/sends?limit=500', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.statusCode, 200);
+    const sends = res.json().sends as any[];
+    assert.deepEqual(sends.map((s) => [s.recipient, s.status]), [
+      ['demo@customer.example', 'logged'], ['gina@customer.example', 'failed'], ['frank@customer.example', 'failed'],
+      ['erin@customer.example', 'failed'], ['dave@customer.example', 'sent'], ['carol@customer.example', 'sent'],
+    ]);
+    assert.equal('mail_sealed' in sends[0], false);
+    assert.equal(res.body.includes('never arrives'), false, 'no body in the listing');
+    const bad = await app.inject({ method: 'GET', url: '/api/admin/smtp/sends?limit=0', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(bad.statusCode, 400);
+  } finally {
+    await app.close();
+  }
 });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { ModuleInstanceStore } from '../../../platform/services/module-store.ts';
+import { smtpAdminRoutes } from './admin-routes.ts';
 import { MessageComposer } from './messages/compose.ts';
 import { PanelConnectLinks } from './messages/connect-link.ts';
 import { registerMessageListeners, type ChannelPicker } from './messages/listeners.ts';
@@ -76,6 +77,7 @@ export const smtpManifest = defineManifest<SmtpServices>({
   config: smtpConfigSchema,
   migrations: SMTP_MIGRATIONS,
   services,
+  adminApi: (ext) => smtpAdminRoutes(ext.smtpSends),
   hooks: (hooks, ext) => {
     if (ext.smtpChannels) registerMessageListeners(hooks, ext.smtpChannels, ext.smtpJob, ext.smtpLogger);
   },

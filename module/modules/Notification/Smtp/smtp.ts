@@ -79,8 +79,12 @@ export class Smtp extends Notification {
     const channel = this.payment_gateway_uuid;
     if (!isConfigured(this.module_data)) {
       const record = sends.create({ ...origin, channel_uuid: channel, recipient: message.to, subject: message.subject, status: 'logged', tries: 0, mail });
+      const attachments = mail.attachments.map((a) => a.filename);
       this.logInfo('send', { to: message.to, subject: message.subject, send_uuid: record.uuid, event: origin.event ?? null },
-        { delivery: 'logged (no SMTP server configured)', text: mail.text, attachments: mail.attachments.map((a) => a.filename) });
+        { delivery: 'logged (no SMTP server configured)', text: mail.text, attachments });
+      // A warning, so it shows at the demo's log level: the mail was not sent, here it is.
+      this.ctx.logger.warn({ module: 'Notification/Smtp', send_uuid: record.uuid, to: message.to, subject: message.subject, text: mail.text, attachments },
+        'e-mail not sent: no SMTP channel configured; its text follows');
       return { status: 'success', send_uuid: record.uuid, delivery: 'logged' };
     }
     const job = this.settings.job;
