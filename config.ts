@@ -29,7 +29,15 @@ export const config = {
         panel_connections: 16,
       },
     },
-    Plugin: {},
+    Plugin: {
+      /** The VPN fleet: every panel's status refreshed by a queued job, admin pages, fleet events. */
+      VpnFleet: {
+        enabled: true,
+        version: '1.0.0',
+        /** How often the fleet refresh is queued. */
+        refresh_every_ms: 60_000,
+      },
+    },
     Payment: {
       Stripe: {
         enabled: true,

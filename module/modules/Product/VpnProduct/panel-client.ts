@@ -137,6 +137,11 @@ export class PanelClient {
     return this.call('GET', `/account/${encodeURIComponent(name)}/otl`, z.string(), undefined, signal);
   }
 
+  /** GET /wireguard/online: the peers with a recent handshake (only their number is read). */
+  async onlinePeerCount(signal?: AbortSignal): Promise<number> {
+    return (await this.call('GET', '/wireguard/online', z.array(z.unknown()), undefined, signal)).length;
+  }
+
   /** GET /otl/config: resolves when the panel offers one-time links (any answer body), rejects otherwise. */
   async otlConfig(signal?: AbortSignal): Promise<void> {
     await this.call('GET', '/otl/config', z.unknown(), undefined, signal);

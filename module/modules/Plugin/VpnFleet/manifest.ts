@@ -1,0 +1,108 @@
+// What VpnFleet contributes to the host: its config section, its tables (fleet snapshot and event log), the fleet source
+// (VpnProduct's panels with pooled clients), the scheduled refresh (queued with Task.add) and its hook listeners.
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { Clock } from '../../../../panel/shared/clock.ts';
+import { MODULE_QUEUE } from '../../../contract/product-jobs.ts';
+import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
+import { MODULE_JOB } from '../../../task/module-job.ts';
+import { Task } from '../../../task/task.ts';
+import { PanelRegistry } from '../../Product/VpnProduct/panel-registry.ts';
+import { PanelStore } from '../../Product/VpnProduct/panel-store.ts';
+import type { FleetSource } from './fleet-refresh.ts';
+import { FleetStore, VPN_FLEET_MIGRATIONS } from './fleet-store.ts';
+import { registerFleetHooks } from './hooks.ts';
+
+/** VpnFleet's config.ts section. */
+export const vpnFleetConfigSchema = z.object({
+  enabled: z.boolean(),
+  version: z.string().min(1),
+  /** How often the fleet is refreshed (a queued refreshJob). */
+  refresh_every_ms: z.number().int().min(1_000).max(86_400_000).default(60_000),
+});
+
+/** Tags of the queued refresh. */
+export const REFRESH_TAGS = ['fleet_refresh'];
+/** How often the scheduler looks whether a refresh is due. */
+export const SCHEDULER_TICK_MS = 1_000;
+
+/** The module's services, merged into its context. Null members in a remote worker (no platform database). */
+export interface VpnFleetServices {
+  fleet: FleetStore | null;
+  fleetSource: FleetSource | null;
+  /** The panel a service's account lives on, from its provision data. */
+  panelOfService(serviceUuid: string): string | null;
+  /** Queues a refresh when `refresh_every_ms` passed since the last one; answers the task id or null. */
+  queueRefreshIfDue(): Promise<string | null>;
+  /** Queues a refresh now (the admin's button). */
+  queueRefresh(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Queues `refreshJob` of VpnFleet: `Task.add('ModuleJob', 'Module', {module, method, ...}, ['fleet_refresh'])`. */
+export function queueFleetRefresh(): Promise<string> {
+  return Task.add(MODULE_JOB, MODULE_QUEUE, { module: { type: 'Plugin', name: 'VpnFleet' }, method: 'refreshJob', tries: 1, backoff: 10, timeout: 120, maxExceptions: 1 }, REFRESH_TAGS);
+}
+
+/** Fleet source over VpnProduct's panel table (opened on first use: VpnProduct's migrations create it). */
+function fleetSource(db: Database.Database, env: ExtensionEnv): FleetSource & { close(): Promise<void> } {
+  let store: PanelStore | null = null;
+  let registry: PanelRegistry | null = null;
+  const open = () => {
+    store ??= new PanelStore(db, env.sealer!, env.clock);
+    registry ??= new PanelRegistry(store, { connections: 2, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 }, 5_000, env.clock);
+    return { store, registry };
+  };
+  return {
+    panels: () => open().store.list().map((p) => ({ name: p.name, location: p.location, api_url: p.api_url })),
+    client: (name) => open().registry.client(name),
+    close: async () => registry?.close(),
+  };
+}
+
+function services(env: ExtensionEnv): VpnFleetServices {
+  const settings = vpnFleetConfigSchema.partial().parse(env.config);
+  const every = settings.refresh_every_ms ?? 60_000;
+  const clock: Clock = env.clock;
+  let last: number | null = null;
+  const queueRefresh = async () => {
+    last = clock.now().getTime();
+    return queueFleetRefresh();
+  };
+  const common = {
+    queueRefresh,
+    async queueRefreshIfDue() {
+      const now = clock.now().getTime();
+      if (last === null) last = now;
+      return now - last >= every ? queueRefresh() : null;
+    },
+  };
+  if (!env.db || !env.sealer) return { ...common, fleet: null, fleetSource: null, panelOfService: () => null, close: async () => undefined };
+  const source = fleetSource(env.db, env);
+  const provision = env.db.prepare(`SELECT coalesce(json_extract(provision_data, '$.panel'), json_extract(provision_data, '$.panel_location')) AS panel
+    FROM services WHERE uuid = ?`);
+  return {
+    ...common,
+    fleet: new FleetStore(env.db),
+    fleetSource: source,
+    panelOfService: (uuid) => {
+      try {
+        return ((provision.get(uuid) as { panel: string | null } | undefined)?.panel) ?? null;
+      } catch {
+        return null;
+      }
+    },
+    close: () => source.close(),
+  };
+}
+
+export const vpnFleetManifest = defineManifest<VpnFleetServices>({
+  config: vpnFleetConfigSchema,
+  migrations: VPN_FLEET_MIGRATIONS,
+  services,
+  scheduled: [{ name: 'refresh', everyMs: SCHEDULER_TICK_MS, run: async (ext) => void (await ext.queueRefreshIfDue()) }],
+  hooks: (hooks, ext) => {
+    if (ext.fleet) registerFleetHooks(hooks, ext.fleet, ext.panelOfService);
+  },
+  close: (ext) => ext.close(),
+});
