@@ -5,6 +5,8 @@ import pino from 'pino';
 import { createPlatformLogger } from '../../module/platform/logger.ts';
 import { vpnProductServices } from '../../module/modules/Product/VpnProduct/index.ts';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
+import { randomPassword } from '../../module/platform/services/passwords.ts';
+import { createWebDeps } from '../../module/platform/web/web-host.ts';
 import { createLogger } from '../../panel/logger.ts';
 import { startPanel, type RunningPanel } from '../../panel/server.ts';
 
@@ -12,8 +14,8 @@ const HELP = `usage: vpnhost demo [--data DIR] [--panel-listen HOST:PORT] [--pla
 
 Runs a panel (simulated data plane) and the hosting platform (embedded task queue) in one process.
 On first start it creates a WireGuard server on the panel, registers the panel on the platform as location
-'local' and adds a sample VpnProduct. Every start prints fresh credentials: a panel access hash for 127.0.0.1
-and a platform admin token.
+'local' and adds a sample VpnProduct. Every start prints fresh credentials: a panel access hash for 127.0.0.1,
+a platform admin token, and web logins (an admin, and a customer owning a demo service).
 
   --data DIR                  data directory (default ./data; env VPNHOST_DEMO_DATA)
   --panel-listen HOST:PORT    panel address (default 127.0.0.1:8080; env VPNHOST_PANEL_LISTEN)
@@ -65,13 +67,50 @@ export async function demoCommand(argv: string[]): Promise<number> {
       products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));
     const tokens = platform.platform.tokens;
     const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
-    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir));
+    const logins = await demoLogins(platform, product.uuid);
+    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir) + webBanner(platform.url, logins));
   } catch (err) {
     await platform?.close();
     await panel.close();
     throw err;
   }
   return waitForSignal(panel, platform);
+}
+
+const DEMO_ADMIN = 'admin@demo.vpnhost.test';
+const DEMO_CUSTOMER = 'customer@demo.vpnhost.test';
+
+/**
+ * The web logins of the demo: an Administrator and a customer owning a provisioned demo service (made on first
+ * start); every start sets fresh random passwords, printed in the banner.
+ */
+async function demoLogins(running: RunningPlatform, productUuid: string): Promise<{ admin: string; customer: string; service: string }> {
+  const web = createWebDeps(running.platform);
+  const adminPassword = randomPassword();
+  const admin = web.admins.findByEmail(DEMO_ADMIN);
+  if (admin) await web.admins.setPassword(admin.id, adminPassword);
+  else await web.admins.create({ email: DEMO_ADMIN, name: 'Demo admin', password: adminPassword, role: 'Administrator' });
+  const customerPassword = randomPassword();
+  const customer = web.customers.repo.findByEmail(DEMO_CUSTOMER);
+  const customerUuid = customer ? customer.uuid : (await web.customers.create({ email: DEMO_CUSTOMER, name: 'Demo customer', password: customerPassword })).uuid;
+  if (customer) await web.customers.setPassword(customer.uuid, customerPassword);
+  let service = web.customers.repo.serviceUuids(customerUuid)[0];
+  if (!service) {
+    service = (await running.platform.ops.createService(productUuid, { username: 'demo_customer' })).uuid;
+    web.customers.repo.assignService(service, customerUuid);
+    await running.platform.ops.runAction(service, 'create', {});
+  }
+  return { admin: adminPassword, customer: customerPassword, service };
+}
+
+function webBanner(platformUrl: string, logins: { admin: string; customer: string; service: string }): string {
+  return `Web (admin pages and client area)
+  admin:     ${platformUrl}/admin/login   ${DEMO_ADMIN} / ${logins.admin}
+  customer:  ${platformUrl}/client/login  ${DEMO_CUSTOMER} / ${logins.customer}
+             (owns the demo service ${logins.service})
+
+Stop with Ctrl-C.
+`;
 }
 
 /**
@@ -101,7 +140,6 @@ Platform (embedded task queue) ${platformUrl}/api/admin/
        curl -s -H 'authorization: Bearer ${token}' -X POST ${platformUrl}/api/admin/services/<uuid>/create
        curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/services/<uuid>
 
-Stop with Ctrl-C.
 `;
 }
 

@@ -17,7 +17,7 @@ after(() => {
 interface Banner { panelUrl: string; hash: string; platformUrl: string; token: string; product: string }
 
 /** Starts the demo on free ports and resolves with what its banner printed. */
-function startDemo(): Promise<{ child: ChildProcess; banner: Banner }> {
+function startDemo(): Promise<{ child: ChildProcess; banner: Banner; output: string }> {
   const child = spawn(process.execPath, ['bin/vpnhost.js', 'demo', '--data', dataDir, '--panel-listen', '127.0.0.1:0', '--platform-listen', '127.0.0.1:0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -31,6 +31,7 @@ function startDemo(): Promise<{ child: ChildProcess; banner: Banner }> {
       const pick = (re: RegExp) => re.exec(out)?.[1] ?? '';
       resolve({
         child,
+        output: out,
         banner: {
           panelUrl: pick(/^Panel \(simulated data plane\)\s+(\S+)\/api\/v1\//m),
           hash: pick(/access hash for 127\.0\.0\.1:\s+([0-9a-f]{80})/),
@@ -87,6 +88,18 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(service.provision_status, 'completed');
   const account = await panelGet(b, `/account/${service.provision_data.account_name}`);
   assert.equal(account.msg.username, 'demo_user');
+  // The web logins printed in the banner work: the admin login page answers a session cookie.
+  const adminLogin = /admin:\s+\S+\s+(\S+) \/ (\S+)/.exec(first.output)!;
+  const loginPage = await fetch(`${b.platformUrl}/admin/login`);
+  const csrfCookie = (loginPage.headers.get('set-cookie') ?? '').split(';')[0];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await loginPage.text())![1];
+  const login = await fetch(`${b.platformUrl}/admin/login`, {
+    method: 'POST', redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+    body: new URLSearchParams({ _csrf: csrf, email: adminLogin[1], password: adminLogin[2] }).toString(),
+  });
+  assert.equal(login.status, 303);
+  assert.match(login.headers.get('set-cookie') ?? '', /vh_admin=/);
   assert.equal(await stop(first.child, 'SIGTERM'), 0);
 
   const second = await startDemo();
@@ -98,7 +111,7 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(staleToken.status, 401, 'so is the admin token');
   assert.equal(b2.product, b.product, 'the sample product is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
-  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 1);
+  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 2, "the demo customer's service (made once) and this test's");
   assert.equal((await platformGet(b2, '/panels')).panels.length, 1);
   assert.equal(await stop(second.child, 'SIGINT'), 0, 'Ctrl-C stops the demo cleanly');
 });
