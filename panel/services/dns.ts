@@ -40,7 +40,17 @@ function serverSubnets(row: ServerRow): string[] {
  * Every data-plane call runs in the sync's lane.
  */
 export class DnsService {
+  private readonly listeners: Array<() => Promise<void>> = [];
+
   constructor(private readonly deps: DnsServiceDeps) {}
+
+  /**
+   * Registers `fn`, called inside the lane after a PUT /dns switched `enabled` (what {@link dnsAddressesFor}
+   * answers changed: e.g. IKEv2 pools reload their DNS). Its failures are logged, not thrown.
+   */
+  onEnabledChange(fn: () => Promise<void>): void {
+    this.listeners.push(fn);
+  }
 
   /** GET /dns. */
   async get(): Promise<DnsStatus> {
@@ -70,6 +80,10 @@ export class DnsService {
       } catch (err) {
         this.deps.repo.put(before, this.deps.clock());
         throw this.refusal(err);
+      }
+      if (before.enabled === after.enabled) return;
+      for (const fn of this.listeners) {
+        await fn().catch((err: unknown) => this.deps.logger?.error({ err }, 'a listener did not follow the dns switch'));
       }
     });
     return this.status();

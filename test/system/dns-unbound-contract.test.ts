@@ -1,8 +1,9 @@
 // Linux unbound resolver inside a network namespace this test creates: the DNS contract on the real daemon.
-import { mkdtempSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { UnboundDns } from '../../panel/dataplane/dns/linux/unbound-dns.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { runDnsContract } from '../contract/dns.contract.ts';
@@ -45,3 +46,37 @@ runDnsContract(
   },
   { gate },
 );
+
+/** Whether `pid` is a live process (a zombie counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+it('linux: a live unbound whose applied config was lost is replaced, not doubled', async (t) => {
+  if (!gate(t)) return;
+  const ns = await createNamespace('vhd');
+  const dir = mkdtempSync(join(tmpdir(), 'vpnhost-unbound-'));
+  const make = () => new UnboundDns({ runner: new ExecaRunner({ netns: ns }), dir: join(dir, 'unbound'), netns: ns });
+  const config = { listen: ['127.0.0.1'], acl: ['10.77.0.0/24'], forwarders: ['192.0.2.53'], maxCacheTtl: 300 };
+  try {
+    const first = make();
+    assert.equal(await first.apply(config), 'started');
+    const { pid } = await first.state();
+    rmSync(join(dir, 'unbound', 'applied.json'));
+    const second = make();
+    assert.equal(await second.apply(config), 'started');
+    const now = await second.state();
+    assert.equal(now.running, true);
+    assert.notEqual(now.pid, pid);
+    assert.equal(alive(pid!), false, 'the orphan was stopped');
+    await second.stop();
+  } finally {
+    await destroyNamespace(ns);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -187,3 +187,23 @@ describe('DNS API', () => {
     }
   });
 });
+
+describe('DNS switch listeners', () => {
+  it('are told when enabled flips, not for other changes, and their failure does not fail the PUT', async () => {
+    const h = await licensed();
+    try {
+      assert.equal(envelope(await h.call('POST', '/api/v1/wireguard', { form: { name: 'office', address: '10.61.0.1/24' } })).error, '');
+      const seen: string[][] = [];
+      h.app.services.dns.onEnabledChange(async () => void seen.push(h.app.services.dns.dnsAddressesFor('office')));
+      h.app.services.dns.onEnabledChange(async () => {
+        throw new Error('listener broke');
+      });
+      assert.equal((await putDns(h, { enabled: '1' })).body.error, '');
+      assert.equal((await putDns(h, { max_cache_ttl: '300' })).body.error, '');
+      assert.equal((await putDns(h, { enabled: '0' })).body.error, '');
+      assert.deepEqual(seen, [['10.61.0.1'], []]);
+    } finally {
+      await h.close();
+    }
+  });
+});

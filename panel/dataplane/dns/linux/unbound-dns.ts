@@ -58,6 +58,8 @@ export class UnboundDns implements Dns {
     const previous = existsSync(this.conf) ? await readFile(this.conf, 'utf8') : null;
     await this.install(text);
     if (!running) {
+      // A live daemon whose config is unknown (applied.json lost) would hold port 53: replace it.
+      if (this.process.alive() !== null) await this.process.stop();
       await this.start(config);
       return 'started';
     }
