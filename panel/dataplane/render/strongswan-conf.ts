@@ -19,38 +19,28 @@ export interface StrongswanOptions extends StrongswanPaths {
 }
 
 /**
- * Plugins loaded explicitly (load_modular off, the host's /etc/strongswan.d is not read): crypto via openssl (with
+ * Plugins loaded explicitly (load_modular off, the host's /etc/strongswan.d is not read): crypto via openssl and kdf (IKE key derivation; with
  * `load_legacy` so OpenSSL 3 still gives MD4, which MSCHAPv2 needs), X.509/PEM parsing, the netlink kernel
  * interface (plus kernel-libipsec when asked), sockets, vici, eap-identity + eap-mschapv2 and attr (DNS to clients).
  */
 export function pluginList(libipsec: boolean): string {
   return [
-    'random', 'nonce', 'openssl', 'pem', 'pkcs1', 'pkcs8', 'x509', 'revocation', 'constraints', 'pubkey',
-    'kernel-netlink', ...(libipsec ? ['kernel-libipsec'] : []), 'socket-default', 'vici', 'eap-identity',
+    'random', 'nonce', 'openssl', 'kdf', 'pem', 'pkcs1', 'pkcs8', 'x509', 'revocation', 'constraints', 'pubkey',
+    ...(libipsec ? ['kernel-libipsec'] : []), 'kernel-netlink', 'socket-default', 'vici', 'eap-identity',
     'eap-mschapv2', 'attr',
   ].join(' ');
 }
 
-/** The strongswan.conf text (read through STRONGSWAN_CONF; charon-systemd falls back to the `charon` section). */
+/**
+ * The strongswan.conf text (read through STRONGSWAN_CONF). charon-systemd reads its loggers from its own section (no
+ * journal, one file log with the charondebug levels) and everything else through its fallback to `charon`.
+ */
 export function renderStrongswanConf(opts: StrongswanOptions): string {
   const levels = CHARONDEBUG_SUBSYSTEMS.map((s) => `        ${s} = ${opts.settings[`charondebug_${s}`]}`).join('\n');
   return `# Written by vpnhost; changes here are overwritten.
 charon-systemd {
   journal {
     default = -1
-  }
-}
-charon {
-  load_modular = no
-  load = ${pluginList(opts.libipsec)}
-  install_virtual_ip = no
-  plugins {
-    vici {
-      socket = unix://${opts.viciSocket}
-    }
-    openssl {
-      load_legacy = yes
-    }
   }
   filelog {
     panel {
@@ -59,6 +49,18 @@ charon {
       append = yes
       default = 1
 ${levels}
+    }
+  }
+}
+charon {
+  load_modular = no
+  load = ${pluginList(opts.libipsec)}
+  plugins {
+    vici {
+      socket = unix://${opts.viciSocket}
+    }
+    openssl {
+      load_legacy = yes
     }
   }
 }

@@ -85,8 +85,8 @@ export function userConn(s: Ikev2AdvancedSettings, user: IpsecUser, serverId: st
     [connName(user.username)]: {
       ...connBase(s),
       pools: [poolName(user.username)],
-      local: { 'local-1': local(serverId, certRef) },
-      remote: { 'remote-1': { auth: 'eap-mschapv2', id: user.username, eap_id: user.username, revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' } },
+      local: local(serverId, certRef),
+      remote: { auth: 'eap-mschapv2', id: user.username, eap_id: user.username, revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' },
       children: { [connName(user.username)]: child(s, user.dns.length > 0) },
     },
   };
@@ -97,8 +97,8 @@ export function probeConn(s: Ikev2AdvancedSettings, serverId: string, certRef: s
   return {
     [PROBE_CONN]: {
       ...connBase(s),
-      local: { 'local-1': local(serverId, certRef) },
-      remote: { 'remote-1': { auth: 'eap-mschapv2', id: PROBE_ID, eap_id: PROBE_ID } },
+      local: local(serverId, certRef),
+      remote: { auth: 'eap-mschapv2', id: PROBE_ID, eap_id: PROBE_ID },
       children: { [PROBE_CONN]: child(s, false) },
     },
   };

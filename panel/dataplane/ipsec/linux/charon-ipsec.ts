@@ -140,13 +140,15 @@ export class CharonIpsec implements Ipsec {
       '--start', '--quiet', '--background', '--make-pidfile', '--pidfile', this.paths.pid, '--exec', charon,
     ], { env: { STRONGSWAN_CONF: this.paths.conf }, allowFailure: true });
     if (result.exitCode !== 0) throw new IpsecError(`charon: could not be started (${result.stderr.trim() || `exit ${result.exitCode}`})`);
-    const deadline = Date.now() + (this.opts.startTimeoutMs ?? 15_000);
+    const startedAt = Date.now();
+    const deadline = startedAt + (this.opts.startTimeoutMs ?? 15_000);
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
       try {
         await this.vici((s) => s.request('version'));
         return;
       } catch {
-        if (!(await this.alive())) throw new IpsecError(`charon: exited at start (see ${this.paths.log})`);
+        // start-stop-daemon's child writes the pid file after the fork: only a missing process after a while counts
+        if (Date.now() > startedAt + 3000 && !(await this.alive())) throw new IpsecError(`charon: exited at start (see ${this.paths.log})`);
         if (Date.now() > deadline) throw new IpsecError('charon: vici socket did not answer');
         await new Promise((r) => setTimeout(r, delay));
       }

@@ -1,0 +1,178 @@
+// Real strongSwan on both sides: the panel (linux driver, its own charon) in namespace A, a strongSwan client in B.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { renderStrongswanConf } from '../../panel/dataplane/render/strongswan-conf.ts';
+import { IKEV2_DEFAULTS } from '../../panel/schemas/ikev2.ts';
+import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
+import { PanelProcess } from '../helpers/panel-process.ts';
+import { requireTools } from '../helpers/require-tools.ts';
+
+const SERVER_IP = '10.78.0.1';
+const A_VETH = '10.198.0.1';
+const B_VETH = '10.198.0.2';
+const A_VETH_C = '10.198.1.1';
+const C_VETH = '10.198.1.2';
+const DOMAIN = 'vpn.ikev2.test';
+
+/** A strongSwan client (charon-systemd, own strongswan.conf, vici socket and pid file) inside `ns`. */
+class StrongswanClient {
+  readonly vici: string;
+  private readonly swanctl: string;
+  constructor(private readonly ns: string, private readonly dir: string) {
+    this.vici = join(dir, 'charon.vici');
+    this.swanctl = join(dir, 'swanctl');
+    for (const sub of ['x509ca', 'x509', 'private']) mkdirSync(join(this.swanctl, sub), { recursive: true });
+    writeFileSync(join(dir, 'strongswan.conf'), renderStrongswanConf({
+      viciSocket: this.vici, logFile: join(dir, 'charon.log'), libipsec: true, settings: { ...IKEV2_DEFAULTS, charondebug_ike: 1, charondebug_cfg: 1 },
+    }));
+  }
+
+  async start(): Promise<void> {
+    await execIn(this.ns, 'env', [`STRONGSWAN_CONF=${join(this.dir, 'strongswan.conf')}`, 'start-stop-daemon', '--start', '--quiet', '--background',
+      '--make-pidfile', '--pidfile', join(this.dir, 'charon.pid'), '--exec', '/usr/sbin/charon-systemd']);
+    for (let i = 0; i < 100; i++) {
+      if ((await this.run(['--version', '--daemon'], true)).exitCode === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail('client charon did not start');
+  }
+
+  /** Loads the profile's data: CA (DER from the .sswan), server identity and the EAP credentials. */
+  async load(profile: { remote: { cert: string; id: string }; local: { eap_id: string } }, password: string): Promise<void> {
+    writeFileSync(join(this.swanctl, 'x509ca', 'ca.der'), Buffer.from(profile.remote.cert, 'base64'));
+    const user = profile.local.eap_id;
+    writeFileSync(join(this.swanctl, 'swanctl.conf'), `connections {
+  panel {
+    version = 2
+    remote_addrs = ${A_VETH}
+    vips = 0.0.0.0
+    proposals = aes256gcm16-sha384-prfsha384-ecp384
+    local { auth = eap-mschapv2
+      id = ${user}
+      eap_id = ${user} }
+    remote { auth = pubkey
+      id = ${profile.remote.id} }
+    children { panel { remote_ts = 10.78.0.0/24
+      esp_proposals = aes256gcm16-ecp384 } }
+  }
+}
+secrets { eap-user { id = ${user}
+  secret = "${password}" } }
+`);
+    await this.run(['--load-all', '--noprompt', '--file', join(this.swanctl, 'swanctl.conf')]);
+  }
+
+  /** `swanctl --initiate`: true when the SA came up. */
+  async connect(): Promise<boolean> {
+    return (await this.run(['--initiate', '--child', 'panel', '--timeout', '15'], true)).exitCode === 0;
+  }
+
+  async saCount(): Promise<number> {
+    return ((await this.run(['--list-sas', '--raw'])).stdout.match(/list-sa event/g) ?? []).length;
+  }
+
+  async run(args: string[], allowFailure = false) {
+    return execIn(this.ns, 'env', [`SWANCTL_DIR=${this.swanctl}`, 'swanctl', ...args, '--uri', `unix://${this.vici}`], { allowFailure, timeoutMs: 30_000 });
+  }
+}
+
+async function pings(ns: string, ip: string, attempts = 20): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if ((await execIn(ns, 'ping', ['-c', '1', '-W', '1', ip], { allowFailure: true })).exitCode === 0) return true;
+  }
+  return false;
+}
+
+test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, drop, disabled, wrong password; WireGuard beside it', async (t) => {
+  if (!requireTools(t, ['swanctl', 'charon-systemd', 'start-stop-daemon', 'wg', 'wireguard-go', 'ip', 'iptables', 'ping'], { root: true })) return;
+  const started = Date.now();
+  const nsA = await createNamespace('vhia');
+  const namespaces = [nsA];
+  let panel: PanelProcess | null = null;
+  const clientDir = mkdtempSync(join(tmpdir(), 'vpnhost-ike-client-'));
+  try {
+    const nsB = await createNamespace('vhib');
+    const nsC = await createNamespace('vhic');
+    namespaces.push(nsB, nsC);
+    const veth = await vethPair(nsA, nsB, `${A_VETH}/30`, `${B_VETH}/30`);
+    await vethPair(nsA, nsC, `${A_VETH_C}/30`, `${C_VETH}/30`);
+    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: veth.a, env: { VPNHOST_IPSEC_LIBIPSEC: '1' },
+      ...(process.env.IKE_KEEP_LOG ? { dataDir: join(clientDir, 'panel') } : {}) });
+    const api = panel.client;
+    const iface = uniqueWgName();
+    const port = 51820 + Math.floor(Math.random() * 10000);
+    await api.ok('POST', '/wireguard', {
+      name: 'ike_wg', interface_name: iface, listen_port: port, address: `${SERVER_IP}/24`, external_ip: A_VETH_C, ikev2: 1, dns_1: SERVER_IP, dns_2: SERVER_IP,
+    });
+    await api.ok('POST', '/account', { wg_name: 'ike_wg', allowed_IPs: '10.78.0.5', name: 'alice', username: 'alice_ike', password: 'Secret-alice-1' });
+    const wgBob = await api.ok<{ private_key: string }>('POST', '/account', { wg_name: 'ike_wg', allowed_IPs: '10.78.0.6', name: 'bob' });
+    await api.ok('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Panel Test CA', ca_organization: 'vpnhost' });
+    await api.ok('PUT', '/ikev2/generate_server_rsa', { server_domain: DOMAIN, server_ip: A_VETH, server_common_name: DOMAIN, server_organization: 'vpnhost' });
+    // log levels through the advanced settings (charondebug_* -> the daemon's file log)
+    await api.ok('PUT', '/ikev2/advanced_settings', { ...IKEV2_DEFAULTS, charondebug_cfg: 2, charondebug_ike: 1 });
+    const cfg = await api.ok<{ enabled: boolean }>('PUT', '/ikev2', { enabled: 1 });
+    assert.equal(cfg.enabled, true);
+    const info = await api.ok<{ pid_charon: string; ipsec: string }>('GET', '/ikev2/info');
+    assert.match(info.pid_charon, /^\d+$/);
+    assert.match(info.ipsec, /^\d+\.\d+\.\d+/);
+
+    // WireGuard client of bob in C, up for the whole test
+    const text = await api.ok<string>('GET', '/account/bob/config_text');
+    assert.ok(text.includes(wgBob.private_key));
+    const wgc = uniqueWgName();
+    await execIn(nsC, 'wireguard-go', [wgc]);
+    const pub = (await api.ok<{ public_key: string }>('GET', '/wireguard/ike_wg')).public_key;
+    const keyFile = join(clientDir, 'wg.key');
+    writeFileSync(keyFile, wgBob.private_key, { mode: 0o600 });
+    await execIn(nsC, 'wg', ['set', wgc, 'private-key', keyFile, 'peer', pub, 'endpoint', `${A_VETH_C}:${port}`, 'allowed-ips', '10.78.0.0/24', 'persistent-keepalive', '1']);
+    await execIn(nsC, 'ip', ['addr', 'add', '10.78.0.6/32', 'dev', wgc]);
+    await execIn(nsC, 'ip', ['link', 'set', wgc, 'up']);
+    await execIn(nsC, 'ip', ['route', 'add', '10.78.0.0/24', 'dev', wgc]);
+
+    // the strongSwan client in B with the profile's CA and identities
+    const profile = JSON.parse(await api.ok<string>('GET', '/account/alice/ikev2_profile'));
+    assert.equal(profile.remote.addr, DOMAIN);
+    const client = new StrongswanClient(nsB, clientDir);
+    await client.start();
+    await client.load(profile, 'Secret-alice-1');
+    assert.equal(await client.connect(), true, 'IKE SA up');
+    assert.equal(await pings(nsB, SERVER_IP), true, 'ping through the IKEv2 tunnel');
+    assert.equal(await pings(nsC, SERVER_IP), true, 'WireGuard client of another account at the same time');
+    const online = await api.ok<Array<Record<string, string>>>('GET', '/ikev2/online');
+    assert.equal(online.length, 1);
+    assert.equal(online[0].name, 'alice');
+    assert.equal(online[0].username, 'alice_ike');
+    assert.equal(online[0].allowed_IPs, '10.78.0.5');
+    assert.equal(online[0].endpoint, B_VETH);
+    const vip = (await execIn(nsB, 'ip', ['-4', '-o', 'addr', 'show'])).stdout;
+    assert.match(vip, /10\.78\.0\.5\//, 'the account\'s own allowed_IPs address as virtual IP');
+
+    // dropped by the API
+    assert.equal(await api.ok('DELETE', '/ikev2/online/alice'), 'success');
+    assert.deepEqual(await api.ok('GET', '/ikev2/online'), []);
+    for (let i = 0; i < 50 && (await client.saCount()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await client.saCount(), 0, 'the client saw the delete');
+
+    // disabled: refused; enabled again: works without a charon restart
+    await api.ok('PUT', '/account/alice', { status: 'disable' });
+    assert.equal(await client.connect(), false, 'disabled account refused');
+    await api.ok('PUT', '/account/alice', { status: 'enable' });
+    assert.equal(await client.connect(), true, 're-enabled account connects');
+    assert.equal((await api.ok<{ pid_charon: string }>('GET', '/ikev2/info')).pid_charon, info.pid_charon, 'no charon restart');
+    await client.run(['--terminate', '--ike', 'panel', '--timeout', '5'], true);
+
+    // wrong password: refused
+    await client.load(profile, 'wrong-password');
+    assert.equal(await client.connect(), false, 'wrong password refused');
+    assert.equal(await pings(nsC, SERVER_IP, 5), true, 'WireGuard unaffected');
+    assert.ok(Date.now() - started < 90_000, `took ${Date.now() - started} ms`);
+  } finally {
+    if (panel && process.env.IKE_KEEP_LOG) console.log(panel.output());
+    await panel?.cleanup();
+    for (const ns of namespaces.reverse()) await destroyNamespace(ns);
+    if (!process.env.IKE_KEEP_LOG) rmSync(clientDir, { recursive: true, force: true });
+  }
+});
