@@ -2,6 +2,7 @@
 // worker-token create|list|delete, module list|activate|deactivate|update, admin create|list (web admins).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { billingCommand } from './cli-billing.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -25,6 +26,7 @@ const USAGE = `usage:
   vpnhost platform admin create --email ADDRESS [--name NAME] [--role ROLE] [--password-file FILE] [--data DIR]
   vpnhost platform admin list [--data DIR]
   vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
+  vpnhost platform billing price|refund-policy|invoice|refund ...   (vpnhost platform billing --help)
 
   --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
@@ -50,6 +52,7 @@ const DEFAULT_DATA = './data/platform';
 /** Runs a `platform` subcommand; resolves to the exit code (serve and worker resolve after shutdown). */
 export async function platformCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === 'billing') return billingCommand(rest, process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
