@@ -9,6 +9,7 @@ export const PANEL_HELP = `usage: vpnhost panel <command> [...]
   access-hash    create, list and delete API access hashes
   license        install a license key
   firewall-reset remove every firewall rule and chain the panel owns (escape hatch; no server started)
+  backup-key     set the backup passphrase; unlock an archive's data key on a new machine
 
 Run \`vpnhost panel <command> --help\` for its options.
 `;
@@ -32,6 +33,8 @@ export async function panelCommand(argv: string[]): Promise<number> {
       return panelLicenseCommand(rest);
     case 'firewall-reset':
       return (await import('./firewall-reset-command.ts')).firewallResetCommand(rest);
+    case 'backup-key':
+      return (await import('./backup-key-command.ts')).backupKeyCommand(rest);
     case undefined:
     case 'help':
     case '--help':

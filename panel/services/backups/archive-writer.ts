@@ -23,6 +23,8 @@ export interface ArchiveInput {
   statistics: boolean;
   /** Data-plane files: name inside `dataplane/` → text. */
   dataplane: Map<string, string>;
+  /** Further files at the archive's top level (name → text), e.g. the passphrase-wrapped data key. */
+  extra?: Map<string, string>;
   /** Seals the key check (the panel's SecretBox). */
   seal: (plain: string) => string;
   panelVersion: string;
@@ -73,9 +75,9 @@ export async function writeArchive(dir: string, name: string, input: ArchiveInpu
     const schemaVersions = await snapshotStore(input.db, dbPath, input.statistics);
     const files: ListedFile[] = [{ name: DATABASE_NAME, ...(await fileDigest(dbPath)) }];
     const texts: Array<{ name: string; body: Buffer }> = [];
-    for (const [file, text] of input.dataplane) {
+    const named = [...[...input.dataplane].map(([file, text]) => [`${DATAPLANE_DIR}${file}`, text]), ...(input.extra ?? [])];
+    for (const [entry, text] of named) {
       const body = Buffer.from(text, 'utf8');
-      const entry = `${DATAPLANE_DIR}${file}`;
       texts.push({ name: entry, body });
       files.push({ name: entry, size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
     }

@@ -12,6 +12,7 @@ import { extractArchive, extractedPath } from './archive-reader.ts';
 import { writeArchive } from './archive-writer.ts';
 import type { BackupConfigService } from './backup-config.ts';
 import { BackupFolder } from './backup-folder.ts';
+import { BACKUP_KEY_FILE, readWrappedKeyFile } from './backup-key.ts';
 import type { FtpUploader } from './ftp-upload.ts';
 import { applySnapshot, prepareSnapshot } from './store-restore.ts';
 
@@ -89,6 +90,7 @@ export class BackupService {
       try {
         await writeArchive(this.folder.dir, name, {
           db: this.deps.db, statistics, dataplane: this.deps.dataplaneFiles(), seal: (p) => this.deps.box.seal(p),
+          extra: this.wrappedKey(),
           panelVersion: this.deps.panelVersion, createdAt: now,
         });
         this.folder.stamp(name, now);
@@ -155,6 +157,12 @@ export class BackupService {
         throw new ApiError(E.CONTROLPANEL_STATUS_NOT_OK);
       }
     });
+  }
+
+  /** `backup-key.json` (the data key wrapped by the operator's passphrase) when one was set. */
+  private wrappedKey(): Map<string, string> {
+    const text = readWrappedKeyFile(this.deps.dataDir);
+    return new Map(text === null ? [] : [[BACKUP_KEY_FILE, text]]);
   }
 
   private sealedWithOurKey(keyCheck: string): boolean {
