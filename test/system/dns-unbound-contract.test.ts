@@ -1,6 +1,6 @@
 // Linux unbound resolver inside a network namespace this test creates: the DNS contract on the real daemon.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
@@ -8,6 +8,7 @@ import { UnboundDns } from '../../panel/dataplane/dns/linux/unbound-dns.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { runDnsContract } from '../contract/dns.contract.ts';
 import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
+import { processAlive } from '../helpers/process-alive.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
 const gate = (t: TestContext) => requireTools(t, ['ip', 'unbound', 'unbound-control', 'unbound-control-setup', 'unbound-checkconf'], { root: true });
@@ -47,16 +48,6 @@ runDnsContract(
   { gate },
 );
 
-/** Whether `pid` is a live process (a zombie counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 it('linux: a live unbound whose applied config was lost is replaced, not doubled', async (t) => {
   if (!gate(t)) return;
   const ns = await createNamespace('vhd');
@@ -73,7 +64,7 @@ it('linux: a live unbound whose applied config was lost is replaced, not doubled
     const now = await second.state();
     assert.equal(now.running, true);
     assert.notEqual(now.pid, pid);
-    assert.equal(alive(pid!), false, 'the orphan was stopped');
+    assert.equal(processAlive(pid!), false, 'the orphan was stopped');
     await second.stop();
   } finally {
     await destroyNamespace(ns);

@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa, type ResultPromise } from 'execa';
+import type { DnsStatus } from '../../panel/schemas/dns.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess } from '../helpers/panel-process.ts';
+import { processAlive } from '../helpers/process-alive.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
 const SERVER_IP = '10.77.0.1';
@@ -37,32 +39,12 @@ sock.on('message', (q, rinfo) => {
 sock.bind(53, '${AUTH_IP}', () => process.stdout.write('auth ready\\n'));
 `;
 
-interface DnsStatus {
-  acl: string[];
-  dnsd: string;
-  enabled: boolean;
-  forwarders_1: string;
-  forwarders_2: string;
-  max_cache_ttl: string;
-  pid: string;
-}
-
 /** `dig` in `ns`: the answer section's records as [name, ttl, type, data] and the status (NOERROR, REFUSED...). */
 async function dig(ns: string, server: string, name: string): Promise<{ status: string; answers: string[][] }> {
   const out = (await execIn(ns, 'dig', ['+tries=1', '+time=2', '+noall', '+comments', '+answer', `@${server}`, name, 'A'], { allowFailure: true })).stdout;
   const status = /status: (\w+)/.exec(out)?.[1] ?? 'NO ANSWER';
   const answers = out.split('\n').filter((l) => l && !l.startsWith(';')).map((l) => l.trim().split(/\s+/)).map((f) => [f[0], f[1], f[3], f[4]]);
   return { status, answers };
-}
-
-/** Whether `pid` is a live process (a zombie no reaper collected counts as gone). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function eventually<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, attempts = 60): Promise<T> {
@@ -184,7 +166,7 @@ test('panel-run unbound resolves for WireGuard peers through the tunnel, refuses
       const { pid } = await api.ok<DnsStatus>('GET', '/dns');
       const off = await api.ok<DnsStatus>('PUT', '/dns', { enabled: 0 });
       assert.equal(off.pid, '');
-      assert.equal(running(Number(pid)), false, 'unbound is gone');
+      assert.equal(processAlive(Number(pid)), false, 'unbound is gone');
       assert.notEqual(/^DNS\s*=\s*(.+)$/m.exec(await api.ok<string>('GET', '/account/alice/config_text'))?.[1].trim(), SERVER_IP);
     });
   } finally {

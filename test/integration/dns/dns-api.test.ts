@@ -4,21 +4,12 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { SimulatedDns } from '../../../panel/dataplane/dns/simulated/simulated-dns.ts';
+import type { DnsStatus } from '../../../panel/schemas/dns.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
 import { envelope, makeHarness, type Harness } from '../panel-core/harness.ts';
 
 const vendor = generateKeyPairSync('ed25519');
 const publicKey = vendor.publicKey.export({ type: 'spki', format: 'pem' }) as string;
-
-interface DnsStatus {
-  acl: string[];
-  dnsd: string;
-  enabled: boolean;
-  forwarders_1: string;
-  forwarders_2: string;
-  max_cache_ttl: string;
-  pid: string;
-}
 
 async function licensed(): Promise<Harness> {
   const h = await makeHarness({ licensePublicKey: publicKey });
