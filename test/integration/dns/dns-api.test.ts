@@ -198,3 +198,23 @@ describe('DNS switch listeners', () => {
     }
   });
 });
+
+describe('DNS with an IPv6 server', () => {
+  it('listens on both addresses, answers both subnets in acl and hands both out as DNS', async () => {
+    const h = await licensed();
+    try {
+      const created = envelope(await h.call('POST', '/api/v1/wireguard', {
+        form: { name: 'dual', address: '10.63.0.1/24', ipv6: '1', address_ipv6: 'fd00:63::1/64' },
+      }));
+      assert.equal(created.error, '');
+      assert.equal(envelope(await h.call('POST', '/api/v1/account', { form: { wg_name: 'dual', name: 'bob', allowed_IPs: '10.63.0.2' } })).error, '');
+      const on = (await putDns(h, { enabled: '1' })).body.msg as DnsStatus;
+      assert.deepEqual(on.acl, ['10.63.0.0/24', 'fd00:63::/64']);
+      assert.deepEqual(twin(h).applied()?.listen, ['10.63.0.1', 'fd00:63::1']);
+      assert.deepEqual(h.app.services.dns.dnsAddressesFor('dual'), ['10.63.0.1', 'fd00:63::1']);
+      assert.match(envelope(await h.call('GET', '/api/v1/account/bob/config_text')).msg as string, /^DNS = 10\.63\.0\.1, ?fd00:63::1$/m);
+    } finally {
+      await h.close();
+    }
+  });
+});
