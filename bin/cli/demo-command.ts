@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createPlatformLogger } from '../../module/platform/logger.ts';
+import { startDemoBilling, type DemoBilling } from './demo-billing.ts';
 import { vpnProductServices } from '../../module/modules/Product/VpnProduct/index.ts';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
 import { randomPassword } from '../../module/platform/services/passwords.ts';
@@ -52,6 +53,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     externalInterface: null, trustProxy: [], licensePublicKeyPem: null,
   });
   let platform: RunningPlatform | null = null;
+  let billing: DemoBilling | null = null;
   try {
     await panel.bootReconcile;
     const services = panel.app.services;
@@ -68,13 +70,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
     const tokens = platform.platform.tokens;
     const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
     const logins = await demoLogins(platform, product.uuid);
-    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir) + webBanner(platform.url, logins));
+    billing = await startDemoBilling(platform.platform, platform.url, product.uuid, DEMO_CUSTOMER);
+    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir) + billing.banner + webBanner(platform.url, logins));
   } catch (err) {
+    await billing?.close();
     await platform?.close();
     await panel.close();
     throw err;
   }
-  return waitForSignal(panel, platform);
+  return waitForSignal(panel, platform, billing);
 }
 
 const DEMO_ADMIN = 'admin@demo.vpnhost.test';
@@ -143,14 +147,14 @@ Platform (embedded task queue) ${platformUrl}/api/admin/
 `;
 }
 
-function waitForSignal(panel: RunningPanel, platform: RunningPlatform | null): Promise<number> {
+function waitForSignal(panel: RunningPanel, platform: RunningPlatform | null, billing: DemoBilling | null): Promise<number> {
   return new Promise((done) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       void (async () => {
         let code = 0;
-        for (const part of [platform, panel]) {
+        for (const part of [billing, platform, panel]) {
           try {
             await part?.close();
           } catch (err) {
