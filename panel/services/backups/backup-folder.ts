@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backup } from '../../schemas/backups.ts';
+import { isoWithOffset } from '../iso-time.ts';
 
 /** A name `GET /backups/<name>` and restore accept: one path segment, `.zip`, no `..`, no separators. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}\.zip$/;
@@ -15,12 +16,7 @@ export function isValidBackupName(name: string): boolean {
 
 /** `2026-11-23T13:00:00.123+01:00`: ISO 8601 with milliseconds and the host's offset. */
 export function isoWithMillis(date: Date): string {
-  const offsetMin = -date.getTimezoneOffset();
-  const local = new Date(date.getTime() + offsetMin * 60_000);
-  const abs = Math.abs(offsetMin);
-  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
-  const mm = String(abs % 60).padStart(2, '0');
-  return `${local.toISOString().slice(0, 23)}${offsetMin >= 0 ? '+' : '-'}${hh}:${mm}`;
+  return isoWithOffset(date, { millis: true });
 }
 
 /** The archives of one directory (`<dataDir>/backups`). */
@@ -60,19 +56,20 @@ export class BackupFolder {
     return { backup_name: name, creation_date: isoWithMillis(st.mtime), size: st.size };
   }
 
-  /** Every archive, newest first. */
+  /** Every archive, newest first (by modification time, then name). */
   list(): Backup[] {
     if (!existsSync(this.dir)) return [];
-    const out: Backup[] = [];
+    const out: Array<{ backup: Backup; at: number }> = [];
     for (const name of readdirSync(this.dir)) {
       if (!isValidBackupName(name)) continue;
       try {
-        if (statSync(join(this.dir, name)).isFile()) out.push(this.describe(name));
+        const st = statSync(join(this.dir, name));
+        if (st.isFile()) out.push({ backup: { backup_name: name, creation_date: isoWithMillis(st.mtime), size: st.size }, at: st.mtimeMs });
       } catch {
         // removed meanwhile
       }
     }
-    return out.sort((a, b) => (a.creation_date === b.creation_date ? b.backup_name.localeCompare(a.backup_name) : b.creation_date < a.creation_date ? -1 : 1));
+    return out.sort((a, b) => b.at - a.at || b.backup.backup_name.localeCompare(a.backup.backup_name)).map((e) => e.backup);
   }
 
   /** Keeps the `keep` newest archives this panel made (`backup_<time>.zip`); returns the names removed. */
