@@ -33,12 +33,15 @@ export async function clientAreaVariables(module: Module, tab: string): Promise<
   return fn ? ((await fn()) as Record<string, unknown>) ?? {} : {};
 }
 
-/** HTML of a client-area tab: its template rendered with `variables_<tab>()`. Throws for a tab not in the menu. */
-export async function renderClientAreaTab(module: WithMenu, tab: string): Promise<string> {
+/**
+ * HTML of a client-area tab: its template rendered with `variables_<tab>()` and the host's own values (`host`, e.g.
+ * `{csrf}` for the tab's forms to work without JavaScript; they win on equal keys). Throws for a tab not in the menu.
+ */
+export async function renderClientAreaTab(module: WithMenu, tab: string, host: Record<string, unknown> = {}): Promise<string> {
   const menu = module.getClientAreaMenuConfig();
   const entry = Object.hasOwn(menu, tab) ? menu[tab] : undefined;
   if (!entry) throw new Error(`unknown client-area tab ${JSON.stringify(tab)}`);
-  return module.view(entry.template, await clientAreaVariables(module, tab));
+  return module.view(entry.template, { ...(await clientAreaVariables(module, tab)), ...host });
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ModuleRequest } from '../../../module/contract/http.ts';
 import { JOB_ERRORS } from '../../../module/contract/result.ts';
 import { NO_STATISTICS, NOT_READY, usageMonths } from '../../../module/modules/Product/VpnProduct/client-tabs.ts';
 import type { VpnProduct } from '../../../module/modules/Product/VpnProduct/vpn-product.ts';
-import { admin, panel } from '../../fixtures/platform/http.ts';
+import { admin, panel, until } from '../../fixtures/platform/http.ts';
 import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
 
 type JsQr = typeof jsQRModule.default;
@@ -150,6 +150,9 @@ test('manage: regenerate keys queues a job that gives the account a new key pair
   assert.equal(afterAccount.allowed_IPs, before.allowed_IPs, 'same address');
   assert.equal(afterAccount.username, 'tabby_1');
   assert.equal(afterAccount.b_download, before.b_download);
+  const form = await renderClientAreaTab(module(), 'manage', { csrf: 'csrf-token-1' });
+  assert.ok(form.includes(`action="/client/services/${uuid}/ajax/manage/regenerate"`));
+  assert.ok(form.includes('name="_csrf" value="csrf-token-1"'), 'the host\'s CSRF token reaches the form (works without JavaScript)');
   const newConfig = (await onPanel(`/account/${accountName}/config_text`)).msg;
   assert.notEqual(newConfig, oldConfig, 'the old configuration no longer matches');
   const service = (await api('GET', `/services/${uuid}`)).body;
@@ -157,6 +160,17 @@ test('manage: regenerate keys queues a job that gives the account a new key pair
   assert.equal('rekey_from' in service.provision_data, false);
   const connect = (await call('connect', 'get')).body as any;
   assert.equal(connect.data.config_text, newConfig, 'the client area shows the new configuration');
+
+  // a browser without JavaScript posts the form: it is sent back to the tab
+  const plain = await callClientAreaController(module(), 'manage', 'regenerate', { ...req('POST'), headers: { accept: 'text/html,application/xhtml+xml' } });
+  assert.equal(plain.status, 303);
+  assert.equal(plain.headers?.location, `/client/services/${uuid}?tab=manage`);
+  const second = await until(async () => {
+    const tasks = (await api('GET', `/tasks?tag=${encodeURIComponent(`service:${uuid}`)}`)).body.tasks.filter((t: any) => t.tags.includes('regenerate_keys'));
+    return tasks.length === 2 && tasks.every((t: any) => t.status === 'completed') ? tasks : undefined;
+  }, 30_000, 50);
+  assert.equal(second.length, 2);
+  assert.notEqual((await onPanel(`/account/${accountName}`)).msg.public_key, afterAccount.public_key, 'keys changed again');
 });
 
 test('the module serves its chart assets locally and nothing else', async () => {

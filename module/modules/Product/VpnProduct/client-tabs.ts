@@ -21,6 +21,11 @@ export function clientAjaxPath(serviceUuid: string, tab: string, method: string)
   return `/client/services/${encodeURIComponent(serviceUuid)}/ajax/${tab}/${method}`;
 }
 
+/** The client area's page of a service's tab (`/client/services/<uuid>?tab=<tab>`). */
+export function clientTabPath(serviceUuid: string, tab: string): string {
+  return `/client/services/${encodeURIComponent(serviceUuid)}?tab=${tab}`;
+}
+
 /** What the tabs read: the bound service, its product, its provision data and its panel's client. */
 export interface TabSource {
   serviceUuid: string;

@@ -7,7 +7,7 @@ import { Product } from '../../../contract/product.ts';
 import type { JobMethod } from '../../../contract/provision-status.ts';
 import { jobError, jobSuccess, type JobResult } from '../../../contract/result.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
-import { configFilename, connectData, manageData, overviewData, usageData, VPN_CLIENT_TABS, type TabSource } from './client-tabs.ts';
+import { clientTabPath, configFilename, connectData, manageData, overviewData, usageData, VPN_CLIENT_TABS, type TabSource } from './client-tabs.ts';
 import { createAccountIdempotent } from './create-account.ts';
 import type { PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
@@ -259,7 +259,10 @@ export class VpnProduct extends Product {
   async controllerClient_connectOtl(request: ModuleRequest): Promise<unknown> {
     if (request.method !== 'POST') return postOnly();
     const provision = await this.requireProvision();
-    return { url: await (await this.panels.client(panelOf(provision))).oneTimeLink(provision.account_name, this.abortSignal) };
+    const url = await (await this.panels.client(panelOf(provision))).oneTimeLink(provision.account_name, this.abortSignal);
+    if (!wantsHtml(request)) return { url };
+    const safe = escapeHtml(url);
+    return { status: 200, body: `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>One-time link</title><p>Open this link once on the other device:</p><p><a href="${safe}">${safe}</a></p><p><a href="${clientTabPath(this.requireService(), 'connect')}">Back</a></p>`, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
   }
 
   async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {
@@ -271,6 +274,7 @@ export class VpnProduct extends Product {
     if (request.method !== 'POST') return postOnly();
     await this.requireProvision();
     const taskId = await this.queueServiceJob(REGENERATE_KEYS_JOB, 'regenerate_keys', this.jobOptions('createJob'));
+    if (wantsHtml(request)) return { status: 303, body: '', headers: { location: clientTabPath(this.requireService(), 'manage'), 'content-type': 'text/plain; charset=utf-8' } };
     return { queued: true, task_id: taskId };
   }
 
@@ -324,6 +328,16 @@ export class VpnProduct extends Product {
 /** A file download answer. */
 function attachment(text: string, filename: string, type: string): ModuleResponse {
   return { status: 200, body: text, headers: { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' } };
+}
+
+/** A plain form post of a browser without JavaScript (it accepts HTML, not JSON). */
+function wantsHtml(request: ModuleRequest): boolean {
+  const accept = String(request.headers.accept ?? '');
+  return accept.includes('text/html') && !accept.includes('application/json');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function postOnly(): ModuleResponse {
