@@ -267,7 +267,11 @@ export function buildServices(deps: PanelDeps): PanelServices {
     statusOk: async () => (await system.statusText()) === 'OK',
     exclusive: (fn) => dataplaneSync.serial(fn),
     reconcile: () => reconciler.run(reconcileAll),
-    afterRestore: () => accountRepo.forgetCached(),
+    afterRestore: () => {
+      accountRepo.forgetCached();
+      // the restored traffic logging settings take effect (off stops the pipeline)
+      trafficLogging.start().catch((err: unknown) => deps.logger?.error({ err }, 'traffic logging after restore failed'));
+    },
   });
   const backupScheduler = new BackupScheduler({
     config: () => backupConfig.get(), run: (stats, kind) => backups.create(stats, kind), busy: () => backups.busy,

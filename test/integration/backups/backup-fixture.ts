@@ -68,7 +68,7 @@ export async function snapshotAnswers(p: TestPanel): Promise<Record<string, unkn
     '/wireguard', '/wireguard/srv', '/wireguard/two', '/account', '/account/alice', '/account/bob', '/account/carol',
     '/wireguard/srv/peers', '/wireguard/two/peers', '/wireguard/srv/port_forward', '/wireguard/two/port_forward',
     '/firewall/rules/filter', '/firewall/conf', '/system/config', '/account/alice/config_text', '/account/carol/config_text',
-    '/account/alice/traffic_statistics/2026/3', '/account/carol/traffic_statistics/2026/3', '/backups/config',
+    '/account/alice/traffic_statistics/2026/3', '/account/carol/traffic_statistics/2026/3', '/backups/config', '/traffic_logging',
   ];
   const out: Record<string, unknown> = {};
   for (const path of paths) out[path] = (await p.call('GET', path)).body;
