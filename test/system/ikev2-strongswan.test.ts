@@ -150,6 +150,14 @@ test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, d
     const vip = (await execIn(nsB, 'ip', ['-4', '-o', 'addr', 'show'])).stdout;
     assert.match(vip, /10\.78\.0\.5\//, 'the account\'s own allowed_IPs address as virtual IP');
 
+    // bad input: a proposal charon does not know is refused with the daemon's detail; charon and the SA stay as they were
+    const refused = await api.request('PUT', '/ikev2/advanced_settings', { ...IKEV2_DEFAULTS, esp: 'aes999-sha1' });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body.error, /^IKEv2 daemon failed: swanctl: /);
+    assert.equal((await api.ok<{ esp: string }>('GET', '/ikev2/advanced_settings')).esp, IKEV2_DEFAULTS.esp);
+    assert.equal((await api.ok<{ pid_charon: string }>('GET', '/ikev2/info')).pid_charon, info.pid_charon);
+    assert.equal(await pings(nsB, SERVER_IP), true, 'the SA survived the refused settings');
+
     // dropped by the API
     assert.equal(await api.ok('DELETE', '/ikev2/online/alice'), 'success');
     assert.deepEqual(await api.ok('GET', '/ikev2/online'), []);

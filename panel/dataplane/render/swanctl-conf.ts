@@ -25,15 +25,15 @@ export function renderTree(tree: ViciTree, indent = ''): string {
 
 /**
  * swanctl.conf of the whole desired state: the probe connection, one connection and one pool per account, one
- * `eap-` secret per account. The server certificate is named by file (`x509/server.pem`); the CA and the key are
- * loaded from `x509ca/ca.pem` and `private/server.pem` by `swanctl --load-creds`.
+ * `eap-` secret per account. The server certificate, the CA and the key are loaded from `x509/server.pem`,
+ * `x509ca/ca.pem` and `private/server.pem` by `swanctl --load-creds`; connections find the certificate by identity.
  */
 export function renderSwanctlConf(desired: IpsecDesired): string {
-  const conns: ViciTree = { ...probeConn(desired.settings, desired.serverId, SWANCTL_FILES.serverCert) };
+  const conns: ViciTree = { ...probeConn(desired.settings, desired.serverId) };
   const pools: ViciTree = {};
   const secrets: ViciTree = {};
   for (const user of desired.users) {
-    Object.assign(conns, userConn(desired.settings, user, desired.serverId, SWANCTL_FILES.serverCert));
+    Object.assign(conns, userConn(desired.settings, user, desired.serverId));
     Object.assign(pools, userPool(user));
     secrets[`eap-${secretName(user.username)}`] = { id: user.username, secret: user.password };
   }

@@ -40,7 +40,7 @@ test('advanced settings map onto swanctl options', () => {
     ...IKEV2_DEFAULTS, uniqueids: 'yes', closeaction: 'restart', dpdaction: 'hold', type: 'passthrough', strictcrlpolicy: 'yes',
     rekey: 'yes', reauth: 'no', ikelifetime: 10800, margintime: 540, lifetime: 3600, rekeyfuzz: 50, forceencaps: 'no',
   };
-  const conn = userConn(s, ALICE, 'vpn', 'server.pem')['u-alice'] as Record<string, any>;
+  const conn = userConn(s, ALICE, 'vpn')['u-alice'] as Record<string, any>;
   assert.equal(conn.unique, 'replace');
   assert.equal(conn.encap, 'no');
   assert.equal(conn.rekey_time, '10260s');

@@ -37,6 +37,9 @@ export class CharonIpsec implements Ipsec {
   private wanted = false;
   private last: IpsecDesired | null = null;
   private strongswanConf = '';
+  /** swanctl.conf of the last full load while nothing changed per account since ('' = unknown: load again). */
+  private loadedSwanctl = '';
+  private loadedPid: number | null = null;
 
   constructor(private readonly opts: CharonIpsecOptions) {
     const swanctl = join(opts.dir, 'swanctl');
@@ -62,22 +65,31 @@ export class CharonIpsec implements Ipsec {
       if (running) await this.vici((s) => s.command('reload-settings'));
     }
     if (!running) await this.start();
-    await this.writeSwanctl(desired);
+    // A reconcile of an unchanged store costs nothing: the same swanctl.conf is not loaded twice
+    const swanctlConf = renderSwanctlConf(desired);
+    if (running && swanctlConf === this.loadedSwanctl && (await this.pid()) === this.loadedPid) {
+      this.last = desired;
+      return;
+    }
+    this.loadedSwanctl = '';
+    await this.writeSwanctl(desired, swanctlConf);
     await this.swanctl(['--load-all', '--noprompt', '--file', this.paths.swanctlConf]);
+    this.loadedSwanctl = swanctlConf;
+    this.loadedPid = await this.pid();
     this.last = desired;
   }
 
   async upsertUser(user: IpsecUser): Promise<void> {
     const d = this.requireLoaded();
-    await this.vici(async (s) => {
-      await s.command('load-shared', userSecret(user));
-      await s.command('load-pool', userPool(user));
-      await s.command('load-conn', userConn(d.settings, user, d.serverId, d.serverCert));
-    });
+    this.loadedSwanctl = '';
+    await this.vici((s) => s.commands([
+      ['load-shared', userSecret(user)], ['load-pool', userPool(user)], ['load-conn', userConn(d.settings, user, d.serverId)],
+    ]));
   }
 
   async removeUser(username: string): Promise<void> {
     this.requireLoaded();
+    this.loadedSwanctl = '';
     await this.terminate(username);
     await this.vici(async (s) => {
       await s.request('unload-conn', { name: connName(username) });
@@ -119,6 +131,7 @@ export class CharonIpsec implements Ipsec {
     this.wanted = false;
     this.last = null;
     this.strongswanConf = '';
+    this.loadedSwanctl = '';
     if (await this.alive()) {
       await this.opts.runner.run('start-stop-daemon', ['--stop', '--quiet', '--pidfile', this.paths.pid, '--retry', 'TERM/5/KILL/2', '--oknodo'], { allowFailure: true });
     }
@@ -155,13 +168,13 @@ export class CharonIpsec implements Ipsec {
     }
   }
 
-  private async writeSwanctl(desired: IpsecDesired): Promise<void> {
+  private async writeSwanctl(desired: IpsecDesired, swanctlConf: string): Promise<void> {
     const d = this.paths.swanctl;
     await Promise.all(['x509', 'x509ca', 'private'].map((sub) => mkdir(join(d, sub), { recursive: true, mode: 0o700 })));
     await writeFile(join(d, 'x509', SWANCTL_FILES.serverCert), desired.serverCert, { mode: 0o600 });
     await writeFile(join(d, 'x509ca', SWANCTL_FILES.caCert), desired.caCert, { mode: 0o600 });
     await writeFile(join(d, 'private', SWANCTL_FILES.serverKey), desired.serverKey, { mode: 0o600 });
-    await writeFile(this.paths.swanctlConf, renderSwanctlConf(desired), { mode: 0o600 });
+    await writeFile(this.paths.swanctlConf, swanctlConf, { mode: 0o600 });
   }
 
   /** `swanctl <args> --uri unix://<socket>` with SWANCTL_DIR = our swanctl directory. */

@@ -1,0 +1,105 @@
+// Bench (not a test): one account create with IKEv2 on (N accounts loaded in a real charon) vs off, charon's memory.
+//
+// Run (root, strongSwan installed): `node --import tsx test/bench/panel-ikev2.ts [--accounts 10000] [--rounds 15]`.
+// In process through inject(): WireGuard, firewall and shaping are the simulated twins (so the figure isolates what
+// IKEv2 adds), the IPsec seam is the real linux one — charon-systemd with kernel-libipsec inside a network namespace,
+// loaded through swanctl, per-account changes over vici. N accounts are written straight through the repository on a
+// server with ikev2=1, then IKEv2 is enabled (one full load of N connections, pools and EAP secrets). Then, alternating,
+// one POST /account on a server with ikev2=0 (off) and one on the ikev2=1 server (on: + load-shared, load-pool,
+// load-conn over vici); medians and the ratio (target ≤ 2x) are printed, with charon's VmRSS before and after the load.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
+import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
+import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
+import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
+import { makePanel } from '../integration/wireguard/panel-fixture.ts';
+import { createNamespace, destroyNamespace } from '../helpers/netns.ts';
+
+const { values: args } = parseArgs({
+  options: { accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' } },
+  strict: true,
+});
+const N = Number(args.accounts);
+const ROUNDS = Number(args.rounds);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n: number) => n.toFixed(1);
+
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Number(/(\d+)/.exec(line)![1]) / 1024;
+}
+
+async function main(): Promise<void> {
+  const ns = await createNamespace('vhbench');
+  const ipsecDir = mkdtempSync(join(tmpdir(), 'vpnhost-bench-ipsec-'));
+  const ipsec = new CharonIpsec({ runner: new ExecaRunner({ netns: ns, timeoutMs: 600_000 }), dir: ipsecDir, libipsec: true, startTimeoutMs: 60_000 });
+  const now = new Date();
+  const p = await makePanel({
+    licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now,
+    deps: { dataplane: createSimulatedDataplane({ wireguard: new SimulatedDriver(), ipsec }) },
+  });
+  try {
+    await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1' });
+    await p.ok('POST', '/wireguard', { name: 'plain', address: '10.200.0.1/16', ikev2: '0' });
+    const repo = new AccountsRepository(p.db);
+    const box = SecretBox.open(p.dir);
+    const serverId = (p.db.prepare("SELECT id FROM wireguard_servers WHERE name = 'ike'").get() as { id: number }).id;
+    const base = (10 << 24) | (64 << 16);
+    let t = performance.now();
+    p.db.transaction(() => {
+      for (let i = 1; i <= N; i++) {
+        const key = Buffer.alloc(32, 7);
+        key.writeUInt32BE(i, 0);
+        repo.insert({
+          name: `Account_${i}`, username: `User_${i}`, password: box.seal(`password-${i}`), status: 'enable', server_id: serverId,
+          ip: base + 1 + i, allowed_ips_ipv6: null, b_download: 0, b_upload: 0, mangle: 1000 + i, private_key: '', public_key: key.toString('base64'),
+        });
+      }
+    })();
+    console.log(`fill: ${N} accounts in ${fmt(performance.now() - t)} ms`);
+    await p.ok('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Bench CA', ca_organization: 'vpnhost' });
+    await p.ok('PUT', '/ikev2/generate_server_rsa', { server_domain: 'vpn.bench.test', server_ip: '192.0.2.1', server_common_name: 'vpn.bench.test', server_organization: 'vpnhost' });
+    // charon with the probe connection only, then with every account
+    await p.db.prepare("UPDATE wireguard_servers SET ikev2 = 0 WHERE name = 'ike'").run();
+    await p.ok('PUT', '/ikev2', { enabled: '1' });
+    const pid = (await ipsec.status()).pid!;
+    const rssEmpty = rssMiB(pid);
+    await p.db.prepare("UPDATE wireguard_servers SET ikev2 = 1 WHERE name = 'ike'").run();
+    t = performance.now();
+    await p.ok('PUT', '/system/reload');
+    const fullLoad = performance.now() - t;
+    const loaded = (await ipsec.status()).pid;
+    if (loaded !== pid) throw new Error('charon restarted');
+    const rssFull = rssMiB(pid);
+    console.log(`full load (PUT /system/reload: swanctl --load-all of ${N} conns + pools + EAP secrets): ${fmt(fullLoad)} ms`);
+    console.log(`charon VmRSS: ${fmt(rssEmpty)} MiB without accounts, ${fmt(rssFull)} MiB with ${N} (${fmt(((rssFull - rssEmpty) * 1024) / N)} KiB per account)`);
+
+    const off: number[] = [];
+    const on: number[] = [];
+    const create = async (server: string, i: number, prefix: string) => {
+      const started = performance.now();
+      await p.ok('POST', '/account', { wg_name: server, allowed_IPs: `${prefix}.${10 + i}` });
+      return performance.now() - started;
+    };
+    for (let r = 0; r < ROUNDS; r++) {
+      off.push(await create('plain', r, '10.200.1'));
+      on.push(await create('ike', r, '10.65.1'));
+    }
+    const mOff = median(off);
+    const mOn = median(on);
+    console.log(`POST /account, IKEv2 off: median ${fmt(mOff)} ms; IKEv2 on (${N} loaded): median ${fmt(mOn)} ms; ratio ${(mOn / mOff).toFixed(2)}x (target <= 2x)`);
+    if ((await ipsec.status()).pid !== pid) throw new Error('charon restarted during creates');
+  } finally {
+    await p.close();
+    await ipsec.stop().catch(() => undefined);
+    await destroyNamespace(ns);
+    rmSync(ipsecDir, { recursive: true, force: true });
+  }
+}
+
+await main();
