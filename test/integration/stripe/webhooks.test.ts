@@ -121,6 +121,20 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   paid = await invoice(inv2.uuid);
   assert.equal(paid.transactions.filter((t: any) => t.kind === 'payment').length, 1);
   assert.equal(createTasks(inv2.service_uuid).n, 1);
+
+  // A second PaymentIntent for the paid invoice: recorded (it can be refunded) but not applied; its refund leaves the
+  // invoice and the service alone.
+  const second = await deliver(intentEvent({ id: eventId(), type: 'payment_intent.succeeded', invoice_uuid: inv2.uuid, amount: 999, currency: 'eur', intent: 'pi_second', created: Math.floor(Date.now() / 1000) }));
+  assert.equal(JSON.parse(second.text).outcome, 'already_paid');
+  paid = await invoice(inv2.uuid);
+  const extra = paid.transactions.find((t: any) => t.external_id === 'pi_second');
+  assert.match(extra.note, /^not applied: invoice already paid/);
+  assert.equal(createTasks(inv2.service_uuid).n, 1);
+  const back = await platform.billing.ledger.recordRefund({ transaction_uuid: extra.uuid, amount_minor: 999, external_id: 're_second' });
+  assert.equal(back.full, false);
+  assert.equal(back.service_action, null);
+  assert.equal((await invoice(inv2.uuid)).status, 'paid');
+  assert.equal((await invoice(inv2.uuid)).refunded_minor, 0);
 });
 
 test('forged, wrong-secret, stale, future-clock and altered events are refused with 400 and nothing recorded', async () => {

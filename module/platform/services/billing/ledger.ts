@@ -18,6 +18,9 @@ import { formatMinor, normalizeCurrency } from './money.ts';
 export const REFUND_TOO_LARGE = (left: number, currency: string) => `refund exceeds what is left to refund (${formatMinor(left, currency)} ${currency})`;
 export const NOT_A_PAYMENT = (uuid: string) => `transaction ${uuid} is not a payment`;
 export const UNKNOWN_TRANSACTION = (uuid: string) => `transaction not found: ${uuid}`;
+/** Note of money received for an invoice paid before: recorded (so it can be refunded) but not applied to it. */
+export const NOT_APPLIED = (status: string) => `not applied: invoice already ${status}`;
+const isApplied = (payment: TransactionRow) => !payment.note.startsWith('not applied:');
 
 /** Runs a lifecycle action on a service (the platform's ServiceAdmin.runAction: queued through the lifecycle). */
 export type ServiceActionRunner = (serviceUuid: string, action: 'create' | 'suspend' | 'termination') => Promise<JobResult>;
@@ -78,7 +81,7 @@ export class BillingLedger implements PaymentLedger {
         return settle({ outcome: 'mismatch', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, invoices.get(row.uuid));
       }
       if (!invoices.setStatus(row.uuid, 'paid', ['unpaid', 'failed'])) {
-        const tx = transactions.insert({ ...base, kind: 'payment', note: `invoice already ${row.status}: not applied` });
+        const tx = transactions.insert({ ...base, kind: 'payment', note: NOT_APPLIED(row.status) });
         return settle({ outcome: 'already_paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, row);
       }
       const tx = transactions.insert({ ...base, kind: 'payment' });
@@ -148,9 +151,10 @@ export class BillingLedger implements PaymentLedger {
         external_id: r.external_id, parent_uuid: payment.uuid, amount_minor: r.amount_minor, currency: payment.currency,
       });
       transactions.addRefunded(payment.uuid, r.amount_minor);
-      invoices.addRefunded(payment.invoice_uuid, r.amount_minor);
+      // Money an invoice never took (a second payment of a paid invoice) goes back without touching the invoice.
+      if (isApplied(payment)) invoices.addRefunded(payment.invoice_uuid, r.amount_minor);
       const row = invoices.get(payment.invoice_uuid)!;
-      const full = row.refunded_minor >= row.amount_minor && invoices.setStatus(row.uuid, 'refunded', ['paid']);
+      const full = isApplied(payment) && row.refunded_minor >= row.amount_minor && invoices.setStatus(row.uuid, 'refunded', ['paid']);
       return { refund, row: invoices.get(row.uuid)!, full };
     });
     let serviceAction: 'termination' | 'suspend' | null = null;
