@@ -6,6 +6,17 @@ import { buildSidebar, type CurrentPage } from './admin/sidebar.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const FLASH_COOKIE = 'vh_flash';
+const tokens = new WeakMap<FastifyReply, string>();
+
+/** The CSRF token of this answer: made once per request (a second call would mint a second secret on a first visit). */
+export function csrfToken(reply: FastifyReply): string {
+  let token = tokens.get(reply);
+  if (!token) {
+    token = reply.generateCsrf();
+    tokens.set(reply, token);
+  }
+  return token;
+}
 
 /** The loaded modules (for the sidebar), each as a plain instance. */
 export function loadedModules(deps: WebDeps): Array<{ type: string; name: string; instance: Module }> {
@@ -42,7 +53,7 @@ export async function adminPage(
   const sidebar = admin ? buildSidebar(loadedModules(deps), can, current) : [];
   return reply.code(status).type('text/html; charset=utf-8').view(`admin/${page}.hbs`, {
     ...data,
-    csrf: reply.generateCsrf(),
+    csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: admin ? { email: admin.email, name: admin.name, role: admin.role.name } : null,
     sidebar,
@@ -53,7 +64,7 @@ export async function adminPage(
 export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
   return reply.code(status).type('text/html; charset=utf-8').view(`client/${page}.hbs`, {
     ...data,
-    csrf: reply.generateCsrf(),
+    csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: request.customer,
   }, { layout: 'layouts/client.hbs' });

@@ -3,11 +3,11 @@
 // service of someone else answers exactly like one that does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { callClientAreaController, renderClientAreaTab } from '../../../contract/client-area.ts';
+import { callClientAreaController, clientAreaVariables } from '../../../contract/client-area.ts';
 import type { ModuleRequest } from '../../../contract/http.ts';
 import type { Product } from '../../../contract/product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
-import { clientPage, wantsHtml } from '../render.ts';
+import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
 import { requireCustomer } from './customer-session.ts';
@@ -29,9 +29,11 @@ function myServices(deps: WebDeps, customerUuid: string) {
   }));
 }
 
-async function tabHtml(module: Product, tab: string): Promise<string> {
+/** The tab's template rendered with `variables_<tab>()` plus the page's CSRF token (`csrf`, for the tab's forms). */
+async function tabHtml(module: Product, tab: string, csrf: string): Promise<string> {
   try {
-    return await renderClientAreaTab(module, tab);
+    const entry = module.getClientAreaMenuConfig()[tab];
+    return module.view(entry.template, { ...(await clientAreaVariables(module, tab)), csrf });
   } catch (error) {
     module.logError(`client_area.${tab}`, { render: tab }, (error as Error).message);
     return '<p class="error">This part of the page could not be loaded.</p>';
@@ -59,14 +61,14 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
         title: `Service ${service.username || service.uuid}`, service,
         tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
         tab: current ?? null,
-        tab_html: current ? await tabHtml(module, current) : '',
+        tab_html: current ? await tabHtml(module, current, csrfToken(reply)) : '',
       });
     });
 
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
       const module = ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      return reply.type('text/html; charset=utf-8').send(await tabHtml(module, request.params.tab));
+      return reply.type('text/html; charset=utf-8').send(await tabHtml(module, request.params.tab, csrfToken(reply)));
     });
 
     const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {
