@@ -6,7 +6,7 @@ import type { SecretBox } from '../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { AccountsRepository } from '../../store/repositories/accounts.ts';
 import { accountNameByUsername, Ikev2Repository } from '../../store/repositories/ikev2.ts';
-import type { ServersRepository } from '../../store/repositories/servers.ts';
+import type { ServerRow, ServersRepository } from '../../store/repositories/servers.ts';
 import { Ikev2Profiles } from './ikev2-profiles.ts';
 import { Ikev2Service } from './ikev2-service.ts';
 import { Ikev2Sessions } from './ikev2-sessions.ts';
@@ -30,12 +30,14 @@ export interface Ikev2BuildDeps {
   box: SecretBox;
   clock: () => Date;
   serial<T>(task: () => Promise<T> | T): Promise<T>;
+  /** The panel resolver's addresses for a server (DnsService.serverDns): handed out by the pools when DNS is on. */
+  serverDns?: (server: ServerRow) => string[] | null;
   logger?: Logger;
 }
 
 export function buildIkev2(deps: Ikev2BuildDeps): Ikev2Services {
   const repo = new Ikev2Repository(deps.db);
-  const sync = new Ikev2Sync({ ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, logger: deps.logger });
+  const sync = new Ikev2Sync({ ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, serverDns: deps.serverDns, logger: deps.logger });
   const service = new Ikev2Service({ repo, box: deps.box, sync, clock: deps.clock, serial: deps.serial });
   const sessions = new Ikev2Sessions({
     ipsec: deps.ipsec, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,

@@ -15,6 +15,8 @@ export interface Ikev2SyncDeps {
   servers: ServersRepository;
   accounts: AccountsRepository;
   box: SecretBox;
+  /** The panel resolver's addresses for a server's clients, null when DNS is off (then its dns_1/dns_2). */
+  serverDns?: (server: ServerRow) => string[] | null;
   logger?: Logger;
 }
 
@@ -85,6 +87,11 @@ export class Ikev2Sync implements SyncFollower {
     if (this.wanted()) await this.applyAll();
   }
 
+  /** The panel's resolver was switched on or off: the pools hand out other DNS servers (a full load when wanted). */
+  async dnsChanged(): Promise<void> {
+    if (this.wanted()) await this.applyAll();
+  }
+
   /** Boot and `PUT /system/reload`: the daemon started (after a crash too) and loaded from the store, or stopped. */
   reconcile(): Promise<void> {
     return this.applyAll();
@@ -94,7 +101,7 @@ export class Ikev2Sync implements SyncFollower {
     if (!server.ikev2 || account.status !== 'enable') return null;
     return {
       username: account.username, password: this.deps.box.open(account.password), address: formatIpv4(account.ip),
-      dns: [server.dns_1, server.dns_2].filter(Boolean),
+      dns: this.deps.serverDns?.(server) ?? [server.dns_1, server.dns_2].filter(Boolean),
     };
   }
 }

@@ -143,3 +143,21 @@ test('profiles: .sswan JSON (stable uuid, CA as base64 DER, password only when o
     await h.close();
   }
 });
+
+test('with the panel resolver on, the pools hand out the server address as DNS (switched live)', async () => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { issueLicenseKey } = await import('../../../panel/services/license-key.ts');
+  const vendor = generateKeyPairSync('ed25519');
+  const h = await makeHarness({ licensePublicKey: vendor.publicKey.export({ type: 'spki', format: 'pem' }) as string });
+  try {
+    h.app.services.license.install(await issueLicenseKey(vendor.privateKey, { accounts: 100, expires: new Date(Date.now() + 86_400_000) }));
+    const ipsec = await setup(h);
+    assert.deepEqual(ipsec.users.get('alice_u')?.dns, ['10.77.0.1', '9.9.9.9']);
+    assert.equal(envelope(await h.call('PUT', '/api/v1/dns', { form: { enabled: '1' } })).error, '');
+    assert.deepEqual(ipsec.users.get('alice_u')?.dns, ['10.77.0.1'], 'the resolver on the server address');
+    await h.call('PUT', '/api/v1/dns', { form: { enabled: '0' } });
+    assert.deepEqual(ipsec.users.get('alice_u')?.dns, ['10.77.0.1', '9.9.9.9']);
+  } finally {
+    await h.close();
+  }
+});
