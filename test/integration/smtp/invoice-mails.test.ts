@@ -1,9 +1,12 @@
-// Billing's hooks (invoice.created, invoice.paid, invoice.payment_failed) reach the customer through the Smtp module:
-// listener → messageJob → deliverJob → a real SMTP server (STARTTLS + AUTH); a refund sends nothing; each send recorded.
+// Billing's hooks (invoice.created, invoice.paid, invoice.payment_failed) and the web host's customer.password_reset
+// reach the customer through the Smtp module: listener → messageJob → deliverJob → a real SMTP server (STARTTLS +
+// AUTH); a refund sends nothing; each send recorded; the reset token sealed in the task record and kept out of logs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { InvoiceEvent } from '../../../hooks.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
+import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
+import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
 import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
@@ -54,4 +57,40 @@ test('invoice created, payment failed and payment received are mailed to the inv
     ['invoice.paid', invoice.invoice_uuid, customer.uuid, 'sent'],
   ]);
   assert.equal(server.received.length, 3, 'the refund sent nothing');
+});
+
+test('a password reset request mails the link to the customer; the token is sealed in the task record and never logged', async () => {
+  const customer = new CustomerRepository(env.platform.db).create({ email: 'emil@customer.example', name: 'Emil' });
+  const token = 'v1.ResetTokenPart-8812.SignaturePart-4407';
+  const before = server.received.length;
+  await env.platform.hooks.emit('customer.password_reset', {
+    customer_uuid: customer.uuid, service_uuid: null, product_uuid: null, module: null, email: customer.email,
+    reset_path: `/client/password/reset?token=${token}`, expires_at: '2026-11-23T15:00:00.000Z', at: '2026-11-23T14:00:00.000Z',
+  });
+  const mails = await server.waitForMails(before + 1, 20_000);
+  const mail = mails[before];
+  assert.equal(mail.subject, 'Reset your vpnhost password');
+  assert.deepEqual(server.envelopes[before], ['emil@customer.example']);
+  assert.match(String(mail.text), new RegExp(`\\nhttp://127\\.0\\.0\\.1:8090/client/password/reset\\?token=${token.replace(/\./g, '\\.')}\\n`));
+
+  const tasks = await env.platform.queue.list({ tag: 'event:customer.password_reset' });
+  assert.equal(tasks.length, 1);
+  assert.equal(JSON.stringify(tasks[0].input).includes(token), false, 'the task listing shows the reset path redacted');
+  env.platform.db.pragma('wal_checkpoint(PASSIVE)');
+  const logs = JSON.stringify(readModuleLogs(env.platform.db, { limit: 1000 })) + env.lines.join('\n');
+  assert.equal(logs.includes(token), false, 'the token is in no log');
+});
+
+test('with no channel the reset mail is logged with its link redacted', async () => {
+  const customer = new CustomerRepository(env.platform.db).create({ email: 'fay@customer.example', name: 'Fay' });
+  const token = 'v1.OtherResetToken-5521.Sig-9932';
+  const smtp = env.platform.modules.instance<Smtp>('Notification', 'Smtp');
+  const result = await smtp.messageJob('customer.password_reset', { customer_uuid: customer.uuid, email: customer.email, expires_at: 'soon', at: 'now' },
+    { secret: { reset_path: `/client/password/reset?token=${token}` } });
+  assert.equal(result.status, 'success', result.message);
+  const record = smtpServices(env.platform.modules).smtpSends!.list({ event: 'customer.password_reset' }).find((s) => s.recipient === 'fay@customer.example');
+  assert.equal(record?.status, 'logged');
+  const warning = env.lines.map((l) => JSON.parse(l)).find((l) => l.send_uuid === record?.uuid && l.level === 40);
+  assert.match(warning?.text, /Set a new password here \(the link works once, until soon\):\n\[redacted\]\n/);
+  assert.equal(env.lines.join('\n').includes(token), false);
 });

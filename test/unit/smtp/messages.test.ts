@@ -24,7 +24,7 @@ const invoice = {
 };
 
 function composer(links: ConnectLinks | null) {
-  return new MessageComposer({ recipients: directory, links, brand: 'AcmeVPN', clientAreaUrl: 'https://acme.example/client' });
+  return new MessageComposer({ recipients: directory, links, brand: 'AcmeVPN', clientAreaUrl: 'https://acme.example/client', publicUrl: 'https://acme.example/' });
 }
 
 test('every template renders: a one-line subject, a text body and an HTML body inside the layout', () => {
@@ -86,4 +86,19 @@ test('invoice messages go to the invoice customer with number, amount, currency 
 test('no customer, no mail', async () => {
   assert.deepEqual(await composer(null).compose('service.suspended', { service_uuid: 'svc-9', at: 'now' }, DEFAULT_VIEWS_DIR), { skipped: 'no customer for service svc-9' });
   assert.deepEqual(await composer(null).compose('invoice.created', { ...invoice, customer_uuid: 'cus-9', service_uuid: null }, DEFAULT_VIEWS_DIR), { skipped: 'no customer for invoice inv-1' });
+});
+
+test('password reset: the public URL + signed path, to the customer; link and token listed as secrets for the logs', async () => {
+  const mail = await composer(null).compose('customer.password_reset', {
+    customer_uuid: 'cus-1', email: 'old@example.com', reset_path: '/client/password/reset?token=abc.DEF%2Bghi', expires_at: '2026-11-23T14:30:00.000Z', at: 'now',
+  }, DEFAULT_VIEWS_DIR);
+  if ('skipped' in mail) return assert.fail(mail.skipped);
+  assert.equal(mail.to, 'carol@example.com', "the customer's current address");
+  assert.equal(mail.subject, 'Reset your AcmeVPN password');
+  assert.match(mail.text, /\nhttps:\/\/acme\.example\/client\/password\/reset\?token=abc\.DEF%2Bghi\n/);
+  assert.match(mail.text, /until 2026-11-23T14:30:00\.000Z/);
+  assert.ok(mail.html.includes('href="https://acme.example/client/password/reset?token&#x3D;abc.DEF%2Bghi"'), 'escaped in HTML (= as &#x3D;)');
+  assert.deepEqual(mail.secrets, ['https://acme.example/client/password/reset?token=abc.DEF%2Bghi', '/client/password/reset?token=abc.DEF%2Bghi', 'abc.DEF+ghi', 'abc.DEF%2Bghi']);
+  assert.deepEqual(mail.origin, { event: 'customer.password_reset', service_uuid: null, invoice_uuid: null, customer_uuid: 'cus-1' });
+  assert.deepEqual(await composer(null).compose('customer.password_reset', { customer_uuid: 'cus-9', reset_path: '/x' }, DEFAULT_VIEWS_DIR), { skipped: 'no customer cus-9' });
 });

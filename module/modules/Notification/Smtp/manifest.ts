@@ -27,6 +27,8 @@ export const smtpConfigSchema = z.object({
   brand: z.string().min(1).max(100).default('vpnhost'),
   /** Link to the customers' client area, shown in the messages. */
   client_area_url: z.url({ protocol: /^https?$/ }).optional(),
+  /** The platform's public base URL: the password reset mail links to `<public_url>/client/password/reset?token=…`. */
+  public_url: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8090'),
   /** Task options of a delivery (tries, backoff s, timeout s). */
   job: jobSchema.default({ tries: 3, backoff: 60, timeout: 120 }),
   /** Timeout of each SMTP step (connect, greeting, socket idle). */
@@ -68,6 +70,7 @@ function services(env: ExtensionEnv): SmtpServices {
       links: new PanelConnectLinks(env.db, env.sealer, env.clock, config.smtp_timeout_ms),
       brand: config.brand,
       clientAreaUrl: config.client_area_url ?? null,
+      publicUrl: config.public_url,
     }),
     smtpChannels: channelPicker(new ModuleInstanceStore(env.db, env.sealer, env.clock), config.channel),
   };

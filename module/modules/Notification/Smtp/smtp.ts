@@ -66,7 +66,7 @@ export class Smtp extends Notification {
   }
 
   /** Validates, records and queues (or logs) one mail; `origin` says which event caused it. */
-  async queueMail(data: Record<string, unknown>, origin: SendOrigin): Promise<SmtpSendResult> {
+  async queueMail(data: Record<string, unknown>, origin: SendOrigin, logSecrets: readonly string[] = []): Promise<SmtpSendResult> {
     const checked = checkSmtpMessage(data);
     if (!checked.success) {
       this.logDebug('send', { to: data.to }, checked.errors);
@@ -80,10 +80,11 @@ export class Smtp extends Notification {
     if (!isConfigured(this.module_data)) {
       const record = sends.create({ ...origin, channel_uuid: channel, recipient: message.to, subject: message.subject, status: 'logged', tries: 0, mail });
       const attachments = mail.attachments.map((a) => a.filename);
+      const text = String(scrub(mail.text, logSecrets));
       this.logInfo('send', { to: message.to, subject: message.subject, send_uuid: record.uuid, event: origin.event ?? null },
-        { delivery: 'logged (no SMTP server configured)', text: mail.text, attachments });
-      // A warning, so it shows at the demo's log level: the mail was not sent, here it is.
-      this.ctx.logger.warn({ module: 'Notification/Smtp', send_uuid: record.uuid, to: message.to, subject: message.subject, text: mail.text, attachments },
+        { delivery: 'logged (no SMTP server configured)', text, attachments });
+      // A warning, so it shows at the demo's log level: the mail was not sent, here it is (secrets of the mail removed).
+      this.ctx.logger.warn({ module: 'Notification/Smtp', send_uuid: record.uuid, to: message.to, subject: message.subject, text, attachments },
         'e-mail not sent: no SMTP channel configured; its text follows');
       return { status: 'success', send_uuid: record.uuid, delivery: 'logged' };
     }
@@ -107,7 +108,8 @@ export class Smtp extends Notification {
     if (!sends) return jobError(NEEDS_PLATFORM);
     const record = sends.get(sendUuid);
     if (!record) return jobError(UNKNOWN_SEND(sendUuid));
-    if (record.status !== 'queued') return jobSuccess(`already ${record.status}`);
+    if (record.status === 'sent') return jobSuccess('already sent');
+    if (record.status !== 'queued') return jobError(record.last_error ?? `send is ${record.status}`);
     const request = { to: record.recipient, subject: record.subject, send_uuid: record.uuid, event: record.event };
     const mail = sends.mail(sendUuid);
     const settings = parseSmtpSettings(this.module_data);
@@ -117,7 +119,7 @@ export class Smtp extends Notification {
       const reason = !mail ? 'the mail body is gone' : `invalid channel settings: ${Object.keys(settings.success ? {} : settings.errors).join(', ')}`;
       sends.markFailure(sendUuid, reason, true);
       this.logError('send', request, { status: 'failed', attempt, reason });
-      return jobSuccess(reason);
+      return jobError(reason);
     }
     try {
       const receipt = await Smtp.transport(settings.data, this.settings.smtp_timeout_ms).send({
@@ -141,19 +143,20 @@ export class Smtp extends Notification {
 
   /**
    * Job (queued by the message listeners): the e-mail of a platform event to the customer concerned, composed from
-   * views/notifications/ and sent through this channel (or logged when the channel has no server).
+   * views/notifications/ and sent through this channel (or logged when the channel has no server). `sealed.secret`
+   * holds the payload's secret members (a reset link), kept sealed in the task record.
    */
-  async messageJob(event: string, payload: Record<string, unknown>): Promise<JobResult> {
+  async messageJob(event: string, payload: Record<string, unknown>, sealed: { secret?: Record<string, unknown> } = {}): Promise<JobResult> {
     const composer = this.own.smtpComposer;
     if (!composer) return jobError(NEEDS_PLATFORM);
     if (!isMessageEvent(event)) return jobError(`no message for event ${event}`);
-    const composed = await composer.compose(event, payload, this.ctx.viewsDir, this.abortSignal);
+    const composed = await composer.compose(event, { ...payload, ...(sealed.secret ?? {}) }, this.ctx.viewsDir, this.abortSignal);
     if ('skipped' in composed) {
       this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null, invoice_uuid: payload.invoice_uuid ?? null }, `not sent: ${composed.skipped}`);
       return jobSuccess(`not sent: ${composed.skipped}`);
     }
     if (composed.linkNote) this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null }, `no one-time link in the mail: ${composed.linkNote}`);
-    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, composed.origin);
+    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, composed.origin, composed.secrets);
     if (result.status === 'success') return jobSuccess();
     return jobError(typeof result.message === 'string' ? result.message : JSON.stringify(result.message));
   }

@@ -4,7 +4,7 @@ import type { HookEventName } from '../../../../../hooks.ts';
 /** Templates (each has `<name>.text.hbs` and `<name>.html.hbs` under views/notifications/). */
 export const MESSAGE_TEMPLATES = [
   'service-completed', 'service-suspended', 'service-unsuspended', 'service-terminated',
-  'invoice-created', 'payment-received', 'payment-failed',
+  'invoice-created', 'payment-received', 'payment-failed', 'password-reset',
 ] as const;
 export type MessageTemplate = (typeof MESSAGE_TEMPLATES)[number];
 
@@ -17,6 +17,7 @@ export const MESSAGE_EVENTS = {
   'invoice.created': 'invoice-created',
   'invoice.paid': 'payment-received',
   'invoice.payment_failed': 'payment-failed',
+  'customer.password_reset': 'password-reset',
 } as const satisfies Partial<Record<HookEventName, MessageTemplate>>;
 
 export type MessageEventName = keyof typeof MESSAGE_EVENTS;
@@ -30,6 +31,15 @@ export const MESSAGE_SUBJECTS: Record<MessageTemplate, string> = {
   'invoice-created': 'Invoice {{invoice.invoice_number}}: {{invoice.amount}} {{invoice.currency}} due {{invoice.due_date}}',
   'payment-received': 'Payment received for invoice {{invoice.invoice_number}}',
   'payment-failed': 'Payment failed for invoice {{invoice.invoice_number}}',
+  'password-reset': 'Reset your {{brand}} password',
+};
+
+/**
+ * Members of an event payload that are secrets (the signed reset token in `reset_path`): the listener moves them into
+ * the job's third argument under a secret-named key, so the task store seals them and its listing shows `[redacted]`.
+ */
+export const SECRET_MEMBERS: Partial<Record<MessageEventName, readonly string[]>> = {
+  'customer.password_reset': ['reset_path'],
 };
 
 export function isMessageEvent(event: string): event is MessageEventName {

@@ -15,6 +15,8 @@ export interface ComposerDeps {
   brand: string;
   /** Link to the client area (config `client_area_url`), or null. */
   clientAreaUrl: string | null;
+  /** The platform's public base URL (config `public_url`): prefixes the password reset path. */
+  publicUrl: string;
 }
 
 /** A composed e-mail and what caused it. */
@@ -23,6 +25,8 @@ export interface ComposedMail extends RenderedMessage {
   origin: SendOrigin;
   /** Why no one-time link is in a "service completed" mail (for the module log), else null. */
   linkNote: string | null;
+  /** Values in the mail that must never reach a log (a reset link and its token). */
+  secrets: string[];
 }
 
 /** The nothing-to-send answer: no customer, no address. */
@@ -37,6 +41,7 @@ export class MessageComposer {
 
   /** The e-mail of `event` rendered from `<viewsDir>/notifications/`, or why none is sent. */
   async compose(event: MessageEventName, payload: Record<string, unknown>, viewsDir: string, signal?: AbortSignal): Promise<ComposedMail | Skipped> {
+    if (event === 'customer.password_reset') return this.passwordReset(payload, viewsDir);
     const template = MESSAGE_EVENTS[event];
     const serviceUuid = text(payload.service_uuid);
     const customerUuid = text(payload.customer_uuid);
@@ -71,7 +76,27 @@ export class MessageComposer {
       ...rendered,
       to: recipient.email,
       linkNote,
+      secrets: [],
       origin: { event, service_uuid: serviceUuid, invoice_uuid: isInvoice ? text(payload.invoice_uuid) : null, customer_uuid: recipient.customer_uuid },
+    };
+  }
+
+  /** The reset link (public URL + the signed path) to the customer's current address; the link is a secret for logs. */
+  private passwordReset(payload: Record<string, unknown>, viewsDir: string): ComposedMail | Skipped {
+    const customerUuid = text(payload.customer_uuid);
+    const recipient = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : null;
+    const path = text(payload.reset_path);
+    if (!recipient) return { skipped: `no customer ${customerUuid ?? '?'}` };
+    if (!path || !path.startsWith('/')) return { skipped: 'the event has no reset path' };
+    const link = `${this.deps.publicUrl.replace(/\/+$/, '')}${path}`;
+    const token = new URL(link).searchParams.get('token');
+    const data = { brand: this.deps.brand, customer: { name: recipient.name, email: recipient.email }, link, expires_at: text(payload.expires_at) };
+    return {
+      ...renderMessage(viewsDir, 'password-reset', data),
+      to: recipient.email,
+      linkNote: null,
+      secrets: [link, path, ...(token ? [token, encodeURIComponent(token)] : [])],
+      origin: { event: 'customer.password_reset', service_uuid: null, invoice_uuid: null, customer_uuid: recipient.customer_uuid },
     };
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Hooks } from '../../../../../hooks.ts';
 import { MODULE_JOB } from '../../../../task/module-job.ts';
 import { Task } from '../../../../task/task.ts';
-import { MESSAGE_EVENTS, type MessageEventName } from './catalogue.ts';
+import { MESSAGE_EVENTS, SECRET_MEMBERS, type MessageEventName } from './catalogue.ts';
 
 /** The queue the Smtp module's jobs go to. */
 export const NOTIFICATION_QUEUE = 'notifications';
@@ -24,12 +24,19 @@ export interface MessageJobOptions {
 export async function queueMessage(event: MessageEventName, payload: object, channels: ChannelPicker, options: MessageJobOptions): Promise<string> {
   await new Promise((resolve) => setImmediate(resolve));
   const channel = channels.defaultChannel();
-  const about = (payload as { service_uuid?: unknown; invoice_uuid?: unknown });
-  const ref = typeof about.invoice_uuid === 'string' ? `invoice:${about.invoice_uuid}` : `about:${String(about.service_uuid ?? '')}`;
+  const about = (payload as { service_uuid?: unknown; invoice_uuid?: unknown; customer_uuid?: unknown });
+  const ref = typeof about.invoice_uuid === 'string' ? `invoice:${about.invoice_uuid}`
+    : typeof about.service_uuid === 'string' ? `about:${about.service_uuid}` : `customer:${String(about.customer_uuid ?? '')}`;
+  const open: Record<string, unknown> = { ...payload };
+  const secrets: Record<string, unknown> = {};
+  for (const member of SECRET_MEMBERS[event] ?? []) {
+    secrets[member] = open[member];
+    delete open[member];
+  }
   return Task.add(MODULE_JOB, NOTIFICATION_QUEUE, {
     module: { type: 'Notification', name: 'Smtp', payment_gateway_uuid: channel },
     method: 'messageJob',
-    args: [event, payload],
+    args: [event, open, { secret: secrets }],
     tries: options.tries,
     backoff: options.backoff,
   }, ['notification', `event:${event}`, ref]);
