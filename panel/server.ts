@@ -8,6 +8,7 @@ import { createDataplane } from './dataplane/create-dataplane.ts';
 import type { Dataplane } from './dataplane/dataplane.ts';
 import { createLogger } from './logger.ts';
 import { SecretBox } from './shared/secret-box.ts';
+import { BasicFtpUploader } from './services/backups/ftp-upload.ts';
 import { LICENSE_PUBLIC_KEY_SETTING, toLicensePublicKey } from './services/license-key.ts';
 import { databasePath, openDatabase } from './store/db.ts';
 import { SettingsRepository } from './store/repositories/settings.ts';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   metricsToken?: string | null;
   /** Per-peer series in GET /metrics. */
   metricsPerPeer?: boolean;
+  /** PEM of CA certificates trusted for FTPS backup uploads besides the system's (`--backup-ftp-ca`). */
+  backupFtpCaPem?: string | null;
   logger?: Logger;
   /** A ready data-plane bundle to use instead of building one from `driver` (tests, demo); closed on shutdown. */
   dataplaneInstance?: Dataplane;
@@ -106,6 +109,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
       licensePublicKey: publicKey, version: panelVersion(), externalInterface: opts.externalInterface, listenAddress: host,
       apiPort: port === 0 ? null : port,
       metricsToken: opts.metricsToken ?? null, metricsPerPeer: opts.metricsPerPeer ?? false,
+      backups: { ftp: new BasicFtpUploader({ ca: opts.backupFtpCaPem ?? undefined }) },
       baseUrl: opts.baseUrl ?? (port === 0 ? '' : httpUrl(host, port)),
     };
     const app = buildApp(deps);

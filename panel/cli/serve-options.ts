@@ -16,6 +16,8 @@ export const SERVE_HELP = `usage: vpnhost panel serve [options]
   --license-public-key FILE   vendor Ed25519 public key PEM  (VPNHOST_LICENSE_PUBLIC_KEY)
   --metrics-token-file FILE   bearer token for GET /metrics (VPNHOST_PANEL_METRICS_TOKEN_FILE; default: access hash only)
   --metrics-per-peer          per-peer byte series in GET /metrics (VPNHOST_PANEL_METRICS_PER_PEER=1; default off)
+  --backup-ftp-ca FILE        PEM of CA certificates trusted for FTPS backup uploads besides the system's
+                              (VPNHOST_PANEL_BACKUP_FTP_CA; e.g. a self-signed FTP server)
   -h, --help                  this text
 
 environment: VPNHOST_LOG_LEVEL (default info; JSON lines on stdout, secrets redacted, warn and above written at once)
@@ -64,6 +66,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       'license-public-key': { type: 'string' },
       'metrics-token-file': { type: 'string' },
       'metrics-per-peer': { type: 'boolean' },
+      'backup-ftp-ca': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -94,6 +97,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       licensePublicKeyPem: readPublicKeyFile(values['license-public-key'] ?? env.VPNHOST_LICENSE_PUBLIC_KEY),
       metricsToken: readMetricsToken(values['metrics-token-file'] ?? env.VPNHOST_PANEL_METRICS_TOKEN_FILE),
       metricsPerPeer: values['metrics-per-peer'] ?? env.VPNHOST_PANEL_METRICS_PER_PEER === '1',
+      backupFtpCaPem: readPublicKeyFile(values['backup-ftp-ca'] ?? env.VPNHOST_PANEL_BACKUP_FTP_CA),
     },
   };
 }

@@ -1,5 +1,6 @@
 // FTP upload of archives with basic-ftp (plain FTP or explicit FTPS), and retention of the archives on the server.
 import { basename } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { Client } from 'basic-ftp';
 import { ownArchivesOldestFirst } from './backup-folder.ts';
 
@@ -30,7 +31,7 @@ export function parseFtpServer(server: string): { host: string; secure: boolean 
 
 /** The real uploader (basic-ftp); each call opens its own connection and closes it. */
 export class BasicFtpUploader implements FtpUploader {
-  /** `ca`: PEM of extra trusted certificates for FTPS (a server with its own CA); the system store otherwise. */
+  /** `ca`: PEM of CA certificates trusted for FTPS besides Node's bundled roots (a server with its own CA). */
   constructor(private readonly opts: { timeoutMs?: number; ca?: string } = {}) {}
 
   private async connect(target: FtpTarget): Promise<Client> {
@@ -39,7 +40,7 @@ export class BasicFtpUploader implements FtpUploader {
     try {
       await client.access({
         host, port: target.port, user: target.user, password: target.password, secure,
-        secureOptions: this.opts.ca ? { ca: this.opts.ca } : {},
+        secureOptions: this.opts.ca ? { ca: [...rootCertificates, this.opts.ca] } : {},
       });
       if (target.path) await client.ensureDir(target.path);
       return client;
