@@ -142,12 +142,17 @@ export class UnboundProcess {
     }
   }
 
-  /** The last non-empty line the daemon logged since byte `from`, without unbound's `[time] unbound[pid:0]` prefix. */
+  /**
+   * What the daemon logged since byte `from` about its failure: its last two `error` lines (unbound names the cause,
+   * e.g. `can't bind socket: Address already in use for 10.0.0.1 port 53`, before `fatal error: could not open
+   * ports`) joined with `; `, else its last line; without unbound's `[time] unbound[pid:0] ` prefix.
+   */
   private lastLogLine(from: number): string {
     try {
       const text = readFileSync(this.opts.logPath).subarray(from).toString('utf8');
-      const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-      return (lines[lines.length - 1] ?? '').replace(/^\[\d+\] unbound\[\d+:\d+\] /, '');
+      const lines = text.split('\n').map((l) => l.trim().replace(/^\[\d+\] unbound\[\d+:\d+\] /, '')).filter(Boolean);
+      const errors = lines.filter((l) => /error/i.test(l)).slice(-2);
+      return errors.length > 0 ? errors.join('; ') : lines[lines.length - 1] ?? '';
     } catch {
       return '';
     }
