@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { ModuleRequest } from '../../../module/contract/http.ts';
 import { resolveSidebarLink } from '../../../module/contract/plugin.ts';
+import { pino } from 'pino';
 import { vpnFleetServices } from '../../../module/modules/Plugin/VpnFleet/index.ts';
+import { vpnFleetManifest } from '../../../module/modules/Plugin/VpnFleet/manifest.ts';
+import { moduleWorkerCall } from '../../../module/platform/remote-worker.ts';
+import { WorkerApiClient } from '../../../module/platform/worker-api/client.ts';
 import { REFRESH, VIEW, type VpnFleet } from '../../../module/modules/Plugin/VpnFleet/vpn-fleet.ts';
 import { admin, until } from '../../fixtures/platform/http.ts';
 import { removeDir, startPanel, type PanelProcess } from '../../fixtures/platform/processes.ts';
@@ -126,4 +130,24 @@ test('pages render the snapshot; controllers check permissions; sidebar links re
     ['vpnfleet.fleet', '/admin/modules/Plugin/VpnFleet/fleet'],
     ['vpnfleet.events', '/admin/modules/Plugin/VpnFleet/events'],
   ]);
+});
+
+test('a remote worker (no platform database) has the platform run the refresh through the worker route', async () => {
+  const token = stack.platform.platform.workerTokens.create('fleet-test').token;
+  const client = new WorkerApiClient({ url: stack.platform.url, token, requestTimeoutMs: 20_000 });
+  try {
+    const remote = vpnFleetManifest.services!({
+      db: null, sealer: null, worker: moduleWorkerCall(client, 'Plugin', 'VpnFleet'), config: { enabled: true, version: '1.0.0' },
+      logger: pino({ level: 'silent' }), clock: { now: () => new Date() },
+    });
+    assert.equal(remote.fleet, null);
+    const before = vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams')!.refreshed_at;
+    const summary = await remote.runRefresh();
+    assert.deepEqual(summary, { panels: 2, up: 1, down: 1, removed: [] });
+    assert.ok(vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams')!.refreshed_at >= before);
+    const refused = await fetch(`${stack.platform.url}/api/worker/modules/Plugin/VpnFleet/refresh`, { headers: { authorization: `Bearer ${stack.token}` } });
+    assert.equal(refused.status, 401, 'an admin token is not a worker token');
+  } finally {
+    await client.close();
+  }
 });

@@ -1,5 +1,6 @@
 // What VpnFleet contributes to the host: its config section, its tables (fleet snapshot and event log), the fleet source
-// (VpnProduct's panels with pooled clients), the scheduled refresh (queued with Task.add) and its hook listeners.
+// (VpnProduct's panels with pooled clients), the scheduled refresh (queued with Task.add), the worker route a remote
+// worker's refresh goes through, and its hook listeners.
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Clock } from '../../../../panel/shared/clock.ts';
@@ -9,7 +10,7 @@ import { MODULE_JOB } from '../../../task/module-job.ts';
 import { Task } from '../../../task/task.ts';
 import { PanelRegistry } from '../../Product/VpnProduct/panel-registry.ts';
 import { PanelStore } from '../../Product/VpnProduct/panel-store.ts';
-import type { FleetSource } from './fleet-refresh.ts';
+import { refreshFleet, type FleetSource, type RefreshSummary } from './fleet-refresh.ts';
 import { FleetStore, VPN_FLEET_MIGRATIONS } from './fleet-store.ts';
 import { registerFleetHooks } from './hooks.ts';
 
@@ -30,6 +31,11 @@ export const SCHEDULER_TICK_MS = 1_000;
 export interface VpnFleetServices {
   fleet: FleetStore | null;
   fleetSource: FleetSource | null;
+  /**
+   * Runs a refresh on the platform process: there directly, in a remote worker (no platform database) through
+   * VpnFleet's worker route `GET /api/worker/modules/Plugin/VpnFleet/refresh`.
+   */
+  runRefresh(signal?: AbortSignal): Promise<RefreshSummary>;
   /** The panel a service's account lives on, from its provision data. */
   panelOfService(serviceUuid: string): string | null;
   /** Queues a refresh when `refresh_every_ms` passed since the last one; answers the task id or null. */
@@ -38,6 +44,8 @@ export interface VpnFleetServices {
   queueRefresh(): Promise<string>;
   close(): Promise<void>;
 }
+
+const refreshSummarySchema = z.object({ panels: z.number().int(), up: z.number().int(), down: z.number().int(), removed: z.array(z.string()) });
 
 /** Queues `refreshJob` of VpnFleet: `Task.add('ModuleJob', 'Module', {module, method, ...}, ['fleet_refresh'])`. */
 export function queueFleetRefresh(): Promise<string> {
@@ -77,14 +85,23 @@ function services(env: ExtensionEnv): VpnFleetServices {
       return now - last >= every ? queueRefresh() : null;
     },
   };
-  if (!env.db || !env.sealer) return { ...common, fleet: null, fleetSource: null, panelOfService: () => null, close: async () => undefined };
+  if (!env.db || !env.sealer) {
+    const worker = env.worker;
+    const runRefresh = async () => {
+      if (!worker) throw new Error('VpnFleet needs the platform database or the worker API');
+      return refreshSummarySchema.parse(await worker.get('/refresh'));
+    };
+    return { ...common, fleet: null, fleetSource: null, runRefresh, panelOfService: () => null, close: async () => undefined };
+  }
   const source = fleetSource(env.db, env);
   const provision = env.db.prepare(`SELECT coalesce(json_extract(provision_data, '$.panel'), json_extract(provision_data, '$.panel_location')) AS panel
     FROM services WHERE uuid = ?`);
+  const fleet = new FleetStore(env.db);
   return {
     ...common,
-    fleet: new FleetStore(env.db),
+    fleet,
     fleetSource: source,
+    runRefresh: (signal) => refreshFleet(source, fleet, clock, signal),
     panelOfService: (uuid) => {
       try {
         return ((provision.get(uuid) as { panel: string | null } | undefined)?.panel) ?? null;
@@ -100,6 +117,10 @@ export const vpnFleetManifest = defineManifest<VpnFleetServices>({
   config: vpnFleetConfigSchema,
   migrations: VPN_FLEET_MIGRATIONS,
   services,
+  /** `GET /refresh` (worker tokens only): a remote worker's refreshJob has the platform run the refresh. */
+  workerApi: (ext) => async (app) => {
+    app.get('/refresh', async () => ext.runRefresh());
+  },
   scheduled: [{ name: 'refresh', everyMs: SCHEDULER_TICK_MS, run: async (ext) => void (await ext.queueRefreshIfDue()) }],
   hooks: (hooks, ext) => {
     if (ext.fleet) registerFleetHooks(hooks, ext.fleet, ext.panelOfService);

@@ -3,14 +3,13 @@
 import { requirePermission, type ModuleRequest, type ModuleResponse } from '../../../contract/http.ts';
 import type { PlatformContext } from '../../../contract/platform-context.ts';
 import { Plugin, type PermissionEntry, type RouteEntry, type SidebarEntry } from '../../../contract/plugin.ts';
-import { jobError, jobSuccess, type JobResult } from '../../../contract/result.ts';
-import { refreshFleet } from './fleet-refresh.ts';
+import { jobSuccess, type JobResult } from '../../../contract/result.ts';
 import type { FleetStore, PanelSnapshot } from './fleet-store.ts';
 import { vpnFleetManifest, type VpnFleetServices } from './manifest.ts';
 
 export const VIEW = 'Plugin-VpnFleet-view';
 export const REFRESH = 'Plugin-VpnFleet-refresh';
-export const NO_FLEET_STORE = 'VpnFleet runs its refresh on the platform process (no platform database here)';
+export const NO_FLEET_STORE = 'The fleet pages are served by the platform process (no platform database here)';
 const PAGE = 50;
 
 /** Fleet totals shown above the table. */
@@ -72,10 +71,9 @@ export class VpnFleet extends Plugin {
     ];
   }
 
-  /** Reads every panel into the fleet snapshot (queued by the scheduler or the admin). */
+  /** Reads every panel into the fleet snapshot (queued by the scheduler or the admin; in a remote worker the platform does it). */
   async refreshJob(): Promise<JobResult> {
-    if (!this.ext.fleet || !this.ext.fleetSource) return jobError(NO_FLEET_STORE);
-    const summary = await refreshFleet(this.ext.fleetSource, this.ext.fleet, this.ctx.clock, this.abortSignal);
+    const summary = await this.ext.runRefresh(this.abortSignal);
     this.logDebug('refresh', {}, summary);
     return jobSuccess(`${summary.up} of ${summary.panels} panels up`);
   }
