@@ -5,9 +5,13 @@ import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
 import type { ListingPage } from '../schemas/listing.ts';
 import { formatIpv4 } from './addressing.ts';
+import { OnlineIndex } from './online-index.ts';
 
 /** Lists online WireGuard sessions from the live interfaces. */
 export class OnlineService {
+  /** Public key → account, patched from the accounts' change feed (see {@link OnlineIndex}). */
+  private readonly index: OnlineIndex;
+
   constructor(
     private readonly servers: ServersRepository,
     private readonly accounts: AccountsRepository,
@@ -15,7 +19,9 @@ export class OnlineService {
     /** `wireguard_handshake_uptime` of the system config, in seconds. */
     private readonly handshakeUptime: () => number,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.index = new OnlineIndex(accounts);
+  }
 
   /**
    * Every account whose peer shook hands at most `wireguard_handshake_uptime` seconds ago, server by server in the
@@ -28,6 +34,13 @@ export class OnlineService {
     const skip = page.offset ?? 0;
     const end = page.limit === undefined ? Infinity : skip + page.limit;
     const out: WireguardOnlineEntry[] = [];
+    // Handshakes of online peers fall within a few minutes: each distinct second is formatted once per listing.
+    const stamps = new Map<number, string>();
+    const stamp = (seconds: number): string => {
+      let text = stamps.get(seconds);
+      if (text === undefined) stamps.set(seconds, (text = formatLocalTimestamp(new Date(seconds * 1000))));
+      return text;
+    };
     let seen = 0;
     for (const server of this.servers.list()) {
       if (seen >= end) break;
@@ -35,23 +48,22 @@ export class OnlineService {
       // Peers come latest-handshake first (never-shaken last), so the online ones are a prefix.
       let online = 0;
       while (online < peers.length && peers[online].latestHandshake !== 0 && peers[online].latestHandshake >= since) online++;
-      // Many online peers: one statement for the server's accounts; a few: one indexed lookup each.
-      const index = online > BULK_THRESHOLD ? this.accounts.onlineIndex(server.id) : null;
       for (let i = 0; i < online && seen < end; i++) {
         const peer = peers[i];
-        const account = index ? index.get(peer.publicKey) : this.accounts.getByPublicKey(peer.publicKey);
-        if (!account) continue;
+        const account = this.index.get(peer.publicKey);
+        if (!account || account[1] !== server.id) continue;
         if (seen++ < skip) continue;
+        const [, , , name, username, status, ip, b_download, b_upload] = account;
         out.push({
-          name: account.name,
-          username: account.username,
+          name,
+          username,
           wg_name: server.name,
-          allowed_IPs: formatIpv4(account.ip),
-          b_download: String(account.b_download),
-          b_upload: String(account.b_upload),
-          status: account.status,
+          allowed_IPs: formatIpv4(ip),
+          b_download: String(b_download),
+          b_upload: String(b_upload),
+          status,
           endpoint: peer.endpoint ?? '',
-          latest_handshake: formatLocalTimestamp(new Date(peer.latestHandshake * 1000)),
+          latest_handshake: stamp(peer.latestHandshake),
           transfer_rx: String(peer.transferRx),
           transfer_tx: String(peer.transferTx),
         });
@@ -61,11 +73,10 @@ export class OnlineService {
   }
 }
 
-/** Above this many online peers of one server, their accounts are read in one statement instead of one by one. */
-const BULK_THRESHOLD = 64;
+/** Two digits. */
+const p = (n: number): string => String(n).padStart(2, '0');
 
 /** `YYYY-MM-DD HH:MM:SS` in the host's local time zone (the one GET /system/info reports). */
 export function formatLocalTimestamp(date: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
 }

@@ -62,16 +62,11 @@ export type ListingRow = [
   b_download: number, b_upload: number, mangle: number, private_key: string, public_key: string,
 ];
 
-/** What GET /wireguard/online needs of an account. */
-export interface OnlineRow {
-  public_key: string;
-  name: string;
-  username: string;
-  status: 'enable' | 'disable';
-  ip: number;
-  b_download: number;
-  b_upload: number;
-}
+/** An account as GET /wireguard/online's index holds it: id, server id, public key, then the listed columns. */
+export type OnlineIndexTuple = [
+  id: number, server_id: number, public_key: string, name: string, username: string, status: 'enable' | 'disable',
+  ip: number, b_download: number, b_upload: number,
+];
 
 const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
 
@@ -268,13 +263,20 @@ export class AccountsRepository {
   }
 
   /** What GET /wireguard/online shows of every account of a server, keyed by public key (one statement). */
-  onlineIndex(serverId: number): Map<string, OnlineRow> {
-    this.onlineStmt ??= this.db.prepare<[number], OnlineRow>(
-      'SELECT public_key, name, username, status, ip, b_download, b_upload FROM accounts WHERE server_id = ?');
-    const out = new Map<string, OnlineRow>();
-    for (const row of this.onlineStmt.iterate(serverId)) out.set(row.public_key, row);
-    return out;
+  /**
+   * What GET /wireguard/online needs of every account (`ids` null) or of the given ids, as raw tuples
+   * `[id, server_id, public_key, name, username, status, ip, b_download, b_upload]` (two statements, prepared once).
+   */
+  onlineTuples(ids: readonly number[] | null): OnlineIndexTuple[] {
+    const columns = 'SELECT id, server_id, public_key, name, username, status, ip, b_download, b_upload FROM accounts';
+    this.onlineTupleStmts ??= {
+      all: this.db.prepare<[], OnlineIndexTuple>(columns).raw(true),
+      byIds: this.db.prepare<[string], OnlineIndexTuple>(`${columns} WHERE id IN (SELECT value FROM json_each(?))`).raw(true),
+    };
+    return ids === null ? this.onlineTupleStmts.all.all() : this.onlineTupleStmts.byIds.all(JSON.stringify(ids));
   }
+
+  private onlineTupleStmts?: { all: Statement<[], OnlineIndexTuple>; byIds: Statement<[string], OnlineIndexTuple> };
 
   /** Account count per server name and status (GET /metrics), one grouped statement. */
   countsByState(): Array<{ wg_name: string; status: string; count: number }> {
@@ -290,7 +292,6 @@ export class AccountsRepository {
   }
 
   private listingStmts?: { all: Statement<[number, number], ListingRow>; ofServer: Statement<[number, number, number], ListingRow> };
-  private onlineStmt?: Statement<[number], OnlineRow>;
 
   /** Empties the by-name cache (after a backup restore replaced the table underneath). */
   forgetCached(): void {
