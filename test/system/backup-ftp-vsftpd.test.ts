@@ -15,6 +15,7 @@ import { E } from '../../panel/http/errors.ts';
 import { BasicFtpUploader } from '../../panel/services/backups/ftp-upload.ts';
 import { fillStore, makeBackupPanel } from '../integration/backups/backup-fixture.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { selfSignedCert } from '../integration/smtp/smtp-fixture.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,7 +62,7 @@ function vsftpdConfig(opts: { port: number; pasv: number; root: string; tls?: { 
 }
 
 test('FTP and FTPS upload to vsftpd: archives in ftp_path, retention on the server, wrong password keeps the local archive', async (t) => {
-  if (!requireTools(t, ['vsftpd', 'useradd', 'userdel', 'chpasswd', 'openssl'], { root: true })) return;
+  if (!requireTools(t, ['vsftpd', 'useradd', 'userdel', 'chpasswd'], { root: true })) return;
   const work = mkdtempSync(join(tmpdir(), 'vpnhost-ftp-sys-'));
   const user = `vhbk${randomBytes(4).toString('hex')}`;
   const password = randomBytes(12).toString('base64url');
@@ -77,8 +78,9 @@ test('FTP and FTPS upload to vsftpd: archives in ftp_path, retention on the serv
     chownSync(root, Number(execFileSync('id', ['-u', user]).toString().trim()), 0);
     const cert = join(work, 'cert.pem');
     const key = join(work, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    const tls = selfSignedCert();
+    writeFileSync(cert, tls.cert);
+    writeFileSync(key, tls.key, { mode: 0o600 });
     const start = async (tls: boolean) => {
       const port = await freePort();
       const pasv = 40_000 + Math.floor(Math.random() * 20_000);
