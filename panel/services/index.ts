@@ -217,9 +217,10 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const ikev2 = buildIkev2({
     db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
-    serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
+    serial: (task) => dataplaneSync.serial(task), serverDns: (server) => dns.serverDns(server), logger: deps.logger,
   });
   dataplaneSync.addFollower(ikev2.sync);
+  dns.onEnabledChange(() => ikev2.sync.dnsChanged());
   const metrics = new PanelMetrics({ perPeer: deps.metricsPerPeer ?? false });
   metrics.attach({
     servers: () => serverRepo.list(),
