@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { config } from '../../../config.ts';
+import { MODULE_TYPES } from '../../../module/contract/platform-context.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { UNAUTHORIZED, WORKER_UNAUTHORIZED } from '../../../module/platform/errors.ts';
 import { Platform } from '../../../module/platform/platform.ts';
@@ -62,7 +64,10 @@ test('every worker route answers 401 without a token, with a wrong one, a malfor
 test('a worker token opens the worker API but not the admin API', async () => {
   const info = await call('GET', '/api/worker/info', workerToken);
   assert.equal(info.statusCode, 200);
-  assert.deepEqual(info.json(), { queue: 'embedded', modules: [{ type: 'Product', name: 'VpnProduct', version: '1.0.0' }] });
+  // every module config.ts switches on, in the host's type order, with its version
+  const enabled = MODULE_TYPES.flatMap((type) => Object.entries(config.modules[type]).filter(([, m]) => m.enabled).map(([name, m]) => ({ type, name, version: m.version })));
+  assert.ok(enabled.some((m) => m.name === 'VpnProduct'));
+  assert.deepEqual(info.json(), { queue: 'embedded', modules: enabled });
   for (const url of ['/api/admin/panels', '/api/admin/tasks', '/api/admin/products']) {
     const res = await call('GET', url, workerToken);
     assert.equal(res.statusCode, 401, url);
