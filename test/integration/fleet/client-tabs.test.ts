@@ -97,6 +97,10 @@ test('connect: the config text and QR are the panel\'s; the download is a file n
     const link = await call('connect', 'otl', 'POST');
     assert.equal(link.status, 200);
     assert.match((link.body as any).data.url, /\/otl\/[0-9a-f]{80}$/);
+    const page = await callClientAreaController(module(), 'connect', 'otl', { ...req('POST'), headers: { accept: 'text/html' } });
+    assert.equal(page.headers?.['content-type'], 'text/html; charset=utf-8');
+    assert.match(String(page.body), /<a href="http:\/\/[^"]+\/otl\/[0-9a-f]{80}" data-vpn-otl>/, 'a page with the link for a browser without JavaScript');
+    assert.ok(String(page.body).includes(`href="/client/services/${uuid}?tab&#x3D;connect"`));
   }
 });
 

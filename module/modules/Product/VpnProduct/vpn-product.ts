@@ -261,8 +261,8 @@ export class VpnProduct extends Product {
     const provision = await this.requireProvision();
     const url = await (await this.panels.client(panelOf(provision))).oneTimeLink(provision.account_name, this.abortSignal);
     if (!wantsHtml(request)) return { url };
-    const safe = escapeHtml(url);
-    return { status: 200, body: `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>One-time link</title><p>Open this link once on the other device:</p><p><a href="${safe}">${safe}</a></p><p><a href="${clientTabPath(this.requireService(), 'connect')}">Back</a></p>`, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
+    const page = this.view('client.otl-link', { url, back_href: clientTabPath(this.requireService(), 'connect') });
+    return { status: 200, body: page, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
   }
 
   async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {
@@ -334,10 +334,6 @@ function attachment(text: string, filename: string, type: string): ModuleRespons
 function wantsHtml(request: ModuleRequest): boolean {
   const accept = String(request.headers.accept ?? '');
   return accept.includes('text/html') && !accept.includes('application/json');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function postOnly(): ModuleResponse {
