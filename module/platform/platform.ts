@@ -196,6 +196,8 @@ export class Platform {
   /** Starts the modules' scheduled work (the serving process only). */
   startScheduled(): void {
     this.modules.startScheduled((work, error) => this.logger.error({ work, err: error instanceof Error ? error.message : String(error) }, 'scheduled module work failed'));
+    // Paid invoices whose service a stopped process left `pending` get their create() now.
+    this.billing.ledger.resumePaid().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'billing: resuming paid invoices failed'));
   }
 
   /** A Product instance bound to the service, with its product data and service data loaded. */

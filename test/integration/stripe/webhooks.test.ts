@@ -227,3 +227,12 @@ test('no secret in the logs', () => {
   assert.ok(logged.includes('webhook') || logged.includes('onPaymentSuccess'));
   assert.equal(logged.includes(SECRET_KEY) || logged.includes(WEBHOOK_SECRET), false);
 });
+
+test('a paid invoice whose service was left pending (process stopped before queueing) gets its create() at start', async () => {
+  const inv = await order('resume1');
+  platform.db.prepare("UPDATE invoices SET status = 'paid' WHERE uuid = ?").run(inv.uuid);
+  assert.deepEqual(await platform.billing.ledger.resumePaid(), [inv.service_uuid]);
+  assert.equal(createTasks(inv.service_uuid).n, 1);
+  assert.equal((await api('GET', `/services/${inv.service_uuid}`)).body.provision_status, 'processing');
+  assert.deepEqual(await platform.billing.ledger.resumePaid(), [], 'nothing left to resume');
+});

@@ -169,6 +169,25 @@ export class BillingLedger implements PaymentLedger {
     return { invoice_uuid: done.row.uuid, refund_uuid: done.refund.uuid, refunded_minor: done.row.refunded_minor, full: done.full, service_action: serviceAction };
   }
 
+  /**
+   * Queues create() for services of paid invoices still `pending` (the process stopped between recording a payment
+   * and queueing); run by the serving process at start. Resolves with the services queued.
+   */
+  async resumePaid(): Promise<string[]> {
+    const rows = this.deps.db
+      .prepare(`SELECT i.uuid FROM invoices i JOIN services s ON s.uuid = i.service_uuid WHERE i.status = 'paid' AND s.provision_status = 'pending'`)
+      .all() as Array<{ uuid: string }>;
+    const queued: string[] = [];
+    for (const { uuid } of rows) {
+      const row = this.deps.invoices.get(uuid);
+      if (!row?.service_uuid) continue;
+      await this.queue(row.service_uuid, 'create', row);
+      queued.push(row.service_uuid);
+    }
+    if (queued.length) this.deps.logger.warn({ services: queued }, 'paid invoices whose service was still pending: create() queued');
+    return queued;
+  }
+
   /** The invoice event payload of a row. */
   event(row: InvoiceRow, extra: Partial<InvoiceEvent> = {}): InvoiceEvent {
     const service = row.service_uuid ? this.deps.services.get(row.service_uuid) : null;
