@@ -1,6 +1,6 @@
 // Real strongSwan on both sides: the panel (linux driver, its own charon) in namespace A, a strongSwan client in B.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -149,6 +149,15 @@ test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, d
     assert.equal(online[0].endpoint, B_VETH);
     const vip = (await execIn(nsB, 'ip', ['-4', '-o', 'addr', 'show'])).stdout;
     assert.match(vip, /10\.78\.0\.5\//, 'the account\'s own allowed_IPs address as virtual IP');
+
+    // no secret in clear on disk: certificates, key and EAP secrets reached charon over vici only
+    const files = (readdirSync(join(panel.dataDir, 'ipsec'), { recursive: true }) as string[])
+      .map((f) => join(panel!.dataDir, 'ipsec', f)).filter((f) => statSync(f).isFile());
+    assert.ok(files.some((f) => f.endsWith('swanctl.conf')));
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      assert.ok(!text.includes('Secret-alice-1') && !text.includes('PRIVATE KEY'), `secret in ${f}`);
+    }
 
     // bad input: a proposal charon does not know is refused with the daemon's detail; charon and the SA stay as they were
     const refused = await api.request('PUT', '/ikev2/advanced_settings', { ...IKEV2_DEFAULTS, esp: 'aes999-sha1' });

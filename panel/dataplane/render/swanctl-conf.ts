@@ -1,10 +1,7 @@
-// Pure renderer of swanctl.conf (connections, pools, EAP secrets) from the IKEv2 desired state; files for swanctl.
-import { secretName, type IpsecDesired } from '../ipsec/ipsec.ts';
+// Pure renderer of swanctl.conf (connections and pools; no secrets) from the IKEv2 desired state, for swanctl.
+import type { IpsecDesired } from '../ipsec/ipsec.ts';
 import type { ViciTree } from '../ipsec/linux/vici-client.ts';
 import { probeConn, userConn, userPool } from './swanctl-tree.ts';
-
-/** File names inside the swanctl directory (`x509/`, `x509ca/`, `private/`). */
-export const SWANCTL_FILES = { serverCert: 'server.pem', caCert: 'ca.pem', serverKey: 'server.pem' } as const;
 
 /** A value in swanctl.conf syntax: always double-quoted, `\` and `"` escaped, no newlines. */
 export function quote(value: string): string {
@@ -24,24 +21,20 @@ export function renderTree(tree: ViciTree, indent = ''): string {
 }
 
 /**
- * swanctl.conf of the whole desired state: the probe connection, one connection and one pool per account, one
- * `eap-` secret per account. The server certificate, the CA and the key are loaded from `x509/server.pem`,
- * `x509ca/ca.pem` and `private/server.pem` by `swanctl --load-creds`; connections find the certificate by identity.
+ * swanctl.conf of the whole desired state: the probe connection, one connection and one pool per account. It holds
+ * no secret: certificates, key and EAP secrets are loaded over vici (connections find the certificate by identity).
  */
 export function renderSwanctlConf(desired: IpsecDesired): string {
   const conns: ViciTree = { ...probeConn(desired.settings, desired.serverId) };
   const pools: ViciTree = {};
-  const secrets: ViciTree = {};
   for (const user of desired.users) {
     Object.assign(conns, userConn(desired.settings, user, desired.serverId));
     Object.assign(pools, userPool(user));
-    secrets[`eap-${secretName(user.username)}`] = { id: user.username, secret: user.password };
   }
   return [
     '# Written by vpnhost from its store; changes here are overwritten.',
     'connections {', renderTree(conns, '  '), '}',
     'pools {', renderTree(pools, '  '), '}',
-    'secrets {', renderTree(secrets, '  '), '}',
     '',
   ].join('\n');
 }

@@ -1,15 +1,19 @@
 // Linux IPsec seam: the panel's own charon-systemd (own strongswan.conf, vici socket, pid file), swanctl + vici.
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../linux/runner.ts';
 import { parseListSa } from '../../render/parse-vici-sas.ts';
 import { renderStrongswanConf } from '../../render/strongswan-conf.ts';
-import { renderSwanctlConf, SWANCTL_FILES } from '../../render/swanctl-conf.ts';
+import { renderSwanctlConf } from '../../render/swanctl-conf.ts';
 import { userConn, userPool, userSecret } from '../../render/swanctl-tree.ts';
 import {
   connName, IpsecError, poolName, secretName, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser,
 } from '../ipsec.ts';
-import { ViciSession } from './vici-client.ts';
+import { ViciSession, type ViciTree } from './vici-client.ts';
+
+/** EAP secrets per pipelined vici write. */
+const SECRET_BATCH = 200;
 
 /** Options of {@link CharonIpsec}. */
 export interface CharonIpsecOptions {
@@ -28,8 +32,9 @@ export interface CharonIpsecOptions {
  * strongSwan's charon run by the panel. The daemon is `charon-systemd` (no fork, no fixed /var/run pid file, so a
  * second charon — a test client — can run beside it), started through `start-stop-daemon --background` with its
  * own pid file and `STRONGSWAN_CONF` pointing at the rendered strongswan.conf, whose vici socket lives in `dir`.
- * Full loads write swanctl.conf + certificate files and run `swanctl --load-all` (stale conns/pools/secrets are
- * unloaded by swanctl); one account's change goes over vici (load-shared/load-pool/load-conn or their unloads), so it
+ * Full loads send certificates, key and EAP secrets over vici (never written to disk) and write swanctl.conf with
+ * the connections and pools for `swanctl --load-pools/--load-conns` (stale ones are unloaded by swanctl); one account's
+ * change goes over vici (load-shared/load-pool/load-conn or their unloads), so it
  * never restarts the daemon and other SAs stay up. Log levels change with `reload-settings`, not a restart.
  */
 export class CharonIpsec implements Ipsec {
@@ -40,6 +45,8 @@ export class CharonIpsec implements Ipsec {
   /** swanctl.conf of the last full load while nothing changed per account since ('' = unknown: load again). */
   private loadedSwanctl = '';
   private loadedPid: number | null = null;
+  /** Fingerprint of the certificates and key charon holds (loaded by us into that pid). */
+  private loadedCerts = '';
 
   constructor(private readonly opts: CharonIpsecOptions) {
     const swanctl = join(opts.dir, 'swanctl');
@@ -65,18 +72,52 @@ export class CharonIpsec implements Ipsec {
       if (running) await this.vici((s) => s.command('reload-settings'));
     }
     if (!running) await this.start();
-    // A reconcile of an unchanged store costs nothing: the same swanctl.conf is not loaded twice
+    // A reconcile of an unchanged store costs nothing: the same desired state is not loaded twice
     const swanctlConf = renderSwanctlConf(desired);
-    if (running && swanctlConf === this.loadedSwanctl && (await this.pid()) === this.loadedPid) {
+    const fingerprint = createHash('sha256').update(JSON.stringify(desired)).digest('hex');
+    if (running && fingerprint === this.loadedSwanctl && (await this.pid()) === this.loadedPid) {
       this.last = desired;
       return;
     }
     this.loadedSwanctl = '';
-    await this.writeSwanctl(desired, swanctlConf);
-    await this.swanctl(['--load-all', '--noprompt', '--file', this.paths.swanctlConf]);
-    this.loadedSwanctl = swanctlConf;
+    await this.loadCredentials(desired);
+    await mkdir(this.paths.swanctl, { recursive: true, mode: 0o700 });
+    await writeFile(this.paths.swanctlConf, swanctlConf, { mode: 0o600 });
+    await this.swanctl(['--load-pools', '--file', this.paths.swanctlConf]);
+    await this.swanctl(['--load-conns', '--file', this.paths.swanctlConf]);
+    this.loadedSwanctl = fingerprint;
     this.loadedPid = await this.pid();
     this.last = desired;
+  }
+
+  /**
+   * Certificates, the server key and the EAP secrets go to charon over vici only — never into a file (the store
+   * keeps them sealed). A changed certificate or key first clears charon's credentials (`clear-creds`) so no stale
+   * certificate with the same identity is picked. Secrets are loaded in pipelined batches; secrets of accounts no
+   * longer wanted are unloaded (`get-shared` lists what is loaded).
+   */
+  private async loadCredentials(desired: IpsecDesired): Promise<void> {
+    const certs = createHash('sha256').update(`${desired.caCert}\0${desired.serverCert}\0${desired.serverKey}`).digest('hex');
+    const wanted = new Set(desired.users.map((u) => secretName(u.username)));
+    await this.vici(async (s) => {
+      if (certs !== this.loadedCerts || (await this.pid()) !== this.loadedPid) {
+        await s.command('clear-creds');
+        await s.commands([
+          ['load-cert', { type: 'X509', flag: 'CA', data: desired.caCert }],
+          ['load-cert', { type: 'X509', flag: 'NONE', data: desired.serverCert }],
+          ['load-key', { type: 'rsa', data: desired.serverKey }],
+        ]);
+        this.loadedCerts = certs;
+      }
+      for (let i = 0; i < desired.users.length; i += SECRET_BATCH) {
+        await s.commands(desired.users.slice(i, i + SECRET_BATCH).map((u) => ['load-shared', userSecret(u)] as [string, ViciTree]));
+      }
+      const loaded = await s.request('get-shared');
+      const stale = (Array.isArray(loaded.keys) ? loaded.keys : []).filter((id) => id.startsWith('s-') && !wanted.has(id));
+      for (let i = 0; i < stale.length; i += SECRET_BATCH) {
+        await s.commands(stale.slice(i, i + SECRET_BATCH).map((id) => ['unload-shared', { id }] as [string, ViciTree]));
+      }
+    });
   }
 
   async upsertUser(user: IpsecUser): Promise<void> {
@@ -132,6 +173,7 @@ export class CharonIpsec implements Ipsec {
     this.last = null;
     this.strongswanConf = '';
     this.loadedSwanctl = '';
+    this.loadedCerts = '';
     if (await this.alive()) {
       await this.opts.runner.run('start-stop-daemon', ['--stop', '--quiet', '--pidfile', this.paths.pid, '--retry', 'TERM/5/KILL/2', '--oknodo'], { allowFailure: true });
     }
@@ -166,15 +208,6 @@ export class CharonIpsec implements Ipsec {
         await new Promise((r) => setTimeout(r, delay));
       }
     }
-  }
-
-  private async writeSwanctl(desired: IpsecDesired, swanctlConf: string): Promise<void> {
-    const d = this.paths.swanctl;
-    await Promise.all(['x509', 'x509ca', 'private'].map((sub) => mkdir(join(d, sub), { recursive: true, mode: 0o700 })));
-    await writeFile(join(d, 'x509', SWANCTL_FILES.serverCert), desired.serverCert, { mode: 0o600 });
-    await writeFile(join(d, 'x509ca', SWANCTL_FILES.caCert), desired.caCert, { mode: 0o600 });
-    await writeFile(join(d, 'private', SWANCTL_FILES.serverKey), desired.serverKey, { mode: 0o600 });
-    await writeFile(this.paths.swanctlConf, swanctlConf, { mode: 0o600 });
   }
 
   /** `swanctl <args> --uri unix://<socket>` with SWANCTL_DIR = our swanctl directory. */
