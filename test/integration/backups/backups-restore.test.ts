@@ -136,3 +136,21 @@ test('restore is refused with CONTROLPANEL status not OK while the data plane is
     await p.close();
   }
 });
+
+test('an archive made while accounts are being created is a consistent snapshot (counter equals rows after restore)', async () => {
+  const p = await makeBackupPanel();
+  try {
+    await p.ok('POST', '/wireguard', { name: 'srv', address: '10.0.1.1/24', external_ip: '192.0.2.10' });
+    const creations = Array.from({ length: 30 }, (_, i) => p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: `10.0.1.${i + 2}`, name: `acc${i}` }));
+    const made = p.ok('POST', '/backups', {});
+    const [backup] = await Promise.all([made, ...creations]);
+    await p.ok('DELETE', '/account/acc0');
+    assert.equal(await p.ok('PUT', '/backups/restore', { backup_name: backup.backup_name }), 'success');
+    const accounts = Object.keys(await p.ok('GET', '/account'));
+    assert.equal((await p.ok('GET', '/system/status')).count_accounts, accounts.length);
+    const peers = (await p.driver.inspect('wg0'))!.peers.length;
+    assert.equal(peers, accounts.length, 'the data plane holds exactly the restored accounts');
+  } finally {
+    await p.close();
+  }
+});
