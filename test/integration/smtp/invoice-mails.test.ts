@@ -94,3 +94,24 @@ test('with no channel the reset mail is logged with its link redacted', async ()
   assert.match(warning?.text, /Set a new password here \(the link works once, until soon\):\n\[redacted\]\n/);
   assert.equal(env.lines.join('\n').includes(token), false);
 });
+
+test('a message job run twice for the same event (a retried attempt) records and sends one mail', async () => {
+  const customer = new CustomerRepository(env.platform.db).create({ email: 'gus@customer.example', name: 'Gus' });
+  const channel = env.platform.moduleInstances.list('Notification', 'Smtp')[0];
+  const opened = env.platform.moduleInstances.get(channel.uuid)!;
+  const smtp = env.platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: opened.uuid, module_data: opened.module_data });
+  const event = {
+    invoice_uuid: 'c0ffee00-0000-4000-8000-000000000002', invoice_number: 'INV-2026-000008', customer_uuid: customer.uuid, service_uuid: null,
+    product_uuid: null, module: null, amount: '1.00', amount_minor: 100, currency: 'EUR', due_date: '2026-12-08', at: '2026-11-23T14:10:00.000Z',
+  };
+  const before = server.received.length;
+  assert.equal((await smtp.messageJob('invoice.created', event)).status, 'success');
+  const again = await smtp.messageJob('invoice.created', event);
+  assert.equal(again.status, 'success');
+  assert.match(String(again.message), /^already (queued|sent) as send /);
+  await server.waitForMails(before + 1, 20_000);
+  const sends = smtpServices(env.platform.modules).smtpSends!.list({ event: 'invoice.created' }).filter((s) => s.invoice_uuid === event.invoice_uuid);
+  assert.equal(sends.length, 1);
+  assert.equal((await smtp.messageJob('invoice.created', { ...event, at: '2026-11-23T14:11:00.000Z' })).status, 'success', 'a later event of the same invoice is another mail');
+  await server.waitForMails(before + 2, 20_000);
+});

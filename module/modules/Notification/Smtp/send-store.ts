@@ -33,6 +33,13 @@ export const SMTP_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX smtp_sends_service ON smtp_sends (service_uuid, created_at);
       CREATE INDEX smtp_sends_status ON smtp_sends (status, created_at);`,
   },
+  {
+    version: 2,
+    name: 'sends-event-key',
+    // One mail per platform event: a message job run twice (a retried or taken-over attempt) finds its send.
+    up: `ALTER TABLE smtp_sends ADD COLUMN event_key TEXT;
+      CREATE UNIQUE INDEX smtp_sends_event_key ON smtp_sends (event_key) WHERE event_key IS NOT NULL;`,
+  },
 ];
 
 export type SendStatus = 'queued' | 'sent' | 'failed' | 'logged';
@@ -43,6 +50,8 @@ export interface SendOrigin {
   service_uuid?: string | null;
   invoice_uuid?: string | null;
   customer_uuid?: string | null;
+  /** Identity of the causing event (name, time, subject): at most one send per key. */
+  event_key?: string | null;
 }
 
 /** The body of a queued mail (sealed at rest). */
@@ -60,6 +69,7 @@ export interface SendRecord {
   service_uuid: string | null;
   invoice_uuid: string | null;
   customer_uuid: string | null;
+  event_key: string | null;
   recipient: string;
   subject: string;
   status: SendStatus;
@@ -84,15 +94,21 @@ export class SendStore {
     const uuid = randomUUID();
     const now = this.now();
     const sealed = input.status === 'queued' ? this.sealer.seal(JSON.stringify(input.mail)) : null;
-    this.db.prepare(`INSERT INTO smtp_sends (uuid, channel_uuid, event, service_uuid, invoice_uuid, customer_uuid, recipient, subject, status,
-        attempts, tries, mail_sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`)
+    this.db.prepare(`INSERT INTO smtp_sends (uuid, channel_uuid, event, service_uuid, invoice_uuid, customer_uuid, event_key, recipient, subject,
+        status, attempts, tries, mail_sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`)
       .run(uuid, input.channel_uuid, input.event ?? null, input.service_uuid ?? null, input.invoice_uuid ?? null, input.customer_uuid ?? null,
-        input.recipient, input.subject, input.status, input.tries, sealed, now, now);
+        input.event_key ?? null, input.recipient, input.subject, input.status, input.tries, sealed, now, now);
     return this.get(uuid)!;
   }
 
   get(uuid: string): SendRecord | null {
     const row = this.db.prepare('SELECT * FROM smtp_sends WHERE uuid = ?').get(uuid) as Row | undefined;
+    return row ? strip(row) : null;
+  }
+
+  /** The send made for an event, if any. */
+  byEventKey(key: string): SendRecord | null {
+    const row = this.db.prepare('SELECT * FROM smtp_sends WHERE event_key = ?').get(key) as Row | undefined;
     return row ? strip(row) : null;
   }
 

@@ -150,13 +150,17 @@ export class Smtp extends Notification {
     const composer = this.own.smtpComposer;
     if (!composer) return jobError(NEEDS_PLATFORM);
     if (!isMessageEvent(event)) return jobError(`no message for event ${event}`);
+    const subject = payload.invoice_uuid ?? payload.service_uuid ?? payload.customer_uuid ?? '';
+    const eventKey = `${event}|${String(payload.at ?? '')}|${String(subject)}`;
+    const earlier = this.own.smtpSends?.byEventKey(eventKey);
+    if (earlier) return jobSuccess(`already ${earlier.status} as send ${earlier.uuid}`);
     const composed = await composer.compose(event, { ...payload, ...(sealed.secret ?? {}) }, this.ctx.viewsDir, this.abortSignal);
     if ('skipped' in composed) {
       this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null, invoice_uuid: payload.invoice_uuid ?? null }, `not sent: ${composed.skipped}`);
       return jobSuccess(`not sent: ${composed.skipped}`);
     }
     if (composed.linkNote) this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null }, `no one-time link in the mail: ${composed.linkNote}`);
-    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, composed.origin, composed.secrets);
+    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, { ...composed.origin, event_key: eventKey }, composed.secrets);
     if (result.status === 'success') return jobSuccess();
     return jobError(typeof result.message === 'string' ? result.message : JSON.stringify(result.message));
   }
