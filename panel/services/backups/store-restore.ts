@@ -31,7 +31,7 @@ export function prepareSnapshot(path: string, expectedVersions: number[]): void 
     migrate(snap);
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new ApiError(E.BACKUP_READER, undefined, `${'panel.db'} is not a usable panel database (${(err as Error).message})`);
+    throw new ApiError(E.BACKUP_READER, undefined, `panel.db is not a usable panel database (${(err as Error).message})`);
   } finally {
     snap?.close();
   }
@@ -83,13 +83,12 @@ export function applySnapshot(live: Db, snapshotPath: string): void {
           WHERE EXISTS (SELECT 1 FROM main.accounts a WHERE a.id = b.account_id AND a.public_key = b.public_key)`);
         live.exec('DROP TABLE temp.restore_baselines');
       }
-      if (snapTables.has('sqlite_sequence') || tableNames(live, 'main').length) {
-        const hasSeq = (schema: string) => !!live.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = 'sqlite_sequence'`).get();
-        if (hasSeq('main')) {
-          const names = tables.map((t) => `'${t.replace(/'/g, "''")}'`).join(', ') || "''";
-          live.exec(`DELETE FROM main.sqlite_sequence WHERE name IN (${names})`);
-          if (hasSeq('snap')) live.exec(`INSERT INTO main.sqlite_sequence (name, seq) SELECT name, seq FROM snap.sqlite_sequence WHERE name IN (${names})`);
-        }
+      // AUTOINCREMENT counters of the replaced tables: the archive's
+      const hasSeq = (schema: string) => !!live.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = 'sqlite_sequence'`).get();
+      if (hasSeq('main')) {
+        const names = tables.map((t) => `'${t.replace(/'/g, "''")}'`).join(', ') || "''";
+        live.exec(`DELETE FROM main.sqlite_sequence WHERE name IN (${names})`);
+        if (hasSeq('snap')) live.exec(`INSERT INTO main.sqlite_sequence (name, seq) SELECT name, seq FROM snap.sqlite_sequence WHERE name IN (${names})`);
       }
       const broken = live.prepare('PRAGMA main.foreign_key_check').all();
       if (broken.length) throw new Error(`${broken.length} rows of the archive break foreign keys`);
