@@ -136,3 +136,25 @@ test('a move interrupted after the create finishes on retry: the new account is 
   const all = await panel(second.url, second.accessHash, 'GET', '/account');
   assert.equal((all.msg as any[]).filter((a) => a.username === 'crashy_1').length, 1);
 });
+
+test('a panel that filled up after it was chosen: the placement is dropped and the retry places the service elsewhere', async () => {
+  // fill panel A (par-a) to its free-tier limit
+  const status = (await panel(stack.panel.url, stack.panel.accessHash, 'GET', '/system/status')).msg as any;
+  for (let i = 0; i < status.count_accounts_available; i++) {
+    const res = await panel(stack.panel.url, stack.panel.accessHash, 'POST', '/account', { wg_name: 'main', allowed_IPs: `10.77.2.${10 + i}/32`, name: `full${i}` });
+    assert.equal(res.error, '', `filler ${i}`);
+  }
+  const par = await product({ server_location: 'par' });
+  const created = await api('POST', '/services', { product_uuid: par, service_data: { username: 'refilled_1' } });
+  const uuid = created.body.uuid;
+  // the state an attempt leaves after choosing par-a while it still had room
+  stack.platform.platform.services.saveProvisionData(uuid, { placement: { panel: 'par-a', location: 'par' } });
+  await api('POST', `/services/${uuid}/create`);
+  const task = await waitForAction(stack, uuid, 'create', 60_000);
+  assert.equal(task.status, 'completed', task.lastError);
+  assert.ok(task.attempts >= 2, 'the first attempt met the full panel');
+  const provision = (await api('GET', `/services/${uuid}`)).body.provision_data;
+  assert.equal(provision.panel, 'par-b');
+  assert.equal((await accountOn(second, provision.account_name)).msg.username, 'refilled_1');
+  assert.equal((await accountOn(stack.panel, provision.account_name)).error, 'Account not found');
+});

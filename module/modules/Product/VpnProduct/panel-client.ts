@@ -28,6 +28,7 @@ export const ACCOUNT_NOT_FOUND = PANEL_ERRORS.ACCOUNT_NOT_FOUND;
 export const NAME_IN_USE = PANEL_ERRORS.NAME_IN_USE;
 export const USERNAME_IN_USE = PANEL_ERRORS.USERNAME_IN_USE;
 export const IP_IN_USE = PANEL_ERRORS.IP_IN_USE;
+export const ACCOUNT_LIMIT_EXCEEDED = PANEL_ERRORS.ACCOUNT_LIMIT_EXCEEDED;
 
 export interface PanelClientOptions {
   /** `{base_url}` or the API root `{base_url}/api/v1`. */

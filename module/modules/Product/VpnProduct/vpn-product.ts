@@ -9,7 +9,7 @@ import { jobError, jobSuccess, type JobResult } from '../../../contract/result.t
 import type { TaskOptions } from '../../../task/queue.ts';
 import { clientTabPath, configFilename, connectData, manageData, overviewData, usageData, VPN_CLIENT_TABS, type TabSource } from './client-tabs.ts';
 import { createAccountIdempotent } from './create-account.ts';
-import type { PanelClient } from './panel-client.ts';
+import { ACCOUNT_LIMIT_EXCEEDED, PanelError, type PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
 import type { PanelRegistry } from './panel-registry.ts';
@@ -82,41 +82,54 @@ export class VpnProduct extends Product {
   async createJob(): Promise<JobResult> {
     const uuid = this.requireService();
     const location = String(this.product_data.server_location ?? '');
-    const panel = await this.placeFor(location);
+    const { panel, placed } = await this.placeFor(location);
     const client = await this.panels.client(panel);
     const server = await this.serverName(panel, client);
     const bandwidth = Number(this.product_data.bandwidth);
-    const account = await createAccountIdempotent({
-      client,
-      addresses: this.panels.addresses,
-      poolKey: `${panel}/${server}`,
-      signal: this.abortSignal,
-      params: {
-        wg_name: server,
-        name: accountNameFor(uuid),
-        username: String(this.service_data.username ?? ''),
-        password: String(this.service_data.password ?? ''),
-        status: 'enable',
-        b_download: bandwidth,
-        b_upload: bandwidth,
-      },
-    });
+    const name = accountNameFor(uuid);
+    const username = String(this.service_data.username ?? '');
+    let account;
+    try {
+      account = await createAccountIdempotent({
+        client,
+        addresses: this.panels.addresses,
+        poolKey: `${panel}/${server}`,
+        signal: this.abortSignal,
+        params: {
+          wg_name: server, name, username, password: String(this.service_data.password ?? ''), status: 'enable',
+          b_download: bandwidth, b_upload: bandwidth,
+        },
+      });
+    } catch (err) {
+      if (!(placed && err instanceof PanelError && err.message === ACCOUNT_LIMIT_EXCEEDED)) throw err;
+      // The panel is full (it checks the limit before the name): an earlier attempt's account is adopted; without one
+      // the placement is dropped, so the next attempt places the service again.
+      const existing = await client.findAccount(name, this.abortSignal);
+      if (!existing || existing.username !== username) {
+        await this.saveProvisionData({});
+        throw err;
+      }
+      account = existing;
+    }
     const data: VpnProvisionData = { account_name: account.name, wg_server: account.wg_name, address: account.allowed_IPs, panel_location: location, panel };
     await this.saveProvisionData({ ...data });
     return jobSuccess();
   }
 
-  /** The panel already recorded for this service at `location` (a retry), else a new placement, recorded first. */
-  private async placeFor(location: string): Promise<string> {
+  /**
+   * The panel already holding this service's account at `location` (a re-run create), else the placement recorded by
+   * an earlier attempt, else a new placement, recorded first; `placed` is false for an existing account.
+   */
+  private async placeFor(location: string): Promise<{ panel: string; placed: boolean }> {
     const stored = await this.getProvisionData();
     const provisioned = provisionSchema.safeParse(stored);
-    if (provisioned.success && provisioned.data.panel_location === location) return panelOf(provisioned.data);
+    if (provisioned.success && provisioned.data.panel_location === location) return { panel: panelOf(provisioned.data), placed: false };
     const pending = pendingPlacementSchema.safeParse(stored);
-    if (pending.success && pending.data.placement.location === location) return pending.data.placement.panel;
+    if (pending.success && pending.data.placement.location === location) return { panel: pending.data.placement.panel, placed: true };
     const panel = await this.placement.choose(location, this.abortSignal);
     await this.saveProvisionData({ placement: { panel, location } });
     this.logDebug('placement', { location }, { panel });
-    return panel;
+    return { panel, placed: true };
   }
 
   async suspendJob(): Promise<JobResult> {
