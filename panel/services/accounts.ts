@@ -10,6 +10,7 @@ import type { AccountRow, AccountsRepository, AccountWithServer } from '../store
 import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
+import { AccountListing } from './account-listing.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
@@ -32,58 +33,30 @@ export interface AccountServiceDeps {
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 const PASSWORD_LENGTH = 16;
-/** At most this many opened listing secrets are kept between full listings (two per account). */
-const LISTING_SECRETS_MAX = 250_000;
 
 /** Account operations behind /account. */
 export class AccountService {
-  constructor(private readonly deps: AccountServiceDeps) {}
+  /** The listings' JSON, built from per-account fragments that follow the store's change feed. */
+  private readonly listing: AccountListing;
 
-  /**
-   * Opened listing secrets (sealed → plain). A listing opens two secrets per account; at 50,000 accounts that is
-   * 100,000 AES-GCM opens (about 5 s, the box's own cache holds 20,000), so listings keep every value they opened
-   * here. A full listing replaces the map with the values it used, so deleted or changed secrets leave it.
-   */
-  private listingSecrets = new Map<string, string>();
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.listing = new AccountListing({ rows: deps.accounts.listingReads(), box: deps.box });
+    deps.accounts.onRowsChanged((id) => this.listing.forget(id));
+  }
 
-  /** Every account, oldest first; `page` (limit/offset) narrows it (GET /account). */
+  /** Every account, oldest first; `page` (limit/offset) narrows it. */
   list(page: ListingPage = {}): Account[] {
-    return this.listing(null, page);
+    return this.listing.list(page);
   }
 
-  /** Accounts of one server keyed by name (GET /wireguard/<name>/peers); `page` narrows it in id order. */
-  peersOf(server: ServerRow, page: ListingPage = {}): Record<string, Account> {
-    const out: Record<string, Account> = {};
-    for (const account of this.listing(server.id, page)) out[account.name] = account;
-    return out;
+  /** GET /account as JSON text: the array of {@link list}, serialised from kept per-account fragments. */
+  listJson(page: ListingPage = {}): string {
+    return this.listing.arrayJson(page);
   }
 
-  /** One statement of column tuples, secrets opened through {@link listingSecrets}, no per-row validation. */
-  private listing(serverId: number | null, page: ListingPage): Account[] {
-    const full = page.limit === undefined && page.offset === undefined && serverId === null;
-    const rows = this.deps.accounts.listingRows(serverId, page.limit ?? -1, page.offset ?? 0);
-    // Paged listings only add; a full listing prunes. A bound keeps paging alone from growing it forever.
-    if (this.listingSecrets.size > LISTING_SECRETS_MAX) this.listingSecrets = new Map();
-    const known = this.listingSecrets;
-    const used = full ? new Map<string, string>() : known;
-    const { box } = this.deps;
-    const open = (sealed: string): string => {
-      let plain = known.get(sealed);
-      if (plain === undefined) plain = box.open(sealed);
-      used.set(sealed, plain);
-      return plain;
-    };
-    const out: Account[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const [name, username, password, status, wg_name, ip, down, up, mangle, privateKey, public_key] = rows[i];
-      out[i] = {
-        name, username, password: open(password), status, wg_name, allowed_IPs: formatIpv4(ip),
-        b_download: String(down), b_upload: String(up), mangle: String(mangle),
-        private_key: privateKey ? open(privateKey) : '', public_key,
-      };
-    }
-    if (full) this.listingSecrets = used;
-    return out;
+  /** GET /wireguard/<name>/peers as JSON text: the server's accounts keyed by name, in id order, narrowed by `page`. */
+  peersJson(server: ServerRow, page: ListingPage = {}): string {
+    return this.listing.objectJson(server.id, page);
   }
 
   get(name: string): Account {

@@ -1,11 +1,14 @@
 // Bench (not a test): GET /account at N accounts vs JSON.stringify of the same array, GET /wireguard/online at N peers.
 //
-// Run: `node --import tsx test/bench/panel-listings.ts [--accounts 50000] [--rounds 5]`. In process, through inject(),
+// Run: `node --import tsx test/bench/panel-listings.ts [--accounts 50000] [--rounds 5]`. In process, over real HTTP on
+// loopback (the app listens on 127.0.0.1; undici reads each whole body — inject() would add light-my-request's own
+// copying of a 15 MB payload),
 // on a temp SQLite file and the simulated WireGuard twin (accounts are written straight through the repository, so
 // the fill takes seconds). Prints the first (cold: every secret opened) and the median warm listing next to
 // JSON.stringify of the same array, the ratio (target ≤ 3x), and GET /wireguard/online with every peer online next
 // to the twin's own dump read (`inspect`). The comparison with a real `wg show <iface> dump` is not made here.
 import { parseArgs } from 'node:util';
+import { request } from 'undici';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
@@ -44,11 +47,13 @@ async function main(): Promise<void> {
     })();
     console.log(`fill: ${N} accounts in ${fmt(performance.now() - t)} ms`);
 
+    const origin = await p.app.listen({ host: '127.0.0.1', port: 0 });
     const get = async (url: string) => {
       const started = performance.now();
-      const res = await p.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: { cookie: p.cookie } });
+      const res = await request(`${origin}/api/v1${url}`, { headers: { cookie: p.cookie } });
+      const body = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
-      return { ms: performance.now() - started, body: res.body };
+      return { ms: performance.now() - started, body };
     };
     const cold = await get('/account');
     const warm: number[] = [];
