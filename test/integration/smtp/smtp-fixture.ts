@@ -62,8 +62,11 @@ function smtpError(reply: ScriptedReply): Error {
   return Object.assign(new Error(reply.text), { responseCode: reply.code });
 }
 
-/** Starts the server: STARTTLS with `cert`, AUTH PLAIN/LOGIN only after STARTTLS, `user`/`password`. */
-export async function startSmtpServer(user = 'mailer', password = 'Smtp-Relay-Pass-9931'): Promise<TestSmtpServer> {
+/**
+ * Starts the server: STARTTLS with `cert`, AUTH PLAIN/LOGIN only after STARTTLS, `user`/`password`. With `noStartTls`
+ * the server does not offer STARTTLS (a downgraded or plain relay) and accepts AUTH in clear text.
+ */
+export async function startSmtpServer(user = 'mailer', password = 'Smtp-Relay-Pass-9931', opts: { noStartTls?: boolean } = {}): Promise<TestSmtpServer> {
   const { key, cert } = selfSignedCert();
   const received: ParsedMail[] = [];
   const envelopes: string[][] = [];
@@ -74,8 +77,9 @@ export async function startSmtpServer(user = 'mailer', password = 'Smtp-Relay-Pa
   const server = new SMTPServer({
     key, cert,
     authMethods: ['PLAIN', 'LOGIN'],
-    allowInsecureAuth: false,
-    hideSTARTTLS: false,
+    allowInsecureAuth: opts.noStartTls === true,
+    hideSTARTTLS: opts.noStartTls === true,
+    disabledCommands: opts.noStartTls === true ? ['STARTTLS'] : [],
     logger: false,
     size: 20 * 1024 * 1024,
     onAuth(auth, session, callback) {

@@ -135,7 +135,7 @@ test('a 5xx on every try fails the send with the reply in the module log and the
   assert.equal(task.status, 'failed');
   assert.equal(task.attempts, 3);
   assert.equal(send.status, 'failed');
-  assert.match(String(send.last_error), /^550 5\.7\.1 Relay denied for mailer password=\[redacted\] \(\[redacted\]\)$/);
+  assert.match(String(send.last_error), /^550 5\.7\.1 Relay denied for mailer password=\[redacted\] \(\[redacted\]\) \(reply to RCPT TO\)$/);
   const errors = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'error' }).filter((r) => (r.request as any)?.send_uuid === send.uuid);
   assert.equal(errors.length, 1, 'one error entry: the last try');
   assert.equal((errors[0].response as any).status, 'failed');
@@ -151,8 +151,31 @@ test('wrong credentials: 535 after the last try, the tried password never logged
   const { task, send } = await sendAndWait(channelInstance(wrong.uuid), { to: 'frank@customer.example', subject: 'Auth', message: 'x' });
   assert.equal(task.status, 'failed');
   assert.equal(send.status, 'failed');
-  assert.match(String(send.last_error), /535/);
+  assert.match(String(send.last_error), /^535 .* \(reply to AUTH PLAIN\)$/);
   assert.equal(everything().includes('Wrong-Pass-55671'), false);
+});
+
+test('encryption starttls refuses a server that does not offer STARTTLS: no AUTH, no mail in clear text', async () => {
+  const plain = await startSmtpServer('mailer', 'Plain-Relay-Pass-3390', { noStartTls: true });
+  try {
+    const channel = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Downgraded', {
+      host: '127.0.0.1', port: plain.port, encryption: 'starttls', username: plain.user, password: plain.password, sender: 'noreply@vpn.example',
+    });
+    const { task, send } = await sendAndWait(channelInstance(channel.uuid), { to: 'hal@customer.example', subject: 'Secret plans', message: 'x' });
+    assert.equal(task.status, 'failed');
+    assert.equal(send.status, 'failed');
+    assert.deepEqual(plain.authOverTls, [], 'the password was never sent');
+    assert.equal(plain.received.length, 0);
+    assert.equal(send.last_error, '500 Error: command not recognized (reply to STARTTLS)');
+    const open = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Plain on purpose', {
+      host: '127.0.0.1', port: plain.port, encryption: 'none', username: plain.user, password: plain.password, sender: 'noreply@vpn.example',
+    });
+    const sent = await sendAndWait(channelInstance(open.uuid), { to: 'hal@customer.example', subject: 'Plain', message: 'x' });
+    assert.equal(sent.task.status, 'completed', 'encryption none is the operator\'s explicit choice');
+    assert.deepEqual(plain.authOverTls, [false]);
+  } finally {
+    await plain.close();
+  }
 });
 
 test('a refused connection is a transient failure, retried, then failed', async () => {
@@ -188,7 +211,7 @@ test('GET /api/admin/smtp/sends lists the recorded sends (no bodies) behind an a
     assert.equal(res.statusCode, 200);
     const sends = res.json().sends as any[];
     assert.deepEqual(sends.map((s) => [s.recipient, s.status]), [
-      ['demo@customer.example', 'logged'], ['gina@customer.example', 'failed'], ['frank@customer.example', 'failed'],
+      ['demo@customer.example', 'logged'], ['gina@customer.example', 'failed'], ['hal@customer.example', 'sent'], ['hal@customer.example', 'failed'], ['frank@customer.example', 'failed'],
       ['erin@customer.example', 'failed'], ['dave@customer.example', 'sent'], ['carol@customer.example', 'sent'],
     ]);
     assert.equal('mail_sealed' in sends[0], false);

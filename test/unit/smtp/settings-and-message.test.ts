@@ -63,8 +63,8 @@ test('bodies: an HTML message gets a text part, a text message an escaped HTML p
 });
 
 test('failures: a 4xx reply and no reply are transient, a 5xx permanent; the reply text is the message', () => {
-  const busy = toSmtpFailure(Object.assign(new Error('x'), { responseCode: 451, response: '451 4.3.0 busy' }));
-  assert.deepEqual([busy.code, busy.transient, busy.message], [451, true, '451 4.3.0 busy']);
+  const busy = toSmtpFailure(Object.assign(new Error('x'), { responseCode: 451, response: '451 4.3.0 busy', command: 'RCPT TO' }));
+  assert.deepEqual([busy.code, busy.transient, busy.message], [451, true, '451 4.3.0 busy (reply to RCPT TO)']);
   const denied = toSmtpFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 5.1.1 no such user' }));
   assert.deepEqual([denied.code, denied.transient, denied.message], [550, false, '550 5.1.1 no such user']);
   const refused = toSmtpFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ESOCKET' }));

@@ -86,12 +86,14 @@ export function smtpTransport(settings: SmtpSettings, timeouts: SmtpTimeouts = D
   };
 }
 
-/** nodemailer's error → SmtpFailure: the reply code and text when the server answered, else the connection error. */
+/** nodemailer's error → SmtpFailure: the reply code and text (and the command it answered), else the connection error. */
 export function toSmtpFailure(error: unknown): SmtpFailure {
   if (error instanceof SmtpFailure) return error;
-  const e = (error ?? {}) as { responseCode?: unknown; response?: unknown; code?: unknown; message?: unknown };
+  const e = (error ?? {}) as { responseCode?: unknown; response?: unknown; code?: unknown; message?: unknown; command?: unknown };
   const code = typeof e.responseCode === 'number' ? e.responseCode : null;
   const reply = typeof e.response === 'string' && e.response ? e.response : null;
   const text = reply ?? `${typeof e.code === 'string' ? `${e.code}: ` : ''}${typeof e.message === 'string' && e.message ? e.message : String(error)}`;
-  return new SmtpFailure(text, code, code === null || (code >= 400 && code < 500));
+  // The command the server answered (`STARTTLS`, `AUTH PLAIN`, `RCPT TO`, ...): which step of the conversation failed.
+  const step = reply && typeof e.command === 'string' && e.command ? ` (reply to ${e.command})` : '';
+  return new SmtpFailure(text + step, code, code === null || (code >= 400 && code < 500));
 }
