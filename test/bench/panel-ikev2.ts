@@ -1,9 +1,9 @@
 // Bench (not a test): one account create with IKEv2 on (N accounts loaded in a real charon) vs off, charon's memory.
 //
 // Run (root, strongSwan installed): `node --import tsx test/bench/panel-ikev2.ts [--accounts 10000] [--rounds 15]`.
-// In process through inject(): WireGuard, firewall and shaping are the simulated twins (so the figure isolates what
-// IKEv2 adds), the IPsec seam is the real linux one — charon-systemd with kernel-libipsec inside a network namespace,
-// loaded through swanctl, per-account changes over vici. N accounts are written straight through the repository on a
+// In process through inject(), the whole linux data plane inside a network namespace the bench creates (wireguard-go,
+// iptables/ipset, tc, and charon-systemd with kernel-libipsec); `--simulated` keeps WireGuard, firewall and shaping as
+// twins (then the floor is the panel's own work only and the ratio shows what IKEv2 adds to that). N accounts are written straight through the repository on a
 // server with ikev2=1, then IKEv2 is enabled (one full load of N connections, pools and EAP secrets). Then, alternating,
 // one POST /account on a server with ikev2=0 (off) and one on the ikev2=1 server (on: + load-shared, load-pool,
 // load-conn over vici); medians and the ratio (target ≤ 2x) are printed, with charon's VmRSS before and after the load.
@@ -11,17 +11,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
+import { createDataplane, createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
+import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
-import { createNamespace, destroyNamespace } from '../helpers/netns.ts';
+import { createNamespace, destroyNamespace, uniqueWgName } from '../helpers/netns.ts';
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' } },
+  options: { accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' }, simulated: { type: 'boolean', default: false } },
   strict: true,
 });
 const N = Number(args.accounts);
@@ -37,15 +38,17 @@ function rssMiB(pid: number): number {
 async function main(): Promise<void> {
   const ns = await createNamespace('vhbench');
   const ipsecDir = mkdtempSync(join(tmpdir(), 'vpnhost-bench-ipsec-'));
-  const ipsec = new CharonIpsec({ runner: new ExecaRunner({ netns: ns, timeoutMs: 600_000 }), dir: ipsecDir, libipsec: true, startTimeoutMs: 60_000 });
+  const runner = new ExecaRunner({ netns: ns, timeoutMs: 600_000 });
+  const ipsec = new CharonIpsec({ runner, dir: join(ipsecDir, 'ipsec'), libipsec: true, startTimeoutMs: 60_000 });
+  const dataplane = args.simulated
+    ? createSimulatedDataplane({ wireguard: new SimulatedDriver(), ipsec })
+    : { ...(await createDataplane({ kind: 'linux', dataDir: ipsecDir, runner, apiPort: null, wireguard: 'userspace' })), ipsec };
+  console.log(`data plane: ${args.simulated ? 'simulated twins + real charon' : 'linux (wireguard-go, iptables, tc, charon) in a namespace'}`);
   const now = new Date();
-  const p = await makePanel({
-    licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now,
-    deps: { dataplane: createSimulatedDataplane({ wireguard: new SimulatedDriver(), ipsec }) },
-  });
+  const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now, deps: { dataplane, routeProbe: fixedRouteProbe() } });
   try {
-    await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1' });
-    await p.ok('POST', '/wireguard', { name: 'plain', address: '10.200.0.1/16', ikev2: '0' });
+    await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
+    await p.ok('POST', '/wireguard', { name: 'plain', address: '10.200.0.1/16', ikev2: '0', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
     const repo = new AccountsRepository(p.db);
     const box = SecretBox.open(p.dir);
     const serverId = (p.db.prepare("SELECT id FROM wireguard_servers WHERE name = 'ike'").get() as { id: number }).id;
@@ -66,6 +69,9 @@ async function main(): Promise<void> {
     await p.ok('PUT', '/ikev2/generate_server_rsa', { server_domain: 'vpn.bench.test', server_ip: '192.0.2.1', server_common_name: 'vpn.bench.test', server_organization: 'vpnhost' });
     // charon with the probe connection only, then with every account
     await p.db.prepare("UPDATE wireguard_servers SET ikev2 = 0 WHERE name = 'ike'").run();
+    t = performance.now();
+    await p.ok('PUT', '/system/reload');
+    console.log(`reconcile of ${N} peers without IKEv2: ${fmt(performance.now() - t)} ms`);
     await p.ok('PUT', '/ikev2', { enabled: '1' });
     const pid = (await ipsec.status()).pid!;
     const rssEmpty = rssMiB(pid);
@@ -76,7 +82,7 @@ async function main(): Promise<void> {
     const loaded = (await ipsec.status()).pid;
     if (loaded !== pid) throw new Error('charon restarted');
     const rssFull = rssMiB(pid);
-    console.log(`full load (PUT /system/reload: swanctl --load-all of ${N} conns + pools + EAP secrets): ${fmt(fullLoad)} ms`);
+    console.log(`IKEv2 full load (PUT /system/reload; ${N} EAP secrets over vici, pools and conns through swanctl): ${fmt(fullLoad)} ms`);
     console.log(`charon VmRSS: ${fmt(rssEmpty)} MiB without accounts, ${fmt(rssFull)} MiB with ${N} (${fmt(((rssFull - rssEmpty) * 1024) / N)} KiB per account)`);
 
     const off: number[] = [];
@@ -97,6 +103,7 @@ async function main(): Promise<void> {
   } finally {
     await p.close();
     await ipsec.stop().catch(() => undefined);
+    await dataplane.close().catch(() => undefined);
     await destroyNamespace(ns);
     rmSync(ipsecDir, { recursive: true, force: true });
   }
