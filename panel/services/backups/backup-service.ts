@@ -85,9 +85,10 @@ export class BackupService {
   create(statistics: boolean, origin: BackupOrigin = 'api'): Promise<Backup> {
     return this.exclusive(async () => {
       const now = this.deps.clock();
-      this.folder.ensure();
-      const name = this.folder.newName(now);
+      let name = '';
       try {
+        this.folder.ensure();
+        name = this.folder.newName(now);
         await writeArchive(this.folder.dir, name, {
           db: this.deps.db, statistics, dataplane: this.deps.dataplaneFiles(), seal: (p) => this.deps.box.seal(p),
           extra: this.wrappedKey(),

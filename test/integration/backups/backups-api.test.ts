@@ -1,7 +1,7 @@
 // /backups endpoints: config checks and texts (every range edge), list shape, download without envelope, names,
 // POST's statistics flag, retention, FTP upload and its failure (local archive kept), scheduled runs and overlap.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { E, OWN } from '../../../panel/http/errors.ts';
@@ -151,6 +151,19 @@ test('scheduled runs: croner patterns, each schedule with its statistics flag, o
     assert.equal(await statisticsOf(hourly.backup_name), false);
     await p.ok('PUT', '/backups/config', { ...CONFIG });
     assert.deepEqual(sched.nextRuns(), [], 'a config change reschedules');
+  } finally {
+    await p.close();
+  }
+});
+
+test('POST /backups answers Error backup creation: when the archive cannot be written', async () => {
+  const p = await makeBackupPanel();
+  try {
+    writeFileSync(join(p.dir, 'backups'), 'a file where the folder should be');
+    const answer = await p.call('POST', '/backups');
+    assert.equal(answer.body.status, 'error');
+    assert.ok(answer.body.error.startsWith(`${E.BACKUP_CREATION} `), answer.body.error);
+    assert.equal(answer.status, 500);
   } finally {
     await p.close();
   }
