@@ -185,6 +185,21 @@ test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, d
     await client.load(profile, 'wrong-password');
     assert.equal(await client.connect(), false, 'wrong password refused');
     assert.equal(await pings(nsC, SERVER_IP, 5), true, 'WireGuard unaffected');
+
+    // charon killed: reported in /system/status; PUT /system/reload starts it and loads the credentials again
+    process.kill(Number(info.pid_charon), 'SIGKILL');
+    let status = '';
+    for (let i = 0; i < 50 && !status.startsWith('Error'); i++) {
+      status = (await api.ok<{ status: string }>('GET', '/system/status')).status;
+      if (!status.startsWith('Error')) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 'Error: ikev2 daemon (charon) is not running');
+    assert.equal(await api.ok('PUT', '/system/reload'), 'success');
+    assert.equal((await api.ok<{ status: string }>('GET', '/system/status')).status, 'OK');
+    assert.notEqual((await api.ok<{ pid_charon: string }>('GET', '/ikev2/info')).pid_charon, info.pid_charon);
+    await client.load(profile, 'Secret-alice-1');
+    assert.equal(await client.connect(), true, 'credentials reloaded from the store after the crash');
+    assert.equal(await pings(nsB, SERVER_IP), true);
     assert.ok(Date.now() - started < 90_000, `took ${Date.now() - started} ms`);
   } finally {
     if (panel && process.env.IKE_KEEP_LOG) console.log(panel.output());
