@@ -183,13 +183,16 @@ export interface GlobalRuleInput {
 
 /**
  * `system_CONTROLPANEL` in `VPNHOST-IN-SYS`: the API's TCP port and every WireGuard UDP listen port, and — when
- * `policy_input=DROP` — loopback and replies to the host's own connections, so that no policy locks the operator out.
+ * `policy_input=DROP` — loopback, replies to the host's own connections and DNS (port 53) from the tunnels, so that
+ * no policy locks the operator out or cuts peers off the panel's resolver.
  */
 export function renderSystemInput(g: GlobalRuleInput): string[] {
   const c = comment(CONTROLPANEL_RULE);
   const lines: string[] = [];
   if (g.policyInput === 'DROP') {
     lines.push(`-A ${IN_SYS_CHAIN} -i lo ${c} -j ACCEPT`, `-A ${IN_SYS_CHAIN} -m conntrack --ctstate RELATED,ESTABLISHED ${c} -j ACCEPT`);
+    // Peers' queries to the panel's resolver (unbound on the servers' addresses): only from the tunnels (tunnel bit).
+    for (const proto of ['udp', 'tcp']) lines.push(`-A ${IN_SYS_CHAIN} -p ${proto} -m ${proto} --dport 53 ${MARK_MATCH} ${c} -j ACCEPT`);
   }
   if (g.apiPort !== null) lines.push(`-A ${IN_SYS_CHAIN} -p tcp -m tcp --dport ${g.apiPort} ${c} -j ACCEPT`);
   for (const p of uniqueSorted(g.listenPorts)) lines.push(`-A ${IN_SYS_CHAIN} -p udp -m udp --dport ${p} ${c} -j ACCEPT`);
