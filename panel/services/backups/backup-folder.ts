@@ -58,7 +58,7 @@ export class BackupFolder {
 
   /** Every archive, newest first (by modification time, then name). */
   list(): Backup[] {
-    if (!existsSync(this.dir)) return [];
+    if (!existsSync(this.dir) || !statSync(this.dir).isDirectory()) return [];
     const out: Array<{ backup: Backup; at: number }> = [];
     for (const name of readdirSync(this.dir)) {
       if (!isValidBackupName(name)) continue;

@@ -164,6 +164,7 @@ test('POST /backups answers Error backup creation: when the archive cannot be wr
     assert.equal(answer.body.status, 'error');
     assert.ok(answer.body.error.startsWith(`${E.BACKUP_CREATION} `), answer.body.error);
     assert.equal(answer.status, 500);
+    assert.deepEqual(await p.ok('GET', '/backups'), { backups: [] });
   } finally {
     await p.close();
   }
