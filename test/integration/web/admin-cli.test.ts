@@ -1,0 +1,26 @@
+// `vpnhost platform admin create|list`: a generated password printed once that logs in; a taken address refused.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { AdminUsers } from '../../../module/platform/services/admin-users.ts';
+import { RoleRepository } from '../../../module/platform/services/roles.ts';
+import { openPlatformDb } from '../../../module/platform/store/db.ts';
+import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+
+const dataDir = tempDir('admin-cli');
+after(() => removeDir(dataDir));
+
+test('admin create prints a generated password that authenticates; list shows the role; a taken address fails', async () => {
+  const out = await vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--data', dataDir]);
+  const password = /password: (\S+)/.exec(out)?.[1];
+  assert.ok(password && password.length >= 20, out);
+  const db = openPlatformDb(dataDir);
+  try {
+    const admins = new AdminUsers(db, new RoleRepository(db));
+    assert.equal((await admins.authenticate('ops@example.com', password))?.email, 'ops@example.com');
+    assert.equal(await admins.authenticate('ops@example.com', 'not-the-password'), null);
+  } finally {
+    db.close();
+  }
+  assert.match(await vpnhost(['platform', 'admin', 'list', '--data', dataDir]), /ops@example\.com\tAdministrator/);
+  await assert.rejects(vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--data', dataDir]), /exists/);
+});
