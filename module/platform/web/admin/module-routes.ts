@@ -5,12 +5,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 import { HttpError, INSUFFICIENT_PERMISSIONS, NOT_FOUND } from '../../errors.ts';
-import { adminPage, wantsHtml } from '../render.ts';
+import { adminPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const PARAMS = z.object({ type: z.string().regex(/^[A-Za-z]+$/), name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), '*': z.string().max(1000) });
 
-function toModuleRequest(request: FastifyRequest): ModuleRequest {
+/** The module's view of the request; `csrf` is the session's token for the `_csrf` field of the page's forms. */
+function toModuleRequest(request: FastifyRequest, reply: FastifyReply): ModuleRequest {
   const admin = request.admin!;
   return {
     method: request.method,
@@ -19,6 +20,7 @@ function toModuleRequest(request: FastifyRequest): ModuleRequest {
     body: request.body ?? null,
     ip: request.ip,
     admin: { email: admin.email, hasPermission: (key: string) => admin.hasPermission(key) },
+    csrf: request.viaToken ? undefined : csrfToken(reply),
   };
 }
 
@@ -44,7 +46,7 @@ export function moduleAdminRoutes(deps: WebDeps, app: FastifyInstance): void {
       if (!request.admin!.hasPermission(found.route.permission)) return refuse(deps, request, reply, found.kind, current);
       let answer: ModuleResponse;
       try {
-        answer = await found.invoke(toModuleRequest(request));
+        answer = await found.invoke(toModuleRequest(request, reply));
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode === 403) return refuse(deps, request, reply, found.kind, current);
         throw error;
