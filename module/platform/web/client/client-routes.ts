@@ -11,6 +11,8 @@ import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
 import { requireCustomer } from './customer-session.ts';
+import { invoiceRoutes } from './invoice-routes.ts';
+import { orderRoutes } from './order-routes.ts';
 
 const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(/^[A-Za-z]{1,64}$/).optional() });
 
@@ -48,6 +50,8 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.register(async (open) => clientAuthRoutes(deps, open));
   app.register(async (area) => {
     requireCustomer(deps, area);
+    orderRoutes(deps, area);
+    invoiceRoutes(deps, area);
 
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
 

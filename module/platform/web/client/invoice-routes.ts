@@ -1,0 +1,64 @@
+// Client area "My invoices" and an invoice page: number, amount, currency, due date, status, and for an unpaid (or
+// failed) invoice the payment form of each active Payment gateway (billing.paymentHtml → the module's
+// getClientAreaHtml). Only the customer's own invoices: any other id answers 404 like one that does not exist.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { HttpError } from '../../errors.ts';
+import { UNKNOWN_INVOICE, type InvoiceView } from '../../services/billing/billing-service.ts';
+import { clientPage } from '../render.ts';
+import type { WebDeps } from '../web-deps.ts';
+
+const Params = z.object({ uuid: z.string().max(64) });
+const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please contact us to pay this invoice.';
+
+/** The invoice when the request's customer owns it; 404 otherwise (never telling whether it exists). */
+export function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): InvoiceView {
+  let invoice: InvoiceView;
+  try {
+    invoice = deps.platform.billing.invoice(uuid);
+  } catch {
+    throw new HttpError(404, UNKNOWN_INVOICE(uuid));
+  }
+  if (invoice.customer_uuid !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_INVOICE(uuid));
+  return invoice;
+}
+
+/** Gateway instances of the loaded Payment modules, in module then creation order. */
+export function activeGateways(deps: WebDeps): Array<{ uuid: string; label: string }> {
+  return deps.platform.modules.mounted()
+    .filter((m) => m.type === 'Payment')
+    .flatMap((m) => deps.platform.moduleInstances.list('Payment', m.name))
+    .map((g) => ({ uuid: g.uuid, label: g.label }));
+}
+
+/** The payment forms of every active gateway for an invoice; a gateway that fails to render is left out (logged). */
+async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: InvoiceView): Promise<Array<{ label: string; html: string }>> {
+  const here = `${request.protocol}://${request.host}/client/invoices/${invoice.uuid}`;
+  const forms: Array<{ label: string; html: string }> = [];
+  for (const gateway of activeGateways(deps)) {
+    try {
+      forms.push({ label: gateway.label, html: await deps.platform.billing.paymentHtml(invoice.uuid, gateway.uuid, { return_url: `${here}?paid=1`, cancel_url: here }) });
+    } catch (error) {
+      request.log.warn({ gateway: gateway.uuid, invoice: invoice.uuid, err: (error as Error).message }, 'client area: payment form not rendered');
+    }
+  }
+  return forms;
+}
+
+export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
+  area.get('/invoices', async (request, reply) => {
+    const { invoices } = deps.platform.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
+    return clientPage(deps, request, reply, 'invoices', { title: 'My invoices', invoices });
+  });
+
+  area.get<{ Params: { uuid: string }; Querystring: { paid?: string } }>('/invoices/:uuid', { schema: { params: Params } }, async (request, reply) => {
+    const invoice = ownedInvoice(deps, request, request.params.uuid);
+    const payable = invoice.status === 'unpaid' || invoice.status === 'failed';
+    const payments = payable ? await paymentForms(deps, request, invoice) : [];
+    return clientPage(deps, request, reply, 'invoice', {
+      title: `Invoice ${invoice.number}`, invoice, payable, payments,
+      unavailable: payable && payments.length === 0 ? PAYMENT_UNAVAILABLE : null,
+      returned: payable && request.query.paid === '1',
+    });
+  });
+}
