@@ -4,19 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { vpnProductServices } from '../../../module/modules/Product/VpnProduct/index.ts';
-import { admin, panel } from '../../fixtures/platform/http.ts';
-import { removeDir, startPanel, type PanelProcess } from '../../fixtures/platform/processes.ts';
-import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { panel } from '../../fixtures/platform/http.ts';
+import type { PanelProcess } from '../../fixtures/platform/processes.ts';
+import { waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { startTwoPanels, type TwoPanels } from './two-panels.ts';
 
+let env: TwoPanels;
 let stack: Stack;
 let second: PanelProcess;
 
 before(async () => {
-  stack = await startStack();
-  second = await startPanel();
-  await createServer(second, 'main', '10.88.0.1/22');
-  await createServer(second, 'alt', '10.89.0.1/24');
-  await registerPanel(stack, 'ams');
+  env = await startTwoPanels([['main', '10.88.0.1/22'], ['alt', '10.89.0.1/24']]);
+  ({ stack, second } = env);
   for (const [name, location, p] of [['par-a', 'par', stack.panel], ['par-b', 'par', second], ['fra', 'fra', second]] as const) {
     const res = await api('POST', '/panels', { name, location, api_url: p.url, access_hash: p.accessHash });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -26,14 +25,10 @@ before(async () => {
 });
 
 after(async () => {
-  await stack?.close();
-  if (second) {
-    await second.stop();
-    removeDir(second.dataDir);
-  }
+  await env?.close();
 });
 
-const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
+const api = (method: string, path: string, body?: unknown) => env.api(method, path, body);
 const accountOn = (p: PanelProcess, name: string) => panel(p.url, p.accessHash, 'GET', `/account/${name}`);
 
 async function product(data: Record<string, unknown>): Promise<string> {

@@ -11,31 +11,27 @@ import { vpnFleetManifest } from '../../../module/modules/Plugin/VpnFleet/manife
 import { moduleWorkerCall } from '../../../module/platform/remote-worker.ts';
 import { WorkerApiClient } from '../../../module/platform/worker-api/client.ts';
 import { REFRESH, VIEW, type VpnFleet } from '../../../module/modules/Plugin/VpnFleet/vpn-fleet.ts';
-import { admin, until } from '../../fixtures/platform/http.ts';
-import { removeDir, startPanel, type PanelProcess } from '../../fixtures/platform/processes.ts';
-import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { until } from '../../fixtures/platform/http.ts';
+import { removeDir, type PanelProcess } from '../../fixtures/platform/processes.ts';
+import { waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { startTwoPanels, type TwoPanels } from './two-panels.ts';
 
+let env: TwoPanels;
 let stack: Stack;
 let second: PanelProcess | null = null;
 
 before(async () => {
-  stack = await startStack();
-  second = await startPanel();
-  await createServer(second, 'edge', '10.91.0.1/24');
-  await registerPanel(stack, 'ams');
+  env = await startTwoPanels([['edge', '10.91.0.1/24']]);
+  ({ stack, second } = env);
   const res = await api('POST', '/panels', { name: 'ams-2', location: 'ams', api_url: second.url, access_hash: second.accessHash });
   assert.equal(res.status, 201, JSON.stringify(res.body));
 });
 
 after(async () => {
-  await stack?.close();
-  if (second) {
-    await second.stop();
-    removeDir(second.dataDir);
-  }
+  await env?.close();
 });
 
-const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
+const api = (method: string, path: string, body?: unknown) => env.api(method, path, body);
 
 /** Calls a VpnFleet admin route with the admin token. */
 async function fleetRoute(method: string, uri: string): Promise<{ status: number; body: any }> {

@@ -3,44 +3,34 @@
 // completed → "how to connect" (one-time link or instructions, no secret) → refund → "terminated".
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { admin, panel, until } from '../../fixtures/platform/http.ts';
-import { registerPanel, startStack, type Stack } from '../../fixtures/platform/setup.ts';
-import { startStripeDouble, type StripeDouble } from '../../helpers/stripe-double.ts';
+import { panel, until } from '../../fixtures/platform/http.ts';
+import type { Stack } from '../../fixtures/platform/setup.ts';
+import { startStripeStack, type StripeStack } from '../stripe/stripe-stack.ts';
 import { startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
 const SECRET_KEY = 'sk_test_51OrderMailsSuiteKey2718';
 const WEBHOOK_SECRET = 'whsec_OrderMailsSigningSecret1618';
 const SERVICE_PASSWORD = 'Order-Passw0rd-4471';
 
+let env: StripeStack;
 let stack: Stack;
-let double: StripeDouble;
 let server: TestSmtpServer;
 let gateway: string;
 let product: string;
-const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
+const api = (method: string, path: string, body?: unknown) => env.api(method, path, body);
 
 before(async () => {
   server = await startSmtpServer();
-  stack = await startStack();
-  await registerPanel(stack);
-  const started = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  double = started.double;
-  const gw = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe (double)', module_data: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url } });
-  assert.equal(gw.status, 201, JSON.stringify(gw.body));
-  gateway = gw.body.uuid;
-  double.webhookUrl = `${stack.platform.url}/webhooks/payment/${gateway}`;
+  env = await startStripeStack({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  ({ stack, gateway, product } = env);
   const channel = await api('POST', '/modules/Notification/Smtp/instances', { label: 'Customer mail', module_data: {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   } });
   assert.equal(channel.status, 201, JSON.stringify(channel.body));
-  const res = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'ams', plan_type: 'basic', bandwidth: 10 } });
-  product = res.body.uuid;
-  await api('PUT', `/products/${product}/prices/monthly`, { amount: '12.34', currency: 'EUR' });
 });
 
 after(async () => {
-  await double?.close();
-  await stack?.close();
+  await env?.close();
   await server?.close();
 });
 

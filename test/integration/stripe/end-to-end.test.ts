@@ -3,36 +3,25 @@
 // on the panel; a refund through the Refunds API terminates it; a refund the API refuses leaves the invoice paid.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { admin, panel, until } from '../../fixtures/platform/http.ts';
-import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
-import { startStripeDouble, type StripeDouble } from '../../helpers/stripe-double.ts';
+import { panel, until } from '../../fixtures/platform/http.ts';
+import { waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import type { StripeDouble } from '../../helpers/stripe-double.ts';
+import { startStripeStack, type StripeStack } from './stripe-stack.ts';
 
-const SECRET_KEY = 'sk_test_51EndToEndSuiteKey3141';
-const WEBHOOK_SECRET = 'whsec_EndToEndSuiteSigningSecret2718';
-
+let env: StripeStack;
 let stack: Stack;
 let double: StripeDouble;
 let gateway: string;
 let product: string;
-const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
+const api = (method: string, path: string, body?: unknown) => env.api(method, path, body);
 
 before(async () => {
-  stack = await startStack();
-  await registerPanel(stack);
-  const started = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  double = started.double;
-  const created = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe (double)', module_data: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  gateway = created.body.uuid;
-  double.webhookUrl = `${stack.platform.url}/webhooks/payment/${gateway}`;
-  const res = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'ams', plan_type: 'basic', bandwidth: 10 } });
-  product = res.body.uuid;
-  await api('PUT', `/products/${product}/prices/monthly`, { amount: '12.34', currency: 'EUR' });
+  env = await startStripeStack({ secretKey: 'sk_test_51EndToEndSuiteKey3141', webhookSecret: 'whsec_EndToEndSuiteSigningSecret2718' });
+  ({ stack, double, gateway, product } = env);
 });
 
 after(async () => {
-  await double?.close();
-  await stack?.close();
+  await env?.close();
 });
 
 async function paidOrder(username: string): Promise<{ invoice: string; service: string; transaction: string; account: string }> {
