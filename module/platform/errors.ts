@@ -15,6 +15,8 @@ export const UNKNOWN_TASK = (id: string) => `task not found: ${id}`;
 export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions';
 export const CSRF_REFUSED = 'the form has expired or did not come from this site: reload the page and try again';
 export const LOGIN_FAILED = 'wrong e-mail address or password';
+/** A login refused by the throttle (5 failures for one address or IP within 15 minutes lock it for 15 minutes). */
+export const LOGIN_THROTTLED = 'Too many attempts, try again later.';
 export const SESSION_REQUIRED = 'unauthorized: log in first';
 export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
 

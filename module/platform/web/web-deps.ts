@@ -3,6 +3,7 @@ import type { Platform } from '../platform.ts';
 import type { AdminPrincipal, AdminUsers } from '../services/admin-users.ts';
 import type { RoleRepository } from '../services/roles.ts';
 import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { SessionCodec } from './session.ts';
 
 export interface WebDeps {
@@ -11,6 +12,8 @@ export interface WebDeps {
   roles: RoleRepository;
   customers: CustomerAccounts;
   codec: SessionCodec;
+  /** Failed-login counts of the admin and customer logins (in memory, per process). */
+  loginThrottle: LoginThrottle;
   /** Cookies get the Secure flag (behind TLS). */
   secureCookies: boolean;
 }

@@ -23,6 +23,7 @@ import { CustomerAccounts } from './client/customer-accounts.ts';
 import { createViewEngine } from './view-engine.ts';
 import { addSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_SESSION_POLICY, SessionCodec, type SessionPolicy } from './session.ts';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
 import { wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -36,6 +37,8 @@ export interface WebHostOptions {
   secureCookies?: boolean;
   /** The `views/` root (default: the repository's). */
   viewsDir?: string;
+  /** Failed-login throttle (default: 5 failures per address or IP in 15 min lock it for 15 min). */
+  loginThrottle?: Partial<LoginThrottlePolicy>;
 }
 
 /** Builds the web host's services over the platform (admin users, roles, customers, session codec). */
@@ -47,6 +50,7 @@ export function createWebDeps(platform: Platform, opts: WebHostOptions = {}): We
     admins: new AdminUsers(platform.db, roles, platform.clock),
     customers: new CustomerAccounts(platform.db, codec, platform.clock),
     secureCookies: opts.secureCookies ?? false,
+    loginThrottle: new LoginThrottle(platform.clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),
   };
 }
 

@@ -1,7 +1,7 @@
 // Admin login and logout pages: a correct e-mail and password issue the signed session cookie; logout clears it.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { LOGIN_FAILED } from '../../errors.ts';
+import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
 import { flash } from '../render.ts';
 import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
 import { identifyAdmin, setAdminCookie } from './admin-session.ts';
@@ -23,13 +23,20 @@ export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
 
   app.post('/login', async (request, reply) => {
     const form = LoginSchema.parse(request.body ?? {});
+    const refuse = (status: number, error: string) => reply.code(status).type('text/html; charset=utf-8').view('admin/login.hbs', {
+      title: 'Admin login', csrf: reply.generateCsrf(), next: form.next ?? '', email: form.email, error,
+    }, { layout: 'layouts/plain.hbs' });
+    if (deps.loginThrottle.isLocked('admin', form.email, request.ip)) {
+      request.log.warn({ security: true, event: 'admin_login_throttled' }, 'admin login throttled');
+      return refuse(429, LOGIN_THROTTLED);
+    }
     const admin = await deps.admins.authenticate(form.email, form.password);
     if (!admin) {
+      deps.loginThrottle.failed('admin', form.email, request.ip);
       request.log.warn({ security: true, event: 'admin_login_failed' }, 'admin login refused');
-      return reply.code(401).type('text/html; charset=utf-8').view('admin/login.hbs', {
-        title: 'Admin login', csrf: reply.generateCsrf(), next: form.next ?? '', email: form.email, error: LOGIN_FAILED,
-      }, { layout: 'layouts/plain.hbs' });
+      return refuse(401, LOGIN_FAILED);
     }
+    deps.loginThrottle.succeeded('admin', form.email);
     setAdminCookie(deps, reply, deps.codec.issue('admin', String(admin.id), admin.session_version));
     return reply.redirect(safeNext(form.next, '/admin'), 303);
   });

@@ -2,7 +2,7 @@
 // same, whether the address is known or not, and the link goes out through the `customer.password_reset` hook).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { LOGIN_FAILED } from '../../errors.ts';
+import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
 import { safeNext } from '../admin/auth-routes.ts';
 import { flash } from '../render.ts';
 import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
@@ -25,11 +25,17 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
 
   app.post('/login', async (request, reply) => {
     const form = LoginForm.parse(request.body ?? {});
+    if (deps.loginThrottle.isLocked('customer', form.email, request.ip)) {
+      request.log.warn({ security: true, event: 'customer_login_throttled' }, 'customer login throttled');
+      return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_THROTTLED }, 429);
+    }
     const found = await deps.customers.authenticate(form.email, form.password);
     if (!found) {
+      deps.loginThrottle.failed('customer', form.email, request.ip);
       request.log.warn({ security: true, event: 'customer_login_failed' }, 'customer login refused');
       return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
     }
+    deps.loginThrottle.succeeded('customer', form.email);
     setCustomerCookie(deps, reply, deps.codec.issue('customer', found.customer.uuid, found.version));
     return reply.redirect(safeNext(form.next, '/client'), 303);
   });
