@@ -1,16 +1,20 @@
 // Client area in Chromium (desktop and phone): a customer logs in and sees only their own service, the Connect tab's
 // download equals the panel's config_text and its QR image is shown, Manage regenerates the keys (the panel's
-// configuration changes). A real panel process; screenshots under test-artifacts/.
+// configuration changes); the Usage tab loaded in place runs the module's script and draws its chart. A real panel
+// process; one platform stack and one Chromium per file, a context per viewport, both viewports at once (each with its
+// own service); screenshots under test-artifacts/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { panel, until } from '../fixtures/platform/http.ts';
-import { launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
+import { newPage, screenshot, sharedBrowser } from '../helpers/browser.ts';
 import { fitsWidth, logIn, startWebBrowserStack, type WebBrowserStack } from '../helpers/browser-session.ts';
 
 let s: WebBrowserStack;
 const CUSTOMER = { email: 'owner@browser.test', password: 'Owner-Pass-1' };
-let mine: string;
+const chromium = sharedBrowser();
+/** The customer's service per viewport (the two run at once and each regenerates its keys). */
+const mine: Record<string, string> = {};
 let theirs: string;
 
 async function provisioned(username: string, email: string, password: string): Promise<string> {
@@ -35,62 +39,86 @@ async function panelConfig(uuid: string): Promise<string> {
 
 before(async () => {
   s = await startWebBrowserStack();
-  mine = await provisioned('owner_vpn', CUSTOMER.email, CUSTOMER.password);
-  theirs = await provisioned('other_vpn', 'other@browser.test', 'Other-Pass-1');
+  await s.web.customers.create(CUSTOMER);
+  await s.stack.platform.platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 50 });
+  [mine.desktop, mine.phone, theirs] = await Promise.all([
+    provisioned('owner_vpn', CUSTOMER.email, CUSTOMER.password),
+    provisioned('owner_phone', CUSTOMER.email, CUSTOMER.password),
+    provisioned('other_vpn', 'other@browser.test', 'Other-Pass-1'),
+  ]);
 });
 
 after(async () => {
+  await chromium.close();
   await s?.close();
 });
 
-for (const phone of [false, true]) {
-  const tag = phone ? 'phone' : 'desktop';
-  test(`${tag}: only own service, config download = panel config_text, QR shown, keys regenerated`, { timeout: 45_000 }, async (t) => {
-    const browser = await launchBrowser(t);
-    if (!browser) return;
-    try {
-      const { page } = await newPage(browser, { phone });
-      await logIn(page, `${s.url}/client/login`, CUSTOMER);
-      assert.equal(new URL(page.url()).pathname, '/client');
-      assert.equal(await page.locator(`a[href="/client/services/${mine}"]`).count(), 1);
-      assert.equal(await page.locator(`a[href="/client/services/${theirs}"]`).count(), 0);
-      assert.doesNotMatch(await page.content(), /other_vpn/);
-      await screenshot(page, `client-services-${tag}`);
-      assert.ok(await fitsWidth(page));
+describe('client area', { concurrency: 2 }, () => {
+  for (const phone of [false, true]) {
+    const tag = phone ? 'phone' : 'desktop';
+    test(`${tag}: only own services, config download = panel config_text, QR shown, usage chart in place, keys regenerated`, { timeout: 45_000 }, async (t) => {
+      const browser = await chromium.get(t);
+      if (!browser) return;
+      const { context, page } = await newPage(browser, { phone });
+      const own = mine[tag];
+      const username = phone ? 'owner_phone' : 'owner_vpn';
+      try {
+        await logIn(page, `${s.url}/client/login`, CUSTOMER);
+        assert.equal(new URL(page.url()).pathname, '/client');
+        for (const uuid of Object.values(mine)) assert.equal(await page.locator(`a[href="/client/services/${uuid}"]`).count(), 1);
+        assert.equal(await page.locator(`a[href="/client/services/${theirs}"]`).count(), 0);
+        assert.doesNotMatch(await page.content(), /other_vpn/);
+        await screenshot(page, `client-services-${tag}`);
+        assert.ok(await fitsWidth(page));
 
-      const forged = await page.goto(`${s.url}/client/services/${theirs}`);
-      assert.equal(forged?.status(), 404, 'someone else\'s service is not found');
+        const forged = await page.goto(`${s.url}/client/services/${theirs}`);
+        assert.equal(forged?.status(), 404, 'someone else\'s service is not found');
 
-      await page.goto(`${s.url}/client/services/${mine}`);
-      await screenshot(page, `client-overview-${tag}`);
-      // The Connect tab loads in place (progressive JS), with the QR image and the download.
-      await page.click('nav.tabs a[data-tab=connect]');
-      await page.waitForSelector('img[data-vpn-qr]');
-      const qr = page.locator('img[data-vpn-qr]');
-      assert.ok(await qr.isVisible());
-      assert.equal(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), true);
-      await screenshot(page, `client-connect-${tag}`);
-      const before = await panelConfig(mine);
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[data-vpn-download]')]);
-      assert.equal(download.suggestedFilename(), 'owner_vpn.conf');
-      assert.equal(readFileSync((await download.path())!, 'utf8'), before, 'download equals the panel\'s config_text');
+        // The first tab arrives without the module's scripts (as a tab of a page without them would), so the Usage tab
+        // loaded in place below has to run its own.
+        await page.route(`${s.url}/client/services/${own}`, async (route) => {
+          const res = await route.fetch();
+          await route.fulfill({ response: res, body: (await res.text()).replace(/<script src="\/client\/modules\/[^"]*"[^>]*><\/script>/g, '') });
+        });
+        await page.goto(`${s.url}/client/services/${own}`);
+        await page.unroute(`${s.url}/client/services/${own}`);
+        assert.equal(await page.evaluate(() => typeof (window as unknown as { uPlot?: unknown }).uPlot), 'undefined', 'no module script on the first load');
+        await screenshot(page, `client-overview-${tag}`);
+        // The Connect tab loads in place (progressive JS), with the QR image and the download.
+        await page.click('nav.tabs a[data-tab=connect]');
+        await page.waitForSelector('img[data-vpn-qr]');
+        const qr = page.locator('img[data-vpn-qr]');
+        assert.ok(await qr.isVisible());
+        assert.equal(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), true);
+        await screenshot(page, `client-connect-${tag}`);
+        const before = await panelConfig(own);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[data-vpn-download]')]);
+        assert.equal(download.suggestedFilename(), `${username}.conf`);
+        assert.equal(readFileSync((await download.path())!, 'utf8'), before, 'download equals the panel\'s config_text');
 
-      await page.goto(`${s.url}/client/services/${mine}?tab=manage`);
-      page.once('dialog', (dialog) => void dialog.accept());
-      await page.click('form[data-vpn-action=regenerate] button');
-      await page.waitForSelector('[data-vpn-result=regenerate]:not([hidden])');
-      assert.match(await page.locator('[data-vpn-result=regenerate]').textContent() ?? '', /new keys/);
-      await screenshot(page, `client-manage-${tag}`);
-      const after = await until(async () => {
-        const now = await panelConfig(mine);
-        return now !== before ? now : undefined;
-      }, 20_000, 200);
-      assert.notEqual(after, before, 'the old configuration stopped being the account\'s');
-      await page.goto(`${s.url}/client/services/${mine}?tab=connect`);
-      assert.equal((await page.locator('pre[data-vpn-config]').textContent())?.trim(), after.trim(), 'the Connect tab shows the new configuration');
-      if (phone) assert.ok(await fitsWidth(page), 'connect tab fits the phone');
-    } finally {
-      await browser.close();
-    }
-  });
-}
+        // The Usage tab loaded in place: its scripts run (uPlot, the module script) and the chart is drawn.
+        await page.click('nav.tabs a[data-tab=usage]');
+        await page.waitForSelector('[data-usage-chart][data-drawn] .uplot');
+        assert.equal(await page.evaluate(() => typeof (window as unknown as { uPlot?: unknown }).uPlot), 'function');
+        await screenshot(page, `client-usage-${tag}`);
+
+        await page.goto(`${s.url}/client/services/${own}?tab=manage`);
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.click('form[data-vpn-action=regenerate] button');
+        await page.waitForSelector('[data-vpn-result=regenerate]:not([hidden])');
+        assert.match(await page.locator('[data-vpn-result=regenerate]').textContent() ?? '', /new keys/);
+        await screenshot(page, `client-manage-${tag}`);
+        const after = await until(async () => {
+          const now = await panelConfig(own);
+          return now !== before ? now : undefined;
+        }, 20_000, 200);
+        assert.notEqual(after, before, 'the old configuration stopped being the account\'s');
+        await page.goto(`${s.url}/client/services/${own}?tab=connect`);
+        assert.equal((await page.locator('pre[data-vpn-config]').textContent())?.trim(), after.trim(), 'the Connect tab shows the new configuration');
+        if (phone) assert.ok(await fitsWidth(page), 'connect tab fits the phone');
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

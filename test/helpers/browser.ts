@@ -49,3 +49,25 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** One Chromium shared by the tests of a file: launched by the first test that asks, closed in `after`. */
+export interface SharedBrowser {
+  /** The file's browser, or null after `requireTools` skipped `t` (every test asking is skipped alike). */
+  get(t: TestContext): Promise<Browser | null>;
+  close(): Promise<void>;
+}
+
+export function sharedBrowser(): SharedBrowser {
+  let launched: Promise<Browser | null> | null = null;
+  return {
+    async get(t) {
+      if (!requireTools(t, ['chromium'])) return null;
+      launched ??= launchBrowser(t);
+      return launched;
+    },
+    async close() {
+      const browser = await launched?.catch(() => null);
+      await browser?.close();
+    },
+  };
+}

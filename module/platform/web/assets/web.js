@@ -13,6 +13,36 @@
     if (body !== undefined) { opts.headers['content-type'] = 'application/json'; opts.body = JSON.stringify(body); }
     return fetch(url, opts).then(function (r) { return r.json(); });
   };
+  /** Script URLs this page has run (the page's own, then those of tabs loaded in place). */
+  var ran = {};
+  document.querySelectorAll('script[src]').forEach(function (s) { ran[s.src] = true; });
+  /**
+   * Scripts inserted with innerHTML never run: run the tab's external scripts the page has not run yet, one after the
+   * other in document order (a library before the script using it). Resolves when all have loaded or failed.
+   */
+  function runScripts(container) {
+    var pending = [];
+    container.querySelectorAll('script[src]').forEach(function (inert) {
+      if (ran[inert.src]) return;
+      ran[inert.src] = true;
+      pending.push(inert.src);
+    });
+    return pending.reduce(function (chain, src) {
+      return chain.then(function () {
+        return new Promise(function (resolve) {
+          var script = document.createElement('script');
+          script.src = src;
+          script.async = false;
+          script.onload = script.onerror = function () { resolve(); };
+          document.head.appendChild(script);
+        });
+      });
+    }, Promise.resolve());
+  }
+  /**
+   * After a tab is inserted (and its scripts ran) the document gets the `vpnhost:tab` event (detail: {tab}); a module
+   * script binds its widgets on its first run and again on every such event.
+   */
   document.addEventListener('click', function (event) {
     var link = event.target.closest && event.target.closest('[data-ajax-tabs] a[data-tab]');
     if (!link || event.metaKey || event.ctrlKey) return;
@@ -28,8 +58,10 @@
         link.classList.add('active');
         link.setAttribute('aria-current', 'page');
         history.replaceState(null, '', link.href);
-        document.dispatchEvent(new CustomEvent('vpnhost:tab', { detail: { tab: link.getAttribute('data-tab') } }));
+        return runScripts(target);
       })
-      .catch(function () { window.location.href = link.href; });
+      .then(function () {
+        document.dispatchEvent(new CustomEvent('vpnhost:tab', { detail: { tab: link.getAttribute('data-tab') } }));
+      }, function () { window.location.href = link.href; });
   });
 })();
