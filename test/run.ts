@@ -34,6 +34,8 @@ if (unknown.length) {
   process.stderr.write(`unknown tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})\n`);
   process.exit(2);
 }
+/** Longest any one tier may run (`VPNHOST_TIER_TIMEOUT_MIN`, default 40 minutes). */
+const TIER_TIMEOUT_MS = Number(process.env.VPNHOST_TIER_TIMEOUT_MIN ?? 40) * 60_000;
 const tapDir = mkdtempSync(join(tmpdir(), 'vpnhost-test-'));
 let passed = 0;
 let failed = 0;
@@ -55,7 +57,8 @@ for (const tier of tiers) {
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...files.map((f) => relative(root, f)),
     ],
-    { cwd: root, stdio: 'inherit', env: process.env },
+    // A tier that hangs (a test file whose process never exits) is stopped instead of eating CI's whole budget.
+    { cwd: root, stdio: 'inherit', env: process.env, timeout: TIER_TIMEOUT_MS, killSignal: 'SIGTERM' },
   );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (label: string) => sumOf(text, label);

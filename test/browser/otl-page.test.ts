@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { decodeQrPng, otlPanel } from '../integration/otl/otl-fixture.ts';
-import { launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
+import { closeBrowser, launchBrowser, newPage, screenshot } from '../helpers/browser.ts';
 
 test('phone: confirm, QR, download once, then not_relevant', { timeout: 40_000 }, async (t) => {
   const browser = await launchBrowser(t);
@@ -50,7 +50,7 @@ test('phone: confirm, QR, download once, then not_relevant', { timeout: 40_000 }
     await screenshot(page, 'otl-not-relevant-phone');
     await context.close();
   } finally {
-    await browser.close();
+    await closeBrowser(browser);
     await p.close();
   }
 });

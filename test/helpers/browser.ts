@@ -1,4 +1,5 @@
 // Browser-tier helper: Debian's Chromium through playwright-core (never a downloaded browser), phone pages, screenshots.
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -34,6 +35,22 @@ export async function launchBrowser(t: TestContext): Promise<Browser | null> {
   });
 }
 
+/**
+ * Closes `browser`, bounded: when Chromium does not answer within `ms` (seen once under heavy load: the test file
+ * then never exited, its Chromium holding the event loop open), every `chromium` child of this process is killed.
+ */
+export async function closeBrowser(browser: Browser | null | undefined, ms = 15_000): Promise<void> {
+  if (!browser) return;
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    browser.close().then(() => true, () => false),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  if (closed) return;
+  await new Promise<void>((resolve) => execFile('pkill', ['-KILL', '-P', String(process.pid), 'chromium'], () => resolve()));
+}
+
 /** A fresh context (own cookies and downloads) and page; `phone` gives it the {@link PHONE} viewport. */
 export async function newPage(browser: Browser, opts: { phone?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ acceptDownloads: true, ...(opts.phone ? PHONE : {}) });
@@ -66,8 +83,7 @@ export function sharedBrowser(): SharedBrowser {
       return launched;
     },
     async close() {
-      const browser = await launched?.catch(() => null);
-      await browser?.close();
+      await closeBrowser(await launched?.catch(() => null));
     },
   };
 }
