@@ -1,5 +1,6 @@
 // The unbound daemon as a supervised child: started in the foreground (`-d`), its exit noticed, adopted by pid file.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { execa } from 'execa';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withSbin } from '../../linux/runner.ts';
@@ -68,15 +69,26 @@ export class UnboundProcess {
       : ['unbound', ['-d', '-c', this.opts.confPath]];
     const log = openSync(this.opts.logPath, 'a', 0o600);
     const logStart = this.logSize();
+    let exited: string | null = null;
+    let spawnError: Error | null = null;
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, PATH: withSbin(process.env.PATH) } });
+      // execa with an argv array (never a shell string); `cleanup: false` lets the daemon outlive the panel.
+      const subprocess = execa(file, args, {
+        detached: true,
+        stdio: ['ignore', log, log] as unknown as ['ignore', 'inherit', 'inherit'],
+        env: { PATH: withSbin(process.env.PATH) },
+        cleanup: false,
+        reject: false,
+        buffer: false,
+      });
+      void subprocess.then((result) => {
+        if (result.failed && result.exitCode === undefined && result.signal === undefined) spawnError = new Error(result.shortMessage);
+      });
+      child = subprocess;
     } finally {
       closeSync(log);
     }
-    let exited: string | null = null;
-    let spawnError: Error | null = null;
-    child.on('error', (err) => (spawnError = err));
     child.on('exit', (code, signal) => {
       const pid = child.pid ?? 0;
       exited = exitText(pid, code, signal);
