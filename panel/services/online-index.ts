@@ -1,5 +1,6 @@
 // The public-key index of accounts GET /wireguard/online matches live peers against, kept current by the store's feed.
-import type { AccountsRepository, OnlineIndexTuple } from '../store/repositories/accounts.ts';
+import type { AccountListingRows, OnlineIndexTuple } from '../store/repositories/account-listing-rows.ts';
+import type { AccountsRepository } from '../store/repositories/accounts.ts';
 
 /** Above this many changed accounts since the last read, the index is rebuilt instead of patched. */
 const PATCH_LIMIT = 2000;
@@ -16,7 +17,10 @@ export class OnlineIndex {
   private dirty = new Set<number>();
   private stale = true;
 
-  constructor(private readonly accounts: AccountsRepository) {
+  private readonly reads: AccountListingRows;
+
+  constructor(accounts: AccountsRepository) {
+    this.reads = accounts.listingReads();
     accounts.onRowsChanged((id) => {
       if (id === null || this.dirty.size >= PATCH_LIMIT) this.stale = true;
       else this.dirty.add(id);
@@ -37,7 +41,7 @@ export class OnlineIndex {
   private rebuild(): Map<string, OnlineIndexTuple> {
     const byKey = new Map<string, OnlineIndexTuple>();
     const keyById = new Map<number, string>();
-    for (const row of this.accounts.onlineTuples(null)) {
+    for (const row of this.reads.online(null)) {
       byKey.set(row[2], row);
       keyById.set(row[0], row[2]);
     }
@@ -57,7 +61,7 @@ export class OnlineIndex {
       if (key !== undefined) byKey.delete(key);
       this.keyById.delete(id);
     }
-    for (const row of this.accounts.onlineTuples(ids)) {
+    for (const row of this.reads.online(ids)) {
       byKey.set(row[2], row);
       this.keyById.set(row[0], row[2]);
     }

@@ -52,22 +52,6 @@ const COLUMNS: Array<keyof AccountValues> = [
 /** How many accounts the by-name cache holds (oldest dropped first). */
 const NAME_CACHE_SIZE = 10_000;
 
-/** The columns of a listing row, in {@link ListingRow} order. */
-const LISTING_SELECT = `SELECT a.name, a.username, a.password, a.status, s.name, a.ip, a.b_download, a.b_upload, a.mangle,
-  a.private_key, a.public_key FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id`;
-
-/** One account of a listing as a tuple (see {@link AccountsRepository.listingRows}). */
-export type ListingRow = [
-  name: string, username: string, password: string, status: 'enable' | 'disable', wg_name: string, ip: number,
-  b_download: number, b_upload: number, mangle: number, private_key: string, public_key: string,
-];
-
-/** An account as GET /wireguard/online's index holds it: id, server id, public key, then the listed columns. */
-export type OnlineIndexTuple = [
-  id: number, server_id: number, public_key: string, name: string, username: string, status: 'enable' | 'disable',
-  ip: number, b_download: number, b_upload: number,
-];
-
 const SELECT = 'SELECT a.*, s.name AS wg_name FROM accounts a JOIN wireguard_servers s ON s.id = a.server_id';
 
 /** Repository of accounts; every statement is prepared once. */
@@ -247,37 +231,6 @@ export class AccountsRepository {
     return this.anyOfServer.get(serverId) !== undefined;
   }
 
-  /**
-   * Accounts for the listings, oldest first, as column tuples (no per-row objects): name, username, sealed password,
-   * status, server name, ip, b_download, b_upload, mangle, sealed private key, public key. `serverId` narrows to
-   * one server; `limit`/`offset` page through the id order (SQLite LIMIT/OFFSET; -1 = no limit).
-   */
-  listingRows(serverId: number | null, limit = -1, offset = 0): ListingRow[] {
-    this.listingStmts ??= {
-      all: this.db.prepare<[number, number], ListingRow>(`${LISTING_SELECT} ORDER BY a.id LIMIT ? OFFSET ?`).raw(true),
-      ofServer: this.db
-        .prepare<[number, number, number], ListingRow>(`${LISTING_SELECT} WHERE a.server_id = ? ORDER BY a.id LIMIT ? OFFSET ?`)
-        .raw(true),
-    };
-    return serverId === null ? this.listingStmts.all.all(limit, offset) : this.listingStmts.ofServer.all(serverId, limit, offset);
-  }
-
-  /** What GET /wireguard/online shows of every account of a server, keyed by public key (one statement). */
-  /**
-   * What GET /wireguard/online needs of every account (`ids` null) or of the given ids, as raw tuples
-   * `[id, server_id, public_key, name, username, status, ip, b_download, b_upload]` (two statements, prepared once).
-   */
-  onlineTuples(ids: readonly number[] | null): OnlineIndexTuple[] {
-    const columns = 'SELECT id, server_id, public_key, name, username, status, ip, b_download, b_upload FROM accounts';
-    this.onlineTupleStmts ??= {
-      all: this.db.prepare<[], OnlineIndexTuple>(columns).raw(true),
-      byIds: this.db.prepare<[string], OnlineIndexTuple>(`${columns} WHERE id IN (SELECT value FROM json_each(?))`).raw(true),
-    };
-    return ids === null ? this.onlineTupleStmts.all.all() : this.onlineTupleStmts.byIds.all(JSON.stringify(ids));
-  }
-
-  private onlineTupleStmts?: { all: Statement<[], OnlineIndexTuple>; byIds: Statement<[string], OnlineIndexTuple> };
-
   /** Account count per server name and status (GET /metrics), one grouped statement. */
   countsByState(): Array<{ wg_name: string; status: string; count: number }> {
     return this.db.prepare<[], { wg_name: string; status: string; count: number }>(
@@ -291,8 +244,6 @@ export class AccountsRepository {
     return new Map(rows);
   }
 
-  private listingStmts?: { all: Statement<[number, number], ListingRow>; ofServer: Statement<[number, number, number], ListingRow> };
-
   /** Empties the by-name cache (after a backup restore replaced the table underneath). */
   forgetCached(): void {
     this.byNameCache.clear();
@@ -301,7 +252,7 @@ export class AccountsRepository {
 
   private listingReadsOnce?: AccountListingRows;
 
-  /** The listing reads (ids in order, rows by id) on this repository's connection, prepared once. */
+  /** The bulk reads of the listings and of /wireguard/online on this repository's connection, prepared once. */
   listingReads(): AccountListingRows {
     this.listingReadsOnce ??= new AccountListingRows(this.db);
     return this.listingReadsOnce;
