@@ -1,37 +1,19 @@
 // A real panel (linux data plane) and a real WireGuard client: shaping measured with iperf3, a change in place, 0
 // lifts the limit, unsuspend resumes within 2 s, and kill -9 + restart brings back identical tc, marks and rules.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
 import { measureMbit as measureOnce, startIperfServer, type IperfServer } from '../helpers/iperf.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess, type HttpMethod } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { startWgClient } from '../helpers/wg-client.ts';
 import { E } from '../../panel/schemas/error-texts.ts';
 
 const SERVER_IP = '10.79.0.1';
 const A_VETH = '10.197.0.1';
 const B_VETH = '10.197.0.2';
 const TOLERANCE = 0.15;
-
-/** The wg keys of a wg-quick text (what `wg setconf` accepts). */
-function wgOnly(text: string): { conf: string; address: string } {
-  let address = '';
-  const keep = ['PrivateKey', 'PublicKey', 'PresharedKey', 'AllowedIPs', 'Endpoint', 'PersistentKeepalive'];
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (/^\[\w+\]$/.test(line)) lines.push(line);
-    const kv = /^(\w+)\s*=\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    if (kv[1] === 'Address') address = kv[2].split(',')[0].trim();
-    if (keep.includes(kv[1])) lines.push(`${kv[1]} = ${kv[2]}`);
-  }
-  return { conf: `${lines.join('\n')}\n`, address };
-}
 
 /** iperf3 once more when its control connection failed to start (a tool hiccup, not a rate). */
 async function measureMbit(ns: string, server: string, opts: { reverse?: boolean } = {}): Promise<number> {
@@ -73,7 +55,6 @@ test('panel data plane policy with a real WireGuard client: shaping, unsuspend, 
   let nsB: string | null = null;
   let panel: PanelProcess | null = null;
   let iperf: IperfServer | null = null;
-  const clientDir = mkdtempSync(join(tmpdir(), 'vpnhost-policy-client-'));
   try {
     nsB = await createNamespace('vhdb');
     const veth = await vethPair(nsA, nsB, `${A_VETH}/30`, `${B_VETH}/30`);
@@ -91,15 +72,8 @@ test('panel data plane policy with a real WireGuard client: shaping, unsuspend, 
     assert.ok(Number(alice.mangle) > 0);
     for (let i = 3; i < 13; i++) await api.ok('POST', '/account', { wg_name: 'pol', name: `p${i}`, allowed_IPs: `10.79.0.${i}`, b_download: String(i), b_upload: '2' });
 
-    const { conf, address } = wgOnly(await api.ok<string>('GET', '/account/alice/config_text'));
     const client = uniqueWgName();
-    const confFile = join(clientDir, `${client}.conf`);
-    writeFileSync(confFile, conf, { mode: 0o600 });
-    await execIn(nsB, 'wireguard-go', [client]);
-    await execIn(nsB, 'wg', ['setconf', client, confFile]);
-    await execIn(nsB, 'ip', ['addr', 'add', address, 'dev', client]);
-    await execIn(nsB, 'ip', ['link', 'set', client, 'up']);
-    await execIn(nsB, 'ip', ['route', 'add', '10.79.0.0/24', 'dev', client]);
+    await startWgClient(nsB, client, await api.ok<string>('GET', '/account/alice/config_text'), '10.79.0.0/24');
     for (let i = 0; i < 40 && (await execIn(nsB, 'ping', ['-c', '1', '-W', '1', SERVER_IP], { allowFailure: true })).exitCode !== 0; i++);
     iperf = await startIperfServer(nsA, SERVER_IP);
 
@@ -193,6 +167,5 @@ test('panel data plane policy with a real WireGuard client: shaping, unsuspend, 
     await panel?.cleanup().catch(() => undefined);
     if (nsB) await destroyNamespace(nsB);
     await destroyNamespace(nsA);
-    rmSync(clientDir, { recursive: true, force: true });
   }
 });

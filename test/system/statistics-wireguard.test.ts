@@ -9,14 +9,12 @@
 // that factor within 2 % (one direction at a time, paced so nothing is dropped and resent), and checks the figures
 // against the client's own counters within 2 % as well.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { startIperfServer, type IperfServer } from '../helpers/iperf.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { startWgClient } from '../helpers/wg-client.ts';
 
 const SERVER_IP = '10.81.0.1';
 const A_VETH = '10.198.0.1';
@@ -29,22 +27,6 @@ const PACE = '40M';
 /** Opposite-direction bytes (TCP ACKs, keepalives) counted per pushed byte at most; the other counter stays under it. */
 const ACKS = 0.06;
 
-/** The wg keys of a wg-quick text (what `wg setconf` accepts) and its first address. */
-function wgOnly(text: string): { conf: string; address: string } {
-  let address = '';
-  const keep = ['PrivateKey', 'PublicKey', 'PresharedKey', 'AllowedIPs', 'Endpoint', 'PersistentKeepalive'];
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (/^\[\w+\]$/.test(line)) lines.push(line);
-    const kv = /^(\w+)\s*=\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    if (kv[1] === 'Address') address = kv[2].split(',')[0].trim();
-    if (keep.includes(kv[1])) lines.push(`${kv[1]} = ${kv[2]}`);
-  }
-  return { conf: `${lines.join('\n')}\n`, address };
-}
-
 function near(actual: number, expected: number, what: string, tolerance = 0.02): void {
   assert.ok(Math.abs(actual - expected) <= expected * tolerance, `${what}: ${actual} is not within ${tolerance * 100}% of ${Math.round(expected)}`);
 }
@@ -55,7 +37,6 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
   let nsB: string | null = null;
   let panel: PanelProcess | null = null;
   let iperf: IperfServer | null = null;
-  const clientDir = mkdtempSync(join(tmpdir(), 'vpnhost-stats-client-'));
   try {
     nsB = await createNamespace('vhsb');
     const veth = await vethPair(nsA, nsB, `${A_VETH}/30`, `${B_VETH}/30`);
@@ -71,16 +52,7 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
     /** Creates alice and brings the client up with her configuration. */
     const connect = async () => {
       await api.ok('POST', '/account', { wg_name: 'st', name: 'alice', allowed_IPs: '10.81.0.2' });
-      const { conf, address } = wgOnly(await api.ok<string>('GET', '/account/alice/config_text'));
-      const confFile = join(clientDir, `${client}.conf`);
-      writeFileSync(confFile, conf, { mode: 0o600 });
-      const exists = (await execIn(nsB!, 'ip', ['link', 'show', client], { allowFailure: true })).exitCode === 0;
-      if (exists) await execIn(nsB!, 'ip', ['link', 'del', client]);
-      await execIn(nsB!, 'wireguard-go', [client]);
-      await execIn(nsB!, 'wg', ['setconf', client, confFile]);
-      await execIn(nsB!, 'ip', ['addr', 'add', address, 'dev', client]);
-      await execIn(nsB!, 'ip', ['link', 'set', client, 'up']);
-      await execIn(nsB!, 'ip', ['route', 'add', '10.81.0.0/24', 'dev', client]);
+      await startWgClient(nsB!, client, await api.ok<string>('GET', '/account/alice/config_text'), '10.81.0.0/24');
       await ping();
     };
     const ping = async () => {
@@ -184,6 +156,5 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
     await panel?.cleanup().catch(() => undefined);
     if (nsB) await destroyNamespace(nsB);
     await destroyNamespace(nsA);
-    rmSync(clientDir, { recursive: true, force: true });
   }
 });
