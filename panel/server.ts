@@ -30,6 +30,8 @@ export interface ServeOptions {
   metricsToken?: string | null;
   /** Per-peer series in GET /metrics. */
   metricsPerPeer?: boolean;
+  /** Seconds between the watchdog's looks for a crashed unbound/charon (default 5; 0 = no automatic restart). */
+  watchdogSeconds?: number;
   /** PEM of CA certificates trusted for FTPS backup uploads besides the system's (`--backup-ftp-ca`). */
   backupFtpCaPem?: string | null;
   logger?: Logger;
@@ -126,6 +128,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
     const activeDataplane = dataplane;
     const close = () =>
       (closing ??= (async () => {
+        await app.services.watchdog.stop();
         await app.services.trafficLogging.stop();
         await app.services.backupScheduler.stop(); // waits for a running scheduled archive
         await app.close();
@@ -135,6 +138,9 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
         await activeDataplane.close();
         db.close();
       })());
+    // after the boot reconcile started what is wanted: until then a daemon not yet started is no crash
+    const watchdogMs = (opts.watchdogSeconds ?? 5) * 1000;
+    if (watchdogMs > 0) void bootReconcile.then(() => closing || app.services.watchdog.start(watchdogMs));
     return { app, url, bootReconcile, close };
   } catch (err) {
     await dataplane?.close().catch(() => undefined);

@@ -18,6 +18,8 @@ export const SERVE_HELP = `usage: vpnhost panel serve [options]
   --metrics-per-peer          per-peer byte series in GET /metrics (VPNHOST_PANEL_METRICS_PER_PEER=1; default off)
   --backup-ftp-ca FILE        PEM of CA certificates trusted for FTPS backup uploads besides the system's
                               (VPNHOST_PANEL_BACKUP_FTP_CA; e.g. a self-signed FTP server)
+  --watchdog-seconds N        how often a crashed unbound/charon is looked for and restarted (with backoff)
+                              (VPNHOST_PANEL_WATCHDOG_SECONDS, default 5; 0 = never restarted automatically)
   -h, --help                  this text
 
 environment: VPNHOST_LOG_LEVEL (default info; JSON lines on stdout, secrets redacted, warn and above written at once)
@@ -67,6 +69,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       'metrics-token-file': { type: 'string' },
       'metrics-per-peer': { type: 'boolean' },
       'backup-ftp-ca': { type: 'string' },
+      'watchdog-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -84,6 +87,8 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
   });
   const baseUrl = values['base-url'] ?? env.VPNHOST_PANEL_BASE_URL;
   if (baseUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got '${baseUrl}'`);
+  const watchdog = values['watchdog-seconds'] ?? env.VPNHOST_PANEL_WATCHDOG_SECONDS ?? '5';
+  if (!/^\d{1,5}$/.test(watchdog)) throw new Error(`--watchdog-seconds must be a whole number of seconds (0 = off), got '${watchdog}'`);
   return {
     help: false,
     options: {
@@ -98,6 +103,7 @@ export function parseServeOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       metricsToken: readMetricsToken(values['metrics-token-file'] ?? env.VPNHOST_PANEL_METRICS_TOKEN_FILE),
       metricsPerPeer: values['metrics-per-peer'] ?? env.VPNHOST_PANEL_METRICS_PER_PEER === '1',
       backupFtpCaPem: readPublicKeyFile(values['backup-ftp-ca'] ?? env.VPNHOST_PANEL_BACKUP_FTP_CA),
+      watchdogSeconds: Number(watchdog),
     },
   };
 }

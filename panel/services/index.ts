@@ -12,6 +12,7 @@ import { ServersRepository } from '../store/repositories/servers.ts';
 import { AccountConfigService } from './account-config.ts';
 import { DnsRepository } from '../store/repositories/dns.ts';
 import { DnsService } from './dns.ts';
+import { DaemonWatchdog } from './daemon-watchdog.ts';
 import { AccountService } from './accounts.ts';
 import { DataplaneSync } from './dataplane-sync.ts';
 import { HostNetworkReader } from './host-networks.ts';
@@ -131,6 +132,8 @@ export interface PanelServices {
   otl: OtlService;
   /** The DNS resolver (GET/PUT /dns); `dnsAddressesFor(server)` names the DNS handed to that server's peers. */
   dns: DnsService;
+  /** Restarts a crashed unbound or charon (backoff); started and stopped with the server. */
+  watchdog: DaemonWatchdog;
   /** IKEv2: PKI, settings, sessions, profiles and the sync that drives the IPsec seam. */
   ikev2: Ikev2Services;
   /** Backups (create, list, restore), their schedule config and the croner scheduler (server.ts starts it). */
@@ -260,6 +263,18 @@ export function buildServices(deps: PanelDeps): PanelServices {
       () => dns.problem(),
       async () => ((await deps.dataplane.ipsec.status()).crashed ? 'ikev2 daemon (charon) is not running' : null)],
   });
+  const watchdog = new DaemonWatchdog({
+    logger: deps.logger,
+    daemons: [
+      { name: 'dns', crashed: () => dns.problem(), restart: () => dns.reconcile() },
+      {
+        // charon's libipsec TUN device comes back with it: a full reconcile re-applies everything bound to it
+        name: 'ikev2',
+        crashed: async () => ((await deps.dataplane.ipsec.status()).crashed ? 'charon is not running' : null),
+        restart: () => reconciler.run(reconcileAll),
+      },
+    ],
+  });
   const backupConfig = new BackupConfigService(settings, deps.secretBox, clock);
   const backups = new BackupService({
     db: deps.db, dataDir: deps.dataDir, box: deps.secretBox, clock, logger: deps.logger, config: backupConfig,
@@ -285,7 +300,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     shipper: deps.trafficLogging?.shipper,
   });
   return {
-    trafficLogging, dns,
+    trafficLogging, dns, watchdog,
     clock, settings, accessHashes, license, systemConfig, reconciler, system, servers, accounts, accountConfig, online, dataplaneSync,
     ikev2, firewall, portForwards, networkViews, serverBandwidth, statistics, metrics, backups, backupConfig, backupScheduler, otl,
   };

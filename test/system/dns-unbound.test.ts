@@ -78,7 +78,9 @@ test('panel-run unbound resolves for WireGuard peers through the tunnel, refuses
       void auth!.then((r) => reject(new Error(`authoritative server exited: ${r.stderr}`)));
     });
 
-    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: ab.a, licenseAccounts: 10 });
+    // the watchdog is off at first, so the crash stays visible until PUT /system/reload (turned on further down)
+    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: ab.a, licenseAccounts: 10,
+      env: { VPNHOST_PANEL_WATCHDOG_SECONDS: '0' } });
     const api = panel.client;
     const iface = uniqueWgName();
     const port = 51820 + Math.floor(Math.random() * 10000);
@@ -159,6 +161,17 @@ test('panel-run unbound resolves for WireGuard peers through the tunnel, refuses
       assert.match(again.pid, /^\d+$/);
       assert.notEqual(again.pid, pid);
       assert.equal((await eventually('answers again', () => dig(nsB, SERVER_IP, 'again.vpnhost-dns.net'), (r) => r.status === 'NOERROR')).answers[0]?.[3], ANSWER);
+    });
+
+    await t.test('with the watchdog on, a killed unbound comes back by itself (new pid, answering again)', async () => {
+      await panel!.restart({ env: { VPNHOST_PANEL_WATCHDOG_SECONDS: '1' } });
+      const { pid } = await eventually('adopted after the restart', () => api.ok<DnsStatus>('GET', '/dns'), (s) => /^\d+$/.test(s.pid));
+      process.kill(Number(pid), 'SIGKILL');
+      const back = await eventually('restarted by the watchdog', () => api.ok<DnsStatus>('GET', '/dns'), (s) => /^\d+$/.test(s.pid) && s.pid !== pid, 75);
+      assert.equal(processAlive(Number(pid)), false);
+      assert.equal(processAlive(Number(back.pid)), true);
+      assert.equal((await api.ok<{ status: string }>('GET', '/system/status')).status, 'OK');
+      assert.equal((await eventually('answers after the watchdog', () => dig(nsB, SERVER_IP, 'watchdog.vpnhost-dns.net'), (r) => r.status === 'NOERROR')).answers[0]?.[3], ANSWER);
     });
 
     // (Adoption of a running unbound by a restarted panel is in the linux DNS contract: dns-unbound-contract.test.ts.)

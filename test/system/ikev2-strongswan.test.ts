@@ -99,7 +99,7 @@ test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, d
     namespaces.push(nsB, nsC);
     const veth = await vethPair(nsA, nsB, `${A_VETH}/30`, `${B_VETH}/30`);
     await vethPair(nsA, nsC, `${A_VETH_C}/30`, `${C_VETH}/30`);
-    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: veth.a, env: { VPNHOST_IPSEC_LIBIPSEC: '1' },
+    panel = await PanelProcess.start({ driver: 'linux', netns: nsA, wireguard: 'userspace', externalInterface: veth.a, env: { VPNHOST_IPSEC_LIBIPSEC: '1', VPNHOST_PANEL_WATCHDOG_SECONDS: '0' },
       ...(process.env.IKE_KEEP_LOG ? { dataDir: join(clientDir, 'panel') } : {}) });
     const api = panel.client;
     const iface = uniqueWgName();
