@@ -47,3 +47,41 @@ test('the scheduled tick queues refreshJob through Task.add once per refresh_eve
   }
   assert.equal(ext.fleet, null, 'no store without the platform database (remote worker)');
 });
+
+test('with the platform database the first tick refreshes a fleet never refreshed, or one whose snapshot is stale', async () => {
+  const { default: Database } = await import('better-sqlite3');
+  const { runMigrations } = await import('../../../module/platform/store/migrator.ts');
+  const { VPN_FLEET_MIGRATIONS, FleetStore } = await import('../../../module/modules/Plugin/VpnFleet/fleet-store.ts');
+  const added: string[] = [];
+  const fake = { add: async () => ({ id: `t${added.push('x')}`, duplicate: false }) } as unknown as TaskQueue;
+  const db = new Database(':memory:');
+  runMigrations(db, 'module:Plugin/VpnFleet', VPN_FLEET_MIGRATIONS);
+  db.exec('CREATE TABLE services (uuid TEXT PRIMARY KEY, provision_data TEXT)'); // the platform's, read for panelOfService
+  let now = Date.parse('2026-11-23T12:00:00Z');
+  const make = () => vpnFleetManifest.services!({
+    db, sealer: {} as never, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 60_000 },
+    logger: pino({ level: 'silent' }), clock: { now: () => new Date(now) },
+  });
+  const tick = vpnFleetManifest.scheduled![0];
+  Task.use(fake);
+  try {
+    await tick.run(make());
+    assert.equal(added.length, 1, 'never refreshed: at once');
+
+    new FleetStore(db).put({ name: 'p1', location: 'de', api_url: 'http://p1', up: true, status: 'OK', version: '1', license: 'x',
+      license_valid: true, accounts: 1, accounts_available: 9, servers: 1, online_peers: 0, error: null, refreshed_at: new Date(now - 20_000).toISOString() });
+    const fresh = make();
+    await tick.run(fresh);
+    assert.equal(added.length, 1, 'a snapshot 20 s old is fresh: the interval runs from it');
+    now += 40_000;
+    await tick.run(fresh);
+    assert.equal(added.length, 2, 'due 60 s after the stored snapshot');
+
+    now += 3_600_000;
+    await tick.run(make());
+    assert.equal(added.length, 3, 'an hour-old snapshot (say, after a restart) is refreshed at the first tick');
+  } finally {
+    Task.use(null);
+    db.close();
+  }
+});

@@ -105,6 +105,12 @@ export class FleetStore {
     return row ? fromRow(row) : null;
   }
 
+  /** When the newest snapshot was taken (Unix ms), null when the fleet was never refreshed. */
+  lastRefreshedAt(): number | null {
+    const row = this.db.prepare('SELECT MAX(refreshed_at) AS at FROM vpn_fleet_panels').get() as { at: string | null };
+    return row.at === null ? null : Date.parse(row.at);
+  }
+
   list(): PanelSnapshot[] {
     return (this.listStmt.all() as Row[]).map(fromRow);
   }

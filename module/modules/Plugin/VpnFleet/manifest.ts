@@ -77,11 +77,17 @@ function services(env: ExtensionEnv): VpnFleetServices {
     last = clock.now().getTime();
     return queueFleetRefresh();
   };
+  /**
+   * When the interval starts: with the platform database, from the newest stored snapshot (a fleet never refreshed,
+   * or refreshed longer than `every` ago, is refreshed at the first tick, so the admin page is not empty for a
+   * minute after a start); without it (a remote worker) from the first tick.
+   */
+  let firstLast = (): number | null => clock.now().getTime();
   const common = {
     queueRefresh,
     async queueRefreshIfDue() {
       const now = clock.now().getTime();
-      if (last === null) last = now;
+      if (last === null) last = firstLast() ?? now - every;
       return now - last >= every ? queueRefresh() : null;
     },
   };
@@ -97,6 +103,7 @@ function services(env: ExtensionEnv): VpnFleetServices {
   const provision = env.db.prepare(`SELECT coalesce(json_extract(provision_data, '$.panel'), json_extract(provision_data, '$.panel_location')) AS panel
     FROM services WHERE uuid = ?`);
   const fleet = new FleetStore(env.db);
+  firstLast = () => fleet.lastRefreshedAt();
   return {
     ...common,
     fleet,
