@@ -4,11 +4,12 @@ set -euo pipefail
 # Data plane and system tests: wireguard-tools .. procps. Build tools: better-sqlite3 compiles from source with
 # node-gyp when no prebuilt binary can be downloaded (Node's headers come with the nodejs package).
 # systemd: `systemd-analyze verify` checks the shipped units (bin/systemd). rsyslog: the traffic-logging system test.
+# ulogd2 + ulogd2-json: traffic logging's kernel source (NFLOG read by ulogd, JSON to the panel's socket).
 # strongSwan (charon, swanctl; extauth: eap-mschapv2; extra: eap-identity, kernel-libipsec; standard: openssl for MD4): the IKEv2 gateway.
 # unbound + dnsutils (dig): the DNS resolver and its tests. vsftpd: the backup FTP upload test. chromium: the
 # browser tier (playwright-core drives Debian's chromium; no browser is ever downloaded).
 PKGS=(wireguard-tools wireguard-go iproute2 iptables ipset conntrack iputils-ping redis-server procps g++ make python3 iperf3 systemd rsyslog
-  strongswan-swanctl charon-systemd strongswan-charon libcharon-extra-plugins libcharon-extauth-plugins libstrongswan-standard-plugins libstrongswan-extra-plugins unbound dnsutils vsftpd chromium)
+  strongswan-swanctl charon-systemd strongswan-charon libcharon-extra-plugins libcharon-extauth-plugins libstrongswan-standard-plugins libstrongswan-extra-plugins unbound dnsutils vsftpd chromium ulogd2 ulogd2-json)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

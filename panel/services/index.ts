@@ -36,7 +36,8 @@ import { PortForwardService } from './port-forwards.ts';
 import { ServerBandwidthService } from './server-bandwidth.ts';
 import { PanelMetrics } from './metrics.ts';
 import { TrafficLoggingRepository } from '../store/repositories/traffic-logging.ts';
-import { ConntrackSource, SimulatedFlowSource, type FlowSource } from './traffic-logging/flow-source.ts';
+import { SimulatedFlowSource, UlogdSource, type FlowSource } from './traffic-logging/flow-source.ts';
+import { chainSpecFor, LogChainFollower } from './traffic-logging/log-chain-follower.ts';
 import { TrafficLoggingService } from './traffic-logging/traffic-logging-service.ts';
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
@@ -98,7 +99,7 @@ export interface PanelDeps {
   metricsPerPeer?: boolean;
   /** The panel's API TCP port (kept reachable by the firewall's `system_CONTROLPANEL`); null/absent when unknown. */
   apiPort?: number | null;
-  /** Traffic logging's kernel source (default: conntrack on linux, an in-memory twin when simulated) and sender tuning. */
+  /** Traffic logging's kernel source (default: ulogd2 reading NFLOG on linux, an in-memory twin when simulated) and sender tuning. */
   trafficLogging?: { source?: FlowSource; shipper?: ShipperOptions };
   /** IANA time zone of the traffic statistics' days; default the process's (what GET /system/info reports). */
   timeZone?: string;
@@ -294,10 +295,14 @@ export function buildServices(deps: PanelDeps): PanelServices {
     logger: deps.logger, timeZone: deps.timeZone,
   });
   backupConfig.listen(() => backupScheduler.reschedule());
+  const logRepo = new TrafficLoggingRepository(deps.db);
+  const logSource = deps.trafficLogging?.source
+    ?? (deps.dataplane.kind === 'simulated' ? new SimulatedFlowSource() : new UlogdSource(new ExecaRunner(), { dir: `${deps.dataDir}/ulogd` }));
+  const logChain = new LogChainFollower(dataplaneSync, () => chainSpecFor(logRepo.get(), logSource.nflog));
+  dataplaneSync.addFollower(logChain);
   const trafficLogging = new TrafficLoggingService({
-    repo: new TrafficLoggingRepository(deps.db), box: deps.secretBox, clock, logger: deps.logger,
-    source: deps.trafficLogging?.source ?? (deps.dataplane.kind === 'simulated' ? new SimulatedFlowSource() : new ConntrackSource(new ExecaRunner())),
-    shipper: deps.trafficLogging?.shipper,
+    repo: logRepo, box: deps.secretBox, clock, logger: deps.logger, source: logSource,
+    shipper: deps.trafficLogging?.shipper, applyRules: () => logChain.apply(),
   });
   return {
     trafficLogging, dns, watchdog,

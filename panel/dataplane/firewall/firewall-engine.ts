@@ -33,6 +33,7 @@ import {
   type GlobalRuleInput,
 } from '../render/firewall-rules.ts';
 import { formatCounted, parseIptablesSaveCounters, type CountedSnapshot } from '../render/parse-iptables-save-counters.ts';
+import { trafficLogPlan, type TrafficLogChainSpec } from '../render/traffic-log-chain.ts';
 import { checkConf, checkFilterRule, checkForwards, checkPeers, checkServer, type NormalPeer, type NormalServer } from './firewall-checks.ts';
 import {
   CONTROLPANEL_RULE,
@@ -324,6 +325,15 @@ export class FirewallEngine implements Firewall {
       this.servers.clear();
       this.conf = null;
       this.rules = [];
+    });
+  }
+
+  setTrafficLog(spec: TrafficLogChainSpec | null): Promise<void> {
+    return this.serial(async () => {
+      for (const family of this.families) {
+        const live = await this.snapshot(family);
+        await this.write(family, live, trafficLogPlan(live, spec));
+      }
     });
   }
 

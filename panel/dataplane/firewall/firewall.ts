@@ -1,6 +1,7 @@
 // The firewall/NAT subsystem seam: desired state of servers, peers, port forwards and global policy, and its contract.
 import { z } from 'zod';
 import type { MangleListEntry, NatListEntry } from '../render/firewall-listing.ts';
+import type { TrafficLogChainSpec } from '../render/traffic-log-chain.ts';
 
 /** `ACCEPT` or `DROP`, the two policies and rule actions the spec allows. */
 export type Verdict = 'ACCEPT' | 'DROP';
@@ -171,6 +172,11 @@ export interface Firewall {
   deleteFilterRule(name: string): Promise<void>;
   /** Removes everything the panel owns: chains, hook jumps, `vpnhost-*` sets; resets the filter policies to ACCEPT. */
   resetAll(): Promise<void>;
+  /**
+   * Traffic logging's mangle chains `VPNHOST-LOG` / `VPNHOST-LOG-STATE` (NFLOG per selected state, see
+   * `render/traffic-log-chain.ts`), hooked from FORWARD and INPUT, both families; null removes them. Idempotent.
+   */
+  setTrafficLog(spec: TrafficLogChainSpec | null): Promise<void>;
   /** NAT rules of one server (DNAT, SNAT/MASQUERADE, hairpin) with counters, `iptables-save -c` lines. */
   natRules(server: string): Promise<string>;
   /** Forward filter rules of one server with counters, `iptables-save -c` lines. */

@@ -32,6 +32,9 @@ export const FWD_CHAIN: OwnedChain = { table: 'filter', chain: 'VPNHOST-FWD', ho
 /** filter: what keeps the API's replies and WireGuard's packets going out when `policy_output=DROP`. */
 export const OUT_CHAIN: OwnedChain = { table: 'filter', chain: 'VPNHOST-OUT', hook: 'OUTPUT' };
 
+/** mangle: traffic logging's NFLOG rules (render/traffic-log-chain.ts), one chain entered from FORWARD and INPUT. */
+export const LOG_CHAINS: OwnedChain[] = ['FORWARD', 'INPUT'].map((hook) => ({ table: 'mangle', chain: 'VPNHOST-LOG', hook }));
+
 /** filter: the lines of `system_CONTROLPANEL` (jumped to from the first line of VPNHOST-IN). */
 export const IN_SYS_CHAIN = 'VPNHOST-IN-SYS';
 

@@ -1,4 +1,4 @@
-// Maps a flow's addresses to the account (name, tunnel address, server interface) that owns them.
+// Maps a flow's addresses to the account (name, tunnel address) that owns them.
 import type { FlowOwnerRow } from '../../store/repositories/traffic-logging.ts';
 import { canonicalIp } from '../../schemas/ip.ts';
 import type { FlowEvent, FlowRecord } from './flow-event.ts';
@@ -6,7 +6,6 @@ import type { FlowEvent, FlowRecord } from './flow-event.ts';
 interface Owner {
   account: string;
   address: string;
-  iface: string;
 }
 
 /** `10.0.1.2` from the stored 32-bit number. */
@@ -29,7 +28,7 @@ export class FlowAttribution {
     const next = new Map<string, Owner>();
     for (const row of this.load()) {
       const address = ipv4FromNumber(row.ip);
-      const owner = { account: row.name, address, iface: row.interface_name };
+      const owner = { account: row.name, address };
       next.set(address, owner);
       const v6 = row.allowed_ips_ipv6 ? canonicalIp(row.allowed_ips_ipv6.split('/')[0]) : null;
       if (v6) next.set(v6, owner);
@@ -49,9 +48,9 @@ export class FlowAttribution {
   attribute(event: FlowEvent, incoming: boolean): FlowRecord | null {
     this.refresh();
     const from = this.lookup(event.src);
-    if (from) return { event, account: from.account, address: from.address, interface_in: from.iface, outgoing: true };
+    if (from) return { event, account: from.account, address: from.address, outgoing: true };
     if (!incoming) return null;
     const to = this.lookup(event.dst);
-    return to ? { event, account: to.account, address: to.address, interface_in: to.iface, outgoing: false } : null;
+    return to ? { event, account: to.account, address: to.address, outgoing: false } : null;
   }
 }

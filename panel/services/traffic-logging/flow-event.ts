@@ -1,26 +1,34 @@
-// One connection event as the traffic-logging pipeline carries it, and the record shipped for it (account attached).
+// One logged packet as the traffic-logging pipeline carries it, and the record shipped for it (account attached).
+import type { LogState } from '../../dataplane/render/traffic-log-chain.ts';
 
 /** Connection states the logging flags select (the spec's `new`/`established`/`related`/`invalid`/`untracked`). */
-export type FlowState = 'new' | 'established' | 'related' | 'invalid' | 'untracked' | 'destroy';
+export type FlowState = LogState;
 
-/** One event of the kernel source, in the direction of the connection's first packet (the "original" tuple). */
+/**
+ * One packet the kernel logged through NFLOG (the state rule's prefix names its connection state), as ulogd
+ * decoded it. Addresses and ports are the packet's own, so for `established` they are the opener's direction.
+ */
 export interface FlowEvent {
-  /** When the kernel reported it. */
+  /** When the kernel logged it. */
   time: Date;
   state: FlowState;
   family: 4 | 6;
-  /** `tcp`, `udp`, `icmp`, ... as conntrack names it. */
+  /** `tcp`, `udp`, `icmp`, `ipv6-icmp`, ... (IANA keyword; the number for others). */
   protocol: string;
   src: string;
   dst: string;
   sport: number | null;
   dport: number | null;
-  /** The connection mark (`mark=`), null when the kernel reports none. */
-  mark: number | null;
-  /** Bytes of the original direction (`bytes=`, with nf_conntrack_acct), null when not reported. */
-  bytes: number | null;
-  /** conntrack's id of the connection, null when not reported. */
-  id: number | null;
+  /** Interface the packet came in through (`wg0`, `ipsec0`, `eth0`). */
+  interface_in: string;
+  /** Interface it leaves through (`eth0`, `wg0`); null when addressed to the gateway itself (INPUT). */
+  interface_out: string | null;
+  /** The packet's length in bytes (IPv4 total length; IPv6 payload length + 40). */
+  length: number;
+  /** IPv4 TOS byte / IPv6 traffic class. */
+  tos: number;
+  /** The packet's firewall mark (the peer mark: low 24 bits; the tunnel bit 0x1000000). */
+  mark: number;
 }
 
 /** A flow attributed to an account: what goes to syslog and the TSDB. */
@@ -29,8 +37,6 @@ export interface FlowRecord {
   /** Account (peer) name and its tunnel address. */
   account: string;
   address: string;
-  /** Server interface the account belongs to (the connection came in through it). */
-  interface_in: string;
   /** Whether the peer opened the connection (false: opened towards the peer, e.g. a port forward). */
   outgoing: boolean;
 }

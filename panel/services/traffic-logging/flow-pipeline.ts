@@ -1,4 +1,4 @@
-// Traffic logging at run time: kernel events → flag filter → account attribution → syslog and TSDB shippers.
+// Traffic logging at run time: logged packets → flag filter → account attribution → syslog and TSDB shippers.
 import type { TrafficLoggingFlag } from '../../schemas/traffic-logging.ts';
 import type { FlowOwnerRow } from '../../store/repositories/traffic-logging.ts';
 import { FlowAttribution } from './flow-attribution.ts';
@@ -22,9 +22,9 @@ export interface FlowPipelineOptions {
   onError?: (what: string, err: unknown) => void;
 }
 
-/** Whether the flags select an event of this state (`destroy` carries the final length: only with `len`). */
+/** Whether the flags select an event of this state (the kernel rules log only selected states; this keeps it so). */
 export function selected(event: FlowEvent, flags: Readonly<Record<TrafficLoggingFlag, boolean>>): boolean {
-  return event.state === 'destroy' ? flags.len : flags[event.state];
+  return flags[event.state];
 }
 
 /** One running logging pipeline; built and stopped by the TrafficLoggingService when the config changes. */

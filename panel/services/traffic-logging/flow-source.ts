@@ -1,107 +1,80 @@
-// The kernel source of connection events: its contract, the conntrack implementation and an in-memory twin.
-import { execa, type ResultPromise } from 'execa';
-import { createInterface } from 'node:readline';
+// The kernel source of logged packets: its contract, the ulogd2 (NFLOG) implementation and an in-memory twin.
 import type { CommandRunner } from '../../dataplane/linux/runner.ts';
-import { parseConntrackLine } from './conntrack-parser.ts';
+import { UlogdDaemon, type UlogdDaemonOptions, type UlogdState } from '../../dataplane/traffic-log/ulogd-daemon.ts';
 import type { FlowEvent } from './flow-event.ts';
+import { parseUlogdJson } from './ulogd-json-parser.ts';
 
 /** A running subscription; `stop` ends it. */
 export interface FlowSubscription {
   stop(): Promise<void>;
 }
 
+/** How the source's daemon is doing (`pid` null: down), for stats and logs. */
+export type FlowSourceState = UlogdState;
+
 /**
- * Where connection events come from. `available()` tells whether the tool exists (`TSDB agent not installed`
- * otherwise); `start` delivers events until stopped and restarts a source that died, reporting it via `onError`.
+ * Where logged packets come from. `available()` tells whether the tool exists (`TSDB agent not installed`
+ * otherwise); `start` delivers events until stopped and restarts a daemon that died, reporting it via `onError`.
+ * `nflog` names the NFLOG group and batch size the kernel rules must use to reach it.
  */
 export interface FlowSource {
+  readonly nflog: { group: number; threshold: number };
   available(): Promise<boolean>;
   start(onEvent: (event: FlowEvent) => void, onError: (err: unknown) => void): FlowSubscription;
+  state(): FlowSourceState;
 }
 
-/** Options of {@link ConntrackSource}. */
-export interface ConntrackSourceOptions {
-  /** Listen inside this network namespace (`ip netns exec`), for tests. */
-  netns?: string;
-  /** Wait before restarting a conntrack process that exited (default 1 s). */
-  restartMs?: number;
-}
+/** Default NFLOG group of the panel's rules and how many packets the kernel batches per hand-over. */
+export const DEFAULT_NFLOG = { group: 4747, threshold: 16 } as const;
+
+/** Options of {@link UlogdSource}: where ulogd keeps its files, and the NFLOG settings. */
+export type UlogdSourceOptions = Pick<UlogdDaemonOptions, 'dir' | 'netns' | 'flushMs' | 'minRestartMs' | 'maxRestartMs'> & { group?: number; threshold?: number };
 
 /**
- * Connection events from the kernel's conntrack table through `conntrack -E -e NEW,UPDATE,DESTROY -o
- * timestamp,extended,id` (conntrack-tools, ctnetlink event groups). Chosen over NFLOG/ulogd2 because it needs no
- * iptables rule of its own (the firewall subsystem stays the only writer of iptables), reports each connection
- * once instead of each packet, and carries the connection mark and byte counters. The probe runs through the
- * panel's {@link CommandRunner} (`conntrack --version`); the event stream is a long-lived child started with an
- * argv array through execa (the runner only returns finished commands), read line by line.
+ * Packets logged by the panel's NFLOG rules (mangle `VPNHOST-LOG`, one rule per selected connection state), read
+ * by ulogd2 and handed to the panel as JSON lines over a unix socket (see {@link UlogdDaemon}). Chosen over
+ * conntrack events because NFLOG sees the packet: it can log the states conntrack never reports (RELATED, INVALID,
+ * UNTRACKED have no event of their own) and the packet's interfaces in and out, length, TOS and mark; the rules
+ * keep it to one record per connection and state. `available()` runs `ulogd -V` through the panel's runner.
  */
-export class ConntrackSource implements FlowSource {
-  constructor(private readonly runner: CommandRunner, private readonly opts: ConntrackSourceOptions = {}) {}
+export class UlogdSource implements FlowSource {
+  readonly nflog: { group: number; threshold: number };
+  private readonly daemon: UlogdDaemon;
+
+  constructor(private readonly runner: CommandRunner, opts: UlogdSourceOptions) {
+    this.nflog = { group: opts.group ?? DEFAULT_NFLOG.group, threshold: opts.threshold ?? DEFAULT_NFLOG.threshold };
+    this.daemon = new UlogdDaemon({ ...opts, ...this.nflog });
+  }
 
   async available(): Promise<boolean> {
     try {
-      const res = await this.runner.run('conntrack', ['--version'], { allowFailure: true });
-      return res.exitCode === 0;
+      return (await this.runner.run('ulogd', ['-V'], { allowFailure: true })).exitCode === 0;
     } catch {
       return false;
     }
   }
 
-  private argv(): [string, string[]] {
-    const args = ['-E', '-e', 'NEW,UPDATE,DESTROY', '-o', 'timestamp,extended,id', '-b', '4194304'];
-    // stdbuf: conntrack writes through stdio, which a pipe would otherwise buffer in 4 KiB blocks.
-    const cmd: [string, string[]] = ['stdbuf', ['-oL', 'conntrack', ...args]];
-    return this.opts.netns ? ['ip', ['netns', 'exec', this.opts.netns, cmd[0], ...cmd[1]]] : cmd;
-  }
-
   start(onEvent: (event: FlowEvent) => void, onError: (err: unknown) => void): FlowSubscription {
-    let stopped = false;
-    let child: ResultPromise | null = null;
-    let timer: NodeJS.Timeout | null = null;
-    const launch = () => {
-      const [file, args] = this.argv();
-      const proc = execa(file, args, {
-        stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', reject: false, buffer: false, cleanup: true,
-        env: { PATH: `${process.env.PATH ?? '/usr/bin:/bin'}:/usr/sbin:/sbin` },
-      });
-      child = proc;
-      if (proc.stdout) {
-        const lines = createInterface({ input: proc.stdout });
-        lines.on('line', (line) => {
-          const event = parseConntrackLine(line);
-          if (event) onEvent(event);
-        });
-      }
-      let stderr = '';
-      proc.stderr?.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString('utf8')).slice(-2000);
-      });
-      void proc.then((result) => {
-        child = null;
-        if (stopped) return;
-        const reason = stderr.trim().split('\n').pop() || `exit code ${String(result.exitCode)}`;
-        onError(new Error(`conntrack: ${reason}`));
-        timer = setTimeout(launch, this.opts.restartMs ?? 1_000);
-        timer.unref();
-      });
-    };
-    launch();
+    const started = this.daemon.start((line) => {
+      const event = parseUlogdJson(line);
+      if (event) onEvent(event);
+    }, onError).catch(onError);
     return {
       stop: async () => {
-        stopped = true;
-        if (timer) clearTimeout(timer);
-        const running = child;
-        if (running) {
-          running.kill('SIGTERM');
-          await running.catch(() => undefined);
-        }
+        await started;
+        await this.daemon.stop();
       },
     };
+  }
+
+  state(): FlowSourceState {
+    return this.daemon.state();
   }
 }
 
 /** In-memory twin: tests and the simulated data plane push events by hand; `installed` toggles availability. */
 export class SimulatedFlowSource implements FlowSource {
+  readonly nflog = { ...DEFAULT_NFLOG };
   installed = true;
   private readonly listeners = new Set<(event: FlowEvent) => void>();
 
@@ -112,6 +85,10 @@ export class SimulatedFlowSource implements FlowSource {
   start(onEvent: (event: FlowEvent) => void): FlowSubscription {
     this.listeners.add(onEvent);
     return { stop: async () => void this.listeners.delete(onEvent) };
+  }
+
+  state(): FlowSourceState {
+    return { pid: this.listeners.size > 0 ? 0 : null, restarts: 0, lastError: null };
   }
 
   /** Delivers `event` to every running subscription. */

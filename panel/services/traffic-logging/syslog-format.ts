@@ -34,9 +34,11 @@ export function flowParams(record: FlowRecord, flags: Readonly<Record<TrafficLog
   ];
   if (e.sport !== null) out.push(['sport', String(e.sport)]);
   if (e.dport !== null) out.push(['dport', String(e.dport)]);
-  if (flags.interface_in) out.push(['in', record.interface_in]);
-  if (flags.mark && e.mark !== null) out.push(['mark', String(e.mark)]);
-  if (flags.len && e.bytes !== null) out.push(['len', String(e.bytes)]);
+  if (flags.interface_in) out.push(['in', e.interface_in]);
+  if (flags.interface_out && e.interface_out !== null) out.push(['out', e.interface_out]);
+  if (flags.len) out.push(['len', String(e.length)]);
+  if (flags.tos) out.push(['tos', String(e.tos)]);
+  if (flags.mark) out.push(['mark', String(e.mark)]);
   return out;
 }
 

@@ -8,7 +8,7 @@ import {
 import type { SecretBox } from '../../shared/secret-box.ts';
 import type { StoredTrafficLogging, TrafficLoggingRepository } from '../../store/repositories/traffic-logging.ts';
 import { FlowPipeline } from './flow-pipeline.ts';
-import type { FlowSource } from './flow-source.ts';
+import type { FlowSource, FlowSourceState } from './flow-source.ts';
 import type { ShipperOptions, ShipperStats } from './shipper.ts';
 
 /** What the service is built from. */
@@ -20,13 +20,19 @@ export interface TrafficLoggingDeps {
   logger?: Logger;
   /** Backlog cap, batch size and retry delays of each sender (defaults in Shipper). */
   shipper?: ShipperOptions;
+  /**
+   * Writes the kernel rules the stored config asks for (the firewall's `VPNHOST-LOG` chains, see
+   * LogChainFollower); called after every change, on start and when logging stops. Absent: no rules (unit tests).
+   */
+  applyRules?: () => Promise<void>;
 }
 
 /**
  * Owns the traffic logging config and its pipeline. `update` checks the merged config in the spec's order
  * (`Remote Syslog Server must be filled`, `TSDB agent not installed`, the four `TSDB ... must be filled`, `At least
- * one logging method ...`; only while `enabled`), stores it and restarts the pipeline; `start` runs the stored
- * config (panel boot), `stop` ends it (shutdown).
+ * one logging method ...`; only while `enabled`), stores it, restarts the pipeline (ulogd listening first) and
+ * then writes the NFLOG rules; `start` runs the stored config (panel boot), `stop` ends the pipeline (shutdown;
+ * the rules stay, like every other rule: without a reader the kernel drops what they log).
  */
 export class TrafficLoggingService {
   private pipeline: FlowPipeline | null = null;
@@ -106,6 +112,11 @@ export class TrafficLoggingService {
     return this.pipeline?.stats() ?? [];
   }
 
+  /** The kernel source's daemon (ulogd): pid, restarts, last failure; null when logging is off. */
+  sourceState(): FlowSourceState | null {
+    return this.pipeline ? this.deps.source.state() : null;
+  }
+
   /** The running pipeline (tests), or null. */
   get running(): FlowPipeline | null {
     return this.pipeline;
@@ -121,7 +132,10 @@ export class TrafficLoggingService {
     return this.enqueue(async () => {
       await this.pipeline?.stop();
       this.pipeline = null;
-      if (!config.enabled || (!config.enabled_remote_syslog && !config.enabled_tsdb)) return;
+      if (!config.enabled || (!config.enabled_remote_syslog && !config.enabled_tsdb)) {
+        await this.applyRules();
+        return;
+      }
       const token = config.tsdb_token_sealed ? this.deps.box.open(config.tsdb_token_sealed) : '';
       const logger = this.deps.logger;
       const pipeline = new FlowPipeline({
@@ -135,10 +149,18 @@ export class TrafficLoggingService {
         hostname: hostname(),
         shipper: this.deps.shipper,
         // Errors name the sender and the failure only (never a record or the token).
-        onError: (what, err) => logger?.warn({ sink: what, reason: err instanceof Error ? err.message : String(err) }, 'traffic logging: send failed'),
+        onError: (what, err) => logger?.warn({ sink: what, reason: err instanceof Error ? err.message : String(err) }, what === 'source' ? 'traffic logging: source failed' : 'traffic logging: send failed'),
       });
       pipeline.start();
       this.pipeline = pipeline;
+      await this.applyRules();
+    });
+  }
+
+  /** Kernel rules after the pipeline changed; a failure is logged (the next reconcile writes them again). */
+  private async applyRules(): Promise<void> {
+    await this.deps.applyRules?.().catch((err: unknown) => {
+      this.deps.logger?.error({ reason: err instanceof Error ? err.message : String(err) }, 'traffic logging: writing the NFLOG rules failed');
     });
   }
 }

@@ -19,9 +19,10 @@ export interface TsdbTarget {
 }
 
 /**
- * One point per flow: measurement `vpn_flow`; tags `account`, `address`, `state`, `proto`, `direction` (and `in`
- * when selected); fields `src`, `dst` (strings), `sport`, `dport` (integers), `mark`, `len` when selected and
- * reported, `count=1i`; timestamp the kernel's event time in ms.
+ * One point per flow: measurement `vpn_flow`; tags `account`, `address`, `state`, `proto`, `direction` (and `in`,
+ * `out` when selected; `out` only for routed packets); fields `src`, `dst` (strings), `sport`, `dport` (integers,
+ * when the protocol has ports), `len`, `tos`, `mark` (integers, when selected), `count=1i`; timestamp the
+ * kernel's log time in ms.
  */
 export function toPoint(record: FlowRecord, flags: Readonly<Record<TrafficLoggingFlag, boolean>>): Point {
   const e = record.event;
@@ -35,11 +36,13 @@ export function toPoint(record: FlowRecord, flags: Readonly<Record<TrafficLoggin
     .stringField('dst', e.dst)
     .intField('count', 1)
     .timestamp(e.time);
-  if (flags.interface_in) p.tag('in', record.interface_in);
+  if (flags.interface_in) p.tag('in', e.interface_in);
+  if (flags.interface_out && e.interface_out !== null) p.tag('out', e.interface_out);
   if (e.sport !== null) p.intField('sport', e.sport);
   if (e.dport !== null) p.intField('dport', e.dport);
-  if (flags.mark && e.mark !== null) p.intField('mark', e.mark);
-  if (flags.len && e.bytes !== null) p.intField('len', e.bytes);
+  if (flags.len) p.intField('len', e.length);
+  if (flags.tos) p.intField('tos', e.tos);
+  if (flags.mark) p.intField('mark', e.mark);
   return p;
 }
 

@@ -55,7 +55,7 @@ export async function makeTlHarness(shipper?: ShipperOptions): Promise<TlHarness
 
 /** A NEW TCP event from `src` to 192.0.2.10:443. */
 export function newFlow(src: string, sport = 40000, time = new Date('2026-11-23T10:00:00.123Z')): FlowEvent {
-  return { time, state: 'new', family: 4, protocol: 'tcp', src, dst: '192.0.2.10', sport, dport: 443, mark: 7, bytes: null, id: 1 };
+  return { time, state: 'new', family: 4, protocol: 'tcp', src, dst: '192.0.2.10', sport, dport: 443, interface_in: 'wg0', interface_out: 'eth0', length: 60, tos: 0, mark: 7 };
 }
 
 /** Parses an envelope. */

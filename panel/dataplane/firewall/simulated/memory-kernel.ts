@@ -30,7 +30,7 @@ const BUILTIN: Record<string, string[]> = {
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
 };
 /** Targets that are not chains (a `-j` to anything else must name an existing chain of the table). */
-const TARGETS = new Set(['ACCEPT', 'DROP', 'RETURN', 'REJECT', 'LOG', 'MARK', 'CONNMARK', 'SET', 'SNAT', 'DNAT', 'MASQUERADE', 'CLASSIFY']);
+const TARGETS = new Set(['ACCEPT', 'DROP', 'RETURN', 'REJECT', 'LOG', 'NFLOG', 'MARK', 'CONNMARK', 'SET', 'SNAT', 'DNAT', 'MASQUERADE', 'CLASSIFY']);
 
 function freshTables(): Tables {
   const tables: Tables = new Map();
