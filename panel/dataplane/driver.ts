@@ -1,4 +1,7 @@
 // The WireGuard seam of the data plane (links, keys, peers), implemented by `linux` (real tools) and `simulated`.
+import type { PeerTransfers } from './render/parse-wg-transfers.ts';
+
+export type { PeerTransfers };
 
 /** One WireGuard interface as the store wants it. */
 export interface InterfaceSpec {
@@ -119,6 +122,11 @@ export interface Driver {
   applyPeers(name: string, changes: PeerChanges): Promise<void>;
   /** Live state of an interface, or null when it does not exist. */
   inspect(name: string): Promise<InterfaceState | null>;
+  /**
+   * The transfer counters of every peer of an interface (the traffic sampler's read: one `wg show <if> dump`, no
+   * link query, no per-peer objects, dump order), or null when the interface does not exist.
+   */
+  transfers(name: string): Promise<PeerTransfers | null>;
   /**
    * Networks the host uses now: every link's addresses (the managed WireGuard links' included, tagged by `dev`)
    * and the main table's route destinations, IPv4 and IPv6, without default routes. The services refuse server

@@ -180,7 +180,8 @@ export function buildServices(deps: PanelDeps): PanelServices {
     serial: (task) => dataplaneSync.serial(task), clock, logger: deps.logger,
   });
   const statistics = new TrafficStatisticsService({
-    repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, clock: { now: clock },
+    repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, ipsec: deps.dataplane.ipsec, clock: { now: clock },
+    onAccountsChanged: (listener) => accountRepo.onRowsChanged(listener),
     timeZone: deps.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
     config: () => systemConfig.get(), serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
     onSample: (seconds) => metrics.observeSample(seconds),
@@ -222,6 +223,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const ikev2 = buildIkev2({
     db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
     serial: (task) => dataplaneSync.serial(task), serverDns: (server) => dns.serverDns(server), logger: deps.logger,
+    beforeSasEnd: () => statistics.beforeSasEnd(),
   });
   dataplaneSync.addFollower(ikev2.sync);
   dns.onEnabledChange(() => ikev2.sync.dnsChanged());
@@ -241,6 +243,9 @@ export function buildServices(deps: PanelDeps): PanelServices {
     try {
       // The resolver is reconciled even when another subsystem failed; the first failure is reported.
       let failure: unknown = null;
+      // A sample first: a reload that re-creates interfaces (or restarts charon) would reset the counters.
+      await dataplaneSync.serial(() => statistics.sampler.sample())
+        .catch((err: unknown) => deps.logger?.error({ err }, 'traffic sample before reconcile failed'));
       await dataplaneSync.reconcileAll(onProgress).catch((err: unknown) => void (failure = err));
       await dns.reconcile().catch((err: unknown) => void (failure ??= err));
       if (failure) throw failure;

@@ -12,6 +12,7 @@ import {
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
+  type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
 import { publicKeyFrom } from '../keys.ts';
@@ -136,6 +137,14 @@ export class LinuxDriver implements Driver {
       up: link.up,
       peers: dump.peers,
     };
+  }
+
+  /** One `wg show <if> dump` (the link is asked for only when wg cannot access the interface: missing → null). */
+  async transfers(name: string): Promise<PeerTransfers | null> {
+    const counters = await this.wg.transfers(name);
+    if (counters) return counters;
+    if (!(await this.ip.link(name))) return null;
+    throw new DataplaneError(toolMessage('wg', `Unable to access interface: ${name}`));
   }
 
   /** `ip -j addr show` plus `ip -j -4/-6 route show` (see {@link IpTool.hostNetworks}). */

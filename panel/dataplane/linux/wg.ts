@@ -1,6 +1,7 @@
 // Wrapper of wireguard-tools `wg`: reads with `wg show <if> dump`, writes with incremental `wg set`.
 import type { PeerChanges } from '../driver.ts';
 import { parseWgDump, type WgDump } from '../render/parse-wg-dump.ts';
+import { parseWgTransfers, type PeerTransfers } from '../render/parse-wg-transfers.ts';
 import { renderWgSetArgs } from '../render/wg-set-args.ts';
 import type { CommandRunner } from './runner.ts';
 
@@ -20,6 +21,13 @@ export class WgTool {
     const result = await this.runner.run('wg', ['show', iface, 'dump'], { allowFailure: true });
     if (result.exitCode !== 0) return null;
     return parseWgDump(result.stdout);
+  }
+
+  /** `wg show IF dump` read for its transfer counters only (see {@link parseWgTransfers}); null when wg cannot access IF. */
+  async transfers(iface: string): Promise<PeerTransfers | null> {
+    const result = await this.runner.run('wg', ['show', iface, 'dump'], { allowFailure: true });
+    if (result.exitCode !== 0) return null;
+    return parseWgTransfers(result.stdout);
   }
 
   /** `wg set IF listen-port N private-key /dev/stdin`: changes port and/or key in place. */

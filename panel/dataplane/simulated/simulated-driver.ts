@@ -11,6 +11,7 @@ import {
   type InterfaceState,
   type PeerChanges,
   type PeerState,
+  type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
 import { isValidKey, publicKeyFrom } from '../keys.ts';
@@ -203,6 +204,22 @@ export class SimulatedDriver implements Driver {
       up: true,
       peers: sortPeers([...link.peers.values()].map((p) => ({ ...p, allowedIps: [...p.allowedIps] }))),
     };
+  }
+
+  /** The peers' counters in the twin's (insertion) order, like the dump's unsorted read. */
+  async transfers(name: string): Promise<PeerTransfers | null> {
+    await this.delay();
+    const link = this.links.get(name);
+    if (!link) return null;
+    const keys: string[] = [];
+    const rx = new Float64Array(link.peers.size);
+    const tx = new Float64Array(link.peers.size);
+    for (const peer of link.peers.values()) {
+      rx[keys.length] = peer.transferRx;
+      tx[keys.length] = peer.transferTx;
+      keys.push(peer.publicKey);
+    }
+    return { keys, rx, tx };
   }
 
   /** The configured host networks plus each link's addresses and their subnet routes, as `ip` lists them. */

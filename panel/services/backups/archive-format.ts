@@ -11,8 +11,8 @@ export const DATAPLANE_DIR = 'dataplane/';
 export const KEY_CHECK_PLAIN = 'vpnhost-backup-key-check';
 /** Tables holding traffic statistics: emptied in the snapshot unless `statistics=1`. */
 export const STATISTICS_TABLES = ['traffic_statistics'] as const;
-/** Tables never taken from an archive: counters relative to this host's live data plane, and machine credentials. */
-export const BASELINE_TABLE = 'traffic_baselines';
+/** The table never taken from an archive: counters relative to this host's live data plane (migration 010). */
+export const BASELINE_TABLE = 'traffic_baseline_sets';
 
 /** One archived file. */
 export const listedFileSchema = z.object({

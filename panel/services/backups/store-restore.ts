@@ -4,8 +4,12 @@ import { ApiError, E } from '../../http/errors.ts';
 import { loadMigrations, migrate, type Db } from '../../store/db.ts';
 import { BASELINE_TABLE } from './archive-format.ts';
 
-/** Tables restore never replaces: the migration record and this machine's API access hashes. */
-const KEPT_TABLES = new Set(['schema_migrations', 'access_hashes']);
+/**
+ * Tables restore never replaces: the migration record, this machine's API access hashes and the traffic baselines
+ * (counters of this host's live data plane; each entry names its account id and key, and the sampler uses one only
+ * for the account with that id and key, so entries of accounts the archive changed start at zero).
+ */
+const KEPT_TABLES = new Set(['schema_migrations', 'access_hashes', BASELINE_TABLE]);
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -55,8 +59,8 @@ function triggerTargets(db: Db, tables: string[]): Set<string> {
 /**
  * Replaces the content of every live table (except {@link KEPT_TABLES}) with the snapshot's, in one IMMEDIATE
  * transaction on the live connection, so the app's prepared statements stay valid and a failure leaves the live
- * store as it was. Traffic baselines (counters of this host's data plane) are kept for accounts whose id and public
- * key are unchanged; the others start at zero. Foreign keys are checked before the commit.
+ * store as it was. Traffic baselines (counters of this host's data plane) are kept as they are (see {@link KEPT_TABLES}).
+ * Foreign keys are checked before the commit.
  */
 export function applySnapshot(live: Db, snapshotPath: string): void {
   live.prepare('ATTACH DATABASE ? AS snap').run(snapshotPath);
@@ -68,21 +72,14 @@ export function applySnapshot(live: Db, snapshotPath: string): void {
     const late = triggerTargets(live, tables);
     const copy = (table: string) => {
       live.exec(`DELETE FROM main.${quote(table)}`);
-      if (!snapTables.has(table) || table === BASELINE_TABLE) return;
+      if (!snapTables.has(table)) return;
       const snapCols = new Set(columns(live, 'snap', table));
       const cols = columns(live, 'main', table).filter((c) => snapCols.has(c)).map(quote).join(', ');
       if (cols) live.exec(`INSERT INTO main.${quote(table)} (${cols}) SELECT ${cols} FROM snap.${quote(table)}`);
     };
     live.transaction(() => {
-      const keepBaselines = tables.includes(BASELINE_TABLE);
-      if (keepBaselines) live.exec(`CREATE TEMP TABLE restore_baselines AS SELECT * FROM main.${BASELINE_TABLE}`);
       for (const table of tables) if (!late.has(table)) copy(table);
       for (const table of late) copy(table);
-      if (keepBaselines) {
-        live.exec(`INSERT INTO main.${BASELINE_TABLE} SELECT b.* FROM temp.restore_baselines b
-          WHERE EXISTS (SELECT 1 FROM main.accounts a WHERE a.id = b.account_id AND a.public_key = b.public_key)`);
-        live.exec('DROP TABLE temp.restore_baselines');
-      }
       // AUTOINCREMENT counters of the replaced tables: the archive's
       const hasSeq = (schema: string) => !!live.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = 'sqlite_sequence'`).get();
       if (hasSeq('main')) {

@@ -32,6 +32,8 @@ export interface Ikev2BuildDeps {
   serial<T>(task: () => Promise<T> | T): Promise<T>;
   /** The panel resolver's addresses for a server (DnsService.serverDns): handed out by the pools when DNS is on. */
   serverDns?: (server: ServerRow) => string[] | null;
+  /** Runs in the data-plane lane before DELETE /ikev2/online ends SAs (the traffic statistics take a sample). */
+  beforeSasEnd?: () => Promise<void>;
   logger?: Logger;
 }
 
@@ -41,6 +43,7 @@ export function buildIkev2(deps: Ikev2BuildDeps): Ikev2Services {
   const service = new Ikev2Service({ repo, box: deps.box, sync, clock: deps.clock, serial: deps.serial });
   const sessions = new Ikev2Sessions({
     ipsec: deps.ipsec, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,
+    beforeTerminate: deps.beforeSasEnd,
   });
   const profiles = new Ikev2Profiles({
     repo, box: deps.box,

@@ -11,6 +11,8 @@ export interface Ikev2SessionsDeps {
   accounts: AccountsRepository;
   nameByUsername(username: string): string | undefined;
   serial<T>(task: () => Promise<T> | T): Promise<T>;
+  /** Runs in the lane right before SAs are terminated (the traffic statistics sample, so their last bytes count). */
+  beforeTerminate?: () => Promise<void>;
 }
 
 /** `3d 2h 5m 10s` (leading zero units left out; `0s` for a fresh SA). */
@@ -40,7 +42,10 @@ export class Ikev2Sessions {
   async drop(name: string): Promise<void> {
     const account = this.deps.accounts.get(name);
     if (!account) throw new ApiError(E.ACCOUNT_NOT_FOUND);
-    await this.deps.serial(() => this.deps.ipsec.terminate(account.username));
+    await this.deps.serial(async () => {
+      await this.deps.beforeTerminate?.().catch(() => undefined);
+      return this.deps.ipsec.terminate(account.username);
+    });
   }
 
   /** GET /ikev2/info: charon's pid (`pid_starter` is `''`: no starter/ipsec.conf stack, swanctl drives charon). */

@@ -1,19 +1,26 @@
-// The traffic sampler: one `wg show dump` per interface, per-peer deltas, one SQLite transaction per sample.
+// The traffic sampler: one dump per interface and the live IKE SAs, handed to the sample engine (a worker thread).
 import type { Logger } from 'pino';
 import type { Driver } from '../../dataplane/driver.ts';
+import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { SampleRow, SampleWrite, TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
-import { peerDelta, type Baseline } from './deltas.ts';
-import { dayStart, formatDay, wallClock } from './zoned-days.ts';
+import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
+import type { SampleInput, SaCounters } from './sample-engine.ts';
+import { inThreadEngine, workerEngine, type EngineHandle } from './sample-worker-client.ts';
 
 /** Collaborators of the sampler. */
 export interface TrafficSamplerDeps {
   repo: TrafficStatisticsRepository;
-  /** The WireGuard seam; only `inspect` (one dump per interface) is used. */
-  wireguard: Pick<Driver, 'inspect'>;
+  /** The WireGuard seam; only `transfers` (one dump per interface) is used. */
+  wireguard: Pick<Driver, 'transfers'>;
+  /** The IKEv2 seam (optional); only `listSas` is used. */
+  ipsec?: Pick<Ipsec, 'listSas'>;
+  /** Subscribes to account writes (the accounts repository's `onRowsChanged`): the engine's key index follows them. */
+  onAccountsChanged?(listener: () => void): void;
   clock: Clock;
   /** The panel's IANA time zone (the one GET /system/info reports); days are local days of it. */
   timeZone: string;
+  /** Run the engine on this thread even for a file store (default: a worker thread for a file store). */
+  inThread?: boolean;
   logger?: Logger;
 }
 
@@ -24,7 +31,9 @@ export interface SampleResult {
   interfaces: number;
   /** Peers found in the dumps and matched to accounts. */
   peers: number;
-  /** Peers whose counters went backwards (a new baseline). */
+  /** IKE SAs matched to accounts (0 without the IKEv2 seam). */
+  ikeSas: number;
+  /** Peers or SAs whose counters went backwards (a new baseline). */
   resets: number;
   /** Bytes added: download (sent to peers) and upload (received from peers). */
   download: number;
@@ -34,82 +43,88 @@ export interface SampleResult {
 }
 
 /**
- * Reads the transfer counters of every server interface (or only `interfaces`), turns them into per-peer deltas
- * (see `peerDelta`) and adds them to one row per account and local day, all in one transaction. Samples never
- * overlap (a second call waits for the first). An interface whose dump fails is left out of that sample (its
- * baselines kept); a missing interface drops its peers' baselines (a re-created one starts at zero).
+ * Reads the transfer counters of every server interface (or only `interfaces`) with one `wg show <if> dump` each,
+ * and the live IKE SAs (download = `bytes-out` of the server, upload = `bytes-in`), and has the sample engine turn
+ * them into deltas against the previous sample's baselines and add them to one row per account and local day —
+ * only for accounts whose counters moved — in one IMMEDIATE transaction with the new baselines (one packed blob per
+ * source), so a kill -9 at any point neither loses nor double-counts.
+ *
+ * Rules (the pure form is `peerDelta` in deltas.ts): growth is traffic; counters that went backwards (peer re-added,
+ * daemon restarted, interface re-created) or a baseline of another account count the current values whole (a new
+ * baseline); a key without a baseline counts whole (it started at zero). A missing interface drops its baselines; an
+ * interface whose dump fails is left out (baselines kept). An IKE SA (keyed by charon's unique id) continues its
+ * baseline only when it is older than the time since that baseline, so ids charon reuses after a restart start anew;
+ * the bytes of an SA that ended between two samples after the last one are lost unless a sample ran before it ended
+ * (the panel samples before it terminates SAs, disables or deletes accounts and reloads).
+ *
+ * The engine (deltas, baselines in memory, the SQLite write) runs in a worker thread with its own connection, so a
+ * sample of 50,000 peers does not stall the API; an in-memory store keeps it on this thread. Samples never overlap.
  */
 export class TrafficSampler {
   private lane: Promise<unknown> = Promise.resolve();
   private last: SampleResult | null = null;
+  private readonly engine: EngineHandle;
 
-  constructor(private readonly deps: TrafficSamplerDeps) {}
+  constructor(private readonly deps: TrafficSamplerDeps) {
+    const file = deps.repo.file;
+    this.engine = file && !deps.inThread ? workerEngine(file, deps.timeZone) : inThreadEngine(deps.repo, deps.timeZone);
+    deps.onAccountsChanged?.(() => this.engine.accountsChanged());
+  }
 
   /** The last finished sample, or null. */
   lastSample(): SampleResult | null {
     return this.last;
   }
 
-  /** Takes one sample (of `opts.interfaces` only, when given). */
+  /** Takes one sample (of `opts.interfaces` only, when given; the IKE SAs always). */
   sample(opts: { interfaces?: string[] } = {}): Promise<SampleResult> {
-    const run = this.lane.then(() => this.run(opts.interfaces));
+    return this.queue(() => this.run(opts.interfaces));
+  }
+
+  /**
+   * Forgets one account's WireGuard baseline: its peer left the interface, so when it comes back (even before the
+   * next sample, with counters above the old ones) it starts at zero. Persisted at once; a failure is logged.
+   */
+  peerLeft(accountId: number): Promise<void> {
+    return this.queue(() => this.engine.peerLeft(accountId))
+      .catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic baseline of a leaving peer not dropped'));
+  }
+
+  /** Stops the engine's worker (after the samples queued so far). */
+  close(): Promise<void> {
+    return this.queue(() => this.engine.close());
+  }
+
+  private queue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.lane.then(task);
     this.lane = run.catch(() => undefined);
     return run;
   }
 
-  /** Forgets one account's baseline: its peer left the interface, so when it comes back it starts at zero. */
-  peerLeft(accountId: number): void {
-    this.deps.repo.dropBaseline(accountId);
-  }
-
   private async run(only?: string[]): Promise<SampleResult> {
-    const { repo, wireguard, clock, timeZone, logger } = this.deps;
+    const { repo, wireguard, ipsec, clock, logger } = this.deps;
     const started = performance.now();
-    const byInterface = new Map<string, SampleRow[]>();
-    for (const row of repo.sampleRows()) {
-      if (only && !only.includes(row[2])) continue;
-      let list = byInterface.get(row[2]);
-      if (!list) byInterface.set(row[2], (list = []));
-      list.push(row);
-    }
-    const dumps = new Map<string, Map<string, { rx: number; tx: number }> | null>();
-    for (const iface of byInterface.keys()) {
+    const input: SampleInput = { at: 0, dumps: [], sas: null };
+    for (const [serverId, iface] of repo.servers()) {
+      if (only && !only.includes(iface)) continue;
       try {
-        const state = await wireguard.inspect(iface);
-        dumps.set(iface, state ? new Map(state.peers.map((p) => [p.publicKey, { rx: p.transferRx, tx: p.transferTx }])) : null);
+        input.dumps.push([serverId, iface, await wireguard.transfers(iface)]);
       } catch (err) {
         logger?.warn({ err, iface }, 'traffic sample: dump failed, interface left out');
       }
     }
-    const at = clock.now().getTime();
-    const w = wallClock(at, timeZone);
-    const today = { key: formatDay(w.year, w.month, w.day), start: dayStart(w.year, w.month, w.day, timeZone) };
-    const write: SampleWrite = { traffic: [], baselines: [], absent: [] };
-    const result: SampleResult = { at: new Date(at), interfaces: dumps.size, peers: 0, resets: 0, download: 0, upload: 0, durationMs: 0 };
-    for (const [iface, peers] of dumps) {
-      for (const [id, publicKey, , baseKey, rx, tx, sampledAt] of byInterface.get(iface)!) {
-        const before: Baseline | null = baseKey === null ? null : { publicKey: baseKey, rx, tx, sampledAt };
-        const live = peers?.get(publicKey);
-        if (!live) {
-          if (before) write.absent.push(id);
-          continue;
-        }
-        result.peers++;
-        const delta = peerDelta(before, { publicKey, rx: live.rx, tx: live.tx }, at, timeZone, today);
-        if (delta.reset) result.resets++;
-        if (delta.days.length) {
-          write.traffic.push({ accountId: id, days: delta.days });
-          for (const d of delta.days) {
-            result.download += d.download;
-            result.upload += d.upload;
-          }
-        }
-        // Always stored, also unchanged: `sampledAt` bounds the next delta's time span (its split over days).
-        write.baselines.push({ accountId: id, baseline: delta.baseline });
+    if (ipsec) {
+      try {
+        input.sas = (await ipsec.listSas()).map((sa): SaCounters => ({
+          uniqueId: sa.uniqueId, username: sa.username, establishedSeconds: sa.establishedSeconds, bytesIn: sa.bytesIn, bytesOut: sa.bytesOut,
+        }));
+      } catch (err) {
+        logger?.warn({ err }, 'traffic sample: IKE SAs not read, left out');
       }
     }
-    repo.write(write);
-    result.durationMs = performance.now() - started;
+    input.at = clock.now().getTime();
+    const outcome = await this.engine.sample(input);
+    const result: SampleResult = { at: new Date(input.at), interfaces: input.dumps.length, ...outcome, durationMs: performance.now() - started };
     this.last = result;
     return result;
   }

@@ -1,6 +1,7 @@
 // Traffic statistics: the month query behind GET /account/<name>/traffic_statistics, retention, sampler and scheduler.
 import type { Logger } from 'pino';
 import type { Driver } from '../../dataplane/driver.ts';
+import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import { ApiError, E } from '../../http/errors.ts';
 import type { TrafficStatisticsEntry } from '../../schemas/statistics.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -15,7 +16,11 @@ export const YEAR_RANGE = { min: 1970, max: 2100 } as const;
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {
   repo: TrafficStatisticsRepository;
-  wireguard: Pick<Driver, 'inspect'>;
+  wireguard: Pick<Driver, 'transfers'>;
+  /** The IKEv2 seam: live SAs are sampled too (optional). */
+  ipsec?: Pick<Ipsec, 'listSas'>;
+  /** Subscribes to account writes (the accounts repository's `onRowsChanged`). */
+  onAccountsChanged?(listener: () => void): void;
   clock: Clock;
   timeZone: string;
   /** SystemConfig `traffic_statistics_frequency` (minutes) and `traffic_statistics_history` (months), read live. */
@@ -39,7 +44,10 @@ export class TrafficStatisticsService {
   readonly scheduler: StatisticsScheduler;
 
   constructor(private readonly deps: TrafficStatisticsDeps) {
-    this.sampler = new TrafficSampler({ repo: deps.repo, wireguard: deps.wireguard, clock: deps.clock, timeZone: deps.timeZone, logger: deps.logger });
+    this.sampler = new TrafficSampler({
+      repo: deps.repo, wireguard: deps.wireguard, ipsec: deps.ipsec, onAccountsChanged: deps.onAccountsChanged, clock: deps.clock,
+      timeZone: deps.timeZone, logger: deps.logger,
+    });
     this.scheduler = new StatisticsScheduler({
       clock: deps.clock,
       timeZone: deps.timeZone,
@@ -59,15 +67,20 @@ export class TrafficStatisticsService {
 
   /**
    * Call inside the data-plane lane before a peer leaves its interface (disable, delete): samples that interface
-   * so the bytes since the last sample are kept.
+   * (and the IKE SAs, which a disable or delete terminates) so the bytes since the last sample are kept.
    */
   async beforePeerLeaves(iface: string): Promise<void> {
     await this.sampler.sample({ interfaces: [iface] });
   }
 
+  /** Call inside the data-plane lane before IKE SAs end (DELETE /ikev2/online, credentials reloaded, daemon stopped). */
+  async beforeSasEnd(): Promise<void> {
+    await this.sampler.sample({ interfaces: [] });
+  }
+
   /** Call after the peer left: its next appearance starts again at zero. */
   peerLeft(accountId: number): void {
-    this.sampler.peerLeft(accountId);
+    void this.sampler.peerLeft(accountId);
   }
 
   /** The first day kept by retention (`YYYY-MM-DD`). */

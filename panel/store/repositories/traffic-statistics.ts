@@ -1,9 +1,7 @@
-// Daily traffic rows and per-peer counter baselines (migration 005); a sample's writes go in one transaction.
+// Daily traffic rows and the packed per-source counter baselines (migrations 005, 010); a sample's writes go in one transaction.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db.ts';
-import type { Baseline, DayTraffic } from '../../services/statistics/deltas.ts';
-
-/** One account of a sample with its baseline (null when none): id, public key, interface, baseline. */
-export type SampleRow = [id: number, publicKey: string, iface: string, baseKey: string | null, rx: number, tx: number, sampledAt: number];
+import { baselineSet, packBaselines, unpackBaselines, type BaselineSet } from '../../services/statistics/baseline-set.ts';
 
 /** One stored day of one account. */
 export interface TrafficDayRow {
@@ -12,68 +10,97 @@ export interface TrafficDayRow {
   traffic_upload: number;
 }
 
-/** The writes of one sample. */
+/**
+ * The writes of one sample. Day additions column-wise (entry `i`: add `download[i]`/`upload[i]` bytes to account
+ * `accountIds[i]`'s row of day `days[i]`); `sets`: the new baselines per source, null to drop a source's.
+ */
 export interface SampleWrite {
-  /** Bytes to add per account and day. */
-  traffic: Array<{ accountId: number; days: DayTraffic[] }>;
-  /** Baselines to store (seen in this sample). */
-  baselines: Array<{ accountId: number; baseline: Baseline }>;
-  /** Accounts whose peer was not in the dump: their baseline is dropped (a peer coming back starts at zero). */
-  absent: number[];
+  accountIds: number[];
+  days: string[];
+  download: number[];
+  upload: number[];
+  sets: Map<string, BaselineSet | null>;
 }
 
-/** Reads and writes `traffic_statistics` and `traffic_baselines`. */
+type LegacyRow = [accountId: number, publicKey: string, rx: number, tx: number, sampledAt: number, iface: string];
+
+/** Reads and writes `traffic_statistics` and `traffic_baseline_sets`. */
 export class TrafficStatisticsRepository {
-  private readonly sampleRowsStmt;
-  private readonly addStmt;
-  private readonly putBaselineStmt;
-  private readonly dropBaselineStmt;
-  private readonly monthStmt;
-  private readonly pruneStmt;
+  private readonly addStmt: Statement<[number, string, number, number]>;
+  private readonly putSetStmt: Statement<[string, number, Buffer]>;
+  private readonly dropSetStmt: Statement<[string]>;
+  private readonly setsStmt: Statement<[], [string, number, Buffer]>;
+  private readonly serversStmt: Statement<[], [number, string]>;
+  private readonly keysStmt: Statement<[], [string, number, number]>;
+  private readonly usernameStmt: Statement<[string], number>;
+  private readonly monthStmt: Statement<[number, string, string], TrafficDayRow>;
+  private readonly pruneStmt: Statement<[string]>;
   private readonly writeTx;
 
   constructor(private readonly db: Db) {
-    this.sampleRowsStmt = db.prepare<[], SampleRow>(
-      `SELECT a.id, a.public_key, s.interface_name, b.public_key, b.rx, b.tx, b.sampled_at FROM accounts a
-       JOIN wireguard_servers s ON s.id = a.server_id LEFT JOIN traffic_baselines b ON b.account_id = a.id`,
-    ).raw(true);
-    this.addStmt = db.prepare<[number, string, number, number]>(
+    this.addStmt = db.prepare(
       `INSERT INTO traffic_statistics (account_id, day, traffic_download, traffic_upload) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_id, day) DO UPDATE SET traffic_download = traffic_download + excluded.traffic_download,
+       ON CONFLICT (day, account_id) DO UPDATE SET traffic_download = traffic_download + excluded.traffic_download,
          traffic_upload = traffic_upload + excluded.traffic_upload`,
     );
-    this.putBaselineStmt = db.prepare<[number, string, number, number, number]>(
-      `INSERT INTO traffic_baselines (account_id, public_key, rx, tx, sampled_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (account_id) DO UPDATE SET public_key = excluded.public_key, rx = excluded.rx, tx = excluded.tx,
-         sampled_at = excluded.sampled_at`,
+    this.putSetStmt = db.prepare(
+      `INSERT INTO traffic_baseline_sets (source, sampled_at, data) VALUES (?, ?, ?)
+       ON CONFLICT (source) DO UPDATE SET sampled_at = excluded.sampled_at, data = excluded.data`,
     );
-    this.dropBaselineStmt = db.prepare<[number]>('DELETE FROM traffic_baselines WHERE account_id = ?');
-    this.monthStmt = db.prepare<[number, string, string], TrafficDayRow>(
+    this.dropSetStmt = db.prepare('DELETE FROM traffic_baseline_sets WHERE source = ?');
+    this.setsStmt = db.prepare<[], [string, number, Buffer]>('SELECT source, sampled_at, data FROM traffic_baseline_sets').raw(true);
+    this.serversStmt = db.prepare<[], [number, string]>('SELECT id, interface_name FROM wireguard_servers ORDER BY id').raw(true);
+    this.keysStmt = db.prepare<[], [string, number, number]>('SELECT public_key, id, server_id FROM accounts').raw(true);
+    this.usernameStmt = db.prepare<[string], number>('SELECT id FROM accounts WHERE username = ?').pluck();
+    this.monthStmt = db.prepare(
       'SELECT day, traffic_download, traffic_upload FROM traffic_statistics WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day',
     );
-    this.pruneStmt = db.prepare<[string]>('DELETE FROM traffic_statistics WHERE day < ?');
+    this.pruneStmt = db.prepare('DELETE FROM traffic_statistics WHERE day < ?');
     this.writeTx = db.transaction((write: SampleWrite) => {
-      for (const { accountId, days } of write.traffic) {
-        for (const d of days) this.addStmt.run(accountId, d.day, d.download, d.upload);
+      // In account order: the day rows of one day sit apart per account, so sorted upserts walk the B-tree once.
+      const order = Uint32Array.from(write.accountIds.keys()).sort((a, b) => write.accountIds[a] - write.accountIds[b]);
+      for (const i of order) this.addStmt.run(write.accountIds[i], write.days[i], write.download[i], write.upload[i]);
+      for (const [source, set] of write.sets) {
+        if (set) this.putSetStmt.run(source, set.sampledAt, packBaselines(set));
+        else this.dropSetStmt.run(source);
       }
-      for (const { accountId, baseline: b } of write.baselines) this.putBaselineStmt.run(accountId, b.publicKey, b.rx, b.tx, b.sampledAt);
-      for (const id of write.absent) this.dropBaselineStmt.run(id);
     });
   }
 
-  /** Every account with its interface and baseline, as compact tuples (one statement; what a sample reads). */
-  sampleRows(): SampleRow[] {
-    return this.sampleRowsStmt.all() as unknown as SampleRow[];
+  /** The database file (a sample engine in a worker opens its own connection to it), null for an in-memory store. */
+  get file(): string | null {
+    return this.db.memory ? null : this.db.name;
   }
 
-  /** Applies one sample's additions and baselines in one IMMEDIATE transaction. */
+  /** Every account's public key, id and server id (the sample engine's key index). */
+  accountKeys(): Array<[publicKey: string, id: number, serverId: number]> {
+    return this.keysStmt.all();
+  }
+
+  /** Every server's id and interface name. */
+  servers(): Array<[id: number, iface: string]> {
+    return this.serversStmt.all();
+  }
+
+  /** The id of the account with this username (an IKE SA's EAP identity), or undefined. */
+  accountIdOfUsername(username: string): number | undefined {
+    return this.usernameStmt.get(username);
+  }
+
+  /**
+   * The stored baselines per source. The first call after migration 010 also carries the per-account rows of 005
+   * over (packed per interface, the legacy table dropped, one transaction).
+   */
+  loadSets(): Map<string, BaselineSet> {
+    this.migrateLegacy();
+    const out = new Map<string, BaselineSet>();
+    for (const [source, sampledAt, data] of this.setsStmt.all()) out.set(source, unpackBaselines(data, sampledAt));
+    return out;
+  }
+
+  /** Applies one sample's day additions and baselines in one IMMEDIATE transaction. */
   write(sample: SampleWrite): void {
     this.writeTx.immediate(sample);
-  }
-
-  /** Drops one account's baseline (its peer left the interface). */
-  dropBaseline(accountId: number): void {
-    this.dropBaselineStmt.run(accountId);
   }
 
   /** The stored days of one account between `first` and `last` (inclusive, `YYYY-MM-DD`). */
@@ -85,4 +112,34 @@ export class TrafficStatisticsRepository {
   pruneBefore(firstKept: string): number {
     return this.pruneStmt.run(firstKept).changes;
   }
+
+  private migrateLegacy(): void {
+    const legacy = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'traffic_baselines_legacy'").get();
+    if (!legacy) return;
+    this.db.transaction(() => {
+      const rows = this.db.prepare<[], LegacyRow>(
+        `SELECT b.account_id, b.public_key, b.rx, b.tx, b.sampled_at, s.interface_name FROM traffic_baselines_legacy b
+         JOIN accounts a ON a.id = b.account_id JOIN wireguard_servers s ON s.id = a.server_id`,
+      ).raw(true).all();
+      const byIface = new Map<string, LegacyRow[]>();
+      for (const row of rows) {
+        const list = byIface.get(row[5]);
+        if (list) list.push(row);
+        else byIface.set(row[5], [row]);
+      }
+      for (const [iface, list] of byIface) {
+        const set = baselineSet(
+          list.reduce((max, r) => Math.max(max, r[4]), 0), list.map((r) => r[1]), Float64Array.from(list, (r) => r[0]),
+          Float64Array.from(list, (r) => r[2]), Float64Array.from(list, (r) => r[3]),
+        );
+        this.putSetStmt.run(wireguardSource(iface), set.sampledAt, packBaselines(set));
+      }
+      this.db.exec('DROP TABLE traffic_baselines_legacy');
+    }).immediate();
+  }
 }
+
+/** The baseline source of a WireGuard interface. */
+export const wireguardSource = (iface: string): string => `wg:${iface}`;
+/** The baseline source of the IKEv2 daemon's SAs. */
+export const IKEV2_SOURCE = 'ikev2';

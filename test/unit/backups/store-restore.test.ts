@@ -44,7 +44,7 @@ test('every table is replaced, a table unknown to the backup code included; coun
     live.exec("DELETE FROM accounts WHERE name = 'bob'");
     live.exec("INSERT INTO future_feature (value) VALUES ('live-only')");
     live.exec("DELETE FROM access_hashes; INSERT INTO access_hashes (digest, ip, comment, created_at) VALUES ('d2', '10.0.0.1', 'this machine', '" + NOW + "')");
-    live.exec("INSERT INTO traffic_baselines (account_id, public_key, rx, tx, sampled_at) VALUES (1, 'pub-alice', 5, 6, 0), (3, 'pub-other', 1, 1, 0)");
+    live.exec("INSERT INTO traffic_baseline_sets (source, sampled_at, data) VALUES ('wg:wg0', 7, x'0102')");
     assert.equal(count(live, "SELECT value FROM wireguard_counters WHERE name = 'accounts'"), 2);
 
     prepareSnapshot(snap, versions);
@@ -54,7 +54,8 @@ test('every table is replaced, a table unknown to the backup code included; coun
     assert.deepEqual(live.prepare('SELECT value FROM future_feature ORDER BY id').pluck().all(), ['archived-1', 'archived-2']);
     assert.equal(count(live, "SELECT seq FROM sqlite_sequence WHERE name = 'future_feature'"), 2);
     assert.deepEqual(live.prepare('SELECT digest FROM access_hashes').pluck().all(), ['d2'], 'this machine\'s access hashes kept');
-    assert.deepEqual(live.prepare('SELECT account_id FROM traffic_baselines').pluck().all(), [1], 'baselines kept only where id and key match');
+    assert.deepEqual(live.prepare('SELECT source, sampled_at FROM traffic_baseline_sets').raw(true).all(), [['wg:wg0', 7]],
+      'the live baselines kept as they are (the sampler checks id and key per entry)');
     assert.equal(live.pragma('foreign_keys', { simple: true }), 1);
     assert.equal(live.prepare('PRAGMA database_list').all().some((d: any) => d.name === 'snap'), false, 'snapshot detached');
   } finally {

@@ -94,6 +94,17 @@ export class SimulatedIpsec implements Ipsec {
     return sa;
   }
 
+  /**
+   * Traffic through an SA (the CHILD SAs' counters grow, as charon's `bytes-in`/`bytes-out` would): `bytesIn` from
+   * the client into the server, `bytesOut` from the server to the client. Throws for an SA that is not live.
+   */
+  simulateTraffic(uniqueId: string, bytesIn: number, bytesOut: number): void {
+    const sa = this.sas.get(uniqueId);
+    if (!sa) throw new IpsecError(`no IKE SA ${uniqueId}`);
+    sa.bytesIn += bytesIn;
+    sa.bytesOut += bytesOut;
+  }
+
   /** The daemon dies (kill -9): SAs and loaded credentials are gone; it is still wanted. */
   crash(): void {
     this.running = false;

@@ -1,0 +1,66 @@
+// Lean parser of `wg show <if> dump` for the traffic sampler: public keys and transfer counters only, in dump order.
+
+/**
+ * The transfer counters of one interface's peers, column-wise: `keys[i]` received `rx[i]` bytes from the peer and
+ * sent it `tx[i]` bytes (`transfer-rx`, `transfer-tx` of the dump). Dump order (no sorting).
+ */
+export interface PeerTransfers {
+  keys: string[];
+  rx: Float64Array;
+  tx: Float64Array;
+}
+
+/**
+ * Reads the peer lines of a dump (`public-key preshared-key endpoint allowed-ips latest-handshake transfer-rx
+ * transfer-tx persistent-keepalive`, tab-separated, after the interface line) without splitting lines into arrays
+ * or building one object per peer: one scan of the text, three typed columns. Throws on a malformed dump.
+ */
+export function parseWgTransfers(text: string): PeerTransfers {
+  let pos = text.indexOf('\n');
+  if (pos < 0 || text.slice(0, pos).split('\t').length !== 4) throw new Error('unexpected wg dump: interface line');
+  pos++;
+  const keys: string[] = [];
+  let capacity = 1024;
+  let rx = new Float64Array(capacity);
+  let tx = new Float64Array(capacity);
+  while (pos < text.length) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    if (end > pos) {
+      const tabs = tabPositions(text, pos, end);
+      if (tabs === null) throw new Error('unexpected wg dump: peer line');
+      const n = keys.length;
+      if (n === capacity) {
+        capacity *= 2;
+        rx = grow(rx, capacity);
+        tx = grow(tx, capacity);
+      }
+      keys.push(text.slice(pos, tabs[0]));
+      rx[n] = Number(text.slice(tabs[4] + 1, tabs[5]));
+      tx[n] = Number(text.slice(tabs[5] + 1, tabs[6]));
+      if (!Number.isFinite(rx[n]) || !Number.isFinite(tx[n])) throw new Error('unexpected wg dump: transfer counters');
+    }
+    pos = end + 1;
+  }
+  return { keys, rx: rx.subarray(0, keys.length), tx: tx.subarray(0, keys.length) };
+}
+
+const TABS = new Int32Array(7);
+
+/** Positions of the 7 tabs of a peer line in [start, end), or null when the line has another column count. */
+function tabPositions(text: string, start: number, end: number): Int32Array | null {
+  let at = start;
+  for (let i = 0; i < 7; i++) {
+    const tab = text.indexOf('\t', at);
+    if (tab < 0 || tab >= end) return null;
+    TABS[i] = tab;
+    at = tab + 1;
+  }
+  return text.indexOf('\t', at) >= 0 && text.indexOf('\t', at) < end ? null : TABS;
+}
+
+function grow(column: Float64Array<ArrayBuffer>, capacity: number): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(capacity);
+  next.set(column);
+  return next;
+}

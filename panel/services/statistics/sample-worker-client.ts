@@ -1,0 +1,93 @@
+// Runs the sample engine in a worker thread (its SQLite write never blocks the API) or, for an in-memory store, in place.
+import { Worker } from 'node:worker_threads';
+import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
+import { SampleEngine, type SampleInput, type SampleOutcome } from './sample-engine.ts';
+
+/** A request without its sequence number. */
+export type EngineCall = { op: 'sample'; input: SampleInput } | { op: 'peerLeft'; accountId: number } | { op: 'accountsChanged' };
+
+/** A request to the worker (`seq` pairs it with its reply; `accountsChanged` gets none). */
+export type EngineRequest = EngineCall & { seq: number };
+
+/** The worker's answer to one request. */
+export type EngineReply = { seq: number; ok: true; value: SampleOutcome | null } | { seq: number; ok: false; message: string };
+
+/** The engine's operations, wherever it runs. */
+export interface EngineHandle {
+  sample(input: SampleInput): Promise<SampleOutcome>;
+  peerLeft(accountId: number): Promise<void>;
+  accountsChanged(): void;
+  close(): Promise<void>;
+}
+
+/** The engine on the caller's thread (in-memory stores: a second connection would see another database). */
+export function inThreadEngine(repo: TrafficStatisticsRepository, timeZone: string): EngineHandle {
+  const engine = new SampleEngine(repo, timeZone);
+  return {
+    sample: async (input) => engine.sample(input),
+    peerLeft: async (accountId) => engine.peerLeft(accountId),
+    accountsChanged: () => engine.accountsChanged(),
+    close: async () => undefined,
+  };
+}
+
+/** Stops an idle worker after this long (it is started again, baselines reloaded from the store, when needed). */
+const IDLE_MS = 15 * 60_000;
+
+/**
+ * The engine in a worker thread with its own connection to `file`, started at the first request and stopped after
+ * {@link IDLE_MS} without one or on {@link close}; it keeps the process alive only while a request is pending. The sample's input
+ * (typed counter columns, keys) is copied to the worker once; the parse of the dump is the caller's.
+ */
+export function workerEngine(file: string, timeZone: string): EngineHandle {
+  let worker: Worker | null = null;
+  let seq = 0;
+  let idle: NodeJS.Timeout | null = null;
+  const pending = new Map<number, { resolve: (v: SampleOutcome | null) => void; reject: (e: Error) => void }>();
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(new URL('./sample-worker.boot.mjs', import.meta.url), { workerData: { file, timeZone } });
+    w.on('message', (reply: EngineReply) => {
+      const p = pending.get(reply.seq);
+      if (!p) return;
+      pending.delete(reply.seq);
+      if (pending.size === 0) w.unref();
+      if (reply.ok) p.resolve(reply.value);
+      else p.reject(new Error(reply.message));
+    });
+    w.on('error', (err) => failAll(err));
+    w.on('exit', (code) => {
+      if (worker === w) worker = null;
+      failAll(new Error(`traffic sample worker exited (${code})`));
+    });
+    // unref'd while idle (after the listeners: adding one refs the port again), ref'd while a request is pending
+    w.unref();
+    return w;
+  };
+  const call = (request: EngineCall): Promise<SampleOutcome | null> => {
+    worker ??= start();
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => void worker?.terminate(), IDLE_MS);
+    idle.unref();
+    const message: EngineRequest = { ...request, seq: ++seq };
+    return new Promise((resolve, reject) => {
+      pending.set(message.seq, { resolve, reject });
+      worker!.ref();
+      worker!.postMessage(message);
+    });
+  };
+  return {
+    sample: async (input) => (await call({ op: 'sample', input }))!,
+    peerLeft: async (accountId) => void (await call({ op: 'peerLeft', accountId })),
+    accountsChanged: () => worker?.postMessage({ seq: 0, op: 'accountsChanged' } satisfies EngineRequest),
+    close: async () => {
+      if (idle) clearTimeout(idle);
+      const w = worker;
+      worker = null;
+      await w?.terminate();
+    },
+  };
+}
