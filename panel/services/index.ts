@@ -267,6 +267,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
     onReconcileError: (err) => deps.logger?.error({ err }, 'reconcile failed'),
     healthChecks: [
       () => dns.problem(),
+      () => trafficLogging.problem(),
       async () => ((await deps.dataplane.ipsec.status()).crashed ? 'ikev2 daemon (charon) is not running' : null)],
   });
   const watchdog = new DaemonWatchdog({

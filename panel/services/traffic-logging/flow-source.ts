@@ -72,10 +72,14 @@ export class UlogdSource implements FlowSource {
   }
 }
 
-/** In-memory twin: tests and the simulated data plane push events by hand; `installed` toggles availability. */
+/**
+ * In-memory twin: tests and the simulated data plane push events by hand; `installed` toggles availability, `down`
+ * (a failure text) makes it report a dead daemon.
+ */
 export class SimulatedFlowSource implements FlowSource {
   readonly nflog = { ...DEFAULT_NFLOG };
   installed = true;
+  down: string | null = null;
   private readonly listeners = new Set<(event: FlowEvent) => void>();
 
   async available(): Promise<boolean> {
@@ -88,7 +92,7 @@ export class SimulatedFlowSource implements FlowSource {
   }
 
   state(): FlowSourceState {
-    return { pid: this.listeners.size > 0 ? 0 : null, restarts: 0, lastError: null };
+    return { pid: this.listeners.size > 0 && !this.down ? 0 : null, restarts: this.down ? 1 : 0, lastError: this.down };
   }
 
   /** Delivers `event` to every running subscription. */

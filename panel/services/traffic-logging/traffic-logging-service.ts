@@ -117,6 +117,12 @@ export class TrafficLoggingService {
     return this.pipeline ? this.deps.source.state() : null;
   }
 
+  /** For GET /system/status: `traffic logging: <why ulogd died>` while logging runs and ulogd is down, else null. */
+  async problem(): Promise<string | null> {
+    const state = this.sourceState();
+    return state && state.pid === null && state.lastError ? `traffic logging: ${state.lastError}` : null;
+  }
+
   /** The running pipeline (tests), or null. */
   get running(): FlowPipeline | null {
     return this.pipeline;

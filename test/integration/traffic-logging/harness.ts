@@ -45,6 +45,7 @@ export async function makeTlHarness(shipper?: ShipperOptions): Promise<TlHarness
   return {
     app, db, source, call, putJson,
     async close() {
+      await app.services.trafficLogging.stop();
       await app.close();
       await driver.close();
       db.close();

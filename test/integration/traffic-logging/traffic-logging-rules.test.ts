@@ -1,5 +1,5 @@
 // Traffic logging's kernel rules through the app (simulated data plane): PUT writes the NFLOG chains for the selected
-// states, disabling removes them, a full reconcile (PUT /system/reload) writes them again.
+// states, disabling removes them, a full reconcile (PUT /system/reload) writes them again; a dead ulogd in the status.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { env, makeTlHarness } from './harness.ts';
@@ -40,6 +40,25 @@ describe('traffic logging rules', () => {
         if (back.length === 0) await new Promise((r) => setTimeout(r, 20));
       }
       assert.deepEqual(back, ['related', 'untracked']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a dead ulogd shows in GET /system/status while logging runs', async () => {
+    const h = await makeTlHarness();
+    try {
+      const status = async () => (env(await h.call('GET', '/api/v1/system/status')).msg as { status: string }).status;
+      await h.call('PUT', '/api/v1/traffic_logging', { enabled: '1', enabled_remote_syslog: '1', remote_syslog_server: '127.0.0.1' });
+      for (let i = 0; i < 100 && (await status()) !== 'OK'; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await status(), 'OK');
+      h.source.down = 'ulogd: exit code 1';
+      assert.equal(await status(), 'Error: traffic logging: ulogd: exit code 1');
+      h.source.down = null;
+      assert.equal(await status(), 'OK');
+      h.source.down = 'ulogd: exit code 1';
+      await h.call('PUT', '/api/v1/traffic_logging', { enabled: '0' });
+      assert.equal(await status(), 'OK', 'logging off: nothing to report');
     } finally {
       await h.close();
     }
