@@ -71,10 +71,12 @@ export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane
 export function createSimulatedDataplane(opts: Omit<SimulatedDataplaneOptions, 'kind'> = {}): Dataplane {
   const wireguard = opts.wireguard ?? new SimulatedDriver();
   const firewall = opts.firewall ?? new SimulatedFirewall({ apiPort: opts.apiPort ?? null });
+  const ipsec = opts.ipsec ?? new SimulatedIpsec();
+  // The shaper sees the WireGuard twin's links and the IPsec twin's TUN (there while it runs, as with libipsec).
   const shaper =
     opts.shaper ??
-    new SimulatedShaper({ interfaceExists: async (name: string) => (await wireguard.listInterfaces()).includes(name) });
-  return bundle('simulated', wireguard, firewall, shaper, opts.dns ?? new SimulatedDns(), opts.ipsec ?? new SimulatedIpsec());
+    new SimulatedShaper({ interfaceExists: async (name: string) => (await wireguard.listInterfaces()).includes(name) || (await ipsec.device()) === name });
+  return bundle('simulated', wireguard, firewall, shaper, opts.dns ?? new SimulatedDns(), ipsec);
 }
 
 function bundle(kind: Dataplane['kind'], wireguard: Driver, firewall: Firewall, shaper: Shaper, dns: Dns, ipsec: Ipsec): Dataplane {

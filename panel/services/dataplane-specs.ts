@@ -1,5 +1,7 @@
 // Rows → per-subsystem desired state (WireGuard peer, firewall peer/server, shaped peer) and the minimal changes.
 import type { InterfaceSpec, PeerChanges, PeerSpec } from '../dataplane/driver.ts';
+import { formatCidr, parseCidr } from '../dataplane/cidr.ts';
+import { IPSEC_DEVICE } from '../dataplane/ipsec/ipsec.ts';
 import type { FirewallPeer, FirewallPeerChanges, PortForwardRule, ServerFirewallSpec } from '../dataplane/firewall/firewall.ts';
 import type { ShapedPeer, ShapingChanges, ShapingTarget } from '../dataplane/shaping/shaping.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
@@ -70,6 +72,22 @@ export function shapingTarget(row: ServerRow): ShapingTarget {
 }
 
 /**
+ * Shaping of IKEv2 clients: the TUN `device` with the smallest IPv4 network covering the subnets of every server
+ * with `ikev2=1` (one tree on the one TUN serves them all; a client's class minor is its host offset in that
+ * network, unique because every account address is). null when no server has IKEv2. Subnets further apart than one
+ * /16 leave hosts past minor 65,534 unshapeable (the shaper refuses them with its `minorRange` text).
+ */
+export function ipsecShapingTarget(device: string, rows: ServerRow[]): ShapingTarget | null {
+  const nets = rows.filter((row) => row.ikev2 === 1).map((row) => parseCidr(row.address)).filter((c) => c?.family === 4);
+  if (nets.length === 0) return null;
+  const first = nets[0]!;
+  let prefix = Math.min(...nets.map((c) => c!.prefix));
+  const top = (value: bigint, p: number) => value >> BigInt(32 - p);
+  while (prefix > 0 && !nets.every((c) => top(c!.value, prefix) === top(first.value, prefix))) prefix--;
+  return { name: device, address: formatCidr({ family: 4, value: first.value, prefix }, true) };
+}
+
+/**
  * Firewall: the server's chains. `externalInterface` is the row's (probed at creation) or the panel's
  * `--external-interface`; forwards are those of enabled peers only (a suspended peer's forwards come back with it).
  */
@@ -89,6 +107,8 @@ export function serverFirewallSpec(
     internalTraffic: row.internal_traffic === 1,
     peers: peers.map(firewallPeer),
     forwards: forwards.filter((f) => addresses.has(f.to_ip.split('/')[0])),
+    // IKEv2 clients of the server (kernel-libipsec's TUN) get the same chains, sets and marks as its WireGuard peers.
+    ipsecDevice: row.ikev2 === 1 ? IPSEC_DEVICE : null,
   };
 }
 

@@ -22,6 +22,7 @@ import {
   shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
 } from './dataplane-specs.ts';
 import { buildDesiredState, desiredServer } from './desired-state.ts';
+import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
 
 export { peerChanges } from './dataplane-specs.ts';
 
@@ -83,6 +84,8 @@ export interface SyncFollower {
   /** A server's settings changed (e.g. its `ikev2` flag or DNS). */
   serverChanged(before: ServerRow, after: ServerRow): Promise<void>;
   reconcile(): Promise<void>;
+  /** Registers what runs (inside the lane) after the follower started, reloaded or stopped its daemon. */
+  onDaemonChange?(listener: () => Promise<void>): void;
 }
 
 const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWALL_CONF, rules: [] }), forwards: () => [] };
@@ -108,9 +111,12 @@ export class DataplaneSync {
   private readonly walled = new Set<string>();
   /** Live views (see {@link DataplaneViews}). */
   readonly views: DataplaneViews;
+  /** The shaping tree of IKEv2 clients on charon's TUN (rebuilt after each daemon start, changed with each account). */
+  readonly ikev2Shaping: Ikev2Shaping;
 
   constructor(private readonly deps: DataplaneSyncDeps) {
     this.views = this.makeViews();
+    this.ikev2Shaping = new Ikev2Shaping(deps);
   }
 
   /** The data-plane bundle. */
@@ -131,6 +137,7 @@ export class DataplaneSync {
   /** Adds a {@link SyncFollower} (IKEv2). */
   addFollower(follower: SyncFollower): void {
     this.followers.push(follower);
+    follower.onDaemonChange?.(() => this.ikev2Shaping.ensure());
   }
 
   /** Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. */
@@ -156,6 +163,7 @@ export class DataplaneSync {
     try {
       await wireguard.ensureInterface(this.interfaceSpec(row));
       await this.ensureServerPolicy(row, []);
+      if (row.ikev2 === 1) await this.reshapeIkev2();
     } catch (err) {
       await this.removeServerPolicy(row.interface_name).catch(() => undefined);
       if (!opts.keepLinkOnFailure?.(err)) await wireguard.removeInterface(row.interface_name).catch(() => undefined);
@@ -191,6 +199,7 @@ export class DataplaneSync {
         if (tcChanged) {
           await shaper.ensure(shapingTarget(after), server.peers.map(shapedPeer));
           this.shaped.add(after.interface_name);
+          if (before.ikev2 === 1 || after.ikev2 === 1) await this.reshapeIkev2();
         }
       }
     } catch (err) {
@@ -205,6 +214,7 @@ export class DataplaneSync {
   async removeServer(row: ServerRow): Promise<void> {
     await this.removeServerPolicy(row.interface_name);
     await this.deps.dataplane.wireguard.removeInterface(row.interface_name);
+    if (row.ikev2 === 1) await this.reshapeIkev2();
   }
 
   // ---- accounts (call inside serial) ----
@@ -249,6 +259,7 @@ export class DataplaneSync {
       if (tc) {
         if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
         else await shaper.apply(shapingTarget(server), tc);
+        await this.ikev2Shaping.apply(server, tc);
       }
     } catch (err) {
       for (const step of undo.reverse()) await step().catch(() => undefined);
@@ -300,6 +311,7 @@ export class DataplaneSync {
         return;
       }
       await this.deps.dataplane.shaper.apply(shapingTarget(row), { upsert: peers.map(shapedPeer), remove: [] });
+      await this.ikev2Shaping.apply(row, { upsert: peers.map(shapedPeer), remove: [] });
     });
   }
 
@@ -367,6 +379,13 @@ export class DataplaneSync {
     this.walled.add(row.interface_name);
     await shaper.ensure(shapingTarget(row), peers.map(shapedPeer));
     this.shaped.add(row.interface_name);
+  }
+
+  /** The IKEv2 tree after a server change that moves its covering network or its peers; logged, never thrown. */
+  private async reshapeIkev2(): Promise<void> {
+    await this.ikev2Shaping.ensure().catch((err: unknown) => {
+      this.deps.logger?.error({ err: (err as Error)?.message }, 'ikev2 shaping did not follow a server change');
+    });
   }
 
   private async removeServerPolicy(iface: string): Promise<void> {

@@ -1,7 +1,7 @@
 // IPsec contract: the behaviour every IKEv2 responder implementation (simulated twin, linux charon) must show.
 import assert from 'node:assert/strict';
 import { after, describe, it, type TestContext } from 'node:test';
-import type { Ipsec, IpsecDesired } from '../../panel/dataplane/ipsec/ipsec.ts';
+import { IPSEC_DEVICE, type Ipsec, type IpsecDesired } from '../../panel/dataplane/ipsec/ipsec.ts';
 import { IKEV2_DEFAULTS } from '../../panel/schemas/ikev2.ts';
 import { generateCa, issueServerCert } from '../../panel/services/ikev2/pki.ts';
 
@@ -76,6 +76,16 @@ export function runIpsecContract(label: string, setup: () => Promise<IpsecFixtur
       assert.equal((await adopted.status()).pid, again.pid);
       await adopted.apply(d);
       assert.equal((await adopted.status()).pid, again.pid, 'adopted, not restarted');
+    });
+
+    it('the TUN device is ipsec0 while the daemon runs (kernel-libipsec), also for a restarted panel; none after stop', async (t) => {
+      const f = await ready(t);
+      if (!f) return;
+      await f.ipsec.apply(desired([ALICE]));
+      assert.equal(await f.ipsec.device(), IPSEC_DEVICE);
+      assert.equal(await f.restart().device(), IPSEC_DEVICE);
+      await f.ipsec.stop();
+      assert.equal(await f.ipsec.device(), null);
     });
 
     it('stop ends the daemon and is not a crash', async (t) => {

@@ -1,14 +1,14 @@
 // Real strongSwan on both sides: the panel (linux driver, its own charon) in namespace A, a strongSwan client in B.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { renderStrongswanConf } from '../../panel/dataplane/render/strongswan-conf.ts';
 import { IKEV2_DEFAULTS } from '../../panel/schemas/ikev2.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { pings, StrongswanClient } from '../helpers/strongswan-client.ts';
 
 const SERVER_IP = '10.78.0.1';
 const A_VETH = '10.198.0.1';
@@ -16,75 +16,6 @@ const B_VETH = '10.198.0.2';
 const A_VETH_C = '10.198.1.1';
 const C_VETH = '10.198.1.2';
 const DOMAIN = 'vpn.ikev2.test';
-
-/** A strongSwan client (charon-systemd, own strongswan.conf, vici socket and pid file) inside `ns`. */
-class StrongswanClient {
-  readonly vici: string;
-  private readonly swanctl: string;
-  constructor(private readonly ns: string, private readonly dir: string) {
-    this.vici = join(dir, 'charon.vici');
-    this.swanctl = join(dir, 'swanctl');
-    for (const sub of ['x509ca', 'x509', 'private']) mkdirSync(join(this.swanctl, sub), { recursive: true });
-    writeFileSync(join(dir, 'strongswan.conf'), renderStrongswanConf({
-      viciSocket: this.vici, logFile: join(dir, 'charon.log'), libipsec: true, settings: { ...IKEV2_DEFAULTS, charondebug_ike: 1, charondebug_cfg: 1 },
-    }));
-  }
-
-  async start(): Promise<void> {
-    await execIn(this.ns, 'env', [`STRONGSWAN_CONF=${join(this.dir, 'strongswan.conf')}`, 'start-stop-daemon', '--start', '--quiet', '--background',
-      '--make-pidfile', '--pidfile', join(this.dir, 'charon.pid'), '--exec', '/usr/sbin/charon-systemd']);
-    for (let i = 0; i < 100; i++) {
-      if ((await this.run(['--version', '--daemon'], true)).exitCode === 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.fail('client charon did not start');
-  }
-
-  /** Loads the profile's data: CA (DER from the .sswan), server identity and the EAP credentials. */
-  async load(profile: { remote: { cert: string; id: string }; local: { eap_id: string } }, password: string): Promise<void> {
-    writeFileSync(join(this.swanctl, 'x509ca', 'ca.der'), Buffer.from(profile.remote.cert, 'base64'));
-    const user = profile.local.eap_id;
-    writeFileSync(join(this.swanctl, 'swanctl.conf'), `connections {
-  panel {
-    version = 2
-    remote_addrs = ${A_VETH}
-    vips = 0.0.0.0
-    proposals = aes256gcm16-sha384-prfsha384-ecp384
-    local { auth = eap-mschapv2
-      id = ${user}
-      eap_id = ${user} }
-    remote { auth = pubkey
-      id = ${profile.remote.id} }
-    children { panel { remote_ts = 10.78.0.0/24
-      esp_proposals = aes256gcm16-ecp384 } }
-  }
-}
-secrets { eap-user { id = ${user}
-  secret = "${password}" } }
-`);
-    await this.run(['--load-all', '--noprompt', '--file', join(this.swanctl, 'swanctl.conf')]);
-  }
-
-  /** `swanctl --initiate`: true when the SA came up. */
-  async connect(): Promise<boolean> {
-    return (await this.run(['--initiate', '--child', 'panel', '--timeout', '15'], true)).exitCode === 0;
-  }
-
-  async saCount(): Promise<number> {
-    return ((await this.run(['--list-sas', '--raw'])).stdout.match(/list-sa event/g) ?? []).length;
-  }
-
-  async run(args: string[], allowFailure = false) {
-    return execIn(this.ns, 'env', [`SWANCTL_DIR=${this.swanctl}`, 'swanctl', ...args, '--uri', `unix://${this.vici}`], { allowFailure, timeoutMs: 30_000 });
-  }
-}
-
-async function pings(ns: string, ip: string, attempts = 20): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if ((await execIn(ns, 'ping', ['-c', '1', '-W', '1', ip], { allowFailure: true })).exitCode === 0) return true;
-  }
-  return false;
-}
 
 test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, drop, disabled, wrong password; WireGuard beside it', async (t) => {
   if (!requireTools(t, ['swanctl', 'charon-systemd', 'start-stop-daemon', 'wg', 'wireguard-go', 'ip', 'iptables', 'ping'], { root: true })) return;
@@ -135,7 +66,7 @@ test('IKEv2 client (strongSwan, EAP-MSCHAPv2) through the panel: ping, online, d
     // the strongSwan client in B with the profile's CA and identities
     const profile = JSON.parse(await api.ok<string>('GET', '/account/alice/ikev2_profile'));
     assert.equal(profile.remote.addr, DOMAIN);
-    const client = new StrongswanClient(nsB, clientDir);
+    const client = new StrongswanClient(nsB, clientDir, { server: A_VETH, remoteTs: ['10.78.0.0/24'] });
     await client.start();
     await client.load(profile, 'Secret-alice-1');
     assert.equal(await client.connect(), true, 'IKE SA up');

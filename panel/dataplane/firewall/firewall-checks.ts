@@ -115,6 +115,9 @@ export function checkServer(value: unknown, globalInternalTraffic: boolean): Nor
   const externalIp = spec.externalIp === null || spec.externalIp === '' ? null : bareAddress(spec.externalIp, 4, E.WRONG_EXTERNAL_IP);
   const externalInterface = spec.externalInterface === null || spec.externalInterface === '' ? null : spec.externalInterface;
   if (externalInterface !== null && !LINK_NAME.test(externalInterface)) throw new FirewallError(T.WRONG_EXTERNAL_INTERFACE);
+  const ipsecDevice = spec.ipsecDevice ?? null;
+  if (ipsecDevice !== null && !LINK_NAME.test(ipsecDevice)) throw new FirewallError(T.WRONG_IPSEC_DEVICE);
+  const ipv4 = spec.subnets.find((subnet) => parseCidr(subnet)?.family === 4);
   const peers = checkPeers(spec.peers);
   return {
     input: {
@@ -125,6 +128,7 @@ export function checkServer(value: unknown, globalInternalTraffic: boolean): Nor
       internalTraffic: spec.internalTraffic,
       globalInternalTraffic,
       forwards: [],
+      ipsec: ipsecDevice !== null && ipv4 ? { device: ipsecDevice, address: ipv4.split('/')[0] } : null,
     },
     listenPort: spec.listenPort,
     peers,

@@ -11,4 +11,5 @@ export const FIREWALL_TEXTS = {
   WRONG_RULE_PORT: 'Wrong port format (0-65535)',
   MIXED_FAMILIES: 'Source and destination IP must be of one family',
   WRONG_EXTERNAL_INTERFACE: 'Wrong external interface name',
+  WRONG_IPSEC_DEVICE: 'Wrong IKEv2 device name',
 } as const;

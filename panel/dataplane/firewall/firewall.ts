@@ -51,6 +51,12 @@ export interface ServerFirewallSpec {
   peers: FirewallPeer[];
   /** Port forwards to peers of this server. */
   forwards: PortForwardRule[];
+  /**
+   * The IKEv2 device (charon's kernel-libipsec TUN, `ipsec0`) when the server has `ikev2=1`: its IKEv2 clients use
+   * the server's IPv4 subnet (each account's own address), so the same sub-chains, sets and marks apply to traffic
+   * of that subnet on this device. null/absent = WireGuard only.
+   */
+  ipsecDevice?: string | null;
 }
 
 /** Options of {@link Firewall.ensureServer}. */
@@ -228,6 +234,7 @@ export const serverFirewallSpecSchema = z.object({
   internalTraffic: z.boolean(),
   peers: z.array(firewallPeerSchema),
   forwards: z.array(portForwardSchema),
+  ipsecDevice: z.string().nullable().optional(),
 });
 /** Input schema of {@link FilterRule} (field checks with the spec's texts are the engine's). */
 export const filterRuleSchema = z.object({

@@ -70,6 +70,13 @@ export interface Ipsec {
   /** Terminates every IKE SA of `username`; answers how many were terminated. */
   terminate(username: string): Promise<number>;
   listSas(): Promise<IpsecSa[]>;
+  /**
+   * The TUN device decrypted IKEv2 traffic enters on and traffic to the clients' virtual IPs leaves through
+   * (kernel-libipsec; always {@link IPSEC_DEVICE}), null while the daemon is not running or runs on the kernel's XFRM
+   * (no device: the panel's per-device policy then does not reach IKEv2 clients). It appears when charon starts and
+   * goes with it, so the shaping tree on it is rebuilt after every start.
+   */
+  device(): Promise<string | null>;
   status(): Promise<IpsecStatus>;
   stop(): Promise<void>;
   /** Releases sockets (the daemon keeps running). */
@@ -83,6 +90,14 @@ export class IpsecError extends Error {
     this.name = 'IpsecError';
   }
 }
+
+/**
+ * The name of charon's kernel-libipsec TUN device. strongSwan 5.9 hard-codes the pattern `ipsec%d` (no
+ * strongswan.conf option names it), so the kernel gives the first free one: `ipsec0` in the panel's namespace, where
+ * the panel's charon is the only libipsec user. The linux twin checks this after every start and refuses to run
+ * under another name, so the firewall rules rendered for this name (before the device exists) always fit.
+ */
+export const IPSEC_DEVICE = 'ipsec0';
 
 /** Connection / pool / secret names of a user (usernames are letters, digits, `_`, `-`). */
 export const connName = (username: string): string => `u-${username}`;

@@ -55,6 +55,7 @@ export function listNat(snapshot: CountedSnapshot, family: Family): NatListEntry
     if (!hook) continue;
     for (const { rule, packets, bytes } of saved.rules) {
       const action = field(rule, / -j (\S+)/);
+      if (action === 'RETURN') continue; // the IKEv2 subnet's exemption from source NAT, not a NAT rule
       const port = field(rule, /--dport (\d+)/);
       const proto = field(rule, / -p (\S+)/);
       const target = field(rule, /--to-destination (\S+)/);

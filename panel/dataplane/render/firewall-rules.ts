@@ -29,6 +29,19 @@ export interface ServerRuleInput {
   globalInternalTraffic: boolean;
   /** Port forwards (IPv4), `to_ip` bare. */
   forwards: PortForwardRule[];
+  /**
+   * IKEv2 clients of the server (`ikev2=1`): charon's TUN device and the server's own IPv4 address (the source of
+   * the hairpin SNAT into that device, inside every client's traffic selectors). IPv4 only: IKEv2 pools are IPv4.
+   */
+  ipsec?: IpsecRuleInput | null;
+}
+
+/** The IKEv2 part of a server's rule input. */
+export interface IpsecRuleInput {
+  /** The TUN device decrypted IKEv2 traffic enters on and traffic to the clients' virtual IPs leaves through. */
+  device: string;
+  /** The server's address in its IPv4 subnet (bare). */
+  address: string;
 }
 
 /** The full content of one chain. */
@@ -70,6 +83,8 @@ export function renderServerChains(s: ServerRuleInput, family: Family): ChainCon
   const forwards = family === 4 ? s.forwards : [];
   const out = s.externalInterface ? `-o ${s.externalInterface}` : `! -o ${s.name}`;
   const snat = family === 4 && s.externalIp ? `-j SNAT --to-source ${s.externalIp}` : '-j MASQUERADE';
+  const ipsec = family === 4 ? (s.ipsec ?? null) : null;
+  const nets = ipsec ? s.networks[4] : [];
   const chains: ChainContent[] = [
     {
       table: 'mangle',
@@ -88,11 +103,14 @@ export function renderServerChains(s: ServerRuleInput, family: Family): ChainCon
     table: 'nat',
     chain: post,
     rules: [
+      // IKEv2: traffic of the subnet into the TUN (peer to client of the same server) keeps its addresses, as on wgN.
+      ...(ipsec ? nets.map((net) => `-A ${post} -s ${net} -o ${ipsec.device} -m conntrack ! --ctstate DNAT -j RETURN`) : []),
       ...s.networks[family].map((net) => `-A ${post} -s ${net} ${out} ${MARK_MATCH} ${snat}`),
       ...(forwards.length > 0
         ? [
             ...s.networks[4].map((net) => `-A ${post} -s ${net} -o ${s.name} ${MARK_MATCH} -m conntrack --ctstate DNAT -j MASQUERADE`),
             `-A ${post} -o ${s.name} -m addrtype --src-type LOCAL -m conntrack --ctstate DNAT -j MASQUERADE`,
+            ...(ipsec ? renderIpsecHairpin(post, ipsec, nets) : []),
           ]
         : []),
     ],
@@ -107,14 +125,41 @@ export function renderServerChains(s: ServerRuleInput, family: Family): ChainCon
     chain: fwd,
     rules: [
       `-A ${fwd} -o ${s.name} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
-      ...forwards.map(
-        (f) => `-A ${fwd} -d ${f.to_ip}/32 -o ${s.name} -p ${f.protocol} -m ${f.protocol} --dport ${f.to_port} -m conntrack --ctstate DNAT -j ACCEPT`,
-      ),
+      ...nets.map((net) => `-A ${fwd} -d ${net} -o ${ipsec!.device} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`),
+      ...[s.name, ...(ipsec ? [ipsec.device] : [])].flatMap((dev) => forwards.map(
+        (f) => `-A ${fwd} -d ${f.to_ip}/32 -o ${dev} -p ${f.protocol} -m ${f.protocol} --dport ${f.to_port} -m conntrack --ctstate DNAT -j ACCEPT`,
+      )),
       ...drops,
+      ...(ipsec ? renderIpsecDrops(fwd, ipsec, nets, s) : []),
       `-A ${fwd} -i ${s.name} -j ACCEPT`,
+      ...nets.map((net) => `-A ${fwd} -s ${net} -i ${ipsec!.device} -j ACCEPT`),
     ],
   });
   return chains;
+}
+
+/**
+ * Hairpin of a port forward whose target is an IKEv2 client: connections DNATed into the TUN from a tunnel of the
+ * server or from the host get the server's own address as source (the TUN has no address of its own to masquerade
+ * to, and the server's address is inside every client's traffic selectors, so the reply comes back through it).
+ */
+function renderIpsecHairpin(post: string, ipsec: IpsecRuleInput, nets: string[]): string[] {
+  const snat = `-j SNAT --to-source ${ipsec.address}`;
+  return [
+    ...nets.map((net) => `-A ${post} -s ${net} -o ${ipsec.device} ${MARK_MATCH} -m conntrack --ctstate DNAT ${snat}`),
+    `-A ${post} -o ${ipsec.device} -m addrtype --src-type LOCAL -m conntrack --ctstate DNAT ${snat}`,
+  ];
+}
+
+/**
+ * The internal-traffic drops for IKEv2 clients of the subnet: with the global switch off, nothing from a tunnel
+ * reaches them (as for `-o wgN`); with the server's own switch off, nothing of the subnet reaches the subnet
+ * (WireGuard peer to IKEv2 client, client to peer, client to client), port forwards excepted as on wgN.
+ */
+function renderIpsecDrops(fwd: string, ipsec: IpsecRuleInput, nets: string[], s: ServerRuleInput): string[] {
+  if (!s.globalInternalTraffic) return nets.map((net) => `-A ${fwd} -d ${net} -o ${ipsec.device} ${MARK_MATCH} -m conntrack ! --ctstate DNAT -j DROP`);
+  if (!s.internalTraffic) return nets.map((net) => `-A ${fwd} -s ${net} -d ${net} -m conntrack ! --ctstate DNAT -j DROP`);
+  return [];
 }
 
 function renderDnat(chain: string, externalIp: string | null, f: PortForwardRule): string {
@@ -130,8 +175,12 @@ function renderDnat(chain: string, externalIp: string | null, f: PortForwardRule
  */
 export function renderServerDispatch(s: ServerRuleInput, family: Family): DispatchLines[] {
   if (!serverHasFamily(s, family)) return [];
+  const ipsec = family === 4 ? (s.ipsec ?? null) : null;
+  const nets = ipsec ? s.networks[4] : [];
+  const mark = serverChain(MARK_CHAIN, s.name);
   const lines: DispatchLines[] = [
-    { top: MARK_CHAIN, lines: [`-A ${MARK_CHAIN.chain} -i ${s.name} -j ${serverChain(MARK_CHAIN, s.name)}`] },
+    // IKEv2 clients are dispatched by their source (the server's subnet) on the TUN: same sub-chain, set and marks.
+    { top: MARK_CHAIN, lines: [`-A ${MARK_CHAIN.chain} -i ${s.name} -j ${mark}`, ...nets.map((net) => `-A ${MARK_CHAIN.chain} -s ${net} -i ${ipsec!.device} -j ${mark}`)] },
   ];
   if (family === 4) {
     const pre = serverChain(PRE_CHAIN, s.name);
@@ -140,7 +189,15 @@ export function renderServerDispatch(s: ServerRuleInput, family: Family): Dispat
   }
   lines.push({ top: POST_CHAIN, lines: [`-A ${POST_CHAIN.chain} -j ${serverChain(POST_CHAIN, s.name)}`] });
   const fwd = serverChain(FWD_CHAIN, s.name);
-  lines.push({ top: FWD_CHAIN, lines: [`-A ${FWD_CHAIN.chain} -o ${s.name} -j ${fwd}`, `-A ${FWD_CHAIN.chain} -i ${s.name} -j ${fwd}`] });
+  lines.push({
+    top: FWD_CHAIN,
+    lines: [
+      `-A ${FWD_CHAIN.chain} -o ${s.name} -j ${fwd}`,
+      ...nets.map((net) => `-A ${FWD_CHAIN.chain} -d ${net} -o ${ipsec!.device} -j ${fwd}`),
+      `-A ${FWD_CHAIN.chain} -i ${s.name} -j ${fwd}`,
+      ...nets.map((net) => `-A ${FWD_CHAIN.chain} -s ${net} -i ${ipsec!.device} -j ${fwd}`),
+    ],
+  });
   return lines;
 }
 
@@ -156,7 +213,7 @@ export function mergeTopChain(live: string[], server: string, wanted: string[]):
     const owner = ownerOfLine(line);
     return owner !== null && owner !== server;
   });
-  const rank = (line: string) => (/ -i wg\d+ -j VPNHOST-FWD-/.test(line) ? 1 : 0);
+  const rank = (line: string) => (/ -i \S+ -j VPNHOST-FWD-/.test(line) ? 1 : 0);
   return [...others, ...wanted]
     .map((line, index) => ({ line, index }))
     .sort((a, b) => rank(a.line) - rank(b.line) || byOwner(a.line, b.line) || a.index - b.index)

@@ -27,8 +27,14 @@ export interface Ikev2SyncDeps {
  */
 export class Ikev2Sync implements SyncFollower {
   readonly name = 'ipsec';
+  private readonly daemonListeners: Array<() => Promise<void>> = [];
 
   constructor(private readonly deps: Ikev2SyncDeps) {}
+
+  /** `listener` runs after every full load or stop (the TUN's shaping tree follows the daemon). */
+  onDaemonChange(listener: () => Promise<void>): void {
+    this.daemonListeners.push(listener);
+  }
 
   /** Whether the daemon should run: enabled and both certificates present. */
   wanted(row: Ikev2Row = this.deps.repo.get()): boolean {
@@ -58,6 +64,22 @@ export class Ikev2Sync implements SyncFollower {
     const desired = this.desired();
     if (desired) await this.deps.ipsec.apply(desired);
     else await this.deps.ipsec.stop();
+    await this.followDaemon(false);
+  }
+
+  /**
+   * Runs the daemon listeners (the TUN's shaping tree). Their failure is the reconcile's to report (`rethrow`); on
+   * the request paths (enable, settings, certificates) it is logged — the daemon took the change, reload repairs tc.
+   */
+  private async followDaemon(rethrow: boolean): Promise<void> {
+    for (const listener of this.daemonListeners) {
+      try {
+        await listener();
+      } catch (err) {
+        if (rethrow) throw err;
+        this.deps.logger?.error({ err: (err as Error).message }, 'ikev2 shaping did not follow the daemon');
+      }
+    }
   }
 
   /**
@@ -93,8 +115,11 @@ export class Ikev2Sync implements SyncFollower {
   }
 
   /** Boot and `PUT /system/reload`: the daemon started (after a crash too) and loaded from the store, or stopped. */
-  reconcile(): Promise<void> {
-    return this.applyAll();
+  async reconcile(): Promise<void> {
+    const desired = this.desired();
+    if (desired) await this.deps.ipsec.apply(desired);
+    else await this.deps.ipsec.stop();
+    await this.followDaemon(true);
   }
 
   private userOf(server: ServerRow, account: AccountRow): IpsecUser | null {

@@ -21,6 +21,7 @@ import {
 } from '../../../panel/dataplane/render/firewall-rules.ts';
 import { chainRules, formatCounted, parseIptablesSaveCounters } from '../../../panel/dataplane/render/parse-iptables-save-counters.ts';
 import type { FilterRule } from '../../../panel/dataplane/firewall/firewall.ts';
+import { WG7 } from './wg7-fixture.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/iptables/${name}`, import.meta.url), 'utf8');
 const SAVE_V4 = fixture('firewall-save-v4.txt');
@@ -28,15 +29,7 @@ const SAVE_V6 = fixture('firewall-save-v6.txt');
 const IPSET = fixture('firewall-ipset-save.txt');
 
 /** The server the fixtures were saved from (test/fixtures/iptables/README.md). */
-const wg7: ServerRuleInput = {
-  name: 'wg7',
-  networks: { 4: ['10.7.0.0/24'], 6: ['fd00:7::/64'] },
-  externalIp: '192.0.2.1',
-  externalInterface: null,
-  internalTraffic: false,
-  globalInternalTraffic: true,
-  forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.7.0.2', to_port: 80 }],
-};
+const wg7: ServerRuleInput = WG7;
 const globals: GlobalRuleInput = {
   apiPort: 8443,
   listenPorts: [51820],

@@ -1,6 +1,6 @@
 // Linux IPsec seam: the panel's own charon-systemd (own strongswan.conf, vici socket, pid file), swanctl + vici.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../linux/runner.ts';
 import { parseListSa } from '../../render/parse-vici-sas.ts';
@@ -8,7 +8,7 @@ import { renderStrongswanConf } from '../../render/strongswan-conf.ts';
 import { renderSwanctlConf } from '../../render/swanctl-conf.ts';
 import { userConn, userPool, userSecret } from '../../render/swanctl-tree.ts';
 import {
-  connName, IpsecError, poolName, secretName, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser,
+  connName, IPSEC_DEVICE, IpsecError, poolName, secretName, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser,
 } from '../ipsec.ts';
 import { ViciSession, type ViciTree } from './vici-client.ts';
 
@@ -154,6 +154,25 @@ export class CharonIpsec implements Ipsec {
     return events.flatMap(parseListSa);
   }
 
+  /**
+   * The TUN device charon holds: the `iff:` line of the fdinfo of its open `/dev/net/tun` descriptor (Linux prints
+   * the attached interface there). null without libipsec, while charon is not running or before the device exists.
+   */
+  async device(): Promise<string | null> {
+    const pid = this.opts.libipsec ? await this.pid() : null;
+    if (pid === null) return null;
+    try {
+      for (const fd of await readdir(`/proc/${pid}/fd`)) {
+        if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')) !== '/dev/net/tun') continue;
+        const iff = /^iff:\s*(\S+)/m.exec(await readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8'));
+        if (iff) return iff[1];
+      }
+    } catch {
+      return null;
+    }
+    return null;
+  }
+
   async status(): Promise<IpsecStatus> {
     const pid = await this.pid();
     const running = pid !== null;
@@ -198,16 +217,36 @@ export class CharonIpsec implements Ipsec {
     const startedAt = Date.now();
     const deadline = startedAt + (this.opts.startTimeoutMs ?? 15_000);
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      let answered = false;
       try {
         await this.vici((s) => s.request('version'));
-        return;
+        answered = true;
       } catch {
         // start-stop-daemon's child writes the pid file after the fork: only a missing process after a while counts
         if (Date.now() > startedAt + 3000 && !(await this.alive())) throw new IpsecError(`charon: exited at start (see ${this.paths.log})`);
         if (Date.now() > deadline) throw new IpsecError('charon: vici socket did not answer');
         await new Promise((r) => setTimeout(r, delay));
       }
+      if (answered) {
+        if (this.opts.libipsec) await this.checkDevice();
+        return;
+      }
     }
+  }
+
+  /**
+   * kernel-libipsec names its TUN `ipsec%d`; the panel's rules and shaping name {@link IPSEC_DEVICE}. Another device of
+   * that name in the namespace would give charon `ipsec1` and the policy would miss IKEv2 traffic: refuse to run so.
+   */
+  private async checkDevice(): Promise<void> {
+    let device: string | null = null;
+    for (let i = 0; i < 40 && device === null; i++) {
+      device = await this.device();
+      if (device === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    if (device === IPSEC_DEVICE) return;
+    await this.stop();
+    throw new IpsecError(`charon: its TUN device is ${device ?? 'missing'}, not ${IPSEC_DEVICE} (is another ${IPSEC_DEVICE} in this namespace?)`);
   }
 
   /** `swanctl <args> --uri unix://<socket>` with SWANCTL_DIR = our swanctl directory. */

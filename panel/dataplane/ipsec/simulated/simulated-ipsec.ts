@@ -1,5 +1,5 @@
 // In-memory twin of the IPsec seam: the same invariants as charon (users, SAs, terminate), clients driven by tests.
-import { connName, IpsecError, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser } from '../ipsec.ts';
+import { connName, IPSEC_DEVICE, IpsecError, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser } from '../ipsec.ts';
 
 /**
  * The simulated IKEv2 responder. `connect()` stands in for a client: it succeeds only while the daemon runs, the
@@ -59,6 +59,11 @@ export class SimulatedIpsec implements Ipsec {
     if (!this.running) return [];
     const now = this.now().getTime();
     return [...this.sas.values()].map((sa) => ({ ...sa, establishedSeconds: Math.max(0, Math.floor((now - (this.started.get(sa.uniqueId) ?? now)) / 1000)) }));
+  }
+
+  /** The twin's TUN "exists" while it runs (as with kernel-libipsec). */
+  async device(): Promise<string | null> {
+    return this.running ? IPSEC_DEVICE : null;
   }
 
   async status(): Promise<IpsecStatus> {
