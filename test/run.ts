@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const tiers: Array<{ name: string; dir: string; concurrency: number }> = [
-  { name: 'unit', dir: 'test/unit', concurrency: 2 },
-  { name: 'contract', dir: 'test/contract', concurrency: 1 },
-  { name: 'integration', dir: 'test/integration', concurrency: 2 },
-  { name: 'system', dir: 'test/system', concurrency: 1 },
-  { name: 'browser', dir: 'test/browser', concurrency: 1 },
+/** `testTimeoutMin`: longest one test (or suite) may run before it fails as cancelled, so a hang costs minutes, not the tier. */
+const tiers: Array<{ name: string; dir: string; concurrency: number; testTimeoutMin: number }> = [
+  { name: 'unit', dir: 'test/unit', concurrency: 2, testTimeoutMin: 5 },
+  { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10 },
+  { name: 'integration', dir: 'test/integration', concurrency: 2, testTimeoutMin: 10 },
+  { name: 'system', dir: 'test/system', concurrency: 1, testTimeoutMin: 20 },
+  { name: 'browser', dir: 'test/browser', concurrency: 1, testTimeoutMin: 10 },
 ];
 
 function findTests(dir: string): string[] {
@@ -53,6 +54,7 @@ for (const tier of tiers) {
     [
       '--import', 'tsx', '--test',
       `--test-concurrency=${tier.concurrency}`,
+      `--test-timeout=${tier.testTimeoutMin * 60_000}`,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...files.map((f) => relative(root, f)),

@@ -1,4 +1,6 @@
 // The kernel source of logged packets: its contract, the ulogd2 (NFLOG) implementation and an in-memory twin.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CommandRunner } from '../../dataplane/linux/runner.ts';
 import { UlogdDaemon, type UlogdDaemonOptions, type UlogdState } from '../../dataplane/traffic-log/ulogd-daemon.ts';
 import type { FlowEvent } from './flow-event.ts';
@@ -27,6 +29,18 @@ export interface FlowSource {
 /** Default NFLOG group of the panel's rules and how many packets the kernel batches per hand-over. */
 export const DEFAULT_NFLOG = { group: 4747, threshold: 16 } as const;
 
+/** Where distributions put ulogd's plugins (Debian: the multiarch directory). */
+const ULOGD_PLUGIN_DIRS = ['/usr/lib/x86_64-linux-gnu/ulogd', '/usr/lib/aarch64-linux-gnu/ulogd', '/usr/lib64/ulogd', '/usr/lib/ulogd', '/usr/local/lib/ulogd'];
+
+/**
+ * Whether ulogd's JSON output (Debian: the separate package `ulogd2-json`) is installed next to its other plugins.
+ * A layout none of {@link ULOGD_PLUGIN_DIRS} matches is trusted (`ulogd -V` already answered).
+ */
+export function hasJsonOutputPlugin(dirs: readonly string[] = ULOGD_PLUGIN_DIRS): boolean {
+  const present = dirs.filter((dir) => existsSync(dir));
+  return present.length === 0 || present.some((dir) => existsSync(join(dir, 'ulogd_output_JSON.so')));
+}
+
 /** Options of {@link UlogdSource}: where ulogd keeps its files, and the NFLOG settings. */
 export type UlogdSourceOptions = Pick<UlogdDaemonOptions, 'dir' | 'netns' | 'flushMs' | 'minRestartMs' | 'maxRestartMs'> & { group?: number; threshold?: number };
 
@@ -48,10 +62,11 @@ export class UlogdSource implements FlowSource {
 
   async available(): Promise<boolean> {
     try {
-      return (await this.runner.run('ulogd', ['-V'], { allowFailure: true })).exitCode === 0;
+      if ((await this.runner.run('ulogd', ['-V'], { allowFailure: true })).exitCode !== 0) return false;
     } catch {
       return false;
     }
+    return hasJsonOutputPlugin();
   }
 
   start(onEvent: (event: FlowEvent) => void, onError: (err: unknown) => void): FlowSubscription {
