@@ -120,6 +120,11 @@ export class DnsService {
     return this.deps.repo.get().enabled ? serverAddresses(row) : null;
   }
 
+  /** Whether the resolver should run now (enabled, and a server to listen on). */
+  wanted(): boolean {
+    return this.desired(this.deps.repo.get()) !== null;
+  }
+
   /** For GET /system/status: why the enabled resolver is not running (a crash, say), or null when all is well. */
   async problem(): Promise<string | null> {
     if (!this.desired(this.deps.repo.get())) return null;

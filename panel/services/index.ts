@@ -236,6 +236,14 @@ export function buildServices(deps: PanelDeps): PanelServices {
     handshakeUptime: () => systemConfig.get().wireguard_handshake_uptime,
     now: () => Math.floor(clock().getTime() / 1000),
     loggingStats: () => trafficLogging.stats(),
+    daemons: async () => {
+      const out: Array<{ daemon: string; up: boolean; restarts: number }> = [];
+      if (dns.wanted()) out.push({ daemon: 'unbound', up: (await deps.dataplane.dns.state()).running, restarts: watchdog.stats('dns').restarts });
+      if (ikev2.sync.wanted()) out.push({ daemon: 'charon', up: (await deps.dataplane.ipsec.status()).running, restarts: watchdog.stats('ikev2').restarts });
+      const ulogd = trafficLogging.sourceState();
+      if (ulogd) out.push({ daemon: 'ulogd', up: ulogd.pid !== null, restarts: ulogd.restarts });
+      return out;
+    },
   });
   const reconcileAll: ReconcileFn = async (onProgress) => {
     const started = performance.now();

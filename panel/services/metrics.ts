@@ -21,6 +21,11 @@ export interface MetricsSource {
   now(): number;
   /** Traffic-logging sinks: current backlog and records dropped since start (read when scraped). */
   loggingStats?(): Array<{ sink: string; backlog: number; dropped: number }>;
+  /**
+   * The daemons the panel runs that are wanted now (unbound while DNS is on, charon while IKEv2 is on, ulogd while
+   * traffic logging is on): whether each runs, and how often it was restarted after dying since the panel started.
+   */
+  daemons?(): Promise<Array<{ daemon: string; up: boolean; restarts: number }>>;
 }
 
 /** Options of the registry. */
@@ -77,6 +82,11 @@ export class PanelMetrics {
       peerBytes: options.perPeer
         ? new Gauge({ name: 'vpnhost_peer_bytes', help: 'Bytes per peer (account name): rx = received from the peer, tx = sent to it.', labelNames: ['peer', 'server', 'direction'], registers })
         : undefined,
+      daemonUp: new Gauge({ name: 'vpnhost_daemon_up', help: 'Wanted daemons of the panel (unbound, charon, ulogd): 1 running, 0 down.', labelNames: ['daemon'], registers }),
+      daemonRestarts: new Gauge({
+        name: 'vpnhost_daemon_restarts', help: 'Restarts of a daemon after it died, since the panel started (watchdog, ulogd supervision).',
+        labelNames: ['daemon'], registers,
+      }),
     };
   }
 
@@ -126,6 +136,8 @@ export class PanelMetrics {
     bytes: Gauge<'server' | 'direction'>;
     ages: Gauge<'server' | 'age'>;
     peerBytes?: Gauge<'peer' | 'server' | 'direction'>;
+    daemonUp: Gauge<'daemon'>;
+    daemonRestarts: Gauge<'daemon'>;
   };
 
   /** Fills peers, bytes and handshake ages from the store and one dump per interface. */
@@ -138,10 +150,14 @@ export class PanelMetrics {
       if (grown > 0) this.addLoggingDropped(sink, grown);
       this.droppedSeen.set(sink, dropped);
     }
-    const { peers, bytes, ages, peerBytes } = this.live;
-    peers.reset(); bytes.reset(); ages.reset(); peerBytes?.reset();
+    const { peers, bytes, ages, peerBytes, daemonUp, daemonRestarts } = this.live;
+    peers.reset(); bytes.reset(); ages.reset(); peerBytes?.reset(); daemonUp.reset(); daemonRestarts.reset();
     const source = this.source;
     if (!source) return;
+    for (const { daemon, up, restarts } of (await source.daemons?.()) ?? []) {
+      daemonUp.set({ daemon }, up ? 1 : 0);
+      daemonRestarts.set({ daemon }, restarts);
+    }
     for (const row of source.accountsByState()) peers.set({ server: row.wg_name, state: row.status }, row.count);
     const now = source.now();
     const uptime = source.handshakeUptime();

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePromText, type PromFamily } from '../../unit/metrics/prom-text.ts';
+import type { SimulatedDns } from '../../../panel/dataplane/dns/simulated/simulated-dns.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
 
 const TOKEN = 'metrics-token-0123456789';
@@ -124,6 +125,34 @@ test('/metrics reads the traffic-logging sinks when scraped and times the statis
     await scheduler.stop(); // a stop always takes a last sample through the scheduler's sample()
     const after = parsePromText((await scrape(p, { cookie: p.cookie })).body);
     assert.equal(value(after.get('vpnhost_statistics_sample_duration_seconds'), {}, 'vpnhost_statistics_sample_duration_seconds_count'), 1);
+  } finally {
+    await p.close();
+  }
+});
+
+test('/metrics daemons: the wanted ones up or down, restarts by the watchdog counted', async () => {
+  const p = await makePanel({ licenseAccounts: 10 });
+  try {
+    const daemons = async () => {
+      const f = parsePromText((await scrape(p, { cookie: p.cookie })).body);
+      return { up: f.get('vpnhost_daemon_up'), restarts: f.get('vpnhost_daemon_restarts') };
+    };
+    assert.deepEqual((await daemons()).up?.samples ?? [], [], 'nothing wanted: no series');
+    await p.ok('POST', '/wireguard', { name: 'srv', address: '10.0.1.1/24' });
+    await p.ok('PUT', '/dns', { enabled: '1' });
+    let m = await daemons();
+    assert.equal(value(m.up, { daemon: 'unbound' }), 1);
+    assert.equal(value(m.restarts, { daemon: 'unbound' }), 0);
+    assert.equal(value(m.up, { daemon: 'charon' }), undefined, 'IKEv2 off: charon not wanted');
+
+    const dns = p.dataplane.dns as SimulatedDns;
+    dns.crash();
+    m = await daemons();
+    assert.equal(value(m.up, { daemon: 'unbound' }), 0);
+    await p.app.services.watchdog.check();
+    m = await daemons();
+    assert.equal(value(m.up, { daemon: 'unbound' }), 1);
+    assert.equal(value(m.restarts, { daemon: 'unbound' }), 1);
   } finally {
     await p.close();
   }
