@@ -92,6 +92,26 @@ export function runFirewallContract(label: string, setup: () => Promise<Firewall
       assert.match(dump, /add vpnhost-wg61-4 10\.61\.0\.2 mark 11/);
     });
 
+    it('an IKEv2 device: the subnet dispatched on it into the same chains; written once, then nothing; gone when unset', async (t) => {
+      if (!(await ready(t))) return;
+      await fw.ensureGlobal(CONF, []);
+      const spec = server('wg61', { ipsecDevice: 'ipsec0', forwards: [{ dst_port: 8080, protocol: 'tcp', to_ip: '10.61.0.2', to_port: 80 }] });
+      await fw.ensureServer(spec);
+      const dump = await fw.dump();
+      for (const line of [
+        '*mangle -A VPNHOST-MARK -s 10.61.0.0/24 -i ipsec0 -j VPNHOST-MARK-wg61',
+        '*nat -A VPNHOST-POST-wg61 -s 10.61.0.0/24 -o ipsec0 -m conntrack ! --ctstate DNAT -j RETURN',
+        '*nat -A VPNHOST-POST-wg61 -o ipsec0 -m addrtype --src-type LOCAL -m conntrack --ctstate DNAT -j SNAT --to-source 10.61.0.1',
+        '*filter -A VPNHOST-FWD -s 10.61.0.0/24 -i ipsec0 -j VPNHOST-FWD-wg61',
+        '*filter -A VPNHOST-FWD-wg61 -d 10.61.0.2/32 -o ipsec0 -p tcp -m tcp --dport 80 -m conntrack --ctstate DNAT -j ACCEPT',
+      ]) assert.ok(dump.includes(line), `${line}\n${dump}`);
+      const stats = fw.stats();
+      await fw.ensureServer(spec);
+      assert.deepEqual(fw.stats(), stats, 'the kernel prints the TUN lines as rendered: no write');
+      await fw.ensureServer(server('wg61', { ipsecDevice: null }), { rulesOnly: true });
+      assert.ok(!(await fw.dump()).includes('ipsec0'));
+    });
+
     it('ensureServer rulesOnly keeps the held peers and touches no set; a new family makes it a full reconcile', async (t) => {
       if (!(await ready(t))) return;
       await fw.ensureServer(server('wg61'));
