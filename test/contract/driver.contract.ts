@@ -101,6 +101,22 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       assert.ok((await driver.listInterfaces()).includes(n));
     });
 
+    it('transfers: the counters of every peer as inspect has them, null for a missing interface', async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      assert.equal(await driver.transfers(n), null);
+      await driver.ensureInterface(spec(n));
+      assert.deepEqual(await driver.transfers(n), { keys: [], rx: new Float64Array(0), tx: new Float64Array(0) });
+      const peers = [peer(['10.9.2.2/32']), peer(['10.9.2.3/32'])];
+      await driver.applyPeers(n, { upsert: peers, remove: [] });
+      const counters = (await driver.transfers(n))!;
+      const byKey = new Map(counters.keys.map((k, i) => [k, [counters.rx[i], counters.tx[i]]]));
+      const state = (await driver.inspect(n))!;
+      assert.deepEqual([...byKey.keys()].sort(), state.peers.map((p) => p.publicKey).sort());
+      for (const p of state.peers) assert.deepEqual(byKey.get(p.publicKey), [p.transferRx, p.transferTx]);
+      await driver.removeInterface(n);
+    });
+
     it('an upsert with an endpoint sets it (a resumed peer); one without keeps the endpoint the peer has', async (t) => {
       if (!(await ready(t))) return;
       const n = name();
