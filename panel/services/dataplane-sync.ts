@@ -2,18 +2,9 @@
 import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { Driver } from '../dataplane/driver.ts';
-import {
-  FirewallError,
-  type FilterRule,
-  type RulePosition,
-  type FirewallConf,
-  type FirewallInfoView,
-  type PortForwardRule,
-} from '../dataplane/firewall/firewall.ts';
-import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall-listing.ts';
+import type { FilterRule, FirewallConf, PortForwardRule, RulePosition } from '../dataplane/firewall/firewall.ts';
 import { reconcile, ReconcileError, type ReconcileReport } from '../dataplane/reconcile.ts';
 import { reconcileFirewall, reconcileShaping, type ReconcileFailure } from '../dataplane/reconcile-policy.ts';
-import { E } from '../schemas/error-texts.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
@@ -22,9 +13,11 @@ import {
   shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
 } from './dataplane-specs.ts';
 import { buildDesiredState, desiredServer } from './desired-state.ts';
+import { dataplaneViews, requireServer, type DataplaneViews } from './dataplane-views.ts';
 import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
 
 export { peerChanges } from './dataplane-specs.ts';
+export type { DataplaneViews } from './dataplane-views.ts';
 
 /** The firewall's global settings when the store holds none: forwarding on, every policy ACCEPT. */
 export const DEFAULT_FIREWALL_CONF: FirewallConf = {
@@ -55,19 +48,6 @@ export interface DataplaneSyncDeps {
   /** NAT egress for servers whose row names none (`--external-interface`). */
   externalInterface?: string | null;
   logger?: Logger;
-}
-
-/** Live text and JSON views straight from the subsystems (nothing cached, nothing from the store but names). */
-export interface DataplaneViews {
-  firewallInfo(): Promise<FirewallInfoView>;
-  natRules(serverName: string): Promise<string>;
-  filterRules(serverName: string): Promise<string>;
-  mangleRules(accountName: string): Promise<string>;
-  serverTrafficControl(serverName: string): Promise<string>;
-  accountTrafficControl(accountName: string): Promise<string>;
-  natList(): Promise<NatListEntry[]>;
-  /** Every peer mark; `name` is the account's name (the mark when no account holds it). */
-  mangleList(): Promise<MangleListEntry[]>;
 }
 
 /** What a full reconcile did: the WireGuard counts (firewall and shaping report only failures). */
@@ -115,7 +95,7 @@ export class DataplaneSync {
   readonly ikev2Shaping: Ikev2Shaping;
 
   constructor(private readonly deps: DataplaneSyncDeps) {
-    this.views = this.makeViews();
+    this.views = dataplaneViews(deps);
     this.ikev2Shaping = new Ikev2Shaping(deps);
   }
 
@@ -277,7 +257,7 @@ export class DataplaneSync {
   /** Replaces a server's port forwards (`firewall.setForwards`); throws the firewall's `FirewallError`. */
   applyForwards(serverName: string, forwards: PortForwardRule[]): Promise<void> {
     return this.serial(async () => {
-      const row = this.requireServer(serverName);
+      const row = requireServer(this.deps.servers, serverName);
       await this.deps.dataplane.firewall.setForwards(row.interface_name, forwards);
     });
   }
@@ -303,7 +283,7 @@ export class DataplaneSync {
    */
   applyServerBandwidth(serverName: string): Promise<void> {
     return this.serial(async () => {
-      const row = this.requireServer(serverName);
+      const row = requireServer(this.deps.servers, serverName);
       const { peers } = desiredServer(row, this.deps.accounts);
       if (!this.shaped.has(row.interface_name)) {
         await this.deps.dataplane.shaper.ensure(shapingTarget(row), peers.map(shapedPeer));
@@ -422,39 +402,5 @@ export class DataplaneSync {
     } catch (err) {
       this.deps.logger?.warn({ err, iface }, 'could not read the peer endpoint before suspending it');
     }
-  }
-
-  private requireServer(name: string): ServerRow {
-    const row = this.deps.servers.get(name);
-    if (!row) throw new FirewallError(E.WIREGUARD_SERVER_NOT_FOUND);
-    return row;
-  }
-
-  private requireAccount(name: string) {
-    const row = this.deps.accounts.get(name);
-    if (!row) throw new FirewallError(E.ACCOUNT_NOT_FOUND);
-    const server = this.deps.servers.getById(row.server_id)!;
-    return { row, server };
-  }
-
-  private makeViews(): DataplaneViews {
-    const dp = () => this.deps.dataplane;
-    return {
-      firewallInfo: () => dp().firewall.info(),
-      natRules: async (name) => dp().firewall.natRules(this.requireServer(name).interface_name),
-      filterRules: async (name) => dp().firewall.filterRules(this.requireServer(name).interface_name),
-      mangleRules: async (name) => {
-        const { row, server } = this.requireAccount(name);
-        return dp().firewall.mangleRules(server.interface_name, row.mangle);
-      },
-      serverTrafficControl: async (name) => dp().shaper.show(this.requireServer(name).interface_name),
-      accountTrafficControl: async (name) => {
-        const { row, server } = this.requireAccount(name);
-        return dp().shaper.show(server.interface_name, row.public_key);
-      },
-      natList: () => dp().firewall.natList(),
-      mangleList: async () =>
-        (await dp().firewall.mangleList()).map((entry) => ({ ...entry, name: this.deps.accounts.nameByMangle(entry.mark) ?? entry.name })),
-    };
   }
 }
