@@ -14,10 +14,19 @@ export interface Sealer {
   open(sealed: string): string;
 }
 
-/** A call of the module's own worker routes on the platform (`/api/worker/modules/<Type>/<Name>/<path>`). */
+/**
+ * A call of the module's own worker routes on the platform (`/api/worker/modules/<Type>/<Name>/<path>`), over the
+ * worker's authenticated channel. Answers are parsed JSON, not yet checked: the module checks them with its own schemas.
+ */
 export interface ModuleWorkerCall {
   /** GET `path`; resolves with the parsed JSON answer, or null on 404. */
   get(path: string): Promise<unknown>;
+  /**
+   * POST `body` as JSON to `path`; resolves with the parsed JSON answer (null when empty). Rejects with WorkerApiError
+   * on any status ≥ 400 (its `status`; 0 when the platform could not be reached or answered no JSON). Never retried
+   * here: a POST's outcome may depend on the record's state.
+   */
+  post(path: string, body: unknown): Promise<unknown>;
 }
 
 /**

@@ -47,7 +47,11 @@ export interface RemoteWorkerOptions {
 
 /** Calls of module `type`/`name`'s own worker routes (`/api/worker/modules/<Type>/<Name>/...`). */
 export function moduleWorkerCall(api: WorkerApiClient, type: string, name: string): ModuleWorkerCall {
-  return { get: (path) => api.find(`/modules/${type}/${name}${path}`, z.unknown()) };
+  const base = `/modules/${type}/${name}`;
+  return {
+    get: (path) => api.find(base + path, z.unknown()),
+    post: (path, body) => api.call('POST', base + path, z.unknown(), body),
+  };
 }
 
 export const PLATFORM_NOT_BULLMQ = 'the platform runs the embedded queue; remote workers need `platform serve --queue redis://HOST:PORT`';

@@ -1,15 +1,20 @@
-// What Smtp contributes to the host: its config section, its sends table, its stores and message composer, and the
-// message listeners on the platform's hooks (platform process only: they need the customers and the sends table).
+// What Smtp contributes to the host: its config section, its sends table, its stores and message composer, its ledger
+// (local on the platform, the worker routes in a remote worker), the worker routes themselves, and the message
+// listeners on the platform's hooks (platform process only: they need the customers and the sends table).
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { ModuleInstanceStore } from '../../../platform/services/module-store.ts';
 import { smtpAdminRoutes } from './admin-routes.ts';
+import type { SmtpLedger } from './ledger.ts';
+import { LocalSmtpLedger } from './local-ledger.ts';
 import { MessageComposer } from './messages/compose.ts';
 import { PanelConnectLinks } from './messages/connect-link.ts';
 import { registerMessageListeners, type ChannelPicker } from './messages/listeners.ts';
 import { SqliteRecipientDirectory } from './messages/recipients.ts';
+import { RemoteSmtpLedger } from './remote-ledger.ts';
 import { SendStore, SMTP_MIGRATIONS } from './send-store.ts';
+import { smtpWorkerRoutes } from './worker-routes.ts';
 
 const jobSchema = z.object({
   tries: z.number().int().min(1).max(20).default(3),
@@ -36,8 +41,12 @@ export const smtpConfigSchema = z.object({
 });
 export type SmtpConfig = z.infer<typeof smtpConfigSchema>;
 
-/** The module's services, merged into its context; null in a remote worker (no platform database there). */
+/** The module's services, merged into its context; the stores are null in a remote worker (no platform database there). */
 export interface SmtpServices {
+  /** The jobs' data steps: local on the platform, through the worker routes in a remote worker; null with neither. */
+  smtpLedger: SmtpLedger | null;
+  /** The platform's ledger, which the worker routes answer with (null in a remote worker). */
+  smtpLocalLedger: LocalSmtpLedger | null;
   smtpSends: SendStore | null;
   smtpComposer: MessageComposer | null;
   smtpChannels: ChannelPicker | null;
@@ -61,17 +70,25 @@ export function channelPicker(instances: ModuleInstanceStore, configured: string
 function services(env: ExtensionEnv): SmtpServices {
   const config = smtpConfigSchema.parse(env.config);
   const common = { smtpLogger: env.logger, smtpJob: config.job };
-  if (!env.db || !env.sealer) return { smtpSends: null, smtpComposer: null, smtpChannels: null, ...common };
+  if (!env.db || !env.sealer) {
+    const smtpLedger = env.worker ? new RemoteSmtpLedger(env.worker) : null;
+    return { smtpLedger, smtpLocalLedger: null, smtpSends: null, smtpComposer: null, smtpChannels: null, ...common };
+  }
+  const sends = new SendStore(env.db, env.sealer, env.clock);
+  const composer = new MessageComposer({
+    recipients: new SqliteRecipientDirectory(env.db),
+    links: new PanelConnectLinks(env.db, env.sealer, env.clock, config.smtp_timeout_ms),
+    brand: config.brand,
+    clientAreaUrl: config.client_area_url ?? null,
+    publicUrl: config.public_url,
+  });
+  const local = new LocalSmtpLedger(sends, composer);
   return {
     ...common,
-    smtpSends: new SendStore(env.db, env.sealer, env.clock),
-    smtpComposer: new MessageComposer({
-      recipients: new SqliteRecipientDirectory(env.db),
-      links: new PanelConnectLinks(env.db, env.sealer, env.clock, config.smtp_timeout_ms),
-      brand: config.brand,
-      clientAreaUrl: config.client_area_url ?? null,
-      publicUrl: config.public_url,
-    }),
+    smtpLedger: local,
+    smtpLocalLedger: local,
+    smtpSends: sends,
+    smtpComposer: composer,
     smtpChannels: channelPicker(new ModuleInstanceStore(env.db, env.sealer, env.clock), config.channel),
   };
 }
@@ -81,6 +98,8 @@ export const smtpManifest = defineManifest<SmtpServices>({
   migrations: SMTP_MIGRATIONS,
   services,
   adminApi: (ext) => smtpAdminRoutes(ext.smtpSends),
+  /** The ledger steps of a remote worker's Smtp jobs (worker tokens only). */
+  workerApi: (ext) => smtpWorkerRoutes(ext.smtpLocalLedger),
   hooks: (hooks, ext) => {
     if (ext.smtpChannels) registerMessageListeners(hooks, ext.smtpChannels, ext.smtpJob, ext.smtpLogger);
   },

@@ -90,7 +90,7 @@ export class SendStore {
   constructor(private readonly db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {}
 
   /** Records a mail: `queued` (its body sealed until delivered) or `logged` (no server configured; no body kept). */
-  create(input: SendOrigin & { channel_uuid: string | null; recipient: string; subject: string; status: 'queued' | 'logged'; tries: number; mail: StoredMail }): SendRecord {
+  create(input: SendOrigin & { channel_uuid: string | null; recipient: string; subject: string; tries: number } & ({ status: 'queued'; mail: StoredMail } | { status: 'logged' })): SendRecord {
     const uuid = randomUUID();
     const now = this.now();
     const sealed = input.status === 'queued' ? this.sealer.seal(JSON.stringify(input.mail)) : null;
@@ -128,16 +128,20 @@ export class SendStore {
     return row?.attempts ?? 0;
   }
 
-  /** Delivered: the server's reply kept, the body dropped. */
+  /** Delivered: the server's reply kept, the body dropped. Once: a repeated report keeps the first. */
   markSent(uuid: string, reply: string): void {
     const now = this.now();
-    this.db.prepare("UPDATE smtp_sends SET status = 'sent', server_reply = ?, last_error = NULL, mail_sealed = NULL, updated_at = ?, sent_at = ? WHERE uuid = ?").run(reply, now, now, uuid);
+    this.db.prepare("UPDATE smtp_sends SET status = 'sent', server_reply = ?, last_error = NULL, mail_sealed = NULL, updated_at = ?, sent_at = ? WHERE uuid = ? AND status <> 'sent'")
+      .run(reply, now, now, uuid);
   }
 
-  /** An attempt failed (`final`: no try left — status `failed`, body dropped). `error` must already be free of secrets. */
+  /**
+   * An attempt failed (`final`: no try left — status `failed`, body dropped). `error` must already be free of secrets.
+   * Only a `queued` send changes: a late report never undoes a recorded success.
+   */
   markFailure(uuid: string, error: string, final: boolean): void {
-    if (final) this.db.prepare("UPDATE smtp_sends SET status = 'failed', last_error = ?, mail_sealed = NULL, updated_at = ? WHERE uuid = ?").run(error, this.now(), uuid);
-    else this.db.prepare('UPDATE smtp_sends SET last_error = ?, updated_at = ? WHERE uuid = ?').run(error, this.now(), uuid);
+    if (final) this.db.prepare("UPDATE smtp_sends SET status = 'failed', last_error = ?, mail_sealed = NULL, updated_at = ? WHERE uuid = ? AND status = 'queued'").run(error, this.now(), uuid);
+    else this.db.prepare("UPDATE smtp_sends SET last_error = ?, updated_at = ? WHERE uuid = ? AND status = 'queued'").run(error, this.now(), uuid);
   }
 
   /** Sends, newest first, optionally of one service or event. */

@@ -1,24 +1,25 @@
 // The SMTP Notification module: sealed channel settings, `send` validated (422 error bag) then queued, delivery jobs
-// retried with backoff through the Task queue, every send recorded; without a server the e-mail goes to the log.
+// retried with backoff through the Task queue, every send recorded; without a server the e-mail goes to the log. Its
+// jobs reach their data through the ledger (ledger.ts), so they run on the platform and in remote workers alike.
 import { Notification, type SendResult } from '../../../contract/notification.ts';
 import type { PlatformContext } from '../../../contract/platform-context.ts';
 import { collectSecretValues, scrub } from '../../../contract/log.ts';
 import type { NotificationMessage } from '../../../contract/validation.ts';
 import { jobError, jobSuccess, validationErrorResult, type JobResult } from '../../../contract/result.ts';
-import { MODULE_JOB } from '../../../task/module-job.ts';
 import { smtpConfigSchema, smtpManifest, type SmtpConfig, type SmtpServices } from './manifest.ts';
 import { checkSmtpMessage, mailBodies } from './message.ts';
+import { UNKNOWN_SEND } from './ledger.ts';
 import { isMessageEvent } from './messages/catalogue.ts';
-import { NOTIFICATION_QUEUE } from './messages/listeners.ts';
-import type { SendOrigin, SendStore } from './send-store.ts';
+import { renderFacts } from './messages/compose.ts';
+import type { SendOrigin } from './send-store.ts';
 import { isConfigured, parseSmtpSettings, SmtpSettingsError, type SmtpSettings } from './settings.ts';
 import { smtpTransport, toSmtpFailure, type MailTransport } from './transport.ts';
 
 /** What the host adds to this module's context: the services of its manifest. */
 export type SmtpContext = PlatformContext & SmtpServices;
 
-export const NEEDS_PLATFORM = 'the Smtp module records its sends in the platform database: run its jobs on the platform process';
-export const UNKNOWN_SEND = (uuid: string) => `unknown send ${uuid}`;
+export const NEEDS_PLATFORM = 'the Smtp module records its sends on the platform: run it on the platform process or in a remote worker';
+export { UNKNOWN_SEND };
 
 /** Answer of a queued or logged send. */
 export type SmtpSendResult = SendResult | { status: 'success'; send_uuid: string; delivery: 'queued' | 'logged'; task_id?: string };
@@ -72,13 +73,13 @@ export class Smtp extends Notification {
       this.logDebug('send', { to: data.to }, checked.errors);
       return validationErrorResult(checked.errors);
     }
-    const sends = this.own.smtpSends;
-    if (!sends) return { status: 'error', message: NEEDS_PLATFORM };
+    const ledger = this.own.smtpLedger;
+    if (!ledger) return { status: 'error', message: NEEDS_PLATFORM };
     const message = checked.data;
     const mail = mailBodies(message);
-    const channel = this.payment_gateway_uuid;
+    const head = { channel_uuid: this.payment_gateway_uuid, recipient: message.to, subject: message.subject, origin };
     if (!isConfigured(this.module_data)) {
-      const record = sends.create({ ...origin, channel_uuid: channel, recipient: message.to, subject: message.subject, status: 'logged', tries: 0, mail });
+      const record = { uuid: (await ledger.queue({ ...head, status: 'logged' })).send_uuid };
       const attachments = mail.attachments.map((a) => a.filename);
       const text = String(scrub(mail.text, logSecrets));
       this.logInfo('send', { to: message.to, subject: message.subject, send_uuid: record.uuid, event: origin.event ?? null },
@@ -88,14 +89,10 @@ export class Smtp extends Notification {
         'e-mail not sent: no SMTP channel configured; its text follows');
       return { status: 'success', send_uuid: record.uuid, delivery: 'logged' };
     }
-    const job = this.settings.job;
-    const record = sends.create({ ...origin, channel_uuid: channel, recipient: message.to, subject: message.subject, status: 'queued', tries: job.tries, mail });
-    const taskId = await this.ctx.tasks.add(MODULE_JOB, NOTIFICATION_QUEUE, {
-      module: this, method: 'deliverJob', args: [record.uuid], tries: job.tries, backoff: job.backoff, timeout: job.timeout, maxExceptions: job.tries,
-    }, ['notification', `send:${record.uuid}`]);
-    sends.setTask(record.uuid, taskId);
-    this.logDebug('send', { to: message.to, subject: message.subject, send_uuid: record.uuid, event: origin.event ?? null }, { delivery: 'queued', task_id: taskId });
-    return { status: 'success', send_uuid: record.uuid, delivery: 'queued', task_id: taskId };
+    const queued = await ledger.queue({ ...head, status: 'queued', mail, job: this.settings.job });
+    const taskId = queued.task_id ?? '';
+    this.logDebug('send', { to: message.to, subject: message.subject, send_uuid: queued.send_uuid, event: origin.event ?? null }, { delivery: 'queued', task_id: taskId });
+    return { status: 'success', send_uuid: queued.send_uuid, delivery: 'queued', task_id: taskId };
   }
 
   /**
@@ -104,20 +101,19 @@ export class Smtp extends Notification {
    * reply, secrets removed, goes to the module log at level error.
    */
   async deliverJob(sendUuid: string): Promise<JobResult> {
-    const sends = this.own.smtpSends;
-    if (!sends) return jobError(NEEDS_PLATFORM);
-    const record = sends.get(sendUuid);
-    if (!record) return jobError(UNKNOWN_SEND(sendUuid));
-    if (record.status === 'sent') return jobSuccess('already sent');
-    if (record.status !== 'queued') return jobError(record.last_error ?? `send is ${record.status}`);
+    const ledger = this.own.smtpLedger;
+    if (!ledger) return jobError(NEEDS_PLATFORM);
+    const start = await ledger.beginDelivery(sendUuid);
+    if (start.state === 'unknown') return jobError(UNKNOWN_SEND(sendUuid));
+    if (start.state === 'sent') return jobSuccess('already sent');
+    if (start.state === 'closed') return jobError(start.reason);
+    const { send: record, mail, attempt } = start;
     const request = { to: record.recipient, subject: record.subject, send_uuid: record.uuid, event: record.event };
-    const mail = sends.mail(sendUuid);
     const settings = parseSmtpSettings(this.module_data);
-    const attempt = sends.beginAttempt(sendUuid);
     const final = attempt >= record.tries;
     if (!mail || !settings.success) {
       const reason = !mail ? 'the mail body is gone' : `invalid channel settings: ${Object.keys(settings.success ? {} : settings.errors).join(', ')}`;
-      sends.markFailure(sendUuid, reason, true);
+      await ledger.markFailure(sendUuid, reason, true);
       this.logError('send', request, { status: 'failed', attempt, reason });
       return jobError(reason);
     }
@@ -127,13 +123,13 @@ export class Smtp extends Notification {
         attachments: mail.attachments.map((a) => ({ filename: a.filename, content: Buffer.from(a.content_base64, 'base64'), contentType: a.contentType })),
       }, this.abortSignal);
       const reply = this.withoutSecrets(receipt.response);
-      sends.markSent(sendUuid, reply);
+      await ledger.markSent(sendUuid, reply);
       this.logInfo('send', request, { status: 'sent', attempt, reply });
       return jobSuccess();
     } catch (error) {
       const failure = toSmtpFailure(error);
       const reply = this.withoutSecrets(failure.message);
-      sends.markFailure(sendUuid, reply, final);
+      await ledger.markFailure(sendUuid, reply, final);
       const response = { status: final ? 'failed' : 'retrying', attempt, tries: record.tries, code: failure.code, transient: failure.transient, reply };
       if (final) this.logError('send', request, response);
       else this.logInfo('send', request, response);
@@ -147,18 +143,19 @@ export class Smtp extends Notification {
    * holds the payload's secret members (a reset link), kept sealed in the task record.
    */
   async messageJob(event: string, payload: Record<string, unknown>, sealed: { secret?: Record<string, unknown> } = {}): Promise<JobResult> {
-    const composer = this.own.smtpComposer;
-    if (!composer) return jobError(NEEDS_PLATFORM);
+    const ledger = this.own.smtpLedger;
+    if (!ledger) return jobError(NEEDS_PLATFORM);
     if (!isMessageEvent(event)) return jobError(`no message for event ${event}`);
     const subject = payload.invoice_uuid ?? payload.service_uuid ?? payload.customer_uuid ?? '';
     const eventKey = `${event}|${String(payload.at ?? '')}|${String(subject)}`;
-    const earlier = this.own.smtpSends?.byEventKey(eventKey);
-    if (earlier) return jobSuccess(`already ${earlier.status} as send ${earlier.uuid}`);
-    const composed = await composer.compose(event, { ...payload, ...(sealed.secret ?? {}) }, this.ctx.viewsDir, this.abortSignal);
-    if ('skipped' in composed) {
-      this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null, invoice_uuid: payload.invoice_uuid ?? null }, `not sent: ${composed.skipped}`);
-      return jobSuccess(`not sent: ${composed.skipped}`);
+    const plan = await ledger.messagePlan(event, { ...payload, ...(sealed.secret ?? {}) }, eventKey, this.abortSignal);
+    if (plan.plan === 'earlier') return jobSuccess(`already ${plan.status} as send ${plan.send_uuid}`);
+    if (plan.plan === 'skipped') {
+      this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null, invoice_uuid: payload.invoice_uuid ?? null }, `not sent: ${plan.reason}`);
+      return jobSuccess(`not sent: ${plan.reason}`);
     }
+    // Rendered here, with this process's views (the same release as the platform's: checked when a worker starts).
+    const composed = renderFacts(plan.facts, this.ctx.viewsDir);
     if (composed.linkNote) this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null }, `no one-time link in the mail: ${composed.linkNote}`);
     const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, { ...composed.origin, event_key: eventKey }, composed.secrets);
     if (result.status === 'success') return jobSuccess();

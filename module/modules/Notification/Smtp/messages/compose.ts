@@ -1,7 +1,7 @@
 // Builds the e-mail of a platform event: the customer concerned, the facts the template may show, the one-time link of a
 // freshly provisioned VpnProduct account, then the rendered subject and bodies.
 import type { SendOrigin } from '../send-store.ts';
-import { MESSAGE_EVENTS, type MessageEventName } from './catalogue.ts';
+import { MESSAGE_EVENTS, type MessageEventName, type MessageTemplate } from './catalogue.ts';
 import type { ConnectLinks } from './connect-link.ts';
 import type { Recipient, RecipientDirectory } from './recipients.ts';
 import { renderMessage, type RenderedMessage } from './render.ts';
@@ -19,8 +19,13 @@ export interface ComposerDeps {
   publicUrl: string;
 }
 
-/** A composed e-mail and what caused it. */
-export interface ComposedMail extends RenderedMessage {
+/**
+ * What an event's e-mail is made of, read from the platform's data: the template, its data, the recipient and what
+ * caused it. Rendering it (`renderFacts`) needs only the views, so it may happen in the worker that sends the mail.
+ */
+export interface MessageFacts {
+  template: MessageTemplate;
+  data: Record<string, unknown>;
   to: string;
   origin: SendOrigin;
   /** Why no one-time link is in a "service completed" mail (for the module log), else null. */
@@ -28,6 +33,9 @@ export interface ComposedMail extends RenderedMessage {
   /** Values in the mail that must never reach a log (a reset link and its token). */
   secrets: string[];
 }
+
+/** A composed e-mail and what caused it. */
+export interface ComposedMail extends RenderedMessage, Omit<MessageFacts, 'template' | 'data'> {}
 
 /** The nothing-to-send answer: no customer, no address. */
 export interface Skipped {
@@ -41,7 +49,13 @@ export class MessageComposer {
 
   /** The e-mail of `event` rendered from `<viewsDir>/notifications/`, or why none is sent. */
   async compose(event: MessageEventName, payload: Record<string, unknown>, viewsDir: string, signal?: AbortSignal): Promise<ComposedMail | Skipped> {
-    if (event === 'customer.password_reset') return this.passwordReset(payload, viewsDir);
+    const facts = await this.facts(event, payload, signal);
+    return 'skipped' in facts ? facts : renderFacts(facts, viewsDir);
+  }
+
+  /** The facts of `event`'s e-mail (customers, services, a panel's one-time link), or why none is sent. */
+  async facts(event: MessageEventName, payload: Record<string, unknown>, signal?: AbortSignal): Promise<MessageFacts | Skipped> {
+    if (event === 'customer.password_reset') return this.passwordReset(payload);
     const template = MESSAGE_EVENTS[event];
     const serviceUuid = text(payload.service_uuid);
     const customerUuid = text(payload.customer_uuid);
@@ -71,9 +85,9 @@ export class MessageComposer {
       reason: text(payload.reason),
       invoice: isInvoice ? payload : null,
     };
-    const rendered = renderMessage(viewsDir, template, data);
     return {
-      ...rendered,
+      template,
+      data,
       to: recipient.email,
       linkNote,
       secrets: [],
@@ -82,7 +96,7 @@ export class MessageComposer {
   }
 
   /** The reset link (public URL + the signed path) to the customer's current address; the link is a secret for logs. */
-  private passwordReset(payload: Record<string, unknown>, viewsDir: string): ComposedMail | Skipped {
+  private passwordReset(payload: Record<string, unknown>): MessageFacts | Skipped {
     const customerUuid = text(payload.customer_uuid);
     const recipient = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : null;
     const path = text(payload.reset_path);
@@ -92,11 +106,18 @@ export class MessageComposer {
     const token = new URL(link).searchParams.get('token');
     const data = { brand: this.deps.brand, customer: { name: recipient.name, email: recipient.email }, link, expires_at: text(payload.expires_at) };
     return {
-      ...renderMessage(viewsDir, 'password-reset', data),
+      template: 'password-reset',
+      data,
       to: recipient.email,
       linkNote: null,
       secrets: [link, path, ...(token ? [token, encodeURIComponent(token)] : [])],
       origin: { event: 'customer.password_reset', service_uuid: null, invoice_uuid: null, customer_uuid: recipient.customer_uuid },
     };
   }
+}
+
+/** The e-mail of `facts` rendered from `<viewsDir>/notifications/`. */
+export function renderFacts(facts: MessageFacts, viewsDir: string): ComposedMail {
+  const { template, data, ...rest } = facts;
+  return { ...renderMessage(viewsDir, template, data), ...rest };
 }
