@@ -124,7 +124,14 @@ test('LocalSmtpLedger: record and queue, delivery attempts, idempotent marks, me
 });
 
 test('RemoteSmtpLedger through the worker routes behaves the same; no mail body reaches the platform log', async () => {
-  await ledgerScenario(new RemoteSmtpLedger(moduleWorkerCall(api, 'Notification', 'Smtp')), 'remote');
+  const remote = new RemoteSmtpLedger(moduleWorkerCall(api, 'Notification', 'Smtp'));
+  await ledgerScenario(remote, 'remote');
+  // A mail with 3 MiB of attachments passes (the app's 256 KiB body limit is raised for this route only).
+  const big = Buffer.alloc(3 * 1024 * 1024, 7).toString('base64');
+  const bigMail = queuedMail('big@customer.example', { mail: { text: 't', html: 'h', attachments: [{ filename: 'big.bin', content_base64: big }] } } as Partial<MailToQueue>);
+  const queued = await remote.queue(bigMail);
+  const opened = await remote.beginDelivery(queued.send_uuid);
+  assert.ok(opened.state === 'open' && opened.mail?.attachments[0].content_base64 === big);
   assert.equal(lines.some((line) => line.includes(BODY_MARKER)), false, 'no mail body in the platform log');
 });
 
