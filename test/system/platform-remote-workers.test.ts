@@ -1,6 +1,7 @@
 // Remote BullMQ workers: a platform process (API only, `--workers 0`) and two worker processes WITHOUT its data
 // directory, each in its own empty directory, sharing one Redis; every store operation goes through the worker API.
-// One worker is SIGKILLed mid-run; every service still completes with exactly one panel account.
+// One worker is SIGKILLed mid-run; every service still completes with exactly one panel account. Then an order's
+// invoice e-mail is planned, rendered and delivered by the surviving remote worker to a real SMTP server.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,14 +12,16 @@ import { admin, panel, until } from '../fixtures/platform/http.ts';
 import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
 import { createServer } from '../fixtures/platform/setup.ts';
 import { startSlowProxy } from '../fixtures/platform/slow-proxy.ts';
+import { startSmtpServer } from '../integration/smtp/smtp-fixture.ts';
 
 const SERVICES = 50;
 const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'info' };
 const PASSWORD = (i: number) => `Remote-secret-${i}x`;
 
-test('two remote workers without the data directory provision 50 services; one SIGKILLed mid-run, all complete', async (t) => {
+test('two remote workers without the data directory provision 50 services; one SIGKILLed mid-run, all complete; an invoice mail goes out through the survivor', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
+  const smtp = await startSmtpServer();
   const children: Child[] = [];
   const dirs: string[] = [];
   const dir = (prefix: string) => {
@@ -99,6 +102,25 @@ test('two remote workers without the data directory provision 50 services; one S
     t.diagnostic(`${retaken} create tasks needed a second attempt (taken over from the killed worker)`);
     assert.ok(retaken >= 1, 'the killed worker’s attempts were taken over by the other worker');
 
+    // The platform has no job slot (--workers 0): the invoice mail of an order is planned on the platform through the
+    // Smtp worker routes, rendered and sent over STARTTLS + AUTH by worker B, and recorded `sent` on the platform.
+    const channel = await call('POST', '/modules/Notification/Smtp/instances', { label: 'Remote mail', module_data: {
+      host: '127.0.0.1', port: smtp.port, encryption: 'starttls', username: smtp.user, password: smtp.password, sender: 'billing@vpn.example', ca: smtp.cert,
+    } });
+    assert.equal(channel.status, 201, JSON.stringify(channel.body));
+    assert.equal((await call('PUT', `/products/${product.body.uuid}/prices/monthly`, { amount: '4.50', currency: 'EUR' })).status, 200);
+    const order = await call('POST', '/orders', { customer: { email: 'remote-buyer@customer.example', name: 'Remo' }, product_uuid: product.body.uuid, billing_cycle: 'monthly', service_data: { username: 'remote_buyer', password: PASSWORD(999) } });
+    assert.equal(order.status, 201, JSON.stringify(order.body));
+    const [mail] = await smtp.waitForMails(1, 60_000);
+    assert.equal(mail.subject, `Invoice ${order.body.invoice.number}: 4.50 EUR due ${order.body.invoice.due_date}`);
+    assert.deepEqual(smtp.envelopes[0], ['remote-buyer@customer.example']);
+    assert.deepEqual(smtp.authOverTls, [true]);
+    const sent = await until(async () => {
+      const sends = (await call('GET', '/smtp/sends?event=invoice.created')).body.sends as any[];
+      return sends.length === 1 && sends[0].status === 'sent' ? sends[0] : undefined;
+    }, 30_000, 100);
+    assert.equal(sent.server_reply, '250 Message queued as test-1');
+
     await workers[1].stop();
     assert.equal((await workers[1].proc).exitCode, 0, 'the surviving worker stops gracefully on SIGTERM');
     await api.stop();
@@ -114,12 +136,13 @@ test('two remote workers without the data directory provision 50 services; one S
       db.close();
     }
     const outputs = [api, ...workers].map((child) => child.output()).join('\n');
-    for (const secret of [p.accessHash, workerToken, adminToken, PASSWORD(0), PASSWORD(SERVICES - 1)]) {
+    for (const secret of [p.accessHash, workerToken, adminToken, PASSWORD(0), PASSWORD(SERVICES - 1), smtp.password]) {
       assert.equal(outputs.includes(secret), false, 'no secret in any process output');
     }
   } finally {
     for (const child of children) await child.kill();
     await proxy.close();
+    await smtp.close();
     await p.stop();
     await redis.stop();
     for (const made of dirs) removeDir(made);
