@@ -6,7 +6,8 @@
 // on a temp SQLite file and the simulated WireGuard twin (accounts are written straight through the repository, so
 // the fill takes seconds). Prints the first (cold: every secret opened) and the median warm listing next to
 // JSON.stringify of the same array, the ratio (target ≤ 3x), and GET /wireguard/online with every peer online next
-// to the twin's own dump read (`inspect`). The comparison with a real `wg show <iface> dump` is not made here.
+// to the twin's own dump read (`inspect`). GET /wireguard/online against a real `wg show <iface> dump` (wireguard-go,
+// the LinuxDriver) is part (c) of test/bench/panel-statistics.ts.
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';

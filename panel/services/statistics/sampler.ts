@@ -40,6 +40,8 @@ export interface SampleResult {
   upload: number;
   /** Wall time of the sample in ms (dumps + deltas + write). */
   durationMs: number;
+  /** The sample engine's part of it in ms (deltas, baselines, the write; in the worker thread). */
+  engineMs: number;
 }
 
 /**

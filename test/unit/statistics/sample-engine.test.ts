@@ -64,10 +64,10 @@ test('packed baselines round-trip (also empty)', () => {
 test('WireGuard: first sighting whole, growth after, day rows only for moved peers, peers of other servers and strangers ignored', () => {
   const { db, engine } = store();
   const first = engine.sample({ at: T0, dumps: [[1, 'wg1', counters([[K1, 10, 20], [K2, 0, 0], [K3, 5, 5], ['stranger', 1, 1]])]], sas: null });
-  assert.deepEqual(first, { peers: 2, ikeSas: 0, resets: 0, download: 20, upload: 10 });
+  assert.deepEqual({ ...first, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 20, upload: 10, engineMs: 0 });
   assert.deepEqual(days(db), [[1, '2026-03-15', 20, 10]], 'bob did not move: no row; carol is on server 2');
   const second = engine.sample({ at: T0 + 5 * MIN, dumps: [[1, 'wg1', counters([[K2, 3, 4], [K1, 10, 20]])]], sas: null });
-  assert.deepEqual(second, { peers: 2, ikeSas: 0, resets: 0, download: 4, upload: 3 });
+  assert.deepEqual({ ...second, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 4, upload: 3, engineMs: 0 });
   assert.deepEqual(days(db), [[1, '2026-03-15', 20, 10], [2, '2026-03-15', 4, 3]]);
   const reset = engine.sample({ at: T0 + 10 * MIN, dumps: [[1, 'wg1', counters([[K1, 1, 2], [K2, 3, 4]])]], sas: null });
   assert.equal(reset.resets, 1);
@@ -92,7 +92,7 @@ test('IKEv2: download = bytes out, upload = bytes in; new SA from zero; vanished
   engine.sample({ at: T0, dumps: [], sas: [sa('1', 'alice_u', 1_000, 5_000, 30), sa('2', 'nobody', 9, 9, 30)] });
   assert.deepEqual(days(db), [[1, '2026-03-15', 5_000, 1_000]]);
   const grown = engine.sample({ at: T0 + 5 * MIN, dumps: [], sas: [sa('1', 'alice_u', 1_500, 8_000, 330), sa('3', 'bob_u', 10, 20, 100)] });
-  assert.deepEqual(grown, { peers: 0, ikeSas: 2, resets: 0, download: 3_020, upload: 510 });
+  assert.deepEqual({ ...grown, engineMs: 0 }, { peers: 0, ikeSas: 2, resets: 0, download: 3_020, upload: 510, engineMs: 0 });
   // charon restarted: id 1 is now bob's fresh SA (younger than the baseline): counted whole, not as a delta of alice's
   const reused = engine.sample({ at: T0 + 10 * MIN, dumps: [], sas: [sa('1', 'bob_u', 2_000, 9_000, 60)] });
   assert.equal(reused.download, 9_000);
@@ -109,4 +109,21 @@ test('migration 010: the per-account baselines of 005 are carried over per inter
   engine.sample({ at: T0 + MIN, dumps: [[1, 'wg1', counters([[K1, 45, 60]])], [2, 'wg2', counters([[K3, 7, 8]])]], sas: null });
   assert.deepEqual(days(db), [[1, '2026-03-15', 10, 5]], 'only the growth since the old panel\'s last sample');
   assert.equal(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'traffic_baselines_legacy'").pluck().get(), 0);
+});
+
+test('a sample of more rows than one batch statement: every account counted once, WireGuard and IKEv2 of one account added up', () => {
+  const db = openDatabase(':memory:');
+  db.prepare(`INSERT INTO wireguard_servers (id, name, interface_name, listen_port, address, net_first, net_last, external_ip,
+    dns_1, dns_2, allowed_ips, private_key, public_key) VALUES (1, 'a', 'wg1', 51820, '10.80.0.1/16', 0, 0, '', '', '', '', '', 'x')`).run();
+  const insert = db.prepare(`INSERT INTO accounts (id, name, username, password, status, server_id, ip, mangle, private_key, public_key)
+    VALUES (?, ?, ?, '', 'enable', 1, ?, ?, '', ?)`);
+  const keys = Array.from({ length: 250 }, (_, i) => `${String(i).padStart(43, 'k')}=`);
+  db.transaction(() => keys.forEach((k, i) => insert.run(i + 1, `n${i}`, `u${i}`, i + 2, i + 1, k)))();
+  const engine = new SampleEngine(new TrafficStatisticsRepository(db), 'UTC');
+  const rows = keys.map((k, i): [string, number, number] => [k, i, 2 * i + 1]);
+  engine.sample({ at: T0, dumps: [[1, 'wg1', counters(rows)]], sas: [sa('9', 'u7', 1_000, 2_000, 5)] });
+  const stored = db.prepare('SELECT account_id, traffic_download, traffic_upload FROM traffic_statistics ORDER BY account_id').raw(true).all() as number[][];
+  assert.equal(stored.length, 250);
+  assert.deepEqual(stored[7], [8, 15 + 2_000, 7 + 1_000]);
+  assert.deepEqual(stored[249], [250, 499, 249]);
 });
