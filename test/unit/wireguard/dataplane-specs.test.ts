@@ -41,5 +41,7 @@ test('server firewall spec: subnets, NAT egress fallback, forwards only to enabl
   assert.deepEqual(spec, {
     name: 'wg3', subnets: ['10.0.3.1/24', 'fd00:3::1/64'], listenPort: 51823, externalIp: '192.0.2.3', externalInterface: 'eth7',
     internalTraffic: false, peers: [{ mark: 7, address: '10.0.3.2', addressIpv6: 'fd00:3::2/128' }], forwards: [forwards[0]],
+    ipsecDevice: null,
   });
+  assert.equal(serverFirewallSpec({ ...row, ikev2: 1 }, [peer], forwards, 'eth7').ipsecDevice, 'ipsec0', 'ikev2=1: the TUN is dispatched too');
 });
