@@ -135,6 +135,7 @@ export async function startPanel(opts: ServeOptions): Promise<RunningPanel> {
         await bootReconcile;
         await app.services.reconciler.whenIdle();
         await app.services.statistics.scheduler.stop(); // last traffic sample before the data plane closes
+        await app.services.statistics.sampler.close(); // then its worker thread ends
         await activeDataplane.close();
         db.close();
       })());

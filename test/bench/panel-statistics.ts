@@ -6,23 +6,28 @@
 // real LinuxDriver (firewall, shaping, IPsec and DNS twins: not measured here) creates a server through POST
 // /wireguard (a wireguard-go interface), gets N peers with `wg addconf` and N accounts written through the
 // repository, and then prints:
-//   (a) one sample (dump + deltas + SQLite write, the engine in its worker thread) vs a bare `wg show <if> dump`, every
-//       peer's counters grown between samples so every sample writes N day rows and N baselines (target <= 2x at 50,000);
+//   (a) one sample (counter read + deltas + SQLite write, all in the sample worker thread: the worker reads the
+//       counters over wireguard-go's UAPI socket) vs a bare `wg show <if> dump`, every peer's counters grown between
+//       samples so every sample writes N day rows and N baselines (target <= 2x at 50,000). The growth comes from a
+//       proxy in a child process (UAPI_GROWTH_PROXY_JS) on a socket in a temp directory the worker is pointed at:
+//       it asks the real daemon's socket and adds 1,000/2,000 bytes per round to every rx_bytes/tx_bytes, so the
+//       sample's time includes the real daemon's answer plus the proxy's rewrite (an overestimate of the real read);
 //   (b) GET /account/<name> p99 over HTTP on loopback while samples run vs without one (4 clients in flight, in the
 //       app's own process; target within 2x);
 //   (c) GET /wireguard/online (the real dump read through LinuxDriver.inspect; no peer has a handshake, so the answer
 //       is empty and the time is the read, parse and match) vs a bare `wg show <if> dump` (target <= 2x).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { request } from 'undici';
 import { buildApp } from '../../panel/app.ts';
 import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
 import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
+import { uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
 import { TrafficSampler } from '../../panel/services/statistics/sampler.ts';
 import { manualClock } from '../../panel/shared/clock.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
@@ -109,6 +114,39 @@ async function setup(n: number, dir: string) {
   return { app, db, iface, cookie, driver, run, repo };
 }
 
+/**
+ * A UAPI socket at argv[2] that answers every `get=1` with the real daemon's answer (asked at argv[1]) whose
+ * rx_bytes/tx_bytes grew by 1,000/2,000 per round: counters that move for every peer without traffic to 50,000 peers.
+ */
+const UAPI_GROWTH_PROXY_JS = `
+const net = require('node:net');
+const [real, path] = process.argv.slice(1);
+let round = 0;
+net.createServer((client) => client.once('data', () => {
+  const k = ++round;
+  const chunks = [];
+  const up = net.connect(real, () => up.write('get=1\\n\\n'));
+  up.on('data', (d) => {
+    const before = d.length > 1 ? d[d.length - 2] : chunks.length ? chunks[chunks.length - 1].at(-1) : -1;
+    chunks.push(d);
+    if (d[d.length - 1] !== 10 || before !== 10) return;
+    const all = Buffer.concat(chunks);
+    up.destroy();
+    client.end(all.toString('latin1').replace(/^(rx|tx)_bytes=(\\d+)$/gm, (m, d, v) => d + '_bytes=' + (Number(v) + k * (d === 'rx' ? 1000 : 2000))));
+  });
+})).listen(path, () => process.stdout.write('ready\\n'));
+`;
+
+/** Starts the growth proxy in a child process; resolves once it listens (boxed: a subprocess is a thenable). */
+async function startGrowthProxy(real: string, path: string): Promise<{ child: ResultPromise }> {
+  const child = execa(process.execPath, ['-e', UAPI_GROWTH_PROXY_JS, real, path], { reject: false });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    void child.then((r) => reject(new Error(`growth proxy exited: ${r.stderr}`)));
+  });
+  return { child };
+}
+
 const ipNumber = (i: number) => ((10 << 24) | (64 << 16)) + 2 + i;
 const ip = (i: number) => { const v = ipNumber(i); return `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`; };
 
@@ -132,6 +170,7 @@ async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Prom
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-bench-stats-'));
   const { app, db, iface, cookie, driver, run, repo } = await setup(n, dir);
   let ok = true;
+  let proxy: ResultPromise | null = null;
   try {
     const dumpMs: number[] = [];
     const dump = async () => {
@@ -141,22 +180,14 @@ async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Prom
     };
     for (let r = 0; r < ROUNDS; r++) await dump();
 
-    // (a) one sample: counters grown in place between samples, so every peer moved
-    let grow = 0;
-    const wireguard = {
-      transfers: async (name: string) => {
-        const counters = await driver.transfers(name);
-        grow++;
-        if (counters) for (let i = 0; i < counters.keys.length; i++) {
-          counters.rx[i] += grow * 1000;
-          counters.tx[i] += grow * 2000;
-        }
-        return counters;
-      },
-    };
+    // (a) one sample: the worker reads the counters through the growth proxy, so every peer moved
+    const proxyDir = join(dir, 'uapi');
+    mkdirSync(proxyDir);
+    proxy = (await startGrowthProxy(uapiSocketPath(iface), uapiSocketPath(iface, proxyDir))).child;
     const clock = manualClock(new Date('2026-03-15T12:00:00Z'));
     const sampler = new TrafficSampler({
-      repo: new TrafficStatisticsRepository(db), wireguard, clock, timeZone: 'UTC', onAccountsChanged: (l) => repo.onRowsChanged(l),
+      repo: new TrafficStatisticsRepository(db), wireguard: driver, uapiDir: proxyDir, clock, timeZone: 'UTC',
+      onAccountsChanged: (l) => repo.onRowsChanged(l),
     });
     await sampler.sample(); // first sighting: baselines, then a day row per peer
     const sampleMs: number[] = [];
@@ -210,6 +241,7 @@ async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Prom
     process.stdout.write(`${n}: sample ${ratio.toFixed(2)}x dump; GET /account p99 ${pr.toFixed(2)}x; /wireguard/online ${or.toFixed(2)}x dump\n`);
     await sampler.close();
   } finally {
+    proxy?.kill();
     await app.close();
     await run.run('ip', ['link', 'del', iface]).catch(() => undefined);
     db.close();

@@ -59,7 +59,8 @@ function tabPositions(text: string, start: number, end: number): Int32Array | nu
   return text.indexOf('\t', at) >= 0 && text.indexOf('\t', at) < end ? null : TABS;
 }
 
-function grow(column: Float64Array<ArrayBuffer>, capacity: number): Float64Array<ArrayBuffer> {
+/** A copy of `column` with room for `capacity` entries (the parsers' columns double as they fill). */
+export function grow(column: Float64Array<ArrayBuffer>, capacity: number): Float64Array<ArrayBuffer> {
   const next = new Float64Array(capacity);
   next.set(column);
   return next;

@@ -32,14 +32,16 @@ export interface Ikev2BuildDeps {
   serial<T>(task: () => Promise<T> | T): Promise<T>;
   /** The panel resolver's addresses for a server (DnsService.serverDns): handed out by the pools when DNS is on. */
   serverDns?: (server: ServerRow) => string[] | null;
-  /** Runs in the data-plane lane before DELETE /ikev2/online ends SAs (the traffic statistics take a sample). */
+  /** Runs in the data-plane lane before DELETE /ikev2/online or an account's new password/address ends SAs (the traffic statistics take a sample). */
   beforeSasEnd?: () => Promise<void>;
   logger?: Logger;
 }
 
 export function buildIkev2(deps: Ikev2BuildDeps): Ikev2Services {
   const repo = new Ikev2Repository(deps.db);
-  const sync = new Ikev2Sync({ ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, serverDns: deps.serverDns, logger: deps.logger });
+  const sync = new Ikev2Sync({
+    ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, serverDns: deps.serverDns, beforeTerminate: deps.beforeSasEnd, logger: deps.logger,
+  });
   const service = new Ikev2Service({ repo, box: deps.box, sync, clock: deps.clock, serial: deps.serial });
   const sessions = new Ikev2Sessions({
     ipsec: deps.ipsec, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,

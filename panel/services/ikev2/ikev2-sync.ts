@@ -17,6 +17,8 @@ export interface Ikev2SyncDeps {
   box: SecretBox;
   /** The panel resolver's addresses for a server's clients, null when DNS is off (then its dns_1/dns_2). */
   serverDns?: (server: ServerRow) => string[] | null;
+  /** Runs (in the lane) right before an account change ends its SA (the traffic statistics sample its last bytes). */
+  beforeTerminate?: () => Promise<void>;
   logger?: Logger;
 }
 
@@ -95,7 +97,10 @@ export class Ikev2Sync implements SyncFollower {
       if (b && (!a || a.username !== b.username)) await this.deps.ipsec.removeUser(b.username);
       if (a && (!b || a.password !== b.password || a.address !== b.address || a.dns.join() !== b.dns.join())) {
         // a new password or address applies to the next login: the old SA ends so the client re-authenticates
-        if (b) await this.deps.ipsec.terminate(b.username);
+        if (b) {
+          await this.deps.beforeTerminate?.().catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic sample before an SA ends failed'));
+          await this.deps.ipsec.terminate(b.username);
+        }
         await this.deps.ipsec.upsertUser(a);
       }
     } catch (err) {

@@ -2,19 +2,36 @@
 import { Worker } from 'node:worker_threads';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import { SampleEngine, type SampleInput, type SampleOutcome } from './sample-engine.ts';
+import type { UnresolvedRead } from './worker-counters.ts';
+
+/** Interfaces whose counters the worker read itself and holds for the next sample: [server id, interface]. */
+export type HeldReads = Array<[serverId: number, iface: string]>;
 
 /** A request without its sequence number. */
-export type EngineCall = { op: 'sample'; input: SampleInput } | { op: 'peerLeft'; accountId: number } | { op: 'accountsChanged' };
+export type EngineCall =
+  | { op: 'read'; ifaces: string[] }
+  | { op: 'sample'; input: SampleInput; held: HeldReads }
+  | { op: 'peerLeft'; accountId: number }
+  | { op: 'accountsChanged' };
+
+/** What a request answers. */
+export type EngineValue = SampleOutcome | UnresolvedRead[] | null;
 
 /** A request to the worker (`seq` pairs it with its reply; `accountsChanged` gets none). */
 export type EngineRequest = EngineCall & { seq: number };
 
 /** The worker's answer to one request. */
-export type EngineReply = { seq: number; ok: true; value: SampleOutcome | null } | { seq: number; ok: false; message: string };
+export type EngineReply = { seq: number; ok: true; value: EngineValue } | { seq: number; ok: false; message: string };
 
 /** The engine's operations, wherever it runs. */
 export interface EngineHandle {
-  sample(input: SampleInput): Promise<SampleOutcome>;
+  /**
+   * Only in a worker: reads the WireGuard counters of `ifaces` there (see WorkerCounterReader) and holds them for the
+   * next {@link sample}'s `held`; resolves to the interfaces it could not read.
+   */
+  read?(ifaces: string[]): Promise<UnresolvedRead[]>;
+  /** One sample of `input` plus the counters the worker holds for `held` (worker only). */
+  sample(input: SampleInput, held?: HeldReads): Promise<SampleOutcome>;
   peerLeft(accountId: number): Promise<void>;
   accountsChanged(): void;
   close(): Promise<void>;
@@ -36,20 +53,21 @@ const IDLE_MS = 15 * 60_000;
 
 /**
  * The engine in a worker thread with its own connection to `file`, started at the first request and stopped after
- * {@link IDLE_MS} without one or on {@link close}; it keeps the process alive only while a request is pending. The sample's input
- * (typed counter columns, keys) is copied to the worker once; the parse of the dump is the caller's.
+ * {@link IDLE_MS} without one or on {@link close}; it keeps the process alive only while a request is pending. On the
+ * linux data plane the worker reads the WireGuard counters itself ({@link EngineHandle.read}); counters the caller
+ * read (the driver's) are copied to it once with the sample's input.
  */
-export function workerEngine(file: string, timeZone: string): EngineHandle {
+export function workerEngine(file: string, timeZone: string, uapiDir?: string): EngineHandle {
   let worker: Worker | null = null;
   let seq = 0;
   let idle: NodeJS.Timeout | null = null;
-  const pending = new Map<number, { resolve: (v: SampleOutcome | null) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (v: EngineValue) => void; reject: (e: Error) => void }>();
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(new URL('./sample-worker.boot.mjs', import.meta.url), { workerData: { file, timeZone } });
+    const w = new Worker(new URL('./sample-worker.boot.mjs', import.meta.url), { workerData: { file, timeZone, uapiDir } });
     w.on('message', (reply: EngineReply) => {
       const p = pending.get(reply.seq);
       if (!p) return;
@@ -67,7 +85,7 @@ export function workerEngine(file: string, timeZone: string): EngineHandle {
     w.unref();
     return w;
   };
-  const call = (request: EngineCall): Promise<SampleOutcome | null> => {
+  const call = (request: EngineCall): Promise<EngineValue> => {
     worker ??= start();
     if (idle) clearTimeout(idle);
     idle = setTimeout(() => void worker?.terminate(), IDLE_MS);
@@ -80,7 +98,8 @@ export function workerEngine(file: string, timeZone: string): EngineHandle {
     });
   };
   return {
-    sample: async (input) => (await call({ op: 'sample', input }))!,
+    read: async (ifaces) => (await call({ op: 'read', ifaces })) as UnresolvedRead[],
+    sample: async (input, held = []) => (await call({ op: 'sample', input, held })) as SampleOutcome,
     peerLeft: async (accountId) => void (await call({ op: 'peerLeft', accountId })),
     accountsChanged: () => worker?.postMessage({ seq: 0, op: 'accountsChanged' } satisfies EngineRequest),
     close: async () => {

@@ -1,11 +1,12 @@
-// Worker-thread entry of the sample engine: its own SQLite connection to the panel's file, messages from the sampler.
+// Worker-thread entry of the sample engine: its own SQLite connection to the panel's file, its own counter reads, messages from the sampler.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import { SampleEngine } from './sample-engine.ts';
-import type { EngineReply, EngineRequest } from './sample-worker-client.ts';
+import type { EngineReply, EngineRequest, EngineValue } from './sample-worker-client.ts';
+import { WorkerCounterReader } from './worker-counters.ts';
 
-const { file, timeZone } = workerData as { file: string; timeZone: string };
+const { file, timeZone, uapiDir } = workerData as { file: string; timeZone: string; uapiDir?: string };
 const db = new Database(file, { fileMustExist: true });
 // the panel's connection settings (db.ts); the schema and WAL mode are the panel's, already in place
 db.pragma('busy_timeout = 5000');
@@ -13,17 +14,30 @@ db.pragma('foreign_keys = ON');
 db.pragma('synchronous = NORMAL');
 const engine = new SampleEngine(new TrafficStatisticsRepository(db), timeZone);
 
-parentPort!.on('message', (request: EngineRequest) => {
-  let reply: EngineReply;
-  try {
-    if (request.op === 'accountsChanged') {
-      engine.accountsChanged();
-      return;
-    }
-    const value = request.op === 'sample' ? engine.sample(request.input) : (engine.peerLeft(request.accountId), null);
-    reply = { seq: request.seq, ok: true, value };
-  } catch (err) {
-    reply = { seq: request.seq, ok: false, message: (err as Error).message };
+const counters = new WorkerCounterReader(uapiDir);
+
+/** Runs one request; the sample takes the counters this worker read for `held` (the driver's came with the input). */
+async function handle(request: Exclude<EngineRequest, { op: 'accountsChanged' }>): Promise<EngineValue> {
+  if (request.op === 'read') return counters.read(request.ifaces);
+  if (request.op === 'peerLeft') {
+    engine.peerLeft(request.accountId);
+    return null;
   }
-  parentPort!.postMessage(reply);
+  const { input, held } = request;
+  for (const [serverId, iface] of held) {
+    const read = counters.take(iface);
+    if (read) input.dumps.push([serverId, iface, read]);
+  }
+  return engine.sample(input);
+}
+
+parentPort!.on('message', (request: EngineRequest) => {
+  if (request.op === 'accountsChanged') {
+    engine.accountsChanged();
+    return;
+  }
+  void handle(request).then(
+    (value): EngineReply => ({ seq: request.seq, ok: true, value }),
+    (err: unknown): EngineReply => ({ seq: request.seq, ok: false, message: (err as Error).message }),
+  ).then((reply) => parentPort!.postMessage(reply));
 });

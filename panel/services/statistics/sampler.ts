@@ -5,13 +5,17 @@ import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import type { SampleInput, SaCounters } from './sample-engine.ts';
-import { inThreadEngine, workerEngine, type EngineHandle } from './sample-worker-client.ts';
+import { inThreadEngine, workerEngine, type EngineHandle, type HeldReads } from './sample-worker-client.ts';
+import type { UnresolvedRead } from './worker-counters.ts';
 
 /** Collaborators of the sampler. */
 export interface TrafficSamplerDeps {
   repo: TrafficStatisticsRepository;
-  /** The WireGuard seam; only `transfers` (one dump per interface) is used. */
-  wireguard: Pick<Driver, 'transfers'>;
+  /**
+   * The WireGuard seam: `transfers` (one dump per interface) for what the worker does not read itself; `kind` says
+   * whether the worker may read the real counters (linux) or not (the simulated twin, or a stub without it).
+   */
+  wireguard: Pick<Driver, 'transfers'> & Partial<Pick<Driver, 'kind'>>;
   /** The IKEv2 seam (optional); only `listSas` is used. */
   ipsec?: Pick<Ipsec, 'listSas'>;
   /** Subscribes to account writes (the accounts repository's `onRowsChanged`): the engine's key index follows them. */
@@ -21,6 +25,14 @@ export interface TrafficSamplerDeps {
   timeZone: string;
   /** Run the engine on this thread even for a file store (default: a worker thread for a file store). */
   inThread?: boolean;
+  /**
+   * Let the engine's worker read the WireGuard counters itself (UAPI socket, else `wg show <if> dump`), so the API's
+   * thread neither forks nor parses; default: on for a worker engine over the linux driver. Off, or for an interface
+   * the worker cannot read, `wireguard.transfers` reads on this thread.
+   */
+  readInWorker?: boolean;
+  /** Directory of wireguard-go's UAPI sockets the worker reads (default `/var/run/wireguard`; the bench's differs). */
+  uapiDir?: string;
   logger?: Logger;
 }
 
@@ -60,16 +72,21 @@ export interface SampleResult {
  * (the panel samples before it terminates SAs, disables or deletes accounts and reloads).
  *
  * The engine (deltas, baselines in memory, the SQLite write) runs in a worker thread with its own connection, so a
- * sample of 50,000 peers does not stall the API; an in-memory store keeps it on this thread. Samples never overlap.
+ * sample of 50,000 peers does not stall the API; on the linux driver the worker also reads the counters (a
+ * wireguard-go interface over its UAPI socket, a kernel one with `wg` spawned from the worker) and the driver is
+ * asked only for the interfaces it could not read. An in-memory store keeps the engine on this thread and reads
+ * through the driver. Samples never overlap.
  */
 export class TrafficSampler {
   private lane: Promise<unknown> = Promise.resolve();
   private last: SampleResult | null = null;
   private readonly engine: EngineHandle;
+  private readonly readInWorker: boolean;
 
   constructor(private readonly deps: TrafficSamplerDeps) {
     const file = deps.repo.file;
-    this.engine = file && !deps.inThread ? workerEngine(file, deps.timeZone) : inThreadEngine(deps.repo, deps.timeZone);
+    this.engine = file && !deps.inThread ? workerEngine(file, deps.timeZone, deps.uapiDir) : inThreadEngine(deps.repo, deps.timeZone);
+    this.readInWorker = this.engine.read !== undefined && (deps.readInWorker ?? deps.wireguard.kind === 'linux');
     deps.onAccountsChanged?.(() => this.engine.accountsChanged());
   }
 
@@ -107,8 +124,9 @@ export class TrafficSampler {
     const { repo, wireguard, ipsec, clock, logger } = this.deps;
     const started = performance.now();
     const input: SampleInput = { at: 0, dumps: [], sas: null };
-    for (const [serverId, iface] of repo.servers()) {
-      if (only && !only.includes(iface)) continue;
+    const targets = repo.servers().filter(([, iface]) => !only || only.includes(iface));
+    const { held, rest } = await this.readByWorker(targets);
+    for (const [serverId, iface] of rest) {
       try {
         input.dumps.push([serverId, iface, await wireguard.transfers(iface)]);
       } catch (err) {
@@ -125,9 +143,27 @@ export class TrafficSampler {
       }
     }
     input.at = clock.now().getTime();
-    const outcome = await this.engine.sample(input);
-    const result: SampleResult = { at: new Date(input.at), interfaces: input.dumps.length, ...outcome, durationMs: performance.now() - started };
+    const outcome = await this.engine.sample(input, held);
+    const interfaces = input.dumps.length + held.length;
+    const result: SampleResult = { at: new Date(input.at), interfaces, ...outcome, durationMs: performance.now() - started };
     this.last = result;
     return result;
+  }
+
+  /** Has the worker read what it can of `targets` (when it reads at all); the rest is the driver's. */
+  private async readByWorker(targets: Array<[number, string]>): Promise<{ held: HeldReads; rest: Array<[number, string]> }> {
+    if (!this.readInWorker || targets.length === 0) return { held: [], rest: targets };
+    let unresolved: UnresolvedRead[];
+    try {
+      unresolved = await this.engine.read!(targets.map(([, iface]) => iface));
+    } catch (err) {
+      this.deps.logger?.warn({ err }, 'traffic sample: the worker read no counters, the driver reads them');
+      return { held: [], rest: targets };
+    }
+    for (const { iface, error } of unresolved) {
+      if (error) this.deps.logger?.warn({ iface, error }, 'traffic sample: worker read failed, the driver reads the interface');
+    }
+    const left = new Set(unresolved.map((u) => u.iface));
+    return { held: targets.filter(([, iface]) => !left.has(iface)), rest: targets.filter(([, iface]) => left.has(iface)) };
   }
 }

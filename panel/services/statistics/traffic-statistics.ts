@@ -16,7 +16,8 @@ export const YEAR_RANGE = { min: 1970, max: 2100 } as const;
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {
   repo: TrafficStatisticsRepository;
-  wireguard: Pick<Driver, 'transfers'>;
+  /** The WireGuard seam (see TrafficSamplerDeps.wireguard: on `kind` linux the sample worker reads the counters). */
+  wireguard: Pick<Driver, 'transfers'> & Partial<Pick<Driver, 'kind'>>;
   /** The IKEv2 seam: live SAs are sampled too (optional). */
   ipsec?: Pick<Ipsec, 'listSas'>;
   /** Subscribes to account writes (the accounts repository's `onRowsChanged`). */

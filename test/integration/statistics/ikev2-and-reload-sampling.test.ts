@@ -21,9 +21,8 @@ async function monthTotal(h: Harness, name: string): Promise<[number, number]> {
   return entries.reduce<[number, number]>((sum, e) => [sum[0] + e.traffic_download, sum[1] + e.traffic_upload], [0, 0]);
 }
 
-test('IKE SA traffic is counted (download = bytes out, upload = bytes in), sampled before DELETE /ikev2/online and before a disable', async () => {
-  const h = await makeHarness();
-  try {
+/** IKEv2 enabled (CA and server certificate) on server `ike` with account alice (`alice_u` / `pw-alice`). */
+async function ikev2Alice(h: Harness): Promise<void> {
     await ok(h, 'PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Root', ca_organization: 'Org' });
     await ok(h, 'PUT', '/ikev2/generate_server_rsa', {
       server_domain: 'vpn.example.test', server_ip: '198.51.100.10', server_common_name: 'vpn.example.test', server_organization: 'Org',
@@ -31,6 +30,12 @@ test('IKE SA traffic is counted (download = bytes out, upload = bytes in), sampl
     await ok(h, 'POST', '/wireguard', { name: 'ike', address: '10.77.0.1/24', ikev2: '1' });
     await ok(h, 'POST', '/account', { wg_name: 'ike', allowed_IPs: '10.77.0.5/32', name: 'alice', username: 'alice_u', password: 'pw-alice' });
     await ok(h, 'PUT', '/ikev2', { enabled: '1' });
+}
+
+test('IKE SA traffic is counted (download = bytes out, upload = bytes in), sampled before DELETE /ikev2/online and before a disable', async () => {
+  const h = await makeHarness();
+  try {
+    await ikev2Alice(h);
     const ipsec = h.dataplane.ipsec as SimulatedIpsec;
     const sampler = h.app.services.statistics.sampler;
 
@@ -68,5 +73,22 @@ test('PUT /system/reload takes a sample before it reconciles', async () => {
     assert.deepEqual(entries.find((e: any) => e.date === '2026-03-15'), { account: 'alice', date: '2026-03-15', traffic_download: 456, traffic_upload: 123 });
   } finally {
     await p.close();
+  }
+});
+
+test("an account's new password samples before its IKE SA ends, so the SA's last bytes count", async () => {
+  const h = await makeHarness();
+  try {
+    await ikev2Alice(h);
+    const ipsec = h.dataplane.ipsec as SimulatedIpsec;
+    const sa = ipsec.connect('alice_u', 'pw-alice');
+    ipsec.simulateTraffic(sa.uniqueId, 300, 4_000);
+    await h.app.services.statistics.sampler.sample();
+    ipsec.simulateTraffic(sa.uniqueId, 20, 600); // after the last sample: only the sample before the SA ends keeps it
+    await ok(h, 'PUT', '/account/alice', { password: 'pw-alice-2' });
+    assert.equal((await ipsec.listSas()).length, 0, 'the password change ended the SA');
+    assert.deepEqual(await monthTotal(h, 'alice'), [4_600, 320]);
+  } finally {
+    await h.close();
   }
 });
