@@ -28,6 +28,7 @@ import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane
 import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
+import { readUapiAnswer } from '../../panel/dataplane/linux/uapi-transfers.ts';
 import { TrafficSampler } from '../../panel/services/statistics/sampler.ts';
 import { manualClock } from '../../panel/shared/clock.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
@@ -166,7 +167,7 @@ async function load(origin: string, cookie: string, n: number, until: () => bool
   return times;
 }
 
-async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Promise<boolean> {
+async function measure(n: number, rows: Record<'a' | 'uapi' | 'b' | 'c', string[]>): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-bench-stats-'));
   const { app, db, iface, cookie, driver, run, repo } = await setup(n, dir);
   let ok = true;
@@ -200,6 +201,17 @@ async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Prom
       engineMs.push(result.engineMs);
       await dump(); // the floor interleaved, under the same load
     }
+    // what the proxy adds to (a): one get=1 answer from the real socket and through the proxy (not a sample)
+    const uapiMs: number[] = [];
+    const proxiedMs: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [times, path] of [[uapiMs, undefined], [proxiedMs, proxyDir]] as const) {
+        const t = performance.now();
+        await readUapiAnswer(iface, { dir: path, timeoutMs: 120_000 });
+        times.push(performance.now() - t);
+      }
+    }
+    rows.uapi.push(`| ${n.toLocaleString('en-US')} | ${fmt(median(uapiMs))} | ${fmt(median(proxiedMs))} |`);
     const ratio = median(sampleMs) / median(dumpMs);
     const verdict = n >= 50_000 ? (ratio <= TARGET_RATIO ? 'ok' : 'ABOVE TARGET') : '';
     if (verdict === 'ABOVE TARGET') ok = false;
@@ -251,12 +263,15 @@ async function measure(n: number, rows: Record<'a' | 'b' | 'c', string[]>): Prom
 }
 
 async function inner(): Promise<number> {
-  const rows = { a: [] as string[], b: [] as string[], c: [] as string[] };
+  const rows = { a: [] as string[], uapi: [] as string[], b: [] as string[], c: [] as string[] };
   let ok = true;
   for (const n of SIZES) ok = (await measure(n, rows)) && ok;
   process.stdout.write(`\n(a) median of ${ROUNDS}; target at 50,000: sample <= ${TARGET_RATIO}x dump\n`);
   process.stdout.write('| peers | wg show dump (ms) | one sample (ms) | of it the engine (worker, ms) | ratio | target |\n|---|---|---|---|---|---|\n');
   process.stdout.write(`${rows.a.join('\n')}\n`);
+  process.stdout.write(`\n(a) what the growth proxy adds: one UAPI get=1 answer read (bench thread), median of ${ROUNDS}\n`);
+  process.stdout.write('| peers | real socket (ms) | through the proxy (ms) |\n|---|---|---|\n');
+  process.stdout.write(`${rows.uapi.join('\n')}\n`);
   process.stdout.write(`\n(b) GET /account/<name>, ${CLIENTS} clients in flight, p99 ms (requests)\n`);
   process.stdout.write('| accounts | no sample | during samples | ratio |\n|---|---|---|---|\n');
   process.stdout.write(`${rows.b.join('\n')}\n`);

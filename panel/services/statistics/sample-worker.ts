@@ -1,4 +1,6 @@
 // Worker-thread entry of the sample engine: its own SQLite connection to the panel's file, its own counter reads, messages from the sampler.
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
@@ -7,6 +9,7 @@ import type { EngineReply, EngineRequest, EngineValue } from './sample-worker-cl
 import { WorkerCounterReader } from './worker-counters.ts';
 
 const { file, timeZone, uapiDir } = workerData as { file: string; timeZone: string; uapiDir?: string };
+lowerThisThreadsPriority();
 const db = new Database(file, { fileMustExist: true });
 // the panel's connection settings (db.ts); the schema and WAL mode are the panel's, already in place
 db.pragma('busy_timeout = 5000');
@@ -41,3 +44,16 @@ parentPort!.on('message', (request: EngineRequest) => {
     (err: unknown): EngineReply => ({ seq: request.seq, ok: false, message: (err as Error).message }),
   ).then((reply) => parentPort!.postMessage(reply));
 });
+
+/**
+ * Linux gives each thread its own nice value (setpriority on a thread id): this thread, and the `wg` it spawns, run
+ * 10 steps below the panel's, so on a busy host a sample yields the CPU to API requests. Elsewhere: left as it is.
+ */
+function lowerThisThreadsPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, Math.min(19, getPriority(tid) + 10));
+  } catch {
+    // no /proc/thread-self (not Linux) or not allowed: the sample runs at the panel's priority
+  }
+}
