@@ -26,7 +26,8 @@ export function readUapiAnswer(iface: string, opts: { dir?: string; timeoutMs?: 
       if (error) reject(error);
       else resolve(value);
     };
-    const timer = setTimeout(() => done(new Error(`UAPI get of ${iface}: no answer within ${opts.timeoutMs ?? 10_000} ms`)), opts.timeoutMs ?? 10_000);
+    const timeoutMs = opts.timeoutMs ?? 30_000; // as long as the runner gives `wg show`
+    const timer = setTimeout(() => done(new Error(`UAPI get of ${iface}: no answer within ${timeoutMs} ms`)), timeoutMs);
     socket.once('connect', () => socket.write('get=1\n\n'));
     socket.on('data', (chunk: Buffer) => {
       // the answer's only empty line is its last: it ends when the stream's last two bytes are newlines
