@@ -75,6 +75,13 @@ secrets { eap-user { id = ${user}
     return (await this.run(['--initiate', '--child', 'panel', '--timeout', '15'], true)).exitCode === 0;
   }
 
+  /** Bytes over the client's live CHILD SAs (sums of `bytes-in` / `bytes-out` of `--list-sas --raw`). */
+  async childBytes(): Promise<{ in: number; out: number }> {
+    const raw = (await this.run(['--list-sas', '--raw'])).stdout;
+    const sum = (key: string) => [...raw.matchAll(new RegExp(`\\b${key}=(\\d+)`, 'g'))].reduce((n, m) => n + Number(m[1]), 0);
+    return { in: sum('bytes-in'), out: sum('bytes-out') };
+  }
+
   async saCount(): Promise<number> {
     return ((await this.run(['--list-sas', '--raw'])).stdout.match(/list-sa event/g) ?? []).length;
   }
