@@ -13,6 +13,7 @@ import { renderWgSetArgs } from '../../panel/dataplane/render/wg-set-args.ts';
 import { createNamespace, destroyNamespace, uniqueWgName } from '../helpers/netns.ts';
 import { PanelProcess, ROOT } from '../helpers/panel-process.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
+import { median, fmt as fmtDigits } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,15 +46,12 @@ process.stdout.write('bare listening on http://127.0.0.1:' + app.server.address(
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const ms = (ns: bigint) => Number(ns) / 1e6;
-const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 /** Host `i` (1-based) of a /16 starting at `base` (`10.80`), skipping .0 and .255 of each /24. */
 const hostIp = (base: string, i: number) => `${base}.${Math.floor((i - 1) / 254)}.${((i - 1) % 254) + 1}`;
+
+const fmt = (n: number, digits = 2) => fmtDigits(n, digits);
 
 async function outer(): Promise<number> {
   const missing = ['wg', 'wireguard-go', 'ip'].filter((tool) => !hasTool(tool));

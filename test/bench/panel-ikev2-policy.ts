@@ -21,6 +21,7 @@ import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName } from '../helpers/netns.ts';
+import { median, fmt } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: { accounts: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '15' } },
@@ -28,8 +29,6 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.accounts);
 const ROUNDS = Number(args.rounds);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (n: number) => n.toFixed(1);
 
 async function main(): Promise<void> {
   const ns = await createNamespace('vhbpol');

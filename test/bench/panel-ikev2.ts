@@ -20,6 +20,7 @@ import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, uniqueWgName } from '../helpers/netns.ts';
+import { median, fmt } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: { accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' }, simulated: { type: 'boolean', default: false } },
@@ -27,8 +28,6 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.accounts);
 const ROUNDS = Number(args.rounds);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (n: number) => n.toFixed(1);
 
 function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;

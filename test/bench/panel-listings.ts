@@ -13,6 +13,7 @@ import { request } from 'undici';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
+import { median, fmt } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: { accounts: { type: 'string', default: '50000' }, rounds: { type: 'string', default: '5' } },
@@ -20,8 +21,6 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.accounts);
 const ROUNDS = Number(args.rounds);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (n: number) => n.toFixed(1);
 
 async function main(): Promise<void> {
   const now = new Date();

@@ -26,6 +26,7 @@ import { issueLicenseKey } from '../../panel/services/license-key.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
+import { median, fmt as fmtDigits } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,12 +40,7 @@ const SIZES = args.sizes!.split(',').map(Number);
 const SAMPLES = Number(args.samples);
 const BULK = Number(args.bulk);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
-const fmt = (n: number, d = 2) => n.toFixed(d);
 /** Host `i` (0-based) of 10.91.0.0/16, skipping .0/.255 of each /24 and the server's .1. */
 const host = (i: number) => {
   const n = i + 2;
@@ -62,6 +58,8 @@ interface Row {
   bulkPeers: number;
   bulkMs: number;
 }
+
+const fmt = (n: number, digits = 2) => fmtDigits(n, digits);
 
 async function measure(size: number): Promise<Row> {
   const ns = await createNamespace('vhpb');

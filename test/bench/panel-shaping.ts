@@ -19,6 +19,7 @@ import type { ShapedPeer } from '../../panel/dataplane/shaping/shaping.ts';
 import { createNamespace, destroyNamespace, execIn, vethPair } from '../helpers/netns.ts';
 import { measureMbit, startIperfServer } from '../helpers/iperf.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
+import { median, fmt as fmtDigits } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,11 +44,6 @@ const IPERF_ROUNDS = Number(args['iperf-rounds']);
 /** The far end of the bare veth pair (no tree on either side). */
 const BARE_FAR = '10.91.0.2';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (n: number, digits = 2) => n.toFixed(digits);
 /** Host `i` (0-based) of 10.90.0.0/16, skipping .0 and .255 of each /24 and the gateway's .1 of the first. */
 const hostIp = (i: number) => {
   const n = i + 2;
@@ -69,6 +65,8 @@ interface Row {
 }
 
 /** Download (egress of the shaped device) and upload (its ingress, through the IFB) rates from `ns` to `server`. */
+const fmt = (n: number, digits = 2) => fmtDigits(n, digits);
+
 async function throughput(ns: string, server: string): Promise<{ down: number; up: number }> {
   const down = await measureMbit(ns, server, { seconds: IPERF_SECONDS });
   const up = await measureMbit(ns, server, { seconds: IPERF_SECONDS, reverse: true });

@@ -38,6 +38,7 @@ import { TrafficStatisticsRepository } from '../../panel/store/repositories/traf
 import { createNamespace, destroyNamespace } from '../helpers/netns.ts';
 import { ROOT } from '../helpers/panel-process.ts';
 import { hasTool, isRoot } from '../helpers/require-tools.ts';
+import { median, fmt } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,12 +54,7 @@ const ROUNDS = Number(args.rounds);
 const TARGET_RATIO = 2;
 const CLIENTS = 4;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
-const fmt = (n: number) => n.toFixed(1);
 
 async function outer(): Promise<number> {
   const missing = ['wg', 'wireguard-go', 'ip'].filter((tool) => !hasTool(tool));

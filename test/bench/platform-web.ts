@@ -10,12 +10,12 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
 import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
+import { median } from './bench-math.ts';
 
 const { values: args } = parseArgs({ options: { services: { type: 'string', default: '10000' }, seconds: { type: 'string', default: '5' } }, strict: true });
 const N = Number(args.services);
 const SECONDS = Number(args.seconds);
 const CUSTOMERS = 50;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function cannon(url: string, cookies: string[]): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
   let next = 0;
