@@ -1,4 +1,5 @@
-// The firewall logic shared by the linux implementation and the simulated twin: checks, plans, views, over a backend.
+// The firewall logic shared by the linux implementation and the simulated twin: checks and plans over a backend
+// (the read-only views are in firewall-reads.ts).
 import { E } from '../../schemas/error-texts.ts';
 import {
   CHAIN_PREFIX,
@@ -14,13 +15,11 @@ import {
   SET_PREFIX,
   markSetName,
   ownerOfChain,
-  ownerOfLine,
   serverChains,
   type OwnedChain,
-  type Table,
 } from '../render/firewall-chains.ts';
 import { parseIpsetSave, renderSetAdd, renderSetDel, renderSetSync, type SavedSet } from '../render/firewall-ipset.ts';
-import { listMarks, listNat, type MangleListEntry, type NatListEntry } from '../render/firewall-listing.ts';
+import type { MangleListEntry, NatListEntry } from '../render/firewall-listing.ts';
 import { emptyPlan, renderFirewallRestore, type RestorePlan } from '../render/firewall-restore.ts';
 import {
   mergeTopChain,
@@ -32,7 +31,7 @@ import {
   renderFilterRule,
   type GlobalRuleInput,
 } from '../render/firewall-rules.ts';
-import { formatCounted, parseIptablesSaveCounters, type CountedSnapshot } from '../render/parse-iptables-save-counters.ts';
+import type { CountedSnapshot } from '../render/parse-iptables-save-counters.ts';
 import { trafficLogPlan, type TrafficLogChainSpec } from '../render/traffic-log-chain.ts';
 import { checkConf, checkFilterRule, checkForwards, checkPeers, checkServer, type NormalPeer, type NormalServer } from './firewall-checks.ts';
 import {
@@ -51,6 +50,7 @@ import {
   type ServerFirewallSpec,
 } from './firewall.ts';
 import { FIREWALL_TEXTS as T } from './firewall-texts.ts';
+import { FORWARD_KEYS, TABLES, firewallInfo, mangleList, natList, ownedDump, peerSetEntries, serverView, snapshot } from './firewall-reads.ts';
 
 /**
  * What the engine needs of the host: the iptables/ip6tables save+restore pair, ipset, sysctl and versions.
@@ -92,8 +92,6 @@ const FAMILIES: Family[] = [4, 6];
 const addressesOf = (peer: NormalPeer): string[] => (peer.addressIpv6 ? [peer.address, peer.addressIpv6] : [peer.address]);
 /** The live mark sets of one server by family (null: absent). */
 type SetState = Map<Family, SavedSet | null>;
-const TABLES: Table[] = ['mangle', 'nat', 'filter'];
-const FORWARD_KEYS = ['net.ipv4.ip_forward', 'net.ipv6.conf.all.forwarding'];
 
 /** {@link Firewall} over a {@link FirewallBackend}; see the interface for the chain layout and guarantees. */
 export class FirewallEngine implements Firewall {
@@ -340,84 +338,43 @@ export class FirewallEngine implements Firewall {
   natRules(name: string): Promise<string> {
     return this.serial(async () => {
       this.server(name);
-      return this.view(name, 'nat', [PRE_CHAIN, NATOUT_CHAIN, POST_CHAIN]);
+      return serverView(this.backend, this.families, name, 'nat', [PRE_CHAIN, NATOUT_CHAIN, POST_CHAIN]);
     });
   }
 
   filterRules(name: string): Promise<string> {
     return this.serial(async () => {
       this.server(name);
-      return this.view(name, 'filter', [FWD_CHAIN]);
+      return serverView(this.backend, this.families, name, 'filter', [FWD_CHAIN]);
     });
   }
 
   mangleRules(name: string, mark: number): Promise<string> {
     return this.serial(async () => {
       const server = this.server(name);
-      const text = await this.view(name, 'mangle', [MARK_CHAIN]);
+      const text = await serverView(this.backend, this.families, name, 'mangle', [MARK_CHAIN]);
       const peer = server.peers.get(mark);
-      const entries: string[] = [];
-      for (const family of this.families) {
-        const address = family === 4 ? peer?.address : peer?.addressIpv6;
-        if (!address || !this.hasFamily(server, family)) continue;
-        const set = parseIpsetSave(await this.backend.ipsetSave(markSetName(name, family))).get(markSetName(name, family));
-        const entry = set?.entries.get(address);
-        if (entry) entries.push(entry.line);
-      }
-      return [text, ...entries].filter((s) => s !== '').join('\n');
+      const addresses = this.families
+        .filter((family) => this.hasFamily(server, family))
+        .map((family): [Family, string | undefined] => [family, (family === 4 ? peer?.address : peer?.addressIpv6) ?? undefined]);
+      return [text, ...(await peerSetEntries(this.backend, name, addresses))].filter((line) => line !== '').join('\n');
     });
   }
 
   natList(): Promise<NatListEntry[]> {
-    return this.serial(async () => {
-      const out: NatListEntry[] = [];
-      for (const family of this.families) out.push(...listNat(await this.snapshot(family), family));
-      return out;
-    });
+    return this.serial(() => natList(this.backend, this.families));
   }
 
   mangleList(): Promise<MangleListEntry[]> {
-    return this.serial(async () => {
-      const out: MangleListEntry[] = [];
-      for (const set of (await this.backend.ipsetNames()).sort()) {
-        const match = /^vpnhost-(wg\d+)-[46]$/.exec(set);
-        if (!match) continue;
-        out.push(...listMarks(match[1], parseIpsetSave(await this.backend.ipsetSave(set)).get(set) ?? null));
-      }
-      return out;
-    });
+    return this.serial(() => mangleList(this.backend));
   }
 
-  async info(): Promise<FirewallInfoView> {
-    const [versions, ipForward] = await Promise.all([this.backend.versions(), this.backend.sysctlGet(FORWARD_KEYS[0])]);
-    return { ip_forward: ipForward, iproute2: versions.iproute2, iptables: versions.iptables };
+  info(): Promise<FirewallInfoView> {
+    return firewallInfo(this.backend);
   }
 
   dump(): Promise<string> {
-    return this.serial(async () => {
-      const out: string[] = [];
-      for (const family of this.families) {
-        const live = await this.snapshot(family);
-        out.push(`# ip${family === 6 ? '6' : ''}tables`);
-        for (const table of TABLES) {
-          const chains = [...(live.get(table) ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-          for (const [chain, saved] of chains) {
-            if (saved.policy !== '-' && table === 'filter') out.push(`*${table} :${chain} ${saved.policy}`);
-            for (const { rule } of saved.rules) {
-              if (chain.startsWith(CHAIN_PREFIX) || / -j VPNHOST-\S+$/.test(rule)) out.push(`*${table} ${rule}`);
-            }
-          }
-        }
-      }
-      out.push('# ipset');
-      for (const name of (await this.backend.ipsetNames()).filter((s) => s.startsWith(SET_PREFIX)).sort()) {
-        const set = parseIpsetSave(await this.backend.ipsetSave(name)).get(name);
-        if (!set) continue;
-        out.push(set.create.replace(/ (initval|bucketsize|hashsize) \S+/g, ''));
-        out.push(...[...set.entries].map(([a, e]) => `add ${name} ${a} mark ${e.mark}`).sort());
-      }
-      return `${out.join('\n')}\n`;
-    });
+    return this.serial(() => ownedDump(this.backend, this.families));
   }
 
   stats(): FirewallStats {
@@ -561,24 +518,6 @@ export class FirewallEngine implements Firewall {
     }
   }
 
-  /** One server's (or the filter's) view: its lines in the given top chains and its sub-chains, with counters. */
-  private async view(name: string, table: Table, tops: OwnedChain[]): Promise<string> {
-    const out: string[] = [];
-    for (const family of this.families) {
-      const chains = (await this.snapshot(family)).get(table);
-      const lines: string[] = [];
-      for (const top of tops) {
-        for (const rule of chains?.get(top.chain)?.rules ?? []) if (ownerOfLine(rule.rule) === name) lines.push(formatCounted(rule));
-      }
-      for (const { chain } of serverChains(name).filter((c) => c.table === table)) {
-        for (const rule of chains?.get(chain)?.rules ?? []) lines.push(formatCounted(rule));
-      }
-      if (lines.length === 0) continue;
-      out.push(`# ip${family === 6 ? '6' : ''}tables -t ${table}`, ...lines);
-    }
-    return out.join('\n');
-  }
-
   /** Drops the conntrack entries of every forward of `before` that `after` no longer has (same target). */
   private async forgetConnections(before: NormalServer, after: PortForwardRule[], externalIp = before.input.externalIp): Promise<void> {
     const keep = new Set(after.map((f) => `${f.dst_port}/${f.protocol}/${f.to_ip}/${f.to_port}/${externalIp}`));
@@ -589,8 +528,8 @@ export class FirewallEngine implements Firewall {
     }
   }
 
-  private async snapshot(family: Family): Promise<CountedSnapshot> {
-    return parseIptablesSaveCounters(await this.backend.save(family));
+  private snapshot(family: Family): Promise<CountedSnapshot> {
+    return snapshot(this.backend, family);
   }
 
   private async write(family: Family, live: CountedSnapshot, plan: RestorePlan): Promise<void> {
