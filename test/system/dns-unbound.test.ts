@@ -165,12 +165,14 @@ test('panel-run unbound resolves for WireGuard peers through the tunnel, refuses
 
     await t.test('with the watchdog on, a killed unbound comes back by itself (new pid, answering again)', async () => {
       await panel!.restart({ env: { VPNHOST_PANEL_WATCHDOG_SECONDS: '1' } });
+      // the boot reconcile (which would start unbound itself) is over before the kill: the restart is the watchdog's
+      await eventually('boot reconcile done', async () => (await api.ok<{ status: string }>('GET', '/system/status')).status, (s) => s === 'OK');
       const { pid } = await eventually('adopted after the restart', () => api.ok<DnsStatus>('GET', '/dns'), (s) => /^\d+$/.test(s.pid));
       process.kill(Number(pid), 'SIGKILL');
       const back = await eventually('restarted by the watchdog', () => api.ok<DnsStatus>('GET', '/dns'), (s) => /^\d+$/.test(s.pid) && s.pid !== pid, 75);
       assert.equal(processAlive(Number(pid)), false);
       assert.equal(processAlive(Number(back.pid)), true);
-      assert.equal((await api.ok<{ status: string }>('GET', '/system/status')).status, 'OK');
+      await eventually('status OK again', async () => (await api.ok<{ status: string }>('GET', '/system/status')).status, (s) => s === 'OK');
       assert.equal((await eventually('answers after the watchdog', () => dig(nsB, SERVER_IP, 'watchdog.vpnhost-dns.net'), (r) => r.status === 'NOERROR')).answers[0]?.[3], ANSWER);
     });
 

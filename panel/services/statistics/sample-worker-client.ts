@@ -50,6 +50,12 @@ export function inThreadEngine(repo: TrafficStatisticsRepository, timeZone: stri
 
 /** Stops an idle worker after this long (it is started again, baselines reloaded from the store, when needed). */
 const IDLE_MS = 15 * 60_000;
+/**
+ * Longest wait for one answer (a sample of 50,000 peers takes about a second; a worker's start compiles its
+ * TypeScript first). A worker that does not answer in time is terminated and the request sent once more to a fresh
+ * one, so a stuck worker can never hold the data-plane lane (account changes wait for their sample).
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * The engine in a worker thread with its own connection to `file`, started at the first request and stopped after
@@ -57,7 +63,7 @@ const IDLE_MS = 15 * 60_000;
  * linux data plane the worker reads the WireGuard counters itself ({@link EngineHandle.read}); counters the caller
  * read (the driver's) are copied to it once with the sample's input.
  */
-export function workerEngine(file: string, timeZone: string, uapiDir?: string): EngineHandle {
+export function workerEngine(file: string, timeZone: string, uapiDir?: string, timeoutMs = REQUEST_TIMEOUT_MS): EngineHandle {
   let worker: Worker | null = null;
   let seq = 0;
   let idle: NodeJS.Timeout | null = null;
@@ -85,18 +91,34 @@ export function workerEngine(file: string, timeZone: string, uapiDir?: string): 
     w.unref();
     return w;
   };
-  const call = (request: EngineCall): Promise<EngineValue> => {
-    worker ??= start();
+  const once = (request: EngineCall): Promise<EngineValue> => {
+    const w = (worker ??= start());
     if (idle) clearTimeout(idle);
     idle = setTimeout(() => void worker?.terminate(), IDLE_MS);
     idle.unref();
     const message: EngineRequest = { ...request, seq: ++seq };
-    return new Promise((resolve, reject) => {
-      pending.set(message.seq, { resolve, reject });
-      worker!.ref();
-      worker!.postMessage(message);
+    return new Promise<EngineValue>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!pending.has(message.seq)) return;
+        pending.delete(message.seq);
+        reject(new WorkerTimeoutError(`traffic sample worker did not answer ${request.op} within ${timeoutMs} ms`));
+        if (worker === w) worker = null;
+        void w.terminate(); // its other pending requests fail through 'exit'
+      }, timeoutMs);
+      timer.unref();
+      pending.set(message.seq, {
+        resolve: (v) => (clearTimeout(timer), resolve(v)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+      w.ref();
+      w.postMessage(message);
     });
   };
+  const call = (request: EngineCall): Promise<EngineValue> =>
+    once(request).catch((err: unknown) => {
+      if (err instanceof WorkerTimeoutError) return once(request); // one more try, on a fresh worker
+      throw err;
+    });
   return {
     read: async (ifaces) => (await call({ op: 'read', ifaces })) as UnresolvedRead[],
     sample: async (input, held = []) => (await call({ op: 'sample', input, held })) as SampleOutcome,
@@ -109,4 +131,12 @@ export function workerEngine(file: string, timeZone: string, uapiDir?: string): 
       await w?.terminate();
     },
   };
+}
+
+/** A worker that did not answer within the request timeout (it was terminated). */
+export class WorkerTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkerTimeoutError';
+  }
 }

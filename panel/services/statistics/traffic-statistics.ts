@@ -71,12 +71,13 @@ export class TrafficStatisticsService {
    * (and the IKE SAs, which a disable or delete terminates) so the bytes since the last sample are kept.
    */
   async beforePeerLeaves(iface: string): Promise<void> {
-    await this.sampler.sample({ interfaces: [iface] });
+    // a failed sample must not block the change: the peer's bytes since the last sample are then lost (logged)
+    await this.sampler.sample({ interfaces: [iface] }).catch((err: unknown) => this.logSampleFailure(err, 'before a peer leaves'));
   }
 
   /** Call inside the data-plane lane before IKE SAs end (DELETE /ikev2/online, credentials reloaded, daemon stopped). */
   async beforeSasEnd(): Promise<void> {
-    await this.sampler.sample({ interfaces: [] });
+    await this.sampler.sample({ interfaces: [] }).catch((err: unknown) => this.logSampleFailure(err, 'before IKE SAs end'));
   }
 
   /** Call after the peer left: its next appearance starts again at zero. */
@@ -124,5 +125,9 @@ export class TrafficStatisticsService {
       out.push({ account: name, date, traffic_download: row?.traffic_download ?? 0, traffic_upload: row?.traffic_upload ?? 0 });
     }
     return out;
+  }
+
+  private logSampleFailure(err: unknown, when: string): void {
+    this.deps.logger?.error({ err }, `traffic sample ${when} failed; the change goes on`);
   }
 }
