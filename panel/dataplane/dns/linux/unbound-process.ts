@@ -1,6 +1,5 @@
 // The unbound daemon as a supervised child: started in the foreground (`-d`), its exit noticed, adopted by pid file.
-import type { ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withSbin } from '../../linux/runner.ts';
@@ -40,7 +39,7 @@ export interface UnboundProcessOptions {
  * it. A daemon left by an earlier panel is adopted from the pid file (then only pid checks notice its death).
  */
 export class UnboundProcess {
-  private child: ChildProcess | null = null;
+  private child: ResultPromise | null = null;
   private pid: number | null = null;
   private stopping = false;
   /** Set when the daemon died without `stop`. */
@@ -71,7 +70,7 @@ export class UnboundProcess {
     const logStart = this.logSize();
     let exited: string | null = null;
     let spawnError: Error | null = null;
-    let child: ChildProcess;
+    let child: ResultPromise;
     try {
       // execa with an argv array (never a shell string); `cleanup: false` lets the daemon outlive the panel.
       const subprocess = execa(file, args, {
