@@ -26,6 +26,12 @@ export interface LinuxDataplaneOptions {
   apiPort: number | null;
   /** IKEv2: load strongSwan's `kernel-libipsec` (ESP in userspace) — default from VPNHOST_IPSEC_LIBIPSEC=1. */
   ipsecLibipsec?: boolean;
+  /**
+   * IKEv2 clients that send another IKE identity than their username (Windows' built-in client) get their account's
+   * address from the panel's DHCP responder — default on (off with `VPNHOST_IPSEC_IDENTITY_LEASES=0`, and off with a
+   * `runner`, which may put charon in another namespace).
+   */
+  ipsecIdentityLeases?: boolean;
   /** unbound's `unbound-control` port on 127.0.0.1 (default 8954); its files live in `<dataDir>/unbound`. */
   dnsControlPort?: number;
 }
@@ -59,9 +65,20 @@ export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane
   const wireguard = new LinuxDriver({ runner, stateDir: join(opts.dataDir, 'dataplane'), wireguard: opts.wireguard });
   const ipsec = new CharonIpsec({
     runner, dir: join(opts.dataDir, 'ipsec'), libipsec: opts.ipsecLibipsec ?? process.env.VPNHOST_IPSEC_LIBIPSEC === '1',
+    ...(identityLeases(opts) ? { identityLeases: { address: process.env.VPNHOST_IPSEC_LEASE_ADDRESS || '127.0.0.1' } } : {}),
   });
   const dns = new UnboundDns({ runner, dir: join(opts.dataDir, 'unbound'), controlPort: opts.dnsControlPort });
   return bundle('linux', wireguard, new IptablesFirewall({ runner, apiPort: opts.apiPort }), new TcShaper({ runner }), dns, ipsec);
+}
+
+/**
+ * Whether charon serves clients identified by EAP only (Windows) through the panel's identity lease responder: on
+ * unless `VPNHOST_IPSEC_IDENTITY_LEASES=0` or the option says otherwise, and never with a namespaced runner (the
+ * responder's socket lives in the panel's namespace, charon in the runner's).
+ */
+function identityLeases(opts: LinuxDataplaneOptions): boolean {
+  if (opts.runner) return opts.ipsecIdentityLeases === true;
+  return opts.ipsecIdentityLeases ?? process.env.VPNHOST_IPSEC_IDENTITY_LEASES !== '0';
 }
 
 /**

@@ -41,4 +41,6 @@ export const ikev2Routes: PanelRoutes = async (app, { services }) => {
   app.get('/account/:name/ikev2_profile', async (request) => ok(profiles.sswan(nameOf(request.params))));
   // Extension: the same account as an Apple configuration profile (XML plist text).
   app.get('/account/:name/ikev2_mobileconfig', async (request) => ok(profiles.mobileconfig(nameOf(request.params))));
+  // Extension: a PowerShell script that sets up Windows' built-in IKEv2 client for the account.
+  app.get('/account/:name/ikev2_windows', async (request) => ok(profiles.windows(nameOf(request.params))));
 };

@@ -45,23 +45,28 @@ export class StrongswanClient {
     assert.fail('client charon did not start');
   }
 
-  /** Loads the profile's data: CA (DER from the .sswan), server identity and the EAP credentials. */
-  async load(profile: SswanProfile, password: string): Promise<void> {
+  /**
+   * Loads the profile's data: CA (DER from the .sswan), server identity and the EAP credentials. `like: 'windows'`
+   * configures the client as Windows' built-in one: no IKE identity (charon then sends its IP address, as Windows
+   * does), the username only as EAP identity, Windows' default proposals (AES-256/SHA-1/MODP-1024, ESP AES-256/SHA-1).
+   */
+  async load(profile: SswanProfile, password: string, opts: { like?: 'strongswan' | 'windows' } = {}): Promise<void> {
     writeFileSync(join(this.swanctl, 'x509ca', 'ca.der'), Buffer.from(profile.remote.cert, 'base64'));
     const user = profile.local.eap_id;
+    const windows = opts.like === 'windows';
     writeFileSync(join(this.swanctl, 'swanctl.conf'), `connections {
   panel {
     version = 2
     remote_addrs = ${this.opts.server}
     vips = 0.0.0.0
-    proposals = aes256gcm16-sha384-prfsha384-ecp384
-    local { auth = eap-mschapv2
-      id = ${user}
+    proposals = ${windows ? 'aes256-sha1-modp1024' : 'aes256gcm16-sha384-prfsha384-ecp384'}
+    local { auth = eap-mschapv2${windows ? '' : `
+      id = ${user}`}
       eap_id = ${user} }
     remote { auth = pubkey
       id = ${profile.remote.id} }
     children { panel { remote_ts = ${this.opts.remoteTs.join(', ')}
-      esp_proposals = aes256gcm16-ecp384 } }
+      esp_proposals = ${windows ? 'aes256-sha1' : 'aes256gcm16-ecp384'} } }
   }
 }
 secrets { eap-user { id = ${user}
@@ -80,6 +85,12 @@ secrets { eap-user { id = ${user}
     const raw = (await this.run(['--list-sas', '--raw'])).stdout;
     const sum = (key: string) => [...raw.matchAll(new RegExp(`\\b${key}=(\\d+)`, 'g'))].reduce((n, m) => n + Number(m[1]), 0);
     return { in: sum('bytes-in'), out: sum('bytes-out') };
+  }
+
+  /** {@link saCount} once it reached 0 or after 5 s (a delete from the server reaches the client asynchronously). */
+  async saCountAfterSettling(): Promise<number> {
+    for (let i = 0; i < 50 && (await this.saCount()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    return this.saCount();
   }
 
   async saCount(): Promise<number> {

@@ -16,18 +16,24 @@ export interface StrongswanOptions extends StrongswanPaths {
   libipsec: boolean;
   /** Levels per subsystem (`charondebug_*`, -1..4). */
   settings: Pick<Ikev2AdvancedSettings, `charondebug_${(typeof CHARONDEBUG_SUBSYSTEMS)[number]}`>;
+  /**
+   * The address of the panel's identity lease responder: loads the `dhcp` plugin, which asks it (unicast, the EAP
+   * identity as client identifier) for the address of a client on the shared EAP connection (pool `dhcp`).
+   */
+  identityLeaseServer?: string;
 }
 
 /**
  * Plugins loaded explicitly (load_modular off, the host's /etc/strongswan.d is not read): crypto via openssl and kdf (IKE key derivation; with
  * `load_legacy` so OpenSSL 3 still gives MD4, which MSCHAPv2 needs), X.509/PEM parsing, the netlink kernel
- * interface (plus kernel-libipsec when asked), sockets, vici, eap-identity + eap-mschapv2 and attr (DNS to clients).
+ * interface (plus kernel-libipsec when asked), sockets, vici, eap-identity + eap-mschapv2, attr (DNS to clients) and,
+ * with identity leases, dhcp.
  */
-export function pluginList(libipsec: boolean): string {
+export function pluginList(libipsec: boolean, dhcp = false): string {
   return [
     'random', 'nonce', 'openssl', 'kdf', 'pem', 'pkcs1', 'pkcs8', 'x509', 'revocation', 'constraints', 'pubkey',
     ...(libipsec ? ['kernel-libipsec'] : []), 'kernel-netlink', 'socket-default', 'vici', 'eap-identity',
-    'eap-mschapv2', 'attr',
+    'eap-mschapv2', 'attr', ...(dhcp ? ['dhcp'] : []),
   ].join(' ');
 }
 
@@ -54,14 +60,19 @@ ${levels}
 }
 charon {
   load_modular = no
-  load = ${pluginList(opts.libipsec)}
+  load = ${pluginList(opts.libipsec, !!opts.identityLeaseServer)}
   plugins {
     vici {
       socket = unix://${opts.viciSocket}
     }
     openssl {
       load_legacy = yes
-    }
+    }${opts.identityLeaseServer ? `
+    dhcp {
+      server = ${opts.identityLeaseServer}
+      force_server_address = yes
+      identity_lease = yes
+    }` : ''}
   }
 }
 `;

@@ -108,6 +108,28 @@ export function probeConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree 
   };
 }
 
+/** Name of the shared connection of clients whose IKE identity is not their username (see {@link eapEntryConn}). */
+export const EAP_ENTRY_CONN = 'vpnhost-eap';
+
+/**
+ * The shared connection of clients that present another IKE identity than their username — Windows' built-in client
+ * sends its IP address. It matches any identity, but only as the last choice (an account's own connection matches its
+ * username exactly and ranks first), asks the client for its EAP identity (EAP-Identity) and checks EAP-MSCHAPv2
+ * against the secret of that identity; the address comes from the `dhcp` pool, which the panel's identity lease
+ * responder answers with the account's own address. Loaded only with identity leases on.
+ */
+export function eapEntryConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree {
+  return {
+    [EAP_ENTRY_CONN]: {
+      ...connBase(s),
+      pools: ['dhcp'],
+      local: local(serverId),
+      remote: { auth: 'eap-mschapv2', id: '%any', eap_id: '%any', revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' },
+      children: { [EAP_ENTRY_CONN]: child(s, false) },
+    },
+  };
+}
+
 /** The account's pool: exactly its `allowed_IPs` address, with the server's DNS. */
 export function userPool(user: IpsecUser): ViciTree {
   return { [poolName(user.username)]: { addrs: `${user.address}/32`, ...(user.dns.length ? { dns: user.dns } : {}) } };

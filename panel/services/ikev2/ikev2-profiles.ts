@@ -6,6 +6,7 @@ import type { AccountWithServer } from '../../store/repositories/accounts.ts';
 import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
 import type { ServerRow } from '../../store/repositories/servers.ts';
 import { pemToDerBase64, subjectOf } from './pki.ts';
+import { renderWindowsProfile } from './windows-profile.ts';
 import forge from 'node-forge';
 
 /** Collaborators of {@link Ikev2Profiles}. */
@@ -82,6 +83,19 @@ export class Ikev2Profiles {
       PayloadDisplayName: `VPN ${row.server_domain}`, PayloadContent: payloads,
     });
     return `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n<plist version="1.0">\n${renderPlist(top, '')}\n</plist>\n`;
+  }
+
+  /**
+   * GET /account/<name>/ikev2_windows (extension): a PowerShell script for Windows' built-in client (CA into the
+   * computer's trusted roots, IKEv2 connection with EAP, IPsec parameters from the server's proposals). It holds no
+   * password: Windows asks for it at the first connect.
+   */
+  windows(name: string): string {
+    const { account, row } = this.require(name);
+    return renderWindowsProfile({
+      name: `${row.server_domain} (${account.name})`, server: row.server_domain, username: account.username,
+      caDerBase64: pemToDerBase64(row.ca_cert), ike: row.advanced.ike, esp: row.advanced.esp,
+    });
   }
 
   private require(name: string): { account: AccountWithServer; row: Ikev2Row } {

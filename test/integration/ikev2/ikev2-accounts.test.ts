@@ -135,6 +135,15 @@ test('profiles: .sswan JSON (stable uuid, CA as base64 DER, password only when o
     assert.match(mc, /<key>LocalIdentifier<\/key>\s*<string>alice_u<\/string>/);
     assert.match(mc, /<key>PayloadType<\/key>\s*<string>com.apple.security.root<\/string>/);
 
+    const ps = envelope(await h.call('GET', '/api/v1/account/alice/ikev2_windows')).msg as string;
+    assert.match(ps, /^\$Name = 'vpn\.example\.test \(alice\)'\r$/m);
+    assert.match(ps, /^Add-VpnConnection -Name \$Name -ServerAddress \$Server -TunnelType Ikev2 -AuthenticationMethod Eap -EncryptionLevel Required/m);
+    assert.match(ps, /Set-VpnConnectionIPsecConfiguration -ConnectionName \$Name -EncryptionMethod AES256 -IntegrityCheckMethod SHA1 -DHGroup Group2 -CipherTransformConstants AES256 -AuthenticationTransformConstants SHA256128 -PfsGroup None -Force/);
+    const caB64 = /FromBase64String\('([A-Za-z0-9+/=]+)'\)/.exec(ps)?.[1];
+    assert.equal(new X509Certificate(Buffer.from(caB64!, 'base64')).fingerprint256, ca.fingerprint256, 'the CA in the script');
+    assert.ok(!ps.includes('pw-alice'), 'no password in the Windows script');
+    assert.match(ps, /user name alice_u/);
+    assert.equal(envelope(await h.call('GET', '/api/v1/account/carol/ikev2_windows')).error, 'IKEv2 is not enabled on the wireguard server of this account');
     assert.equal(envelope(await h.call('GET', '/api/v1/account/carol/ikev2_profile')).error, 'IKEv2 is not enabled on the wireguard server of this account');
     assert.equal(envelope(await h.call('GET', '/api/v1/account/nobody/ikev2_profile')).error, 'Account not found');
     await h.call('DELETE', '/api/v1/ikev2/delete_ca_rsa');

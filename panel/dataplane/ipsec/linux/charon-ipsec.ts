@@ -10,6 +10,7 @@ import { userConn, userPool, userSecret } from '../../render/swanctl-tree.ts';
 import {
   connName, IPSEC_DEVICE, IpsecError, poolName, secretName, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser,
 } from '../ipsec.ts';
+import { IdentityLeaseServer, type IdentityLeaseOptions } from './identity-lease-server.ts';
 import { ViciSession, type ViciTree } from './vici-client.ts';
 
 /** EAP secrets per pipelined vici write. */
@@ -26,6 +27,12 @@ export interface CharonIpsecOptions {
   charon?: string;
   /** How long to wait for the vici socket after a start (default 15 s). */
   startTimeoutMs?: number;
+  /**
+   * Serve clients whose IKE identity is not their username (Windows' built-in client) through the shared EAP
+   * connection and the panel's identity lease responder ({@link IdentityLeaseServer}). The responder is a socket of
+   * this process, so charon must run in the same network namespace (not through a namespaced runner).
+   */
+  identityLeases?: IdentityLeaseOptions;
 }
 
 /**
@@ -47,8 +54,11 @@ export class CharonIpsec implements Ipsec {
   private loadedPid: number | null = null;
   /** Fingerprint of the certificates and key charon holds (loaded by us into that pid). */
   private loadedCerts = '';
+  /** The DHCP responder of the shared EAP connection, when identity leases are on. */
+  readonly leases: IdentityLeaseServer | null;
 
   constructor(private readonly opts: CharonIpsecOptions) {
+    this.leases = opts.identityLeases ? new IdentityLeaseServer(opts.identityLeases) : null;
     const swanctl = join(opts.dir, 'swanctl');
     this.paths = {
       conf: join(opts.dir, 'strongswan.conf'), vici: join(opts.dir, 'charon.vici'), pid: join(opts.dir, 'charon.pid'),
@@ -63,7 +73,17 @@ export class CharonIpsec implements Ipsec {
 
   async apply(desired: IpsecDesired): Promise<void> {
     this.wanted = true;
-    const conf = renderStrongswanConf({ viciSocket: this.paths.vici, logFile: this.paths.log, libipsec: !!this.opts.libipsec, settings: desired.settings });
+    if (this.leases) {
+      await this.leases.start().catch((err: Error) => {
+        throw new IpsecError(`identity leases: cannot listen on ${this.leases!.address}:${this.leases!.boundPort} (${err.message}); free the port, set ` +
+          'VPNHOST_IPSEC_LEASE_ADDRESS to another local address, or VPNHOST_IPSEC_IDENTITY_LEASES=0');
+      });
+      this.leases.setUsers(desired.users);
+    }
+    const conf = renderStrongswanConf({
+      viciSocket: this.paths.vici, logFile: this.paths.log, libipsec: !!this.opts.libipsec, settings: desired.settings,
+      ...(this.leases ? { identityLeaseServer: this.leases.address } : {}),
+    });
     await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     const running = await this.alive();
     if (conf !== this.strongswanConf || !running) {
@@ -73,7 +93,7 @@ export class CharonIpsec implements Ipsec {
     }
     if (!running) await this.start();
     // A reconcile of an unchanged store costs nothing: the same desired state is not loaded twice
-    const swanctlConf = renderSwanctlConf(desired);
+    const swanctlConf = renderSwanctlConf(desired, { eapEntry: this.leases !== null });
     const fingerprint = createHash('sha256').update(JSON.stringify(desired)).digest('hex');
     if (running && fingerprint === this.loadedSwanctl && (await this.pid()) === this.loadedPid) {
       this.last = desired;
@@ -123,6 +143,7 @@ export class CharonIpsec implements Ipsec {
   async upsertUser(user: IpsecUser): Promise<void> {
     const d = this.requireLoaded();
     this.loadedSwanctl = '';
+    this.leases?.upsert(user);
     await this.vici((s) => s.commands([
       ['load-shared', userSecret(user)], ['load-pool', userPool(user)], ['load-conn', userConn(d.settings, user, d.serverId)],
     ]));
@@ -131,6 +152,7 @@ export class CharonIpsec implements Ipsec {
   async removeUser(username: string): Promise<void> {
     this.requireLoaded();
     this.loadedSwanctl = '';
+    this.leases?.remove(username);
     await this.terminate(username);
     await this.vici(async (s) => {
       await s.request('unload-conn', { name: connName(username) });
@@ -198,9 +220,13 @@ export class CharonIpsec implements Ipsec {
     }
     await rm(this.paths.pid, { force: true });
     await rm(this.paths.vici, { force: true });
+    await this.leases?.close();
   }
 
-  async close(): Promise<void> {}
+  /** Closes the identity lease responder's socket (charon keeps running; the next panel binds it again). */
+  async close(): Promise<void> {
+    await this.leases?.close();
+  }
 
   private requireLoaded(): IpsecDesired {
     if (!this.last) throw new IpsecError('charon has no configuration loaded');
