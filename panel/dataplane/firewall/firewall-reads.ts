@@ -1,19 +1,39 @@
 // The firewall's read side: live views of what the panel owns in iptables and ipset, read through the backend.
-import { CHAIN_PREFIX, SET_PREFIX, markSetName, ownerOfLine, serverChains, type OwnedChain, type Table } from '../render/firewall-chains.ts';
+import { CHAIN_PREFIX, SET_PREFIX, markSetName, ownerOfChain, ownerOfLine, serverChains, type OwnedChain, type Table } from '../render/firewall-chains.ts';
 import { parseIpsetSave } from '../render/firewall-ipset.ts';
 import { listMarks, listNat, type MangleListEntry, type NatListEntry } from '../render/firewall-listing.ts';
 import { formatCounted, parseIptablesSaveCounters, type CountedSnapshot } from '../render/parse-iptables-save-counters.ts';
-import type { FirewallBackend } from './firewall-engine.ts';
+import type { FirewallBackend } from './firewall-backend.ts';
 import type { Family, FirewallInfoView } from './firewall.ts';
 
 /** The tables the panel writes, in the order iptables-save lists them. */
 export const TABLES: Table[] = ['mangle', 'nat', 'filter'];
 /** The forwarding switches (IPv4, IPv6) the panel turns on. */
 export const FORWARD_KEYS = ['net.ipv4.ip_forward', 'net.ipv6.conf.all.forwarding'];
+/** A server's mark set (`vpnhost-wg0-4`); group 1 is the server. */
+const SERVER_SET = /^vpnhost-(wg\d+)-[46]$/;
 
 /** One family's rules with their counters (`iptables-save -c`). */
 export async function snapshot(backend: FirewallBackend, family: Family): Promise<CountedSnapshot> {
   return parseIptablesSaveCounters(await backend.save(family));
+}
+
+/** Every server that owns a chain (either family) or a mark set on the host, sorted. */
+export async function ownedServers(backend: FirewallBackend, families: Family[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const family of families) {
+    for (const chains of (await snapshot(backend, family)).values()) {
+      for (const chain of chains.keys()) {
+        const owner = ownerOfChain(chain);
+        if (owner) names.add(owner);
+      }
+    }
+  }
+  for (const set of await backend.ipsetNames()) {
+    const match = SERVER_SET.exec(set);
+    if (match) names.add(match[1]);
+  }
+  return [...names].sort();
 }
 
 /** One server's view of a table: its lines in the given top chains and its sub-chains, with counters, per family. */
@@ -57,7 +77,7 @@ export async function natList(backend: FirewallBackend, families: Family[]): Pro
 export async function mangleList(backend: FirewallBackend): Promise<MangleListEntry[]> {
   const out: MangleListEntry[] = [];
   for (const set of (await backend.ipsetNames()).sort()) {
-    const match = /^vpnhost-(wg\d+)-[46]$/.exec(set);
+    const match = SERVER_SET.exec(set);
     if (!match) continue;
     out.push(...listMarks(match[1], parseIpsetSave(await backend.ipsetSave(set)).get(set) ?? null));
   }

@@ -9,6 +9,9 @@ export type Verdict = 'ACCEPT' | 'DROP';
 /** Address family of a rule set: 4 is `iptables`, 6 is `ip6tables`. */
 export type Family = 4 | 6;
 
+/** Every address family, IPv4 first. */
+export const FAMILIES: Family[] = [4, 6];
+
 /** One peer of a server, as the firewall needs it. Peers are identified by their mark (the account's `mangle`). */
 export interface FirewallPeer {
   /**

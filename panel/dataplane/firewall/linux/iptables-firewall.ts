@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { DataplaneError } from '../../driver.ts';
 import { lastLine, type CommandRunner } from '../../linux/runner.ts';
 import { toolMessage } from '../../tool-messages.ts';
-import { FirewallEngine, type FirewallBackend, type FirewallOptions } from '../firewall-engine.ts';
+import type { FirewallBackend } from '../firewall-backend.ts';
+import { FirewallEngine, type FirewallOptions } from '../firewall-engine.ts';
 import type { Family } from '../firewall.ts';
 
 /**

@@ -2,7 +2,7 @@
 import { DataplaneError } from '../../driver.ts';
 import { toolMessage } from '../../tool-messages.ts';
 import { parseCidr, formatCidr } from '../../cidr.ts';
-import type { FirewallBackend } from '../firewall-engine.ts';
+import type { FirewallBackend } from '../firewall-backend.ts';
 import type { Family } from '../firewall.ts';
 
 interface Rule {
