@@ -15,7 +15,8 @@ export type ClientAreaMenu = Record<string, ClientAreaTab>;
 export type ClientAreaBody = { success: true; data: unknown } | { success: false; message: string };
 
 const TAB_KEY = /^[A-Za-z0-9_]+$/;
-const METHOD = /^[A-Za-z]+$/;
+/** A handler's `<method>`: a letter, then letters or digits (`get`, `ikev2`, `ikev2Apple`), at most 64 characters. */
+export const CLIENT_AREA_METHOD = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 
 interface WithMenu extends Module {
   getClientAreaMenuConfig(): ClientAreaMenu;
@@ -45,14 +46,16 @@ export async function renderClientAreaTab(module: WithMenu, tab: string, host: R
 }
 
 /**
- * Dispatches an AJAX call to `controllerClient_<tab><Method>(request)` (`general` + `Get` →
- * `controllerClient_generalGet`). The handler returns its data; a throw answers 500 with a generic message (the
- * real error goes to the module log). An unknown tab or handler answers 404. A handler answering a ModuleResponse (a
- * file download: body text or bytes with its headers) has it written out unchanged.
+ * Dispatches an AJAX call to `controllerClient_<tab><Method>(request)`, `<Method>` being `method` with its first letter
+ * upper-cased and the rest unchanged (`general` + `get` → `controllerClient_generalGet`, `connect` + `ikev2Apple` →
+ * `controllerClient_connectIkev2Apple`; `ikev2apple` would be `controllerClient_connectIkev2apple`). The handler
+ * returns its data; a throw answers 500 with a generic message (the real error goes to the module log). An unknown
+ * tab or handler answers 404. A handler answering a ModuleResponse (a file download: body text or bytes with its
+ * headers) has it written out unchanged.
  */
 export async function callClientAreaController(module: WithMenu, tab: string, method: string, request: ModuleRequest): Promise<ModuleResponse & { body: ClientAreaBody | unknown }> {
   const name = `controllerClient_${tab}${method.charAt(0).toUpperCase()}${method.slice(1)}`;
-  const handler = TAB_KEY.test(tab) && METHOD.test(method) && Object.hasOwn(module.getClientAreaMenuConfig(), tab) ? member(module, name) : null;
+  const handler = TAB_KEY.test(tab) && CLIENT_AREA_METHOD.test(method) && Object.hasOwn(module.getClientAreaMenuConfig(), tab) ? member(module, name) : null;
   if (!handler) return { status: 404, body: { success: false, message: 'Not found' } };
   try {
     const out = await handler(request);

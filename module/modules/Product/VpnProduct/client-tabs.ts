@@ -64,11 +64,61 @@ export function overviewData(src: TabSource): OverviewData {
   };
 }
 
-/** Name of the downloaded WireGuard file: the service's username (letters, digits, `_`, `-`; 15 characters, as
- * WireGuard names the interface after the file), `.conf`. */
+/** Stem of the downloaded files: the service's username (letters, digits, `_`, `-`; 15 characters, as WireGuard names
+ * the interface after the file), else `vpn`. */
+function fileStem(service: Record<string, unknown>): string {
+  return String(service.username ?? '').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 15) || 'vpn';
+}
+
+/** Name of the downloaded WireGuard file: `<stem>.conf`. */
 export function configFilename(service: Record<string, unknown>): string {
-  const base = String(service.username ?? '').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 15);
-  return `${base || 'vpn'}.conf`;
+  return `${fileStem(service)}.conf`;
+}
+
+/** One IKEv2 profile the connect tab offers: who it is for, its file, and the panel route answering its text. */
+export interface Ikev2ProfileKind {
+  /** `<method>` of `/ajax/connect/<method>` (handler `controllerClient_connect<Method>`). */
+  method: string;
+  label: string;
+  extension: string;
+  contentType: string;
+  /** A line under the download, and the command it names (given the file name). */
+  hint: { text: string; command: (filename: string) => string } | null;
+  fetch(client: PanelClient, account: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** The IKEv2 profiles, in display order: strongSwan's Android app, Apple's configuration profile, a Windows script. */
+export const IKEV2_PROFILES = {
+  android: {
+    method: 'ikev2', label: 'Android (strongSwan app)', extension: 'sswan', contentType: 'application/vnd.strongswan.profile', hint: null,
+    fetch: (client, account, signal) => client.ikev2Profile(account, signal),
+  },
+  apple: {
+    method: 'ikev2Apple', label: 'iPhone, iPad and Mac', extension: 'mobileconfig', contentType: 'application/x-apple-aspen-config', hint: null,
+    fetch: (client, account, signal) => client.ikev2Mobileconfig(account, signal),
+  },
+  windows: {
+    method: 'ikev2Windows', label: 'Windows', extension: 'ps1', contentType: 'text/plain; charset=utf-8',
+    hint: { text: 'Run it in an elevated PowerShell (Run as administrator):', command: (filename) => `powershell -ExecutionPolicy Bypass -File .\\${filename}` },
+    fetch: (client, account, signal) => client.ikev2Windows(account, signal),
+  },
+} as const satisfies Record<string, Ikev2ProfileKind>;
+
+export type Ikev2Platform = keyof typeof IKEV2_PROFILES;
+
+/** Name of a downloaded IKEv2 profile: `<stem>.sswan`, `<stem>.mobileconfig` or `<stem>.ps1`. */
+export function ikev2Filename(service: Record<string, unknown>, platform: Ikev2Platform): string {
+  return `${fileStem(service)}.${IKEV2_PROFILES[platform].extension}`;
+}
+
+/** A download link of the connect tab's IKEv2 section. */
+export interface Ikev2Download {
+  platform: Ikev2Platform;
+  label: string;
+  href: string;
+  filename: string;
+  hint: string | null;
+  hint_command: string | null;
 }
 
 export interface ConnectData {
@@ -83,29 +133,47 @@ export interface ConnectData {
   /** The panel offers one-time links (GET /otl/config answers). */
   otl_available: boolean;
   otl_href: string;
-  /** The IKEv2 profile when the server offers IKEv2, else null. */
-  ikev2_profile: string | null;
-  ikev2_href: string;
+  /** The panel offers IKEv2 for the account (its server has ikev2=1, the panel a CA and server certificate). */
+  ikev2_available: boolean;
+  /** One download per platform when `ikev2_available`, else empty. */
+  ikev2_downloads: Ikev2Download[];
 }
 
-/** The connect tab: config text, QR, and what else the panel offers (one-time links, IKEv2). */
+/** The IKEv2 downloads of a service (links to the client area's `connect/<method>` handlers). */
+function ikev2Downloads(src: TabSource): Ikev2Download[] {
+  return (Object.keys(IKEV2_PROFILES) as Ikev2Platform[]).map((platform) => {
+    const kind: Ikev2ProfileKind = IKEV2_PROFILES[platform];
+    const filename = ikev2Filename(src.service, platform);
+    return {
+      platform, label: kind.label, href: clientAjaxPath(src.serviceUuid, 'connect', kind.method), filename,
+      hint: kind.hint?.text ?? null, hint_command: kind.hint?.command(filename) ?? null,
+    };
+  });
+}
+
+/** The connect tab: config text, QR, and what else the panel offers (one-time links, IKEv2 profiles). */
 export async function connectData(src: TabSource): Promise<ConnectData> {
   const base = {
     service_uuid: src.serviceUuid, filename: configFilename(src.service),
     download_href: clientAjaxPath(src.serviceUuid, 'connect', 'download'),
     otl_href: clientAjaxPath(src.serviceUuid, 'connect', 'otl'),
-    ikev2_href: clientAjaxPath(src.serviceUuid, 'connect', 'ikev2'),
   };
-  if (!src.provision) return { ...base, ready: false, message: NOT_READY, config_text: null, qr_data_url: null, otl_available: false, ikev2_profile: null };
+  if (!src.provision) {
+    return { ...base, ready: false, message: NOT_READY, config_text: null, qr_data_url: null, otl_available: false, ikev2_available: false, ikev2_downloads: [] };
+  }
   const client = await src.client();
   const name = src.provision.account_name;
   const [config, qr, otl, ikev2] = await Promise.all([
     client.configText(name, src.signal),
     client.configQr(name, src.signal),
     client.otlConfig(src.signal).then(() => true, () => false),
-    client.ikev2Profile(name, src.signal).catch(() => null),
+    // the profiles share their precondition: the panel answering one answers all three
+    client.ikev2Profile(name, src.signal).then(() => true, () => false),
   ]);
-  return { ...base, ready: true, message: null, config_text: config, qr_data_url: `data:image/png;base64,${qr}`, otl_available: otl, ikev2_profile: ikev2 };
+  return {
+    ...base, ready: true, message: null, config_text: config, qr_data_url: `data:image/png;base64,${qr}`, otl_available: otl,
+    ikev2_available: ikev2, ikev2_downloads: ikev2 ? ikev2Downloads(src) : [],
+  };
 }
 
 export interface UsageDay {

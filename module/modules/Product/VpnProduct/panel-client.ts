@@ -3,7 +3,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import {
-  AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, PANEL_ERRORS, SuccessSchema, SystemStatusSchema,
+  AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, PANEL_ERRORS, PANEL_OWN_ERRORS, SuccessSchema, SystemStatusSchema,
   TrafficStatisticsSchema, WireguardServerMapSchema, WireguardServerSchema,
   type Account, type SystemStatus, type TrafficStatisticsEntry, type WireguardServer,
 } from './wire-schemas.ts';
@@ -29,6 +29,13 @@ export const NAME_IN_USE = PANEL_ERRORS.NAME_IN_USE;
 export const USERNAME_IN_USE = PANEL_ERRORS.USERNAME_IN_USE;
 export const IP_IN_USE = PANEL_ERRORS.IP_IN_USE;
 export const ACCOUNT_LIMIT_EXCEEDED = PANEL_ERRORS.ACCOUNT_LIMIT_EXCEEDED;
+export const IKEV2_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_NOT_ENABLED;
+export const IKEV2_SERVER_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_SERVER_NOT_ENABLED;
+
+/** The panel refused an IKEv2 profile because IKEv2 is off (no CA/server certificate, or not on the account's server). */
+export function isIkev2Off(err: unknown): boolean {
+  return err instanceof PanelError && (err.message === IKEV2_NOT_ENABLED || err.message === IKEV2_SERVER_NOT_ENABLED);
+}
 
 export interface PanelClientOptions {
   /** `{base_url}` or the API root `{base_url}/api/v1`. */
@@ -128,9 +135,19 @@ export class PanelClient {
     return this.call('GET', `/account/${encodeURIComponent(name)}/config_qr`, z.string(), undefined, signal);
   }
 
-  /** GET /account/<name>/ikev2_profile: the IKEv2 client profile (JSON text). */
+  /** GET /account/<name>/ikev2_profile: the IKEv2 profile of the strongSwan Android app (`.sswan` JSON text). */
   ikev2Profile(name: string, signal?: AbortSignal): Promise<string> {
     return this.call('GET', `/account/${encodeURIComponent(name)}/ikev2_profile`, z.string(), undefined, signal);
+  }
+
+  /** GET /account/<name>/ikev2_mobileconfig (extension): the IKEv2 profile for iOS/macOS (Apple configuration profile XML). */
+  ikev2Mobileconfig(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/ikev2_mobileconfig`, z.string(), undefined, signal);
+  }
+
+  /** GET /account/<name>/ikev2_windows (extension): PowerShell script setting up Windows' built-in IKEv2 client. */
+  ikev2Windows(name: string, signal?: AbortSignal): Promise<string> {
+    return this.call('GET', `/account/${encodeURIComponent(name)}/ikev2_windows`, z.string(), undefined, signal);
   }
 
   /** GET /account/<name>/otl: URL of a new one-time link (`{base_url}/otl/<key>`). */

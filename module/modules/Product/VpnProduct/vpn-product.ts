@@ -7,9 +7,12 @@ import { Product } from '../../../contract/product.ts';
 import type { JobMethod } from '../../../contract/provision-status.ts';
 import { jobError, jobSuccess, type JobResult } from '../../../contract/result.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
-import { clientTabPath, configFilename, connectData, manageData, overviewData, usageData, VPN_CLIENT_TABS, type TabSource } from './client-tabs.ts';
+import {
+  clientTabPath, configFilename, connectData, IKEV2_PROFILES, ikev2Filename, manageData, overviewData, usageData, VPN_CLIENT_TABS,
+  type Ikev2Platform, type TabSource,
+} from './client-tabs.ts';
 import { createAccountIdempotent } from './create-account.ts';
-import { ACCOUNT_LIMIT_EXCEEDED, PanelError, type PanelClient } from './panel-client.ts';
+import { ACCOUNT_LIMIT_EXCEEDED, isIkev2Off, PanelError, type PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
 import type { PanelRegistry } from './panel-registry.ts';
@@ -30,6 +33,7 @@ export type { VpnProvisionData } from './provision.ts';
 export const NOT_PROVISIONED = 'Service has no panel account yet';
 export const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
 export const POST_ONLY = 'This action needs a POST request.';
+export const IKEV2_UNAVAILABLE = 'IKEv2 is not available for this service.';
 
 /** Product module `VpnProduct`. */
 export class VpnProduct extends Product {
@@ -261,11 +265,19 @@ export class VpnProduct extends Product {
     return attachment(text, configFilename(this.service_data), 'text/plain; charset=utf-8');
   }
 
-  /** The IKEv2 profile (sswan JSON) as a file. */
+  /** The IKEv2 profile of the strongSwan Android app (`.sswan` JSON) as a file. */
   async controllerClient_connectIkev2(_request: ModuleRequest): Promise<ModuleResponse> {
-    const provision = await this.requireProvision();
-    const text = await (await this.panels.client(panelOf(provision))).ikev2Profile(provision.account_name, this.abortSignal);
-    return attachment(text, configFilename(this.service_data).replace(/\.conf$/, '.sswan'), 'application/json; charset=utf-8');
+    return this.ikev2Download('android');
+  }
+
+  /** The IKEv2 profile of iPhone, iPad and Mac (Apple configuration profile, `.mobileconfig`) as a file. */
+  async controllerClient_connectIkev2Apple(_request: ModuleRequest): Promise<ModuleResponse> {
+    return this.ikev2Download('apple');
+  }
+
+  /** The PowerShell script setting up Windows' built-in IKEv2 client (`.ps1`) as a file. */
+  async controllerClient_connectIkev2Windows(_request: ModuleRequest): Promise<ModuleResponse> {
+    return this.ikev2Download('windows');
   }
 
   /** A new one-time link to open the configuration on another device (POST). */
@@ -289,6 +301,20 @@ export class VpnProduct extends Product {
     const taskId = await this.queueServiceJob(REGENERATE_KEYS_JOB, 'regenerate_keys', this.jobOptions('createJob'));
     if (wantsHtml(request)) return { status: 303, body: '', headers: { location: clientTabPath(this.requireService(), 'manage'), 'content-type': 'text/plain; charset=utf-8' } };
     return { queued: true, task_id: taskId };
+  }
+
+  /** An IKEv2 profile of the account as a file; 404 `IKEV2_UNAVAILABLE` when the panel has IKEv2 off for it. */
+  private async ikev2Download(platform: Ikev2Platform): Promise<ModuleResponse> {
+    const provision = await this.requireProvision();
+    const kind = IKEV2_PROFILES[platform];
+    let text: string;
+    try {
+      text = await kind.fetch(await this.panels.client(panelOf(provision)), provision.account_name, this.abortSignal);
+    } catch (err) {
+      if (isIkev2Off(err)) return { status: 404, body: { success: false, message: IKEV2_UNAVAILABLE } };
+      throw err;
+    }
+    return attachment(text, ikev2Filename(this.service_data, platform), kind.contentType);
   }
 
   private async tabSource(): Promise<TabSource> {

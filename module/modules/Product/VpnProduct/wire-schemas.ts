@@ -3,5 +3,5 @@ export { AccountSchema, AccountListSchema, type Account } from '../../../../pane
 export { WireguardServerSchema, WireguardServerMapSchema, AvailableIpsSchema, type WireguardServer } from '../../../../panel/schemas/wireguard.ts';
 export { envelopeSchema, errorEnvelopeSchema, successStringSchema as SuccessSchema } from '../../../../panel/schemas/envelope.ts';
 export { systemStatusSchema as SystemStatusSchema, type SystemStatus } from '../../../../panel/schemas/system.ts';
-export { E as PANEL_ERRORS } from '../../../../panel/schemas/error-texts.ts';
+export { E as PANEL_ERRORS, OWN as PANEL_OWN_ERRORS } from '../../../../panel/schemas/error-texts.ts';
 export { TrafficStatisticsSchema, type TrafficStatisticsEntry } from '../../../../panel/schemas/statistics.ts';

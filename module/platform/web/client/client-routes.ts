@@ -3,7 +3,7 @@
 // service of someone else answers exactly like one that does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { callClientAreaController, clientAreaVariables } from '../../../contract/client-area.ts';
+import { callClientAreaController, CLIENT_AREA_METHOD, clientAreaVariables } from '../../../contract/client-area.ts';
 import type { ModuleRequest } from '../../../contract/http.ts';
 import type { Product } from '../../../contract/product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
@@ -14,7 +14,7 @@ import { requireCustomer } from './customer-session.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { orderRoutes } from './order-routes.ts';
 
-const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(/^[A-Za-z]{1,64}$/).optional() });
+const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(CLIENT_AREA_METHOD).optional() });
 
 /** The Product instance of a service the request's customer owns; 404 otherwise (never telling whether it exists). */
 export function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Product {
