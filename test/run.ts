@@ -11,7 +11,7 @@ const tiers: Array<{ name: string; dir: string; concurrency: number; testTimeout
   { name: 'unit', dir: 'test/unit', concurrency: 2, testTimeoutMin: 5 },
   { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10 },
   { name: 'integration', dir: 'test/integration', concurrency: 2, testTimeoutMin: 10 },
-  { name: 'system', dir: 'test/system', concurrency: 1, testTimeoutMin: 20 },
+  { name: 'system', dir: 'test/system', concurrency: 2, testTimeoutMin: 20 },
   { name: 'browser', dir: 'test/browser', concurrency: 1, testTimeoutMin: 10 },
 ];
 
