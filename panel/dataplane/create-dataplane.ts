@@ -27,9 +27,10 @@ export interface LinuxDataplaneOptions {
   /** IKEv2: load strongSwan's `kernel-libipsec` (ESP in userspace) — default from VPNHOST_IPSEC_LIBIPSEC=1. */
   ipsecLibipsec?: boolean;
   /**
-   * IKEv2 clients that send another IKE identity than their username (Windows' built-in client) get their account's
-   * address from the panel's DHCP responder — default on (off with `VPNHOST_IPSEC_IDENTITY_LEASES=0`, and off with a
-   * `runner`, which may put charon in another namespace).
+   * IKEv2 through one shared connection whose addresses come from the panel's identity lease responder (any IKE
+   * identity, connect cost independent of the number of accounts) — default on; off with
+   * `VPNHOST_IPSEC_IDENTITY_LEASES=0`, and off with a `runner`, which may put charon in another namespace (then one
+   * connection and pool per account).
    */
   ipsecIdentityLeases?: boolean;
   /** unbound's `unbound-control` port on 127.0.0.1 (default 8954); its files live in `<dataDir>/unbound`. */
@@ -72,9 +73,9 @@ export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane
 }
 
 /**
- * Whether charon serves clients identified by EAP only (Windows) through the panel's identity lease responder: on
- * unless `VPNHOST_IPSEC_IDENTITY_LEASES=0` or the option says otherwise, and never with a namespaced runner (the
- * responder's socket lives in the panel's namespace, charon in the runner's).
+ * Whether charon serves every client through the shared connection and the panel's identity lease responder: on
+ * unless `VPNHOST_IPSEC_IDENTITY_LEASES=0` or the option says otherwise, and off by default with a runner (the
+ * responder's socket lives in the panel's namespace, charon may live in the runner's).
  */
 function identityLeases(opts: LinuxDataplaneOptions): boolean {
   if (opts.runner) return opts.ipsecIdentityLeases === true;

@@ -17,11 +17,10 @@ import { createDataplane } from '../../panel/dataplane/create-dataplane.ts';
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
-import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName } from '../helpers/netns.ts';
 import { median, fmt } from './bench-math.ts';
+import { fillAccounts } from './fill-accounts.ts';
 
 const { values: args } = parseArgs({
   options: { accounts: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '15' } },
@@ -49,20 +48,7 @@ async function main(): Promise<void> {
   try {
     await p.ok('POST', '/wireguard', { name: 'ike', address: '10.66.0.1/16', ikev2: '1', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
     await p.ok('POST', '/wireguard', { name: 'plain', address: '10.201.0.1/16', ikev2: '0', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
-    const repo = new AccountsRepository(p.db);
-    const box = SecretBox.open(p.dir);
-    const serverId = (p.db.prepare("SELECT id FROM wireguard_servers WHERE name = 'ike'").get() as { id: number }).id;
-    const base = (10 << 24) | (66 << 16);
-    p.db.transaction(() => {
-      for (let i = 1; i <= N; i++) {
-        const key = Buffer.alloc(32, 9);
-        key.writeUInt32BE(i, 0);
-        repo.insert({
-          name: `Account_${i}`, username: `User_${i}`, password: box.seal(`password-${i}`), status: 'enable', server_id: serverId,
-          ip: base + 1 + i, allowed_ips_ipv6: null, b_download: 10, b_upload: 10, mangle: 1000 + i, private_key: '', public_key: key.toString('base64'),
-        });
-      }
-    })();
+    fillAccounts(p, 'ike', N, { firstOctets: [10, 66], keyByte: 9, limitMbit: 10 });
     for (let r = 0; r < ROUNDS; r++) await p.ok('POST', '/account', { wg_name: 'plain', allowed_IPs: `10.201.1.${10 + r}`, name: `Plain_${r}`, b_download: '10', b_upload: '10' });
     await p.ok('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Bench CA', ca_organization: 'vpnhost' });
     await p.ok('PUT', '/ikev2/generate_server_rsa', { server_domain: 'vpn.bench.test', server_ip: '192.0.2.1', server_common_name: 'vpn.bench.test', server_organization: 'vpnhost' });

@@ -1,12 +1,13 @@
 // Bench (not a test): one account create with IKEv2 on (N accounts loaded in a real charon) vs off, charon's memory.
 //
-// Run (root, strongSwan installed): `node --import tsx test/bench/panel-ikev2.ts [--accounts 10000] [--rounds 15]`.
+// Run (root, strongSwan installed): `node --import tsx test/bench/panel-ikev2.ts [--accounts 10000] [--rounds 15] [--per-account]`.
 // In process through inject(), the whole linux data plane inside a network namespace the bench creates (wireguard-go,
 // iptables/ipset, tc, and charon-systemd with kernel-libipsec); `--simulated` keeps WireGuard, firewall and shaping as
 // twins (then the floor is the panel's own work only and the ratio shows what IKEv2 adds to that). N accounts are written straight through the repository on a
 // server with ikev2=1, then IKEv2 is enabled (one full load of N connections, pools and EAP secrets). Then, alternating,
 // one POST /account on a server with ikev2=0 (off) and one on the ikev2=1 server (on: + load-shared, load-pool,
-// load-conn over vici); medians and the ratio (target ≤ 2x) are printed, with charon's VmRSS before and after the load.
+// load-conn over vici; with identity leases, the default, load-shared only); medians and the ratio (target ≤ 2x) are
+// printed, with charon's VmRSS before and after the load.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,14 +17,16 @@ import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
-import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
-import { createNamespace, destroyNamespace, uniqueWgName } from '../helpers/netns.ts';
+import { createNamespace, destroyNamespace, hostLink, uniqueWgName } from '../helpers/netns.ts';
 import { median, fmt } from './bench-math.ts';
+import { fillAccounts } from './fill-accounts.ts';
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' }, simulated: { type: 'boolean', default: false } },
+  options: {
+    accounts: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '15' }, simulated: { type: 'boolean', default: false },
+    'per-account': { type: 'boolean', default: false },
+  },
   strict: true,
 });
 const N = Number(args.accounts);
@@ -38,31 +41,22 @@ async function main(): Promise<void> {
   const ns = await createNamespace('vhbench');
   const ipsecDir = mkdtempSync(join(tmpdir(), 'vpnhost-bench-ipsec-'));
   const runner = new ExecaRunner({ netns: ns, timeoutMs: 600_000 });
-  const ipsec = new CharonIpsec({ runner, dir: join(ipsecDir, 'ipsec'), libipsec: true, startTimeoutMs: 60_000 });
+  // the default: one shared connection, addresses from the identity lease responder (in this namespace, reached by
+  // charon over a veth); --per-account: one connection and pool per account (identity leases off)
+  const leases = args['per-account'] ? {} : { identityLeases: { address: (await hostLink(ns)).hostIp } };
+  const ipsec = new CharonIpsec({ runner, dir: join(ipsecDir, 'ipsec'), libipsec: true, startTimeoutMs: 60_000, ...leases });
   const dataplane = args.simulated
     ? createSimulatedDataplane({ wireguard: new SimulatedDriver(), ipsec })
     : { ...(await createDataplane({ kind: 'linux', dataDir: ipsecDir, runner, apiPort: null, wireguard: 'userspace' })), ipsec };
-  console.log(`data plane: ${args.simulated ? 'simulated twins + real charon' : 'linux (wireguard-go, iptables, tc, charon) in a namespace'}`);
+  console.log(`data plane: ${args.simulated ? 'simulated twins + real charon' : 'linux (wireguard-go, iptables, tc, charon) in a namespace'}; ` +
+    `IKEv2: ${args['per-account'] ? 'one connection and pool per account' : 'one shared connection + identity leases'}`);
   const now = new Date();
   const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now, deps: { dataplane, routeProbe: fixedRouteProbe() } });
   try {
     await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
     await p.ok('POST', '/wireguard', { name: 'plain', address: '10.200.0.1/16', ikev2: '0', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
-    const repo = new AccountsRepository(p.db);
-    const box = SecretBox.open(p.dir);
-    const serverId = (p.db.prepare("SELECT id FROM wireguard_servers WHERE name = 'ike'").get() as { id: number }).id;
-    const base = (10 << 24) | (64 << 16);
     let t = performance.now();
-    p.db.transaction(() => {
-      for (let i = 1; i <= N; i++) {
-        const key = Buffer.alloc(32, 7);
-        key.writeUInt32BE(i, 0);
-        repo.insert({
-          name: `Account_${i}`, username: `User_${i}`, password: box.seal(`password-${i}`), status: 'enable', server_id: serverId,
-          ip: base + 1 + i, allowed_ips_ipv6: null, b_download: 0, b_upload: 0, mangle: 1000 + i, private_key: '', public_key: key.toString('base64'),
-        });
-      }
-    })();
+    fillAccounts(p, 'ike', N, { firstOctets: [10, 64], keyByte: 7 });
     console.log(`fill: ${N} accounts in ${fmt(performance.now() - t)} ms`);
     await p.ok('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Bench CA', ca_organization: 'vpnhost' });
     await p.ok('PUT', '/ikev2/generate_server_rsa', { server_domain: 'vpn.bench.test', server_ip: '192.0.2.1', server_common_name: 'vpn.bench.test', server_organization: 'vpnhost' });

@@ -15,7 +15,8 @@ export interface IpsecFixture {
   cleanup(): Promise<void>;
 }
 
-function desired(users: IpsecDesired['users']): IpsecDesired {
+/** A desired state with a fresh CA and server certificate (also for implementation-specific tests). */
+export function contractDesired(users: IpsecDesired['users']): IpsecDesired {
   const now = new Date();
   const ca = generateCa({ common_name: 'Contract CA', organization: 'vpnhost' }, now);
   const server = issueServerCert(ca, { common_name: 'vpn.contract.test', organization: 'vpnhost', domain: 'vpn.contract.test', ip: '192.0.2.1' }, now);
@@ -42,7 +43,7 @@ export function runIpsecContract(label: string, setup: () => Promise<IpsecFixtur
     it('a full load starts the daemon (pid, version); per-user changes and terminates keep the same process', async (t) => {
       const f = await ready(t);
       if (!f) return;
-      const d = desired([ALICE]);
+      const d = contractDesired([ALICE]);
       await f.ipsec.apply(d);
       const st = await f.ipsec.status();
       assert.equal(st.running, true);
@@ -60,7 +61,7 @@ export function runIpsecContract(label: string, setup: () => Promise<IpsecFixtur
     it('a killed daemon is reported as crashed; the next full load starts it again; a restarted panel adopts it', async (t) => {
       const f = await ready(t);
       if (!f) return;
-      const d = desired([ALICE]);
+      const d = contractDesired([ALICE]);
       await f.ipsec.apply(d);
       const pid = (await f.ipsec.status()).pid!;
       await f.kill(pid);
@@ -81,7 +82,7 @@ export function runIpsecContract(label: string, setup: () => Promise<IpsecFixtur
     it('the TUN device is ipsec0 while the daemon runs (kernel-libipsec), also for a restarted panel; none after stop', async (t) => {
       const f = await ready(t);
       if (!f) return;
-      await f.ipsec.apply(desired([ALICE]));
+      await f.ipsec.apply(contractDesired([ALICE]));
       assert.equal(await f.ipsec.device(), IPSEC_DEVICE);
       assert.equal(await f.restart().device(), IPSEC_DEVICE);
       await f.ipsec.stop();
@@ -91,7 +92,7 @@ export function runIpsecContract(label: string, setup: () => Promise<IpsecFixtur
     it('stop ends the daemon and is not a crash', async (t) => {
       const f = await ready(t);
       if (!f) return;
-      await f.ipsec.apply(desired([]));
+      await f.ipsec.apply(contractDesired([]));
       await f.ipsec.stop();
       const st = await f.ipsec.status();
       assert.deepEqual([st.running, st.crashed, st.pid], [false, false, null]);

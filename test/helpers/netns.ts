@@ -65,6 +65,26 @@ export async function vethPair(nsA: string, nsB: string, cidrA: string, cidrB: s
   return { a, b };
 }
 
+/**
+ * Links the host's namespace with a test namespace over a veth pair on a random /30 of 10.196.0.0/15 (the host end
+ * goes away with the namespace, which holds the other). For daemons in `ns` that must reach a socket of this process.
+ */
+export async function hostLink(ns: string): Promise<{ hostIp: string; nsIp: string; hostLink: string }> {
+  if (!created.has(ns)) throw new Error('hostLink only links namespaces created by this helper');
+  const block = randomInt(1 << 14) * 4;
+  const prefix = `10.${196 + (block >> 16)}.${(block >> 8) & 0xff}`;
+  const hostIp = `${prefix}.${(block & 0xff) + 1}`;
+  const nsIp = `${prefix}.${(block & 0xff) + 2}`;
+  const id = randomInt(1e6);
+  const host = `vhh${id}`;
+  await execa('ip', ['link', 'add', host, 'type', 'veth', 'peer', 'name', `vhn${id}`, 'netns', ns]);
+  await execa('ip', ['addr', 'add', `${hostIp}/30`, 'dev', host]);
+  await execa('ip', ['link', 'set', host, 'up']);
+  await execIn(ns, 'ip', ['addr', 'add', `${nsIp}/30`, 'dev', `vhn${id}`]);
+  await execIn(ns, 'ip', ['link', 'set', `vhn${id}`, 'up']);
+  return { hostIp, nsIp, hostLink: host };
+}
+
 /** `wg` + 6 random digits, not used by any wireguard-go socket and not handed out before in this process. */
 export function uniqueWgName(): string {
   for (let i = 0; i < 1000; i++) {

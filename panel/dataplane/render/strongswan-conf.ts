@@ -52,6 +52,7 @@ charon-systemd {
     panel {
       path = ${opts.logFile}
       time_format = %F %T
+      time_add_ms = yes
       append = yes
       default = 1
 ${levels}

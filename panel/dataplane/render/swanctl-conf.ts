@@ -1,7 +1,7 @@
 // Pure renderer of swanctl.conf (connections and pools; no secrets) from the IKEv2 desired state, for swanctl.
 import type { IpsecDesired } from '../ipsec/ipsec.ts';
 import type { ViciTree } from '../ipsec/linux/vici-client.ts';
-import { eapEntryConn, probeConn, userConn, userPool } from './swanctl-tree.ts';
+import { probeConn, sharedConn, userConn, userPool } from './swanctl-tree.ts';
 
 /** A value in swanctl.conf syntax: always double-quoted, `\` and `"` escaped, no newlines. */
 export function quote(value: string): string {
@@ -21,19 +21,19 @@ export function renderTree(tree: ViciTree, indent = ''): string {
 }
 
 /**
- * swanctl.conf of the whole desired state: the probe connection, one connection and one pool per account and, with
- * `eapEntry`, the shared connection of clients identified by EAP only. It holds no secret: certificates, key and EAP
- * secrets are loaded over vici (connections find the certificate by identity).
+ * swanctl.conf of the whole desired state: the probe connection and either (`shared`, with the panel's identity lease
+ * responder) the one connection every client uses, or one connection and one pool per account. It holds no secret:
+ * certificates, key and EAP secrets are loaded over vici (connections find the certificate by identity).
  */
-export function renderSwanctlConf(desired: IpsecDesired, opts: { eapEntry?: boolean } = {}): string {
-  const conns: ViciTree = {
-    ...probeConn(desired.settings, desired.serverId),
-    ...(opts.eapEntry ? eapEntryConn(desired.settings, desired.serverId) : {}),
-  };
+export function renderSwanctlConf(desired: IpsecDesired, opts: { shared?: boolean } = {}): string {
+  const conns: ViciTree = { ...probeConn(desired.settings, desired.serverId) };
   const pools: ViciTree = {};
-  for (const user of desired.users) {
-    Object.assign(conns, userConn(desired.settings, user, desired.serverId));
-    Object.assign(pools, userPool(user));
+  if (opts.shared) Object.assign(conns, sharedConn(desired.settings, desired.serverId));
+  else {
+    for (const user of desired.users) {
+      Object.assign(conns, userConn(desired.settings, user, desired.serverId));
+      Object.assign(pools, userPool(user));
+    }
   }
   return [
     '# Written by vpnhost from its store; changes here are overwritten.',

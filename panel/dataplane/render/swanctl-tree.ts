@@ -80,9 +80,10 @@ function local(serverId: string): ViciTree {
 }
 
 /**
- * The connection of one account: selected by the client's IKE identity (= its username), EAP-MSCHAPv2 with the
- * same EAP identity, the account's own one-address pool. One connection per account keeps an account change to
- * one load-conn/unload-conn (the others' SAs are untouched) and ties the address to the account.
+ * The connection of one account while identity leases are off (`VPNHOST_IPSEC_IDENTITY_LEASES=0`, or charon in
+ * another namespace than the panel): selected by the client's IKE identity (= its username), EAP-MSCHAPv2 with the
+ * same EAP identity, the account's own one-address pool. An account change is one load-conn/unload-conn (the others'
+ * SAs are untouched), but every connect costs charon a match against every account's connection.
  */
 export function userConn(s: Ikev2AdvancedSettings, user: IpsecUser, serverId: string): ViciTree {
   return {
@@ -108,24 +109,25 @@ export function probeConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree 
   };
 }
 
-/** Name of the shared connection of clients whose IKE identity is not their username (see {@link eapEntryConn}). */
-export const EAP_ENTRY_CONN = 'vpnhost-eap';
+/** Name of the one connection of every client while identity leases are on (see {@link sharedConn}). */
+export const SHARED_CONN = 'vpnhost-eap';
 
 /**
- * The shared connection of clients that present another IKE identity than their username — Windows' built-in client
- * sends its IP address. It matches any identity, but only as the last choice (an account's own connection matches its
- * username exactly and ranks first), asks the client for its EAP identity (EAP-Identity) and checks EAP-MSCHAPv2
- * against the secret of that identity; the address comes from the `dhcp` pool, which the panel's identity lease
- * responder answers with the account's own address. Loaded only with identity leases on.
+ * The connection every client uses while the panel's identity lease responder runs (the default): any IKE identity
+ * (Windows' built-in client sends its IP address, the strongSwan app and Apple profiles the username), the EAP identity
+ * asked for with EAP-Identity, EAP-MSCHAPv2 checked against the secret of that identity, and the address from the
+ * `dhcp` pool, which the responder answers with the account's own address and DNS. One connection instead of one per
+ * account: charon matches each IKE_SA_INIT and IKE_AUTH against every loaded connection, which costs about 0.65 s per
+ * connect with 10,000 of them (test/bench/panel-ikev2-windows.ts) and about 65 ms with this one.
  */
-export function eapEntryConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree {
+export function sharedConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree {
   return {
-    [EAP_ENTRY_CONN]: {
+    [SHARED_CONN]: {
       ...connBase(s),
       pools: ['dhcp'],
       local: local(serverId),
       remote: { auth: 'eap-mschapv2', id: '%any', eap_id: '%any', revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' },
-      children: { [EAP_ENTRY_CONN]: child(s, false) },
+      children: { [SHARED_CONN]: child(s, false) },
     },
   };
 }

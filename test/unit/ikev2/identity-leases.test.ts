@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { buildDhcpReply, DHCP, parseDhcpRequest } from '../../../panel/dataplane/ipsec/linux/dhcp-packet.ts';
 import { pluginList, renderStrongswanConf } from '../../../panel/dataplane/render/strongswan-conf.ts';
 import { renderSwanctlConf } from '../../../panel/dataplane/render/swanctl-conf.ts';
-import { EAP_ENTRY_CONN } from '../../../panel/dataplane/render/swanctl-tree.ts';
+import { SHARED_CONN } from '../../../panel/dataplane/render/swanctl-tree.ts';
 import { IKEV2_DEFAULTS } from '../../../panel/schemas/ikev2.ts';
 import { buildDhcpRequest } from '../../helpers/dhcp-request.ts';
 
@@ -14,17 +14,20 @@ const DESIRED = {
   users: [{ username: 'alice', password: 'x', address: '10.8.0.2', dns: ['10.8.0.1'] }],
 };
 
-test('the shared EAP connection: any IKE identity, EAP identity asked for, address from the dhcp pool; only with identity leases', () => {
-  const without = renderSwanctlConf(DESIRED);
-  assert.ok(!without.includes(EAP_ENTRY_CONN));
-  const text = renderSwanctlConf(DESIRED, { eapEntry: true });
-  const block = text.slice(text.indexOf(`  ${EAP_ENTRY_CONN} {`), text.indexOf('  u-alice {'));
+test('with identity leases one shared connection serves every account: any IKE identity, EAP-Identity, address from the dhcp pool; no per-account conns or pools', () => {
+  const perAccount = renderSwanctlConf(DESIRED);
+  assert.ok(!perAccount.includes(SHARED_CONN));
+  assert.match(perAccount, /u-alice \{[\s\S]*?id = "alice"\n\s+eap_id = "alice"/, 'without leases: the account\'s own connection');
+  assert.match(perAccount, /p-alice \{/);
+  const text = renderSwanctlConf(DESIRED, { shared: true });
+  assert.ok(!text.includes('u-alice') && !text.includes('p-alice'), 'no per-account connection or pool');
+  assert.match(text, /pools \{\n*\}/, 'an empty pools section: swanctl --load-pools unloads the per-account pools of before');
+  const block = text.slice(text.indexOf(`  ${SHARED_CONN} {`));
   assert.match(block, /pools = "dhcp"/);
   assert.match(block, /remote \{\n\s+auth = "eap-mschapv2"\n\s+id = "%any"\n\s+eap_id = "%any"/);
   assert.match(block, /local \{\n\s+auth = "pubkey"\n\s+id = "vpn\.example\.test"/);
   assert.match(block, /esp_proposals = "aes256-sha256,chacha20poly1305-sha512,aes256-sha1,aes256gcm16-ecp384,3des-sha1"/);
-  // the account's own connection is unchanged: it still matches the username exactly and ranks first
-  assert.match(text, /u-alice \{[\s\S]*?id = "alice"\n\s+eap_id = "alice"/);
+  assert.match(text, /vpnhost-probe \{/, 'the probe connection still checks the proposals');
 });
 
 test('strongswan.conf with identity leases loads the dhcp plugin, unicast to the responder, identity as client id', () => {

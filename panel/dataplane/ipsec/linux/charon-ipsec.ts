@@ -28,9 +28,10 @@ export interface CharonIpsecOptions {
   /** How long to wait for the vici socket after a start (default 15 s). */
   startTimeoutMs?: number;
   /**
-   * Serve clients whose IKE identity is not their username (Windows' built-in client) through the shared EAP
-   * connection and the panel's identity lease responder ({@link IdentityLeaseServer}). The responder is a socket of
-   * this process, so charon must run in the same network namespace (not through a namespaced runner).
+   * Serve every client through one shared connection whose addresses come from the panel's identity lease responder
+   * ({@link IdentityLeaseServer}): any IKE identity (Windows' built-in client sends its IP address) and a connect cost
+   * that does not grow with the number of accounts. Without it, each account gets its own connection and pool. The
+   * responder is a socket of this process, so charon must reach its address (same namespace, or a route to it).
    */
   identityLeases?: IdentityLeaseOptions;
 }
@@ -41,8 +42,9 @@ export interface CharonIpsecOptions {
  * own pid file and `STRONGSWAN_CONF` pointing at the rendered strongswan.conf, whose vici socket lives in `dir`.
  * Full loads send certificates, key and EAP secrets over vici (never written to disk) and write swanctl.conf with
  * the connections and pools for `swanctl --load-pools/--load-conns` (stale ones are unloaded by swanctl); one account's
- * change goes over vici (load-shared/load-pool/load-conn or their unloads), so it
- * never restarts the daemon and other SAs stay up. Log levels change with `reload-settings`, not a restart.
+ * change goes over vici — with identity leases its EAP secret (`load-shared`/`unload-shared`) and one entry of the
+ * responder's map, else also its pool and connection — so it never restarts the daemon and other SAs stay up. Log
+ * levels change with `reload-settings`, not a restart.
  */
 export class CharonIpsec implements Ipsec {
   private readonly paths;
@@ -93,7 +95,7 @@ export class CharonIpsec implements Ipsec {
     }
     if (!running) await this.start();
     // A reconcile of an unchanged store costs nothing: the same desired state is not loaded twice
-    const swanctlConf = renderSwanctlConf(desired, { eapEntry: this.leases !== null });
+    const swanctlConf = renderSwanctlConf(desired, { shared: this.leases !== null });
     const fingerprint = createHash('sha256').update(JSON.stringify(desired)).digest('hex');
     if (running && fingerprint === this.loadedSwanctl && (await this.pid()) === this.loadedPid) {
       this.last = desired;
@@ -103,7 +105,8 @@ export class CharonIpsec implements Ipsec {
     await this.loadCredentials(desired);
     await mkdir(this.paths.swanctl, { recursive: true, mode: 0o700 });
     await writeFile(this.paths.swanctlConf, swanctlConf, { mode: 0o600 });
-    await this.swanctl(['--load-pools', '--file', this.paths.swanctlConf]);
+    if (this.leases) await this.unloadAccountPools();
+    else await this.swanctl(['--load-pools', '--file', this.paths.swanctlConf]);
     await this.swanctl(['--load-conns', '--file', this.paths.swanctlConf]);
     this.loadedSwanctl = fingerprint;
     this.loadedPid = await this.pid();
@@ -140,10 +143,28 @@ export class CharonIpsec implements Ipsec {
     });
   }
 
+  /**
+   * With identity leases no pool is loaded; per-account pools a charon still holds (loaded while leases were off) are
+   * unloaded best-effort: charon refuses to unload a pool with an online lease, which goes with that client's SA.
+   */
+  private async unloadAccountPools(): Promise<void> {
+    await this.vici(async (s) => {
+      const names = Object.keys(await s.request('get-pools')).filter((name) => name.startsWith('p-'));
+      for (let i = 0; i < names.length; i += SECRET_BATCH) {
+        await s.commands(names.slice(i, i + SECRET_BATCH).map((name) => ['unload-pool', { name }] as [string, ViciTree])).catch(() => undefined);
+      }
+    });
+  }
+
   async upsertUser(user: IpsecUser): Promise<void> {
     const d = this.requireLoaded();
     this.loadedSwanctl = '';
-    this.leases?.upsert(user);
+    if (this.leases) {
+      // the shared connection serves every account: its secret and its lease are all an account has
+      this.leases.upsert(user);
+      await this.vici((s) => s.commands([['load-shared', userSecret(user)]]));
+      return;
+    }
     await this.vici((s) => s.commands([
       ['load-shared', userSecret(user)], ['load-pool', userPool(user)], ['load-conn', userConn(d.settings, user, d.serverId)],
     ]));
@@ -155,8 +176,10 @@ export class CharonIpsec implements Ipsec {
     this.leases?.remove(username);
     await this.terminate(username);
     await this.vici(async (s) => {
-      await s.request('unload-conn', { name: connName(username) });
-      await s.request('unload-pool', { name: poolName(username) });
+      if (!this.leases) {
+        await s.request('unload-conn', { name: connName(username) });
+        await s.request('unload-pool', { name: poolName(username) });
+      }
       await s.request('unload-shared', { id: secretName(username) });
     });
   }

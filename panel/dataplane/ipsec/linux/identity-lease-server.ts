@@ -64,6 +64,7 @@ export class IdentityLeaseServer {
       });
     });
     this.port = socket.address().port;
+    socket.unref(); // the responder never keeps a process alive by itself
     this.socket = socket;
   }
 
