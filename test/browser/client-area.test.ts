@@ -39,6 +39,12 @@ async function panelConfig(uuid: string): Promise<string> {
 
 before(async () => {
   s = await startWebBrowserStack();
+  // IKEv2 on the panel's server, so the Connect tab also offers the built-in clients' profiles
+  const onPanel = async (method: string, path: string, form: Record<string, string>) =>
+    assert.equal((await panel(s.stack.panel.url, s.stack.panel.accessHash, method, path, form)).error, '', path);
+  await onPanel('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Browser CA', ca_organization: 'vpnhost' });
+  await onPanel('PUT', '/ikev2/generate_server_rsa', { server_domain: 'vpn.browser.test', server_ip: '198.51.100.20', server_common_name: 'vpn.browser.test', server_organization: 'vpnhost' });
+  await onPanel('PUT', '/wireguard/main', { ikev2: '1' });
   await s.web.customers.create(CUSTOMER);
   await s.stack.platform.platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 50 });
   [mine.desktop, mine.phone, theirs] = await Promise.all([
@@ -90,6 +96,15 @@ describe('client area', { concurrency: 2 }, () => {
         const qr = page.locator('img[data-vpn-qr]');
         assert.ok(await qr.isVisible());
         assert.equal(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), true);
+        // IKEv2: plain links to the three profiles; the Windows script is the panel's own for the account
+        const ikev2 = page.locator('[data-vpn-ikev2] a.button');
+        assert.equal(await ikev2.count(), 3);
+        const account = String(s.stack.platform.platform.services.get(own)!.provision_data.account_name);
+        const [script] = await Promise.all([page.waitForEvent('download'), ikev2.nth(2).click()]);
+        assert.equal(script.suggestedFilename(), `${username}.ps1`);
+        const windows = await panel(s.stack.panel.url, s.stack.panel.accessHash, 'GET', `/account/${account}/ikev2_windows`);
+        assert.equal(readFileSync((await script.path())!, 'utf8'), windows.msg, 'the Windows script is the panel\'s');
+        if (phone) assert.ok(await fitsWidth(page), 'connect tab with the IKEv2 profiles fits the phone');
         await screenshot(page, `client-connect-${tag}`);
         const before = await panelConfig(own);
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('a[data-vpn-download]')]);
