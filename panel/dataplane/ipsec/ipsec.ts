@@ -27,7 +27,7 @@ export interface IpsecDesired {
 
 /** One live IKE SA, as the daemon lists it. */
 export interface IpsecSa {
-  /** Connection name (one per user: `u-<username>`). */
+  /** Connection name (`vpnhost-eap`, the shared one; `u-<username>` with identity leases off). */
   conn: string;
   /** charon's unique IKE SA id. */
   uniqueId: string;

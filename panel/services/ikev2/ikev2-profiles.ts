@@ -29,7 +29,7 @@ export function stableUuid(...parts: string[]): string {
 /**
  * Profiles for an account that may use IKEv2 (certificates present, its server has `ikev2=1`). The server is
  * addressed and identified by `server_domain` (a SAN of its certificate); the client's IKE and EAP identity is the
- * account's `username` (the panel selects the account's connection by it). The password is included only when the
+ * account's `username` (its EAP identity, which gives it its own address). The password is included only when the
  * operator opted in (`profile_password`).
  */
 export class Ikev2Profiles {
