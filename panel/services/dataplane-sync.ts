@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { Driver } from '../dataplane/driver.ts';
 import type { FilterRule, FirewallConf, PortForwardRule, RulePosition } from '../dataplane/firewall/firewall.ts';
-import { reconcile, ReconcileError, type ReconcileReport } from '../dataplane/reconcile.ts';
-import { reconcileFirewall, reconcileShaping, type ReconcileFailure } from '../dataplane/reconcile-policy.ts';
+import type { ReconcileReport } from '../dataplane/reconcile.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
@@ -12,7 +11,8 @@ import {
   desiredPeer, firewallChanges, firewallPeer, interfaceSpec, peerChanges, serverFirewallSpec, shapedPeer,
   shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
 } from './dataplane-specs.ts';
-import { buildDesiredState, desiredServer } from './desired-state.ts';
+import { reconcileStore } from './dataplane-reconcile.ts';
+import { desiredServer } from './desired-state.ts';
 import { dataplaneViews, requireServer, type DataplaneViews } from './dataplane-views.ts';
 import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
 
@@ -295,59 +295,9 @@ export class DataplaneSync {
     });
   }
 
-  /**
-   * Makes every subsystem match the whole store (boot, `PUT /system/reload`), one after the other: WireGuard links
-   * and peers (links must exist before tc and the rules that name them), then the firewall (global state, servers
-   * with marks and forwards), then shaping. Each reads the live state and changes only what differs; one failing
-   * object does not stop the rest, a {@link ReconcileError} names every failure at the end.
-   */
+  /** Makes every subsystem match the whole store (boot, `PUT /system/reload`), in the lane: see {@link reconcileStore}. */
   reconcileAll(onProgress?: (done: number, total: number) => void): Promise<SyncReconcileReport> {
-    return this.serial(async () => {
-      const { wireguard, firewall, shaper } = this.deps.dataplane;
-      const desired = buildDesiredState(this.deps.servers, this.deps.accounts);
-      const wanted = new Set(desired.map((d) => d.row.interface_name));
-      const extra = (await wireguard.listInterfaces()).filter((name) => !wanted.has(name));
-      const failures: ReconcileFailure[] = [];
-      failures.push(...(await reconcileShaping(shaper, [], extra)));
-      let report: ReconcileReport;
-      try {
-        report = await reconcile(
-          wireguard,
-          desired.map((d) => ({ spec: this.interfaceSpec(d.row), peers: d.peers.map(wireguardPeer) })),
-          { onProgress },
-        );
-      } catch (err) {
-        if (!(err instanceof ReconcileError)) throw err;
-        report = err.report;
-        failures.push(...err.failures.map((f) => ({ name: `wireguard:${f.name}`, error: f.error })));
-      }
-      const ext = this.deps.externalInterface;
-      this.walled.clear();
-      this.shaped.clear();
-      const fwFailures = await reconcileFirewall(
-        firewall,
-        this.policy.firewallGlobal(),
-        desired.map((d) => serverFirewallSpec(d.row, d.peers, this.policy.forwards(d.row), ext)),
-      );
-      failures.push(...fwFailures);
-      for (const d of desired) if (!fwFailures.some((f) => f.name === `firewall:${d.row.interface_name}`)) this.walled.add(d.row.interface_name);
-      const tcFailures = await reconcileShaping(
-        shaper,
-        desired.map((d) => ({ target: shapingTarget(d.row), peers: d.peers.map(shapedPeer) })),
-        [],
-      );
-      failures.push(...tcFailures);
-      for (const d of desired) if (!tcFailures.some((f) => f.name === `shaping:${d.row.interface_name}`)) this.shaped.add(d.row.interface_name);
-      for (const f of this.followers) {
-        try {
-          await f.reconcile();
-        } catch (err) {
-          failures.push({ name: f.name, error: err instanceof Error ? err : new Error(String(err)) });
-        }
-      }
-      if (failures.length > 0) throw new ReconcileError(report, failures);
-      return report;
-    });
+    return this.serial(() => reconcileStore({ ...this.deps, policy: this.policy, followers: this.followers, walled: this.walled, shaped: this.shaped }, onProgress));
   }
 
   // ---- internals ----
@@ -391,7 +341,6 @@ export class DataplaneSync {
     if (!this.policy.forwards(row).some((f) => f.to_ip.split('/')[0] === peer.ipv4)) return;
     await this.reapplyForwards(row);
   }
-
 
   /** Keeps the peer's endpoint from the live dump before it is removed (nothing when it never had one). */
   private async rememberEndpoint(iface: string, accountId: number, publicKey: string): Promise<void> {
