@@ -55,8 +55,7 @@ function connBase(s: Ikev2AdvancedSettings): ViciTree {
   };
 }
 
-function child(s: Ikev2AdvancedSettings, dns: boolean): ViciTree {
-  void dns;
+function child(s: Ikev2AdvancedSettings): ViciTree {
   return {
     local_ts: ['0.0.0.0/0'],
     esp_proposals: proposalList(s.esp),
@@ -92,7 +91,7 @@ export function userConn(s: Ikev2AdvancedSettings, user: IpsecUser, serverId: st
       pools: [poolName(user.username)],
       local: local(serverId),
       remote: { auth: 'eap-mschapv2', id: user.username, eap_id: user.username, revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' },
-      children: { [connName(user.username)]: child(s, user.dns.length > 0) },
+      children: { [connName(user.username)]: child(s) },
     },
   };
 }
@@ -104,7 +103,7 @@ export function probeConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree 
       ...connBase(s),
       local: local(serverId),
       remote: { auth: 'eap-mschapv2', id: PROBE_ID, eap_id: PROBE_ID },
-      children: { [PROBE_CONN]: child(s, false) },
+      children: { [PROBE_CONN]: child(s) },
     },
   };
 }
@@ -127,7 +126,7 @@ export function sharedConn(s: Ikev2AdvancedSettings, serverId: string): ViciTree
       pools: ['dhcp'],
       local: local(serverId),
       remote: { auth: 'eap-mschapv2', id: '%any', eap_id: '%any', revocation: REVOCATION[s.strictcrlpolicy] ?? 'relaxed' },
-      children: { [SHARED_CONN]: child(s, false) },
+      children: { [SHARED_CONN]: child(s) },
     },
   };
 }

@@ -20,8 +20,7 @@ const PFS: Record<string, string> = { modp768: 'PFS1', modp1024: 'PFS2', modp204
 
 /** An IKE proposal (`enc-integ[-prf]-dh`) as Windows' IKE parameters, or null when Windows has no such algorithm. */
 function ikeOf(proposal: string): Pick<WindowsIpsecParams, 'EncryptionMethod' | 'IntegrityCheckMethod' | 'DHGroup'> | null {
-  const parts = proposal.split('-');
-  const [enc, ...rest] = parts;
+  const [enc, ...rest] = proposal.split('-');
   const dh = rest.map((p) => DH[p]).find(Boolean);
   const integ = rest.map((p) => INTEGRITY[p]).find(Boolean);
   const cipher = CIPHER[enc] ?? GCM[enc];

@@ -10,7 +10,7 @@ const MAGIC = 0x63825363;
 /** Offset of the options (after the fixed BOOTP header and the magic cookie). */
 const OPTIONS_AT = 240;
 
-const OPT = { MASK: 1, DNS: 6, HOSTNAME: 12, REQUESTED_IP: 50, LEASE: 51, TYPE: 53, SERVER_ID: 54, CLIENT_ID: 61, END: 255, PAD: 0 } as const;
+const OPT = { MASK: 1, DNS: 6, REQUESTED_IP: 50, LEASE: 51, TYPE: 53, SERVER_ID: 54, CLIENT_ID: 61, END: 255, PAD: 0 } as const;
 
 /** What the responder needs of a client's BOOTREQUEST. */
 export interface DhcpRequest {
@@ -20,7 +20,6 @@ export interface DhcpRequest {
   flags: number;
   /** Relay agent address (strongSwan sets its own source address when it unicasts to a server). */
   giaddr: string;
-  ciaddr: string;
   /** Client hardware address (6 bytes for Ethernet). */
   chaddr: Buffer;
   /** Client identifier (option 61) as sent: strongSwan's dhcp plugin puts the peer's EAP identity here, untyped. */
@@ -65,7 +64,7 @@ export function parseDhcpRequest(buf: Buffer): DhcpRequest | null {
     return v && v.length === 4 ? ipAt(v, 0) : null;
   };
   return {
-    type: type[0], xid: buf.readUInt32BE(4), flags: buf.readUInt16BE(10), ciaddr: ipAt(buf, 12), giaddr: ipAt(buf, 24),
+    type: type[0], xid: buf.readUInt32BE(4), flags: buf.readUInt16BE(10), giaddr: ipAt(buf, 24),
     chaddr: Buffer.from(buf.subarray(28, 28 + hlen)), clientId: options.get(OPT.CLIENT_ID) ?? null,
     requestedIp: ip(OPT.REQUESTED_IP), serverId: ip(OPT.SERVER_ID),
   };
