@@ -148,7 +148,8 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const clock = deps.clock ?? (() => new Date());
   const settings = new SettingsRepository(deps.db);
   const accessHashes = new AccessHashService(new AccessHashRepository(deps.db), clock, deps.logger);
-  const license = new LicenseService(new LicenseRepository(deps.db), deps.secretBox, toLicensePublicKey(deps.licensePublicKey), clock, deps.logger);
+  const licenseKey = toLicensePublicKey(deps.licensePublicKey);
+  const license = new LicenseService(new LicenseRepository(deps.db), deps.secretBox, licenseKey, clock, deps.logger);
   const systemConfig = new SystemConfigService(settings, clock);
   const reconciler = new ReconcilerStatus();
 
@@ -295,9 +296,22 @@ export function buildServices(deps: PanelDeps): PanelServices {
     db: deps.db, dataDir: deps.dataDir, box: deps.secretBox, clock, logger: deps.logger, config: backupConfig,
     ftp: deps.backups?.ftp ?? new BasicFtpUploader(), panelVersion: deps.version, limits: deps.backups?.limits,
     dataplaneFiles: () => new Map(buildDesiredState(serverRepo, accountRepo).map((s) => [`${s.row.interface_name}.conf`, renderServerSummary(s)])),
-    statusOk: async () => (await system.statusText()) === 'OK',
+    restorable: async () => {
+      const text = await system.statusText();
+      return text === 'OK' || (!reconciler.running && text === reconciler.text());
+    },
     exclusive: (fn) => dataplaneSync.serial(fn),
-    reconcile: () => reconciler.run(reconcileAll),
+    reconcile: async () => {
+      await reconciler.whenIdle();
+      await reconciler.run(reconcileAll);
+    },
+    sample: async () => void (await dataplaneSync.serial(() => statistics.sampler.sample())),
+    checkContext: async () => ({
+      box: deps.secretBox, host: await hosts.fresh(serverRepo.list().map((s) => s.interface_name)), apiPort: deps.apiPort ?? null,
+      externalInterface: deps.externalInterface,
+      // the license the restored store brings, or the live one when that allows more
+      accountLimit: (snapshot) => Math.max(license.accountLimit(), new LicenseService(new LicenseRepository(snapshot), deps.secretBox, licenseKey, clock).accountLimit()),
+    }),
     afterRestore: () => {
       accountRepo.forgetCached();
       // the restored traffic logging settings take effect (off stops the pipeline)

@@ -4,7 +4,7 @@ import { ApiError, E } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import { toInteger } from '../schemas/form.ts';
 import type { PortForward, PortForwardCreateBody, PortForwardMap } from '../schemas/port-forward.ts';
-import type { AccountsRepository } from '../store/repositories/accounts.ts';
+import type { AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { PortForwardEntry, PortForwardsRepository, PortForwardValues } from '../store/repositories/port-forwards.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { ChangeLane, policyError, type PolicySync } from './firewall.ts';
@@ -50,26 +50,12 @@ export class PortForwardService {
    * named server). Stored, then the server's forwards are applied; a data-plane refusal removes the row again.
    */
   create(body: PortForwardCreateBody, serverName?: string): Promise<PortForward> {
-    const { servers, accounts, forwards, sync } = this.deps;
+    const { forwards, sync } = this.deps;
     return this.lane.run(async () => {
       const { target, values, peer } = await sync.serial(() => {
-        const named = serverName ?? (body.wg_name === undefined ? undefined : String(body.wg_name));
-        const server = named === undefined ? null : this.requireServer(named);
-        const protocol = body.protocol === 'tcp' || body.protocol === 'udp' ? body.protocol : null;
-        if (!protocol) throw new ApiError(E.PF_PROTOCOL);
-        const dstPort = port(body.dst_port, E.PF_DST_PORT_RANGE);
-        if (forwards.byPair(dstPort, protocol)) throw new ApiError(E.PF_ALREADY_ENABLED);
-        const listenPorts = servers.list().map((s) => s.listen_port);
-        if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
-        if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
-        if (protocol === 'tcp' && dstPort === this.deps.apiPort) throw new ApiError(FIREWALL_TEXTS.DST_IS_API_PORT, 422);
-        const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
-        const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
-        if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
-        const target = server ?? servers.getById(peer.server_id)!;
-        const values: PortForwardValues = { server_id: target.id, dst_port: dstPort, protocol, account_id: peer.id, to_port: toPort };
-        forwards.insert(values);
-        return { target, values, peer };
+        const checked = checkForwardCreate(body, serverName, this.deps);
+        forwards.insert(checked.values);
+        return checked;
       });
       if (peer.status === 'enable') await this.apply(target, () => forwards.delete(target.id, values.dst_port, values.protocol));
       return { dst_port: values.dst_port, protocol: values.protocol, to_peer: peer.name, to_port: values.to_port };
@@ -113,10 +99,46 @@ export class PortForwardService {
   }
 
   private requireServer(name: string): ServerRow {
-    const row = this.deps.servers.get(name);
-    if (!row) throw new ApiError(E.WIREGUARD_SERVER_NOT_FOUND);
-    return row;
+    return requireServer(this.deps.servers, name);
   }
+}
+
+function requireServer(servers: ServersRepository, name: string): ServerRow {
+  const row = servers.get(name);
+  if (!row) throw new ApiError(E.WIREGUARD_SERVER_NOT_FOUND);
+  return row;
+}
+
+/** What the port-forward checks consult (indexed lookups only). */
+export type ForwardCheckStores = Pick<PortForwardServiceDeps, 'servers' | 'accounts' | 'forwards' | 'apiPort'>;
+
+/**
+ * The checks of POST /port_forward in the spec's order (see {@link PortForwardService.create}): the named server
+ * (path or `wg_name`) exists, protocol, dst_port range, pair already used (on any server), a listen port that cannot
+ * be read, dst_port equal to a WireGuard listen port, the API port, to_port range, to_peer an account (of the named
+ * server). Returns the row to store, its server and the peer; throws the spec's text.
+ */
+export function checkForwardCreate(
+  body: PortForwardCreateBody,
+  serverName: string | undefined,
+  stores: ForwardCheckStores,
+): { target: ServerRow; values: PortForwardValues; peer: AccountWithServer } {
+  const { servers, accounts, forwards } = stores;
+  const named = serverName ?? (body.wg_name === undefined ? undefined : String(body.wg_name));
+  const server = named === undefined ? null : requireServer(servers, named);
+  const protocol = body.protocol === 'tcp' || body.protocol === 'udp' ? body.protocol : null;
+  if (!protocol) throw new ApiError(E.PF_PROTOCOL);
+  const dstPort = port(body.dst_port, E.PF_DST_PORT_RANGE);
+  if (forwards.byPair(dstPort, protocol)) throw new ApiError(E.PF_ALREADY_ENABLED);
+  const listenPorts = servers.list().map((s) => s.listen_port);
+  if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
+  if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
+  if (protocol === 'tcp' && dstPort === stores.apiPort) throw new ApiError(FIREWALL_TEXTS.DST_IS_API_PORT, 422);
+  const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
+  const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
+  if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);
+  const target = server ?? servers.getById(peer.server_id)!;
+  return { target, values: { server_id: target.id, dst_port: dstPort, protocol, account_id: peer.id, to_port: toPort }, peer };
 }
 
 /** A port 1-65535 given as integer text or number; anything else fails with `text`. */

@@ -37,7 +37,7 @@ export interface ServerInput {
 
 /** Listen ports a new server may use; an edit accepts any valid UDP port (the spec scopes the range to creation). */
 export const CREATE_PORT_RANGE = { min: 51820, max: 65535 } as const;
-const EDIT_PORT_RANGE = { min: 1, max: 65535 } as const;
+export const EDIT_PORT_RANGE = { min: 1, max: 65535 } as const;
 const MAX_MTU = 9100;
 /** Smallest MTU `ip link` accepts for an IPv4 link; 1-67 are refused like out-of-range values. */
 const MIN_LINK_MTU = 68;
@@ -63,9 +63,14 @@ export interface ServerCheckStores {
 /**
  * POST /wireguard checks in the spec's order: name in use, interface name format, name format, keys, interface in
  * use, port in use, external IP, port format, address (format, then overlap), DNS1, DNS2; then the parameters the
- * spec gives no text for (mtu, keep_alive, allowed_ips, endpoint, flags, IPv6 fields, bandwidths).
+ * spec gives no text for (mtu, keep_alive, allowed_ips, endpoint, flags, IPv6 fields, bandwidths). `portRange` is
+ * {@link CREATE_PORT_RANGE}; a restore checking a stored server passes {@link EDIT_PORT_RANGE} (an edit may move it).
  */
-export function checkServerCreate(body: WireguardCreateBody, stores: ServerCheckStores): ServerInput {
+export function checkServerCreate(
+  body: WireguardCreateBody,
+  stores: ServerCheckStores,
+  portRange: { min: number; max: number } = CREATE_PORT_RANGE,
+): ServerInput {
   const out: ServerInput = {};
   const name = asText(body.name);
   if (name !== undefined && (RESERVED_NAMES.has(name) || stores.servers.nameInUse(name))) throw new ApiError(E.NAME_IN_USE);
@@ -76,7 +81,7 @@ export function checkServerCreate(body: WireguardCreateBody, stores: ServerCheck
   out.interface_name = iface;
   out.keys = checkKeys(body, null, stores);
   if (iface !== undefined && stores.servers.interfaceInUse(iface)) throw new ApiError(E.INTERFACE_IN_USE);
-  checkRest(body, out, null, stores, CREATE_PORT_RANGE);
+  checkRest(body, out, null, stores, portRange);
   return out;
 }
 

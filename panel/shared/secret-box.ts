@@ -1,6 +1,6 @@
 // Secrets at rest: AES-256-GCM under a 32-byte key file created 0600 in the data directory.
 // Pure and side-effect free apart from reading/creating the key file, so both the panel and the platform use it.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -12,6 +12,8 @@ const OPEN_CACHE_SIZE = 20_000;
 export class SecretBox {
   /** Recently opened values (sealed → plain), so hot reads do not decrypt again; bounded, oldest evicted first. */
   private readonly opened = new Map<string, string>();
+  /** Keys derived for {@link mac}, by purpose. */
+  private readonly macKeys = new Map<string, Buffer>();
 
   private constructor(private readonly key: Buffer) {}
 
@@ -58,6 +60,26 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * HMAC-SHA256 of `data` under a key derived from the data key for `purpose` (HKDF-SHA256, the purpose as info), so
+   * a MAC of one purpose is no MAC of another and the data key itself never signs. Hex.
+   */
+  mac(purpose: string, data: string | Buffer): string {
+    let key = this.macKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `vpnhost-mac/${purpose}`, 32));
+      this.macKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(data).digest('hex');
+  }
+
+  /** Whether `tag` is {@link mac} of `data` for `purpose` (compared in constant time). */
+  verifyMac(purpose: string, data: string | Buffer, tag: string): boolean {
+    const expected = Buffer.from(this.mac(purpose, data), 'hex');
+    const given = /^[0-9a-f]{64}$/.test(tag) ? Buffer.from(tag, 'hex') : Buffer.alloc(0);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   /** Whether a stored value was produced by `seal`. */

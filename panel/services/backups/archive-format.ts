@@ -22,10 +22,13 @@ export const listedFileSchema = z.object({
 });
 export type ListedFile = z.infer<typeof listedFileSchema>;
 
+/** Version of the file lists this panel writes: 2 is signed ({@link FileList.signature}); 1 (older releases) is not. */
+export const FILE_LIST_VERSION = 2;
+
 /** `filelist.json`. */
 export const fileListSchema = z.object({
   format: z.literal('vpnhost-panel-backup'),
-  version: z.literal(1),
+  version: z.union([z.literal(1), z.literal(2)]),
   created_at: z.string(),
   panel_version: z.string(),
   statistics: z.boolean(),
@@ -34,6 +37,8 @@ export const fileListSchema = z.object({
   /** `KEY_CHECK_PLAIN` sealed with the data key the archive's secrets are sealed with. */
   key_check: z.string(),
   files: z.array(listedFileSchema).max(100_000),
+  /** Version 2: HMAC-SHA256 (hex) of the manifest under a key derived from the data key (archive-signature.ts). */
+  signature: z.string().optional(),
 });
 export type FileList = z.infer<typeof fileListSchema>;
 

@@ -102,10 +102,17 @@ function parseFileList(text: string): FileList {
 /**
  * Verifies the archive at `path` and extracts its listed files into `workDir` (which must not exist yet). Order of
  * checks: the zip opens; it has entries; every name is a safe relative path; the file list is present and valid
- * and not empty; the entry count and the names match the list; declared sizes match and stay within `limits`;
- * each extracted file has its listed size and SHA-256. Throws an `ApiError` with the spec's text on the first failure.
+ * and not empty; `authenticate` accepts it (the panel: key check and signature, archive-signature.ts) before
+ * anything it lists is trusted; the entry count and the names match the list; declared sizes match and stay within
+ * `limits`; each extracted file has its listed size and SHA-256. Throws an `ApiError` with the spec's text on the
+ * first failure.
  */
-export async function extractArchive(path: string, workDir: string, limits: ReaderLimits): Promise<ExtractedArchive> {
+export async function extractArchive(
+  path: string,
+  workDir: string,
+  limits: ReaderLimits,
+  authenticate: (list: FileList) => void = () => undefined,
+): Promise<ExtractedArchive> {
   if (statSync(path).size === 0) throw new ApiError(E.BACKUP_EMPTY_ARCHIVE);
   let zip: yauzl.ZipFile;
   try {
@@ -119,6 +126,7 @@ export async function extractArchive(path: string, workDir: string, limits: Read
     const listEntry = entries.find((e) => e.fileName === FILE_LIST_NAME);
     if (!listEntry) throw new ApiError(E.BACKUP_READER, undefined, `no ${FILE_LIST_NAME} in the archive`);
     const list = parseFileList(await readSmallEntry(zip, listEntry, limits.maxFileListBytes));
+    authenticate(list);
     const others = entries.filter((e) => e !== listEntry);
     if (others.length !== list.files.length) throw new ApiError(E.BACKUP_FILE_COUNT_MISMATCH);
     const listed = new Map(list.files.map((f) => [f.name, f]));

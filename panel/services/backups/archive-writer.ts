@@ -6,11 +6,13 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import type { Archiver, ArchiverOptions } from 'archiver';
 import Database from 'better-sqlite3';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import {
   BASELINE_TABLE, DATABASE_NAME, DATAPLANE_DIR, FILE_LIST_NAME, KEY_CHECK_PLAIN, STATISTICS_TABLES,
   type FileList, type ListedFile,
 } from './archive-format.ts';
+import { fileListText, signFileList, type ManifestKey } from './archive-signature.ts';
 
 /** archiver 7's factory (its CommonJS export; @types/archiver 8 describes the later class API). */
 const archiver = createRequire(import.meta.url)('archiver') as (format: 'zip', opts: ArchiverOptions) => Archiver;
@@ -25,8 +27,8 @@ export interface ArchiveInput {
   dataplane: Map<string, string>;
   /** Further files at the archive's top level (name → text), e.g. the passphrase-wrapped data key. */
   extra?: Map<string, string>;
-  /** Seals the key check (the panel's SecretBox). */
-  seal: (plain: string) => string;
+  /** Seals the key check and signs the manifest (the panel's SecretBox). */
+  key: Pick<SecretBox, 'seal'> & ManifestKey;
   panelVersion: string;
   createdAt: Date;
 }
@@ -74,30 +76,43 @@ export async function writeArchive(dir: string, name: string, input: ArchiveInpu
     const dbPath = join(work, DATABASE_NAME);
     const schemaVersions = await snapshotStore(input.db, dbPath, input.statistics);
     const files: ListedFile[] = [{ name: DATABASE_NAME, ...(await fileDigest(dbPath)) }];
-    const texts: Array<{ name: string; body: Buffer }> = [];
+    const texts: ZipEntry[] = [];
     const named = [...[...input.dataplane].map(([file, text]) => [`${DATAPLANE_DIR}${file}`, text]), ...(input.extra ?? [])];
     for (const [entry, text] of named) {
       const body = Buffer.from(text, 'utf8');
       texts.push({ name: entry, body });
       files.push({ name: entry, size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
     }
-    const list: FileList = {
-      format: 'vpnhost-panel-backup', version: 1, created_at: input.createdAt.toISOString(),
+    const list = signFileList({
+      format: 'vpnhost-panel-backup', version: 2, created_at: input.createdAt.toISOString(),
       panel_version: input.panelVersion, statistics: input.statistics, schema_versions: schemaVersions,
-      key_check: input.seal(KEY_CHECK_PLAIN), files,
-    };
-    const zip = archiver('zip', { zlib: { level: 6 } });
-    const out = createWriteStream(part, { mode: 0o600 });
-    const done = pipeline(zip, out);
-    zip.append(`${JSON.stringify(list, null, 2)}\n`, { name: FILE_LIST_NAME, date: input.createdAt });
-    zip.file(dbPath, { name: DATABASE_NAME, date: input.createdAt });
-    for (const t of texts) zip.append(t.body, { name: t.name, date: input.createdAt });
-    await zip.finalize();
-    await done;
+      key_check: input.key.seal(KEY_CHECK_PLAIN), files,
+    }, input.key);
+    await zipEntries(part, list, [{ name: DATABASE_NAME, path: dbPath }, ...texts], input.createdAt);
     if (statSync(part).size === 0) throw new Error('empty archive written');
     renameSync(part, join(dir, name));
   } finally {
     rmSync(work, { recursive: true, force: true });
     rmSync(part, { force: true });
   }
+}
+
+/** One archive entry: a file on disk (`path`) or bytes in memory (`body`). */
+export interface ZipEntry {
+  name: string;
+  path?: string;
+  body?: Buffer;
+}
+
+/** Writes `target` as a zip of `filelist.json` (`list`) and `entries` (in that order), every entry dated `date`. */
+export async function zipEntries(target: string, list: FileList, entries: ZipEntry[], date: Date): Promise<void> {
+  const zip = archiver('zip', { zlib: { level: 6 } });
+  const done = pipeline(zip, createWriteStream(target, { mode: 0o600 }));
+  zip.append(fileListText(list), { name: FILE_LIST_NAME, date });
+  for (const e of entries) {
+    if (e.path !== undefined) zip.file(e.path, { name: e.name, date });
+    else zip.append(e.body ?? Buffer.alloc(0), { name: e.name, date });
+  }
+  await zip.finalize();
+  await done;
 }

@@ -1,8 +1,15 @@
 // Test fixture for backups: a panel (simulated data plane, manual clock, recording FTP twin) and a filled store.
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { backupKeyCommand } from '../../../panel/cli/backup-key-command.ts';
+import type { FileList } from '../../../panel/services/backups/archive-format.ts';
+import { signFileList, type ManifestKey } from '../../../panel/services/backups/archive-signature.ts';
 import type { FtpTarget, FtpUploader } from '../../../panel/services/backups/ftp-upload.ts';
 import { manualClock } from '../../../panel/shared/clock.ts';
 import { makePanel, type PanelOptions, type TestPanel } from '../wireguard/panel-fixture.ts';
+import type { RawEntry } from './raw-zip.ts';
 
 /** An FTP twin keeping uploaded files in memory; `fail` makes the next calls throw like a refused login. */
 export class MemoryFtp implements FtpUploader {
@@ -74,4 +81,61 @@ export async function snapshotAnswers(p: TestPanel): Promise<Record<string, unkn
   for (const path of paths) out[path] = (await p.call('GET', path)).body;
   out['count_accounts'] = (await p.ok('GET', '/system/status')).count_accounts;
   return out;
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * Rewrites filelist.json so its sizes and hashes describe `entries` (the list stays consistent), after `edit`. The
+ * signature is left as it was (what an attacker without the data key can do) unless `signWith` re-signs it (what
+ * only the holder of the data key can do: the tests of deeper checks).
+ */
+export function relist(entries: RawEntry[], edit: (list: any) => void = () => undefined, signWith?: ManifestKey): RawEntry[] {
+  const others = entries.filter((e) => e.name !== 'filelist.json');
+  let list = JSON.parse(entries.find((e) => e.name === 'filelist.json')!.data.toString('utf8'));
+  list.files = others.map((e) => ({ name: e.name, size: e.data.length, sha256: sha(e.data) }));
+  edit(list);
+  if (signWith) list = signFileList(list as FileList, signWith);
+  return [{ name: 'filelist.json', data: Buffer.from(JSON.stringify(list)) }, ...others];
+}
+
+/** Runs `vpnhost panel backup-key ...` with stdout/stderr captured; returns exit code and output. */
+export async function runBackupKey(args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const write = (chunk: unknown) => {
+    out += String(chunk);
+    return true;
+  };
+  const [o, e] = [process.stdout.write, process.stderr.write];
+  process.stdout.write = write as typeof process.stdout.write;
+  process.stderr.write = write as typeof process.stderr.write;
+  try {
+    return { code: await backupKeyCommand(args), out };
+  } finally {
+    process.stdout.write = o;
+    process.stderr.write = e;
+  }
+}
+
+/** The entries of an archive whose panel.db `edit` changed, relisted (see {@link relist}: signed only with `signWith`). */
+export function editArchiveDb(
+  dir: string,
+  entries: RawEntry[],
+  edit: (db: Database.Database) => void,
+  signWith?: ManifestKey,
+): RawEntry[] {
+  const path = join(dir, `edit-${randomBytes(4).toString('hex')}.db`);
+  try {
+    writeFileSync(path, entries.find((e) => e.name === 'panel.db')!.data);
+    const db = new Database(path);
+    try {
+      edit(db);
+    } finally {
+      db.close();
+    }
+    const data = readFileSync(path);
+    return relist(entries.map((e) => (e.name === 'panel.db' ? { ...e, data } : e)), undefined, signWith);
+  } finally {
+    rmSync(path, { force: true });
+  }
 }

@@ -6,27 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { backupKeyCommand } from '../../../panel/cli/backup-key-command.ts';
-import { fillStore, makeBackupPanel, snapshotAnswers } from './backup-fixture.ts';
-import { readZip } from './raw-zip.ts';
-
-/** Runs the command with stdout/stderr captured; returns exit code and output. */
-async function run(args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const write = (chunk: unknown) => {
-    out += String(chunk);
-    return true;
-  };
-  const [o, e] = [process.stdout.write, process.stderr.write];
-  process.stdout.write = write as typeof process.stdout.write;
-  process.stderr.write = write as typeof process.stderr.write;
-  try {
-    return { code: await backupKeyCommand(args), out };
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-}
+import { E } from '../../../panel/http/errors.ts';
+import { fillStore, makeBackupPanel, relist, runBackupKey as run, snapshotAnswers } from './backup-fixture.ts';
+import { readZip, writeZip } from './raw-zip.ts';
 
 test('backup passphrase: a fresh machine restores from the archive alone; wrong passphrase and no passphrase refused', async () => {
   const old = await makeBackupPanel();
@@ -61,6 +43,15 @@ test('backup passphrase: a fresh machine restores from the archive alone; wrong 
     const none = await run(['restore', '--data', join(scratch, 'none'), '--archive', join(old.dir, 'backups', unwrapped.backup_name), '--passphrase-file', pass]);
     assert.equal(none.code, 1);
     assert.match(none.out, /carries no backup-key.json/);
+
+    // an edited archive (a planted server address in its list, re-zipped with matching hashes): its signature fails
+    // under the unwrapped key before anything is written
+    const edited = join(scratch, made.backup_name);
+    writeFileSync(edited, writeZip(relist(entries, (l) => { l.created_at = '2020-01-01T00:00:00.000Z'; })));
+    const forged = await run(['restore', '--data', join(scratch, 'forged'), '--archive', edited, '--passphrase-file', pass]);
+    assert.equal(forged.code, 1);
+    assert.ok(forged.out.includes(E.BACKUP_FILE_MISMATCH), forged.out);
+    assert.equal(existsSync(join(scratch, 'forged', 'secret.key')), false);
 
     // the new machine: key unlocked from the archive, panel started on the new directory, restore through the API
     const fresh = join(scratch, 'new-machine');

@@ -2,24 +2,19 @@
 // oversized entry, zip bomb, not a zip, empty, wrong database, foreign data key) with the spec's texts; the live store
 // stays byte-identical.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { E } from '../../../panel/http/errors.ts';
-import { fillStore, makeBackupPanel, type BackupPanel } from './backup-fixture.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { fillStore, makeBackupPanel, relist as relistWith, type BackupPanel } from './backup-fixture.ts';
 import { readZip, writeZip, type RawEntry } from './raw-zip.ts';
 
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Rewrites filelist.json so its sizes and hashes describe `entries` (the list stays consistent). */
-function relist(entries: RawEntry[], edit: (list: any) => void = () => undefined): RawEntry[] {
-  const others = entries.filter((e) => e.name !== 'filelist.json');
-  const list = JSON.parse(entries.find((e) => e.name === 'filelist.json')!.data.toString('utf8'));
-  list.files = others.map((e) => ({ name: e.name, size: e.data.length, sha256: sha(e.data) }));
-  edit(list);
-  return [{ name: 'filelist.json', data: Buffer.from(JSON.stringify(list)) }, ...others];
+/** {@link relistWith} re-signed with the panel's own data key: these variants test the checks behind the signature. */
+function signedRelist(p: BackupPanel) {
+  const box = SecretBox.open(p.dir);
+  return (entries: RawEntry[], edit?: (list: any) => void) => relistWith(entries, edit, box);
 }
 
 async function expectRefused(p: BackupPanel, name: string, bytes: Buffer, text: string, prefix = false): Promise<void> {
@@ -36,6 +31,7 @@ async function expectRefused(p: BackupPanel, name: string, bytes: Buffer, text: 
 
 test('corrupt archives are refused with the spec texts and leave the live store byte-identical', async () => {
   const p = await makeBackupPanel();
+  const relist = signedRelist(p);
   try {
     await fillStore(p);
     const made = await p.ok('POST', '/backups', { statistics: '1' });
@@ -97,6 +93,7 @@ test('corrupt archives are refused with the spec texts and leave the live store 
 
 test('oversized entries and zip bombs are refused by the reader bounds before anything is written', async () => {
   const p = await makeBackupPanel({ deps: { backups: { limits: { maxEntryBytes: 256 * 1024, maxTotalBytes: 512 * 1024, maxEntries: 50, maxFileListBytes: 64 * 1024 } } } });
+  const relist = signedRelist(p);
   try {
     await fillStore(p);
     const made = await p.ok('POST', '/backups', {});
