@@ -59,16 +59,55 @@ export function securityEvent(log: SecurityLog | undefined, fields: Record<strin
   log?.warn({ [SECURITY_EVENT]: true, ...fields }, msg);
 }
 
-/** A URL as it may be logged: one-time-link keys in the path masked, the query string replaced by `?[redacted]`. */
-export function loggableUrl(url: string): string {
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  return path.replace(/^(\/otl\/)[^/#]+/, '$1[redacted]') + (q < 0 ? '' : '?[redacted]');
+/** A hex run as long as a one-time-link key (80), a download token (64) or a truncated one: masked wherever it stands. */
+const LONG_HEX = /[0-9a-f]{40,}/gi;
+/** The one-time-link page's prefix (any case) and what follows it: the key, the download token, the file. */
+const OTL_TAIL = /^\/(otl)\/[^]*$/i;
+
+/** `text` percent-decoded until it stops changing (at most 3 rounds: double encoding too); bad escapes stay as they are. */
+function decodeFully(text: string): string {
+  let out = text;
+  for (let round = 0; round < 3; round++) {
+    const next = out.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+    if (next === out) break;
+    out = next;
+  }
+  return out;
 }
 
-/** Error text as it may be logged: query strings inside it (fastify quotes URLs in some errors) redacted. */
+/**
+ * A URL path as it may be logged. The path is read as a server could (percent-decoded, also twice-encoded, `\` as
+ * `/`, repeated slashes as one): below the page's `/otl/` in any case everything is masked (`/otl/[redacted]`: key,
+ * download token and file), and so is any run of 40 or more hex digits anywhere else. A masked path is logged in
+ * that decoded form; a path with nothing to mask is logged as it came.
+ */
+function loggablePath(path: string): string {
+  const normal = decodeFully(path).replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  const masked = normal.replace(OTL_TAIL, '/$1/[redacted]').replace(LONG_HEX, '[redacted]');
+  return masked === normal ? path : masked;
+}
+
+/**
+ * A URL as it may be logged: one-time-link keys and download tokens in the path masked however the path is spelled
+ * (see {@link loggablePath}), the query string replaced by `?[redacted]`.
+ */
+export function loggableUrl(url: string): string {
+  const q = url.indexOf('?');
+  return loggablePath(q < 0 ? url : url.slice(0, q)) + (q < 0 ? '' : '?[redacted]');
+}
+
+/** Error text as it may be logged: query strings inside it (fastify quotes URLs in some errors) and OTL paths redacted. */
 export function loggableText(text: string): string {
-  return text.replace(/\?[^\s'"`)]+/g, '?[redacted]').replace(/(\/otl\/)[^/\s'"`?]+/g, '$1[redacted]');
+  return decodeFully(text)
+    .replace(/\?[^\s'"`)]+/g, '?[redacted]')
+    .replace(/\/(otl)\/+[^\s'"`)]*/gi, '/$1/[redacted]')
+    .replace(LONG_HEX, '[redacted]');
 }
 
 /** pino serializers: a request is method, redacted URL and client address; an error has its texts redacted. */
