@@ -3,11 +3,17 @@
 //
 // What the counters hold (the documented overhead): `traffic_download`/`traffic_upload` are WireGuard's transfer
 // counters, i.e. the bytes of the encrypted transport messages: every inner IP packet (TCP payload + 20 bytes IPv4 +
-// 32 bytes TCP with timestamps), zero-padded to a multiple of 16, + 32 bytes (16 header, 16 tag), plus the
-// handshakes, keepalives and the other direction's ACKs. At MTU 1420 a full segment carries 1368 payload bytes in
-// 1420 + 32 counted bytes, so N pushed bytes count N × 1452/1368 (≈ +6.1 %); the test reads the amount back through
-// that factor within 2 % (one direction at a time, paced so nothing is dropped and resent), and checks the figures
-// against the client's own counters within 2 % as well.
+// 32 bytes TCP with timestamps), zero-padded to a multiple of 16 (at most to the MTU), + 32 bytes (16 header, 16
+// tag), plus the handshakes, keepalives and the other direction's ACKs. At MTU 1420 a full segment carries 1368
+// payload bytes in 1420 + 32 counted bytes, and a smaller one more per byte, so N pushed bytes count at least
+// N × 1452/1368 (≈ +6.1 %).
+//
+// What the path guarantees, and all the test asserts (a busy 2-core machine drops packets in the userspace daemons,
+// and TCP sends them again): the side that receives counts at most what the side that sends counted; the difference
+// is what was lost on the way, which the sender's retransmitted TCP segments (the kernel's TcpRetransSegs of its
+// namespace, each at most one full transport message), the other direction's pure ACKs (never resent) and a little
+// non-TCP traffic (pings, handshakes, keepalives, reads a moment apart) explain. The panel counts the server's side:
+// upload is what it received, download what it sent. Each figure is compared with the client's own counters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startIperfServer, type IperfServer } from '../helpers/iperf.ts';
@@ -19,16 +25,54 @@ import { startWgClient } from '../helpers/wg-client.ts';
 const SERVER_IP = '10.81.0.1';
 const A_VETH = '10.198.0.1';
 const B_VETH = '10.198.0.2';
-/** Counted bytes per pushed byte at MTU 1420 (see the header). */
+/** Counted bytes per pushed byte at MTU 1420, at least (see the header). */
 const OVERHEAD = 1452 / 1368;
+/** Counted bytes of one full transport message at MTU 1420 (1420 + 32): the most one lost segment can account for. */
+const MAX_MESSAGE = 1452;
 const MB = 1024 * 1024;
-/** iperf3 pacing: well below what two shared cores carry through two userspace daemons without loss. */
+/** iperf3 pacing: what two shared cores usually carry through two userspace daemons (losses are allowed for below). */
 const PACE = '40M';
-/** Opposite-direction bytes (TCP ACKs, keepalives) counted per pushed byte at most; the other counter stays under it. */
+/** Opposite-direction bytes (TCP ACKs) counted per pushed byte at most; lost ones are never sent again. */
 const ACKS = 0.06;
+/** Non-TCP bytes a phase may lose or count on one side only: pings, handshakes, keepalives, reads a moment apart. */
+const SLACK = 64 * 1024;
 
-function near(actual: number, expected: number, what: string, tolerance = 0.02): void {
-  assert.ok(Math.abs(actual - expected) <= expected * tolerance, `${what}: ${actual} is not within ${tolerance * 100}% of ${Math.round(expected)}`);
+/** Upload and download figures (the panel's) or counters (the client's: upload = its tx, download = its rx). */
+interface Flow {
+  upload: number;
+  download: number;
+}
+
+/** What one phase moved, seen from both ends, and the TCP segments each end sent again meanwhile. */
+interface Phase {
+  what: string;
+  panel: Flow;
+  client: Flow;
+  /** Payload iperf3's receiver got, per direction. */
+  pushed: Flow;
+  retransmitted: { client: number; server: number };
+}
+
+/**
+ * The path's guarantees for one phase (see the header), per direction: the receiver counted at most what the sender
+ * counted; the sender's figure holds the payload with its overhead; what the receiver lacks is explained by the
+ * sender's retransmissions, the other direction's ACKs and {@link SLACK}.
+ */
+function assertPath(p: Phase): void {
+  const directions = [
+    { name: 'upload', sent: p.client.upload, received: p.panel.upload, payload: p.pushed.upload, resent: p.retransmitted.client, acks: p.pushed.download },
+    { name: 'download', sent: p.panel.download, received: p.client.download, payload: p.pushed.download, resent: p.retransmitted.server, acks: p.pushed.upload },
+  ];
+  for (const d of directions) {
+    const what = `${p.what}, ${d.name}`;
+    assert.ok(d.received <= d.sent + SLACK, `${what}: the receiver counted ${d.received}, more than the ${d.sent} sent`);
+    assert.ok(Math.min(d.sent, d.received + SLACK) >= d.payload * OVERHEAD,
+      `${what}: ${d.received} received / ${d.sent} sent for ${d.payload} pushed (× ${OVERHEAD.toFixed(4)} at least)`);
+    const explained = d.resent * MAX_MESSAGE + d.acks * ACKS + SLACK;
+    assert.ok(d.sent - d.received <= explained,
+      `${what}: ${d.sent - d.received} bytes lost on the way, more than the ${explained} that ${d.resent} retransmitted segments explain`);
+    if (d.payload === 0) assert.ok(d.sent <= d.acks * ACKS + SLACK, `${what}: only the ACKs in this direction: ${d.sent}`);
+  }
 }
 
 test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill -9, disable/enable, delete/re-create', async (t) => {
@@ -59,9 +103,8 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
       for (let i = 0; i < 40 && (await execIn(nsB!, 'ping', ['-c', '1', '-W', '1', SERVER_IP], { allowFailure: true })).exitCode !== 0; i++);
     };
     /**
-     * Pushes `bytes` client → server (`reverse`: server → client) with `iperf3 -n`, paced (`-b`) so that the
-     * userspace daemons on two shared cores drop nothing (a dropped packet is counted by the sender, not the
-     * receiver, and resent); returns the bytes iperf3's receiver got.
+     * Pushes `bytes` client → server (`reverse`: server → client) with `iperf3 -n`, paced (`-b`); returns the bytes
+     * iperf3's receiver got.
      */
     const pushOne = async (bytes: number, reverse: boolean): Promise<number> => {
       const args = ['-c', SERVER_IP, '-n', String(bytes), '-b', PACE, '-J'];
@@ -69,17 +112,18 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
       const report = JSON.parse((await execIn(nsB!, 'iperf3', args, { timeoutMs: 120_000 })).stdout) as { end: { sum_received: { bytes: number } } };
       return report.end.sum_received.bytes;
     };
-    const push = async (up: number, down: number) => {
-      if (up) await pushOne(up, false);
-      if (down) await pushOne(down, true);
-    };
-    /** The client's own counters: [rx (= server's download), tx (= server's upload)]. */
-    const clientCounters = async (): Promise<[number, number]> => {
+    /** The client's own counters: upload = its tx, download = its rx. */
+    const clientCounters = async (): Promise<Flow> => {
       const peer = (await execIn(nsB!, 'wg', ['show', client, 'dump'])).stdout.trim().split('\n')[1].split('\t');
-      return [Number(peer[5]), Number(peer[6])];
+      return { download: Number(peer[5]), upload: Number(peer[6]) };
+    };
+    /** TCP segments `ns` sent again so far (TcpRetransSegs of /proc/net/snmp, which is per namespace). */
+    const retransmitted = async (ns: string): Promise<number> => {
+      const rows = (await execIn(ns, 'cat', ['/proc/net/snmp'])).stdout.split('\n').filter((l) => l.startsWith('Tcp:')).map((l) => l.trim().split(/\s+/));
+      return Number(rows[1][rows[0].indexOf('RetransSegs')]);
     };
     /** The month's sums for alice. */
-    const month = async (): Promise<{ download: number; upload: number; days: number }> => {
+    const month = async (): Promise<Flow & { days: number }> => {
       const now = new Date();
       const entries = await api.ok<Array<{ traffic_download: number; traffic_upload: number }>>(
         'GET', `/account/alice/traffic_statistics/${now.getFullYear()}/${now.getMonth() + 1}`);
@@ -89,67 +133,70 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
         days: entries.length,
       };
     };
+    /** Both ends at one quiet moment (the panel's figures as its last sample left them). */
+    const mark = async () => ({
+      panel: await month(), client: await clientCounters(), server: await retransmitted(nsA), clientResent: await retransmitted(nsB!),
+    });
+    type Mark = Awaited<ReturnType<typeof mark>>;
+    const delta = (a: Flow, b: Flow): Flow => ({ upload: b.upload - a.upload, download: b.download - a.download });
+    /** The phase from `from` to `to` (marks taken after the panel sampled), checked against the path's guarantees. */
+    const check = (what: string, from: Mark, to: Mark, pushed: Flow, t: { diagnostic(msg: string): void }) => {
+      const phase: Phase = {
+        what, panel: delta(from.panel, to.panel), client: delta(from.client, to.client), pushed,
+        retransmitted: { client: to.clientResent - from.clientResent, server: to.server - from.server },
+      };
+      t.diagnostic(`${what}: ${JSON.stringify(phase)}`);
+      assertPath(phase);
+    };
     await connect();
     iperf = await startIperfServer(nsA, SERVER_IP);
 
-    await t.test('a known amount read back within 2% (with the documented overhead); the client agrees', async (st) => {
-      const start = await month();
+    await t.test('known amounts read back with the documented overhead, within what the path lost; the client agrees', async (st) => {
+      const start = await mark();
       const up = await pushOne(20 * MB, false);
       await panel!.restart(); // SIGTERM: the last sample before stopping
-      const m = await month();
-      assert.equal(m.days, new Date().getDate(), 'one entry per day up to today');
-      st.diagnostic(`upload: pushed ${up} counted ${m.upload - start.upload} (×${((m.upload - start.upload) / up).toFixed(4)}), acks ${m.download - start.download}`);
-      near(m.upload - start.upload, up * OVERHEAD, 'upload vs iperf3 -n');
-      assert.ok(m.download - start.download < up * ACKS, 'the ACKs only in the other direction');
+      const afterUp = await mark();
+      assert.equal(afterUp.panel.days, new Date().getDate(), 'one entry per day up to today');
+      check('20 MB up', start, afterUp, { upload: up, download: 0 }, st);
       const down = await pushOne(30 * MB, true);
       await panel!.restart();
-      const m2 = await month();
-      st.diagnostic(`download: pushed ${down} counted ${m2.download - m.download} (×${((m2.download - m.download) / down).toFixed(4)})`);
-      near(m2.download - m.download, down * OVERHEAD, 'download vs iperf3 -n');
-      const [rx, tx] = await clientCounters();
-      st.diagnostic(`totals: upload ${m2.upload} download ${m2.download}; client tx ${tx} rx ${rx}`);
-      near(m2.upload, tx, 'upload vs the client counters');
-      near(m2.download, rx, 'download vs the client counters');
+      const afterDown = await mark();
+      check('30 MB down', afterUp, afterDown, { upload: 0, download: down }, st);
+      check('both pushes', start, afterDown, { upload: up, download: down }, st);
     });
 
-    await t.test('kill -9 mid-month, restart, push more: the sum, nothing lost or counted twice', async () => {
-      const before = await month();
-      await push(10 * MB, 0); // not sampled before the crash
+    await t.test('kill -9 mid-month, restart, push more: the sum, nothing lost or counted twice', async (st) => {
+      const before = await mark();
+      const first = await pushOne(10 * MB, false); // not sampled before the crash
       await panel!.kill('SIGKILL');
       await panel!.restart();
       for (let i = 0; i < 100 && (await api.ok<{ status: string }>('GET', '/system/status')).status !== 'OK'; i++) await new Promise((r) => setTimeout(r, 200));
       await ping();
-      await push(5 * MB, 0);
+      const second = await pushOne(5 * MB, false);
       await panel!.restart();
-      const after = await month();
-      near(after.upload - before.upload, 15 * MB * OVERHEAD, 'upload after the crash: the sum of both pushes');
-      const [rx, tx] = await clientCounters();
-      near(after.upload, tx, 'upload vs the client counters');
-      near(after.download, rx, 'download vs the client counters');
+      check('10 MB up, kill -9, 5 MB up', before, await mark(), { upload: first + second, download: 0 }, st);
     });
 
-    await t.test('disable/enable keeps the figures right; delete removes them; re-create starts at zero', async () => {
-      const before = await month();
-      await push(8 * MB, 0);
+    await t.test('disable/enable keeps the figures right; delete removes them; re-create starts at zero', async (st) => {
+      const before = await mark();
+      const first = await pushOne(8 * MB, false);
       await api.ok('PUT', '/account/alice', { status: 'disable' }); // samples first
-      const disabled = await month();
-      near(disabled.upload - before.upload, 8 * MB * OVERHEAD, 'sampled at disable');
+      const disabled = await mark();
+      check('8 MB up, sampled at disable', before, disabled, { upload: first, download: 0 }, st);
       await api.ok('PUT', '/account/alice', { status: 'enable' });
       await ping();
-      await push(4 * MB, 0);
+      const second = await pushOne(4 * MB, false);
       await panel!.restart();
-      const enabled = await month();
-      near(enabled.upload - disabled.upload, 4 * MB * OVERHEAD, 'after enable, counted from the new peer\'s zero');
+      check('4 MB up after enable (the new peer counts from zero)', disabled, await mark(), { upload: second, download: 0 }, st);
 
       await api.ok('DELETE', '/account/alice');
       await connect(); // re-created with new keys: empty figures, counting from zero
-      const fresh = await month();
-      assert.equal(fresh.upload, 0);
-      assert.equal(fresh.download, 0);
-      await push(6 * MB, 0);
+      const fresh = await mark();
+      assert.equal(fresh.panel.upload, 0);
+      assert.equal(fresh.panel.download, 0);
+      const third = await pushOne(6 * MB, false);
       await panel!.restart();
-      const again = await month();
-      near(again.upload, 6 * MB * OVERHEAD, 're-created account');
+      check('6 MB up on the re-created account', fresh, await mark(), { upload: third, download: 0 }, st);
     });
   } finally {
     await iperf?.stop().catch(() => undefined);
