@@ -1,8 +1,5 @@
 // WireGuard key math (X25519 via node:crypto): key pairs, public-from-private, key format checks.
-import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-
-/** DER prefix of a PKCS#8 X25519 private key; the raw 32-byte scalar follows it. */
-const PKCS8_X25519_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 
 /** A base64 key pair as `wg genkey | wg pubkey` prints it. */
 export interface KeyPair {
@@ -29,9 +26,10 @@ export function generateKeyPair(): KeyPair {
 /** Public key of a base64 private key, as `wg pubkey` computes it. Throws on a malformed key. */
 export function publicKeyFrom(privateKeyBase64: string): string {
   if (!isValidKey(privateKeyBase64)) throw new Error('Key is not the correct length or format');
-  const raw = Buffer.from(privateKeyBase64, 'base64');
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_X25519_PREFIX, raw]), format: 'der', type: 'pkcs8' });
-  const jwk = createPublicKey(key).export({ format: 'jwk' });
+  // A JWK import takes OpenSSL's raw-key path (no PKCS#8 decoder): about 10x faster than importing DER, the same
+  // result (clamping included). Node requires `x` to be a string and does not read it for a private key.
+  const d = Buffer.from(privateKeyBase64, 'base64').toString('base64url');
+  const jwk = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d, x: '' }, format: 'jwk' }).export({ format: 'jwk' });
   return Buffer.from(jwk.x ?? '', 'base64url').toString('base64');
 }
 

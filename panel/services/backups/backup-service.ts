@@ -172,7 +172,7 @@ export class BackupService {
       });
       const dbPath = extractedPath(archive, DATABASE_NAME);
       prepareSnapshot(dbPath, archive.list.schema_versions);
-      checkSnapshotRows(dbPath, await this.deps.checkContext());
+      await checkSnapshotRows(dbPath, await this.deps.checkContext());
       return dbPath;
     } catch (err) {
       if (!isApiError(err)) this.deps.logger?.error({ err, backup: name }, 'restore failed');

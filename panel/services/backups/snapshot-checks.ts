@@ -73,9 +73,10 @@ function open(box: SecretBox, sealed: string): string {
  * (the license's account limit, names, addresses, keys), port forwards, filter rules, firewall, DNS, system and backup
  * settings; then what the data plane would refuse of each server (marks, NAT interface, interface spec), the
  * account counters, and that every sealed value opens with this panel's data key. Throws `Error backup reader:
- * <row>: <reason>` for the first bad row; changes nothing but `license.last_check` of the snapshot.
+ * <row>: <reason>` for the first bad row; changes nothing but `license.last_check` of the snapshot. Yields to the event
+ * loop every {@link ROWS_PER_TURN} rows, so the panel keeps answering while 50,000 accounts are checked.
  */
-export function checkSnapshotRows(path: string, ctx: SnapshotCheckContext): void {
+export async function checkSnapshotRows(path: string, ctx: SnapshotCheckContext): Promise<void> {
   const snap = new Database(path, { fileMustExist: true });
   const scratch = openDatabase(':memory:');
   try {
@@ -86,29 +87,31 @@ export function checkSnapshotRows(path: string, ctx: SnapshotCheckContext): void
     };
     const limit = ctx.accountLimit(snap);
     const serverRows = snap.prepare<[], ServerRow>('SELECT * FROM wireguard_servers ORDER BY id').all();
-    scratch.transaction(() => {
-      for (const server of serverRows) checkServerRow(server, stores, ctx);
-      for (const account of snap.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY id').iterate()) {
-        checkAccountRow(account, stores, ctx, limit);
-      }
-      checkCounters(snap);
-      const nameOf = snap.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
-      const forwards = snap.prepare<[], { server_id: number; dst_port: number; protocol: string; account_id: number; to_port: number }>(
-        'SELECT server_id, dst_port, protocol, account_id, to_port FROM port_forwards ORDER BY server_id, dst_port, protocol').all();
-      for (const f of forwards) {
-        row(`port forward ${f.dst_port}/${f.protocol}`, () => {
-          const server = stores.servers.getById(f.server_id);
-          const body = { dst_port: String(f.dst_port), protocol: f.protocol, to_peer: nameOf.get(f.account_id), to_port: String(f.to_port) };
-          stores.forwards.insert(checkForwardCreate(body, server?.name ?? `#${f.server_id}`, { ...stores, apiPort: ctx.apiPort }).values);
-        });
-      }
-    })();
+    for (const server of serverRows) checkServerRow(server, stores, ctx);
+    let rows = 0;
+    for (const account of snap.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY id').iterate()) {
+      checkAccountRow(account, stores, ctx, limit);
+      if (++rows % ROWS_PER_TURN === 0) await nextTurn();
+    }
+    checkCounters(snap);
+    const nameOf = snap.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
+    const forwards = snap.prepare<[], { server_id: number; dst_port: number; protocol: string; account_id: number; to_port: number }>(
+      'SELECT server_id, dst_port, protocol, account_id, to_port FROM port_forwards ORDER BY server_id, dst_port, protocol').all();
+    for (const f of forwards) {
+      row(`port forward ${f.dst_port}/${f.protocol}`, () => {
+        const server = stores.servers.getById(f.server_id);
+        const body = { dst_port: String(f.dst_port), protocol: f.protocol, to_peer: nameOf.get(f.account_id), to_port: String(f.to_port) };
+        stores.forwards.insert(checkForwardCreate(body, server?.name ?? `#${f.server_id}`, { ...stores, apiPort: ctx.apiPort }).values);
+      });
+      if (++rows % ROWS_PER_TURN === 0) await nextTurn();
+    }
     const conf = checkPolicy(snap);
     for (const server of serverRows) {
       row(`wireguard server '${server.name}'`, () => {
         const { peers } = desiredServer(server, stores.accounts);
         checkServer(serverFirewallSpec(server, peers, stores.forwards.listForwards(server.id), ctx.externalInterface), conf);
       });
+      await nextTurn();
     }
     checkSettings(snap);
     checkSealedValues(snap, ctx.box);
@@ -116,6 +119,13 @@ export function checkSnapshotRows(path: string, ctx: SnapshotCheckContext): void
     scratch.close();
     snap.close();
   }
+}
+
+/** Rows checked between two turns of the event loop (about 25 ms of work on a busy core). */
+const ROWS_PER_TURN = 100;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 type ScratchStores = { servers: ServersRepository; accounts: AccountsRepository; forwards: PortForwardsRepository };
