@@ -9,7 +9,7 @@ export const PANEL_HELP = `usage: vpnhost panel <command> [...]
   access-hash    create, list and delete API access hashes
   license        install a license key
   firewall-reset remove every firewall rule and chain the panel owns (escape hatch; no server started)
-  backup-key     set the backup passphrase; unlock an archive's data key on a new machine
+  backup-key     set the backup passphrase; unlock an archive's data key on a new machine; sign an older archive
 
 Run \`vpnhost panel <command> --help\` for its options.
 `;
