@@ -1,6 +1,7 @@
 // Stripe webhooks through the platform app: events signed with the library's test-header helper and the endpoint
-// secret credit an invoice once (replays and concurrent deliveries included); forged, wrong-secret, stale (platform
-// clock) and altered events are refused with nothing recorded; unknown types answer ok; mismatches are failures.
+// secret credit an invoice once (replays and concurrent deliveries included); forged, wrong-secret, stale or future-dated
+// (platform clock, both ways) and altered events are refused with nothing recorded; unknown types answer ok; mismatches
+// are failures; late failure events for a paid invoice are recorded and mail nobody.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -137,7 +138,7 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   assert.equal((await invoice(inv2.uuid)).refunded_minor, 0);
 });
 
-test('forged, wrong-secret, stale, future-clock and altered events are refused with 400 and nothing recorded', async () => {
+test('forged, wrong-secret, stale, future-dated and altered events are refused with 400 and nothing recorded', async () => {
   const inv = await order('refuse1');
   const now = Math.floor(Date.now() / 1000);
   const make = () => intentEvent({ id: eventId(), type: 'payment_intent.succeeded', invoice_uuid: inv.uuid, amount: 999, currency: 'eur', created: now });
@@ -145,6 +146,8 @@ test('forged, wrong-secret, stale, future-clock and altered events are refused w
     ['forged signature', () => deliver(make(), { header: `t=${now},v1=${'ab'.repeat(32)}` })],
     ['wrong secret', () => deliver(make(), { secret: OTHER_SECRET })],
     ['stale timestamp (301 s)', () => deliver(make(), { timestamp: now - 301 })],
+    ['timestamp an hour in the future', () => deliver(make(), { timestamp: now + 3600 })],
+    ['timestamp 301 s in the future', () => deliver(make(), { timestamp: now + 301 })],
     ['body changed after signing', () => deliver(make(), { alter: (s) => s.replace('"amount":999', '"amount":1') })],
     ['no header', async () => {
       const res = await app.inject({ method: 'POST', url: `/webhooks/payment/${gateway}`, payload: JSON.stringify(make()), headers: { 'content-type': 'application/json' } });
@@ -164,10 +167,20 @@ test('forged, wrong-secret, stale, future-clock and altered events are refused w
   } finally {
     clockOffset = 0;
   }
+  // And once the platform's clock is 3600 s behind, an event signed "now" is an hour in its future.
+  clockOffset = -3_600_000;
+  try {
+    assert.equal((await deliver(make())).status, 400, 'platform clock an hour behind');
+  } finally {
+    clockOffset = 0;
+  }
+  const refusals = platform.db.prepare("SELECT response FROM module_logs WHERE module_name = 'Stripe' AND action = 'webhook' AND response LIKE '%ahead of the platform clock%'").all();
+  assert.ok(refusals.length >= 3, 'the module log says why a future event was refused');
+  assert.equal((await deliver(make(), { timestamp: now + 290 })).status, 200, 'a little ahead, within the tolerance (clock skew)');
   assert.equal((await deliver(make(), { timestamp: now - 290 })).status, 200, 'within the tolerance');
   const after = await invoice(inv.uuid);
-  assert.equal(after.transactions.length, 1, 'only the valid event was recorded');
-  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, eventsBefore + 1);
+  assert.deepEqual(after.transactions.map((t: any) => t.note.startsWith('not applied') ? 'not applied' : 'applied'), ['applied', 'not applied'], 'only the valid events were recorded');
+  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, eventsBefore + 2);
 });
 
 test('an unknown type answers ok/200 and records nothing; GET answers ok', async () => {
