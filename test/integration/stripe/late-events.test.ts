@@ -7,21 +7,16 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config, type ModulesConfig } from '../../../config.ts';
-import { buildPlatformApp } from '../../../module/platform/app.ts';
-import { Platform } from '../../../module/platform/platform.ts';
+import type { Platform } from '../../../module/platform/platform.ts';
 import { until } from '../../fixtures/platform/http.ts';
-import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 import { intentEvent, signatureFor } from '../../helpers/stripe-double.ts';
+import { openWebhookPlatform, type WebhookPlatform } from './stripe-stack.ts';
 
-const SECRET_KEY = 'sk_test_51LateEventsSuiteKey3311';
 const WEBHOOK_SECRET = 'whsec_LateEventsSuiteSigningSecret5511';
 
-let dataDir: string;
+let env: WebhookPlatform;
 let platform: Platform;
 let app: FastifyInstance;
-let token: string;
-let gateway: string;
-let productUuid: string;
 let seq = 0;
 
 const modules = (): ModulesConfig => ({
@@ -31,16 +26,11 @@ const modules = (): ModulesConfig => ({
   },
 });
 
-async function api(method: string, url: string, payload?: unknown) {
-  const res = await app.inject({ method: method as 'GET', url: `/api/admin${url}`, payload: payload as string, headers: { authorization: `Bearer ${token}` } });
-  return { status: res.statusCode, body: res.body ? res.json() : null };
-}
-
 /** Delivers a signed PaymentIntent event for `invoice`; answers the ledger's outcome. */
 async function deliver(type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', invoice: string, amount = 999, currency = 'eur'): Promise<string> {
   const payload = JSON.stringify(intentEvent({ id: `evt_late_${++seq}`, type, invoice_uuid: invoice, amount, currency, created: Math.floor(Date.now() / 1000) }));
   const res = await app.inject({
-    method: 'POST', url: `/webhooks/payment/${gateway}`, payload,
+    method: 'POST', url: `/webhooks/payment/${env.gateway}`, payload,
     headers: { 'content-type': 'application/json', 'stripe-signature': signatureFor(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000)) },
   });
   assert.equal(res.statusCode, 200, res.body);
@@ -48,7 +38,7 @@ async function deliver(type: 'payment_intent.succeeded' | 'payment_intent.paymen
 }
 
 async function order(username: string): Promise<string> {
-  const res = await api('POST', '/orders', { customer: { email: `${username}@late.example` }, product_uuid: productUuid, billing_cycle: 'monthly', service_data: { username } });
+  const res = await env.api('POST', '/orders', { customer: { email: `${username}@late.example` }, product_uuid: env.productUuid, billing_cycle: 'monthly', service_data: { username } });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.invoice.uuid;
 }
@@ -58,21 +48,12 @@ const messageJobs = (event: string, invoice: string) =>
   (platform.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE tags LIKE ? AND tags LIKE ?').get(`%event:${event}%`, `%invoice:${invoice}%`) as { n: number }).n;
 
 before(async () => {
-  dataDir = tempDir('stripe-late');
-  platform = await Platform.open({ dataDir, modulesConfig: modules(), queueOptions: { pollMs: 20 }, moduleWatchMs: 0, logger: pino({ level: 'silent' }) });
-  app = await buildPlatformApp({ platform });
-  token = platform.tokens.create('late events').token;
-  productUuid = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 }).uuid;
-  assert.equal((await api('PUT', `/products/${productUuid}/prices/monthly`, { amount: '9.99', currency: 'EUR' })).status, 200);
-  const created = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe', module_data: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: 'http://127.0.0.1:9' } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  gateway = created.body.uuid;
+  env = await openWebhookPlatform({ modulesConfig: modules(), secretKey: 'sk_test_51LateEventsSuiteKey3311', webhookSecret: WEBHOOK_SECRET, logger: pino({ level: 'silent' }) });
+  ({ platform, app } = env);
 });
 
 after(async () => {
-  await app?.close();
-  await platform?.close();
-  removeDir(dataDir);
+  await env?.close();
 });
 
 test('failure and mismatch events after the invoice was paid are recorded and mail nobody', async () => {
@@ -91,7 +72,7 @@ test('failure and mismatch events after the invoice was paid are recorded and ma
     late.push(await deliver('payment_intent.succeeded', inv, 500), await deliver('payment_intent.succeeded', inv, 999, 'usd'));
     assert.deepEqual(late, ['not_payable', 'not_payable', 'not_payable', 'not_payable', 'not_payable', 'already_paid', 'already_paid']);
 
-    const row = (await api('GET', `/invoices/${inv}`)).body;
+    const row = (await env.api('GET', `/invoices/${inv}`)).body;
     assert.equal(row.status, 'paid');
     const kinds = row.transactions.map((t: { kind: string; note: string }) => `${t.kind}:${t.note.startsWith('not applied: invoice already paid') ? 'not applied' : 'applied'}`);
     assert.deepEqual(kinds, [
