@@ -1,6 +1,7 @@
 // The platform's web host: cookies, form bodies, handlebars views (views/platform), local assets, CSRF on every
-// unsafe request of a browser session, security headers, the admin pages under /admin and the client area under
-// /client. Registered by buildPlatformApp.
+// unsafe request of a browser session, security headers, the favicon, the admin pages under /admin and the client area
+// under /client. Registered by buildPlatformApp.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
@@ -93,6 +94,9 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
       options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs' } },
     });
     await web.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', decorateReply: false, maxAge: 3_600_000 });
+    // Pages link /assets/favicon.svg; what a browser asks for on its own (a JSON answer, a download) gets it too.
+    const favicon = readFileSync(join(ASSETS_DIR, 'favicon.svg'));
+    web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon));
     addSecurityHeaders(web, deps.secureCookies);
     web.setErrorHandler(webErrorHandler);
     // Node keeps the first of repeated Authorization headers: such a request is refused everywhere, as the APIs do.
