@@ -1,5 +1,5 @@
 // The demo's money path: a Stripe gateway pointed at the local Stripe double (or at Stripe itself when test keys are
-// given), a price for the sample product, and one demo order whose invoice (its payment page while unpaid) the banner shows.
+// given), a price for the sample product, and one demo order whose invoice (paid from the client area) the banner shows.
 import type { Platform } from '../../module/platform/platform.ts';
 import { StripeLocalDouble } from '../../module/modules/Payment/Stripe/local-double.ts';
 
@@ -45,12 +45,10 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
       customer_uuid: customer.uuid, product_uuid: productUuid, billing_cycle: 'monthly',
       service_data: { username: `demo_paid_${Math.floor(platform.clock.now().getTime() / 1000) % 100_000}` },
     })).invoice;
-    const payable = invoice.status === 'unpaid' || invoice.status === 'failed';
-    let pay = `it is ${invoice.status}; order another in the client area`;
-    if (payable) {
-      const html = await billing.paymentHtml(invoice.uuid, gateway.uuid, { return_url: `${platformUrl}/client`, cancel_url: `${platformUrl}/client` });
-      pay = `pay it at\n    ${/href="([^"]+)"/.exec(html)?.[1] ?? '(the payment page could not be opened: see the log)'}`;
-    }
+    // The payment page opens from the invoice in the client area (a Checkout Session is made then, not at start).
+    const pay = invoice.status === 'unpaid' || invoice.status === 'failed'
+      ? `pay it in the client area\n    (log in as the customer below): ${platformUrl}/client/invoices/${invoice.uuid}`
+      : `it is ${invoice.status}; order another in the client area`;
     const banner = `Billing (${double ? 'local Stripe double: test mode, nothing is charged' : 'Stripe test keys from the environment'})
   webhook URL:  ${platformUrl}/webhooks/payment/${gateway.uuid}
   invoice ${invoice.number} (${invoice.amount} ${invoice.currency}, ${invoice.status}) of ${customerEmail}: ${pay}
