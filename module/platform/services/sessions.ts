@@ -98,12 +98,4 @@ export class SessionStore {
   endAll(kind: SessionKind, subject: string): number {
     return this.db.prepare('DELETE FROM web_sessions WHERE kind = ? AND subject = ?').run(kind, subject).changes;
   }
-
-  /** Live sessions of `subject` (how many). */
-  count(kind: SessionKind, subject: string): number {
-    const now = this.clock.now().getTime();
-    const row = this.db.prepare('SELECT COUNT(*) AS n FROM web_sessions WHERE kind = ? AND subject = ? AND expires_at > ? AND seen_at > ?')
-      .get(kind, subject, now, now - this.policy.idleMs) as { n: number };
-    return row.n;
-  }
 }
