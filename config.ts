@@ -27,6 +27,8 @@ export const config = {
         job: { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 },
         /** Keep-alive sockets per panel. */
         panel_connections: 16,
+        /** New one-time links a customer may make per service in the client area, per window (each revokes the earlier ones). */
+        otl_links: { limit: 5, window_minutes: 15 },
       },
     },
     Plugin: {

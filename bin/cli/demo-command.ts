@@ -1,30 +1,23 @@
-// `vpnhost demo` (what `npm start` runs): panel on the simulated driver + platform on embedded defaults, wired together.
-import { join, resolve } from 'node:path';
+// `vpnhost demo` (what `npm start` runs): its flags, and the two listening addresses checked before anything heavy is
+// loaded, so a taken port is reported at once with the flags that change it; then the demo itself (demo-run.ts).
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { createPlatformLogger } from '../../module/platform/logger.ts';
-import { startDemoBilling, type DemoBilling } from './demo-billing.ts';
-import { vpnProductServices } from '../../module/modules/Product/VpnProduct/index.ts';
-import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
-import { randomPassword } from '../../module/platform/services/passwords.ts';
-import { createWebDeps } from '../../module/platform/web/web-host.ts';
-import { createLogger } from '../../panel/logger.ts';
-import { startPanel, type RunningPanel } from '../../panel/server.ts';
+import { checkDemoAddresses, explainListenError, type DemoAddress } from './demo-ports.ts';
 
 const HELP = `usage: vpnhost demo [--data DIR] [--panel-listen HOST:PORT] [--platform-listen HOST:PORT]
+       npm start -- [the same flags]
 
 Runs a panel (simulated data plane) and the hosting platform (embedded task queue) in one process.
 On first start it creates a WireGuard server on the panel, registers the panel on the platform as location
-'local' and adds a sample VpnProduct. Every start prints fresh credentials: a panel access hash for 127.0.0.1,
-a platform admin token, and web logins (an admin, and a customer owning a demo service).
+'local', adds a sample VpnProduct, a demo customer with a provisioned service and an unpaid demo invoice;
+a restart on the same data finds them and makes nothing twice. Every start prints fresh credentials: a panel
+access hash for 127.0.0.1, a platform admin token, and web logins (an admin, and the demo customer).
 
   --data DIR                  data directory (default ./data; env VPNHOST_DEMO_DATA)
   --panel-listen HOST:PORT    panel address (default 127.0.0.1:8080; env VPNHOST_PANEL_LISTEN)
   --platform-listen HOST:PORT platform address (default 127.0.0.1:8090; env VPNHOST_PLATFORM_LISTEN)
+                              (port 0 picks a free port; a port in use is reported before anything starts)
 `;
-
-const PLATFORM_HASH_COMMENT = 'demo: platform connection';
-const PRINTED_COMMENT = 'demo: printed at start';
 
 /** Runs the demo until SIGINT/SIGTERM; resolves to the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
@@ -41,131 +34,16 @@ export async function demoCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const dataDir = resolve(values.data ?? process.env.VPNHOST_DEMO_DATA ?? 'data');
-  const panelListen = values['panel-listen'] ?? process.env.VPNHOST_PANEL_LISTEN ?? '127.0.0.1:8080';
-  const platformListen = values['platform-listen'] ?? process.env.VPNHOST_PLATFORM_LISTEN ?? '127.0.0.1:8090';
-
-  // Logs go to stderr at `warn` unless VPNHOST_LOG_LEVEL says otherwise, so the banner stays readable.
-  const level = process.env.VPNHOST_LOG_LEVEL ?? 'warn';
-  const panel = await startPanel({
-    logger: createLogger({ level, destination: pino.destination(2) }),
-    listen: panelListen, dataDir: join(dataDir, 'panel'), driver: 'simulated', wireguard: 'auto',
-    externalInterface: null, trustProxy: [], licensePublicKeyPem: null,
-  });
-  let platform: RunningPlatform | null = null;
-  let billing: DemoBilling | null = null;
-  try {
-    await panel.bootReconcile;
-    const services = panel.app.services;
-    if (Object.keys(services.servers.list()).length === 0) await services.servers.create({});
-    const hashes = services.accessHashes;
-    const adminHash = renew(hashes, PRINTED_COMMENT, () => hashes.create('127.0.0.1', PRINTED_COMMENT).hash);
-
-    platform = await startPlatform({ listen: platformListen, dataDir: join(dataDir, 'platform'), logger: createPlatformLogger(level) });
-    const platformHash = renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
-    await vpnProductServices(platform.platform.modules).panelAdmin!.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
-    const products = platform.platform.products.list();
-    const product =
-      products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));
-    const tokens = platform.platform.tokens;
-    const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
-    const logins = await demoLogins(platform, product.uuid);
-    billing = await startDemoBilling(platform.platform, platform.url, product.uuid, DEMO_CUSTOMER);
-    process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir) + billing.banner + webBanner(platform.url, logins));
-  } catch (err) {
-    await billing?.close();
-    await platform?.close();
-    await panel.close();
-    throw err;
-  }
-  return waitForSignal(panel, platform, billing);
-}
-
-const DEMO_ADMIN = 'admin@demo.vpnhost.test';
-const DEMO_CUSTOMER = 'customer@demo.vpnhost.test';
-
-/**
- * The web logins of the demo: an Administrator and a customer owning a provisioned demo service (made on first
- * start); every start sets fresh random passwords, printed in the banner.
- */
-async function demoLogins(running: RunningPlatform, productUuid: string): Promise<{ admin: string; customer: string; service: string }> {
-  const web = createWebDeps(running.platform);
-  const adminPassword = randomPassword();
-  const admin = web.admins.findByEmail(DEMO_ADMIN);
-  if (admin) await web.admins.setPassword(admin.id, adminPassword);
-  else await web.admins.create({ email: DEMO_ADMIN, name: 'Demo admin', password: adminPassword, role: 'Administrator' });
-  const customerPassword = randomPassword();
-  const customer = web.customers.repo.findByEmail(DEMO_CUSTOMER);
-  const customerUuid = customer ? customer.uuid : (await web.customers.create({ email: DEMO_CUSTOMER, name: 'Demo customer', password: customerPassword })).uuid;
-  if (customer) await web.customers.setPassword(customer.uuid, customerPassword);
-  let service = web.customers.repo.serviceUuids(customerUuid)[0];
-  if (!service) {
-    service = (await running.platform.ops.createService(productUuid, { username: 'demo_customer' })).uuid;
-    web.customers.repo.assignService(service, customerUuid);
-    await running.platform.ops.runAction(service, 'create', {});
-  }
-  return { admin: adminPassword, customer: customerPassword, service };
-}
-
-function webBanner(platformUrl: string, logins: { admin: string; customer: string; service: string }): string {
-  return `Web (admin pages and client area)
-  admin:     ${platformUrl}/admin/login   ${DEMO_ADMIN} / ${logins.admin}
-  customer:  ${platformUrl}/client/login  ${DEMO_CUSTOMER} / ${logins.customer}
-             (owns the demo service ${logins.service})
-
-Stop with Ctrl-C.
-`;
-}
-
-/**
- * Deletes the credentials an earlier demo start made under `comment` and makes a fresh one, so restarts do not
- * pile up hashes and tokens (the banner always prints the current ones).
- */
-function renew<T>(store: { list(): Array<{ id: number; comment: string }>; delete(id: number): boolean }, comment: string, create: () => T): T {
-  for (const old of store.list()) if (old.comment === comment) store.delete(old.id);
-  return create();
-}
-
-function banner(panelUrl: string, hash: string, platformUrl: string, token: string, productUuid: string, dataDir: string): string {
-  return `
-vpnhost demo is running (data in ${dataDir})
-
-Panel (simulated data plane)   ${panelUrl}/api/v1/
-  access hash for 127.0.0.1:   ${hash}
-  try: curl -s --cookie access_hash=${hash} ${panelUrl}/api/v1/system/status
-
-Platform (embedded task queue) ${platformUrl}/api/admin/
-  admin token:                 ${token}
-  sample product (VpnProduct): ${productUuid}
-  try: curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/panels
-       curl -s -H 'authorization: Bearer ${token}' -H 'content-type: application/json' \\
-         -d '{"product_uuid":"${productUuid}","service_data":{"username":"demo_user"}}' ${platformUrl}/api/admin/services
-  then provision it (the uuid is in the answer above) and read it back:
-       curl -s -H 'authorization: Bearer ${token}' -X POST ${platformUrl}/api/admin/services/<uuid>/create
-       curl -s -H 'authorization: Bearer ${token}' ${platformUrl}/api/admin/services/<uuid>
-
-`;
-}
-
-function waitForSignal(panel: RunningPanel, platform: RunningPlatform | null, billing: DemoBilling | null): Promise<number> {
-  return new Promise((done) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void (async () => {
-        let code = 0;
-        for (const part of [billing, platform, panel]) {
-          try {
-            await part?.close();
-          } catch (err) {
-            process.stderr.write(`vpnhost demo: shutdown failed: ${(err as Error).message}\n`);
-            code = 1;
-          }
-        }
-        done(code);
-      })();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  const addresses: DemoAddress[] = [
+    { flag: '--panel-listen', listen: values['panel-listen'] ?? process.env.VPNHOST_PANEL_LISTEN ?? '127.0.0.1:8080' },
+    { flag: '--platform-listen', listen: values['platform-listen'] ?? process.env.VPNHOST_PLATFORM_LISTEN ?? '127.0.0.1:8090' },
+  ];
+  await checkDemoAddresses(addresses);
+  const { runDemo } = await import('./demo-run.ts');
+  return runDemo({
+    dataDir: resolve(values.data ?? process.env.VPNHOST_DEMO_DATA ?? 'data'),
+    panelListen: addresses[0].listen,
+    platformListen: addresses[1].listen,
+    explain: (error) => explainListenError(error, addresses),
   });
 }

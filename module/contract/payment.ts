@@ -180,9 +180,10 @@ export interface GatewayFailure extends GatewayPayment {
 /**
  * What recording did: `paid` (invoice paid, service creation queued), `duplicate` (event id seen before: nothing
  * changed), `mismatch` (amount or currency differ: recorded as a failure), `unknown_invoice`, `already_paid` (money
- * recorded against an invoice paid before: nothing else changed), `failed` (a failed attempt recorded).
+ * recorded against an invoice no longer payable, matching or not: nothing else changed), `failed` (a failed attempt
+ * recorded), `not_payable` (a failed attempt for an invoice no longer payable: recorded, nothing else changed, no event).
  */
-export type PaymentOutcome = 'paid' | 'duplicate' | 'mismatch' | 'unknown_invoice' | 'already_paid' | 'failed';
+export type PaymentOutcome = 'paid' | 'duplicate' | 'mismatch' | 'unknown_invoice' | 'already_paid' | 'failed' | 'not_payable';
 
 export interface LedgerAnswer {
   outcome: PaymentOutcome;

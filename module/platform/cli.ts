@@ -1,5 +1,5 @@
 // `vpnhost platform ...`: serve (API + workers), worker (workers only, BullMQ; local or remote), admin-token and
-// worker-token create|list|delete, module list|activate|deactivate|update, admin create|list (web admins).
+// worker-token create|list|delete, module list|activate|deactivate|update, admin create|list|password|delete (web admins).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
@@ -9,6 +9,7 @@ import { startRemoteWorker } from './remote-worker.ts';
 import { AdminUsers } from './services/admin-users.ts';
 import { randomPassword } from './services/passwords.ts';
 import { RoleRepository } from './services/roles.ts';
+import { SessionStore } from './services/sessions.ts';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './services/module-admin.ts';
 import { AdminTokenRepository, type TokenScope } from './store/repositories/admin-tokens.ts';
 import { openPlatformDb } from './store/db.ts';
@@ -25,6 +26,7 @@ const USAGE = `usage:
   vpnhost platform module list [--data DIR]
   vpnhost platform admin create --email ADDRESS [--name NAME] [--role ROLE] [--password-file FILE] [--data DIR]
   vpnhost platform admin list [--data DIR]
+  vpnhost platform admin password|delete --email ADDRESS [--password-file FILE] [--data DIR]
   vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
   vpnhost platform billing price|refund-policy|invoice|refund ...   (vpnhost platform billing --help)
 
@@ -34,7 +36,8 @@ const USAGE = `usage:
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
 
 admin create: makes a web admin (role Administrator by default: every permission); without --password-file a random
-  password is generated and printed once.
+  password is generated and printed once. admin password sets a new one the same way; it and admin delete end every
+  session of that admin at once.
 
 module: prints the module's answer (\`success\` or \`Error: ...\`, exit 1), recorded in the platform database; a
   platform running on the same data directory follows the switch within about a second (routes a module's manifest
@@ -180,30 +183,44 @@ async function manageModules(positionals: string[], dataDir: string): Promise<nu
   }
 }
 
-/** `admin create|list` on the platform database of `dataDir`. */
+/** `admin create|list|password|delete` on the platform database of `dataDir`. */
 async function manageAdmins(positionals: string[], dataDir: string, values: { email?: string; name?: string; role?: string; 'password-file'?: string }): Promise<number> {
   const [action] = positionals;
   const db = openPlatformDb(dataDir);
   try {
     const roles = new RoleRepository(db);
-    const admins = new AdminUsers(db, roles);
+    const admins = new AdminUsers(db, roles, new SessionStore(db));
     if (action === 'list') {
       for (const a of admins.list()) process.stdout.write(`${a.id}\t${a.email}\t${roles.get(a.role_id)?.name ?? '-'}\t${a.last_login_at ?? '-'}\n`);
       return 0;
     }
-    if (action === 'create' && values.email) {
+    if ((action === 'create' || action === 'password' || action === 'delete') && values.email) {
       const file = values['password-file'];
-      const password = file ? readFileSync(file, 'utf8').replace(/\r?\n$/, '') : randomPassword();
+      const password = () => (file ? readFileSync(file, 'utf8').replace(/\r?\n$/, '') : randomPassword());
       try {
-        const created = await admins.create({ email: values.email, name: values.name, password, role: values.role ?? 'Administrator' });
-        process.stdout.write(`admin ${created.id} ${created.email}${file ? '' : `\npassword: ${password}`}\n`);
+        if (action === 'create') {
+          const secret = password();
+          const created = await admins.create({ email: values.email, name: values.name, password: secret, role: values.role ?? 'Administrator' });
+          process.stdout.write(`admin ${created.id} ${created.email}${file ? '' : `\npassword: ${secret}`}\n`);
+          return 0;
+        }
+        const admin = admins.findByEmail(values.email);
+        if (!admin) throw new Error(`no admin with the address ${values.email}`);
+        if (action === 'delete') {
+          admins.delete(admin.id);
+          process.stdout.write(`admin ${admin.id} ${admin.email} deleted; their sessions ended\n`);
+          return 0;
+        }
+        const secret = password();
+        await admins.setPassword(admin.id, secret);
+        process.stdout.write(`admin ${admin.id} ${admin.email}: password set, their sessions ended${file ? '' : `\npassword: ${secret}`}\n`);
         return 0;
       } catch (error) {
         process.stderr.write(`vpnhost platform admin: ${(error as Error).message}\n`);
         return 1;
       }
     }
-    process.stderr.write(`vpnhost platform admin: expected create --email ADDRESS, or list\n${USAGE}\n`);
+    process.stderr.write(`vpnhost platform admin: expected create|password|delete --email ADDRESS, or list\n${USAGE}\n`);
     return 2;
   } finally {
     db.close();

@@ -5,7 +5,8 @@
 //   const { uuid } = await running.platform.catalogue.createProduct('VpnProduct', { server_location, plan_type, bandwidth });
 //   const token = running.platform.tokens.create('demo').token;   // bearer token for /api/admin/*
 //   await running.close();
-export { startPlatform, startWorkerOnly, parseListen, type RunningPlatform, type StartOptions } from './server.ts';
+export { startPlatform, startWorkerOnly, type RunningPlatform, type StartOptions } from './server.ts';
+export { parseListen } from './listen.ts';
 export { Platform, type PlatformOptions } from './platform.ts';
 export { buildPlatformApp } from './app.ts';
 export { PlatformOperations } from './operations.ts';

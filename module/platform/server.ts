@@ -1,6 +1,7 @@
 // Starts a platform process: store + modules + workers + the admin API on HOST:PORT; close() shuts down gracefully.
 import type { FastifyInstance } from 'fastify';
 import { buildPlatformApp } from './app.ts';
+import { parseListen } from './listen.ts';
 import { Platform, type PlatformOptions } from './platform.ts';
 
 export interface StartOptions extends PlatformOptions {
@@ -16,14 +17,6 @@ export interface RunningPlatform {
   app: FastifyInstance;
   /** Stops accepting, finishes in-flight requests and attempts, closes pools and the database. */
   close(): Promise<void>;
-}
-
-/** Parses `HOST:PORT` (IPv6 in brackets). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen.trim());
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new Error(`--listen must be HOST:PORT, got '${listen}'`);
-  return { host: match[1] ?? match[2], port };
 }
 
 /** Opens the platform, starts its workers and listens; what `vpnhost platform serve` and `npm start` run. */

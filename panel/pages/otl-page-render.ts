@@ -73,6 +73,8 @@ export class OtlPageRenderer {
   private readonly configTpl: Handlebars.TemplateDelegate;
   private readonly notRelevantTpl: Handlebars.TemplateDelegate;
   private readonly baseCss: string;
+  /** favicon.svg as a data: URL (the page's CSP allows images from data: only besides its own origin). */
+  private readonly favicon: string;
 
   constructor(dir = OTL_VIEWS_DIR) {
     const hbs = Handlebars.create();
@@ -84,6 +86,7 @@ export class OtlPageRenderer {
     this.configTpl = compile('config.hbs');
     this.notRelevantTpl = compile('not-relevant.hbs');
     this.baseCss = read('otl.css');
+    this.favicon = `data:image/svg+xml;base64,${readFileSync(join(dir, 'favicon.svg')).toString('base64')}`;
   }
 
   /** The page a valid link shows first: the operator's fragments and a "Show my configuration" button (POST). */
@@ -103,7 +106,7 @@ export class OtlPageRenderer {
 
   private frame({ page, nonce }: OtlPageFrame): Record<string, unknown> {
     return {
-      nonce, baseCss: this.baseCss, css: page.css, title: page.title, plainTitle: plainTitle(page.title),
+      nonce, baseCss: this.baseCss, favicon: this.favicon, css: page.css, title: page.title, plainTitle: plainTitle(page.title),
       before_body: page.before_body, after_body: page.after_body, not_relevant: page.not_relevant,
     };
   }

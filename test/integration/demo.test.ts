@@ -1,7 +1,10 @@
-// `npm start` (vpnhost demo): panel + platform come up wired together, survive a restart on the same data.
+// `npm start` (vpnhost demo): panel + platform come up wired together and survive a restart on the same data without
+// making their sample data again (services, invoices, mails); a port already taken is reported before anything starts,
+// with the flags that change it. Every wait is on the demo's own output or state, never on a clock.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -16,18 +19,18 @@ after(() => {
 
 interface Banner { panelUrl: string; hash: string; platformUrl: string; token: string; product: string }
 
-/** Starts the demo on free ports and resolves with what its banner printed. */
+/** Starts the demo on free ports and resolves with what its banner printed (rejects when it exits first). */
 function startDemo(): Promise<{ child: ChildProcess; banner: Banner; output: string }> {
   const child = spawn(process.execPath, ['bin/vpnhost.js', 'demo', '--data', dataDir, '--panel-listen', '127.0.0.1:0', '--platform-listen', '127.0.0.1:0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (err = (err + chunk.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo did not start: ${out}`)), 30_000);
-    child.on('exit', (code) => reject(new Error(`demo exited with ${code}: ${out}`)));
+    child.on('exit', (code) => reject(new Error(`demo exited with ${code}: ${out}\n${err}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (!out.includes('Stop with Ctrl-C.')) return;
-      clearTimeout(timer);
       const pick = (re: RegExp) => re.exec(out)?.[1] ?? '';
       resolve({
         child,
@@ -42,6 +45,14 @@ function startDemo(): Promise<{ child: ChildProcess; banner: Banner; output: str
       });
     });
   });
+}
+
+/** What the demo seeded: services, invoices and recorded mails (their uuids and events). */
+async function seeded(b: Banner): Promise<{ services: string[]; invoices: string[]; mails: string[] }> {
+  const services = (await platformGet(b, '/services?per_page=100')).services.map((s: { uuid: string }) => s.uuid).sort();
+  const invoices = (await platformGet(b, '/invoices?per_page=100')).invoices.map((i: { number: string; status: string }) => `${i.number}:${i.status}`).sort();
+  const mails = (await platformGet(b, '/smtp/sends?limit=100')).sends.map((m: { uuid: string; event: string }) => `${m.event}:${m.uuid}`).sort();
+  return { services, invoices, mails };
 }
 
 /** Stops the demo with `signal` (SIGINT is what Ctrl-C sends) and resolves with its exit code. */
@@ -63,9 +74,21 @@ async function platformGet(b: Banner, path: string): Promise<any> {
   return res.json();
 }
 
-test('demo starts panel and platform, provisions a service, and restarts on the same data without duplicating', async () => {
+test('demo starts panel and platform, provisions a service, and restarts on the same data without duplicating', async (t) => {
   const first = await startDemo();
   const b = first.banner;
+  // The demo order's invoice is paid (its service is then provisioned): a restart must not order again either way.
+  const invoice = (await platformGet(b, '/invoices?status=unpaid')).invoices[0];
+  const paid = await fetch(`${b.platformUrl}/api/admin/invoices/${invoice.uuid}/payments`, {
+    method: 'POST', headers: { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' }, body: '{}',
+  });
+  assert.equal(paid.status, 200);
+  // Settled: the demo customer's mails (invoice, its paid service and the demo service ready, payment received).
+  let before = await seeded(b);
+  while (before.mails.length < 4 && !t.signal.aborted) {
+    await new Promise((r) => setTimeout(r, 100));
+    before = await seeded(b);
+  }
   const status = await panelGet(b, '/system/status');
   assert.equal(status.status, 'success');
   assert.equal(status.msg.count_wireguard, 1);
@@ -80,11 +103,10 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   const action = await fetch(`${b.platformUrl}/api/admin/services/${created.uuid}/create`, { method: 'POST', headers: { authorization: `Bearer ${b.token}` } }).then((r) => r.json());
   assert.equal(action.status, 'success');
   let service: any;
-  for (let i = 0; i < 100; i++) {
+  do {
+    if (service) await new Promise((r) => setTimeout(r, 100));
     service = await platformGet(b, `/services/${created.uuid}`);
-    if (service.provision_status !== 'processing') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  } while ((service.provision_status === 'processing' || service.provision_status === 'pending') && !t.signal.aborted);
   assert.equal(service.provision_status, 'completed');
   const account = await panelGet(b, `/account/${service.provision_data.account_name}`);
   assert.equal(account.msg.username, 'demo_user');
@@ -111,7 +133,39 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(staleToken.status, 401, 'so is the admin token');
   assert.equal(b2.product, b.product, 'the sample product is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
-  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 2, "the demo customer's service (made once) and this test's");
+  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 3, "the demo customer's service, the paid demo order's (each made once) and this test's");
   assert.equal((await platformGet(b2, '/panels')).panels.length, 1);
+  const again = await seeded(b2);
+  assert.deepEqual(again.invoices, before.invoices, 'no second demo order: the same invoices');
+  assert.deepEqual(again.services, [...before.services, created.uuid].sort(), "the demo's services and this test's, nothing more");
+  assert.deepEqual(again.mails, before.mails, 'no new mail: the invoice and "VPN is ready" mails are not made again');
+  assert.match(second.output, new RegExp(`invoice ${invoice.number} \\(5\\.00 EUR, paid\\)`), 'the banner shows the same invoice, paid');
   assert.equal(await stop(second.child, 'SIGINT'), 0, 'Ctrl-C stops the demo cleanly');
+});
+
+test('a port already taken is reported before anything starts, with the flags that change it', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+  const taken = (holder.address() as AddressInfo).port;
+  const fresh = join(dataDir, 'never-made');
+  try {
+    for (const [flag, args] of [
+      ['--panel-listen', ['--panel-listen', `127.0.0.1:${taken}`, '--platform-listen', '127.0.0.1:0']],
+      ['--platform-listen', ['--panel-listen', '127.0.0.1:0', '--platform-listen', `127.0.0.1:${taken}`]],
+    ] as const) {
+      const child = spawn(process.execPath, ['bin/vpnhost.js', 'demo', '--data', fresh, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let err = '';
+      child.stderr!.on('data', (chunk: Buffer) => void (err += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      assert.equal(code, 1, err);
+      assert.match(err, new RegExp(`^vpnhost demo: 127\\.0\\.0\\.1:${taken} \\(${flag}\\) is already in use \\(EADDRINUSE\\)`), err);
+      assert.match(err, /\n {2}npm start -- --panel-listen \S+ --platform-listen \S+\n/, 'the npm start form');
+      assert.match(err, /\n {2}vpnhost demo --panel-listen \S+ --platform-listen \S+\n/, 'the vpnhost form');
+      assert.doesNotMatch(err, new RegExp(`${flag} 127\\.0\\.0\\.1:${taken}\\b`), 'the suggestion moves the taken port');
+      assert.equal(existsSync(fresh), false, 'nothing was started: no data directory made');
+    }
+  } finally {
+    holder.close();
+  }
 });

@@ -8,7 +8,7 @@ import type { AdminTokenRepository } from '../store/repositories/admin-tokens.ts
  * How many Authorization headers the request carried. Node keeps only the first of repeated Authorization headers in
  * `request.headers`, so the raw header list is counted.
  */
-function authorizationHeaderCount(request: FastifyRequest): number {
+export function authorizationHeaderCount(request: FastifyRequest): number {
   const raw = request.raw.rawHeaders;
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') count++;
@@ -25,12 +25,17 @@ export function requireBearerToken(app: FastifyInstance, tokens: AdminTokenRepos
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const single = authorizationHeaderCount(request) === 1;
-    if (!match || !single || tokens.verify(match[1]) === null) {
-      const reason = match && !single ? 'repeated Authorization header' : 'missing or invalid token';
-      request.log.warn({ security: true, event: 'auth_failed', reason, method: request.method, url: loggablePath(request.url) }, 'access refused');
-      throw new HttpError(401, message);
-    }
+    if (!match || !single || tokens.verify(match[1]) === null) refuseAccess(request, match && !single ? REPEATED_AUTHORIZATION : 'missing or invalid token', message);
   });
+}
+
+/** Why a request with more than one Authorization header is refused (Node would keep only the first). */
+export const REPEATED_AUTHORIZATION = 'repeated Authorization header';
+
+/** Logs the refusal at warn as a security event (never the presented value) and throws 401 `message`. */
+export function refuseAccess(request: FastifyRequest, reason: string, message: string): never {
+  request.log.warn({ security: true, event: 'auth_failed', reason, method: request.method, url: loggablePath(request.url) }, 'access refused');
+  throw new HttpError(401, message);
 }
 
 /** The admin API's guard (admin-scope tokens only). */

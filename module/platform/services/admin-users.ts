@@ -1,16 +1,17 @@
-// Admin users: e-mail + scrypt password hash, one role each; login checks and the session version that logs them out.
+// Admin users: e-mail + scrypt password hash, one role each; login checks; a password change, a role change and the
+// deletion of an admin end their sessions (./sessions.ts).
 import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 import { HttpError } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { grants, type Role, type RoleRepository } from './roles.ts';
+import type { SessionStore } from './sessions.ts';
 
 export interface AdminUser {
   id: number;
   email: string;
   name: string;
   role_id: number;
-  session_version: number;
   created_at: string;
   updated_at: string;
   last_login_at: string | null;
@@ -23,10 +24,10 @@ export interface AdminPrincipal extends AdminUser {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const COLUMNS = 'id, email, name, role_id, session_version, created_at, updated_at, last_login_at';
+const COLUMNS = 'id, email, name, role_id, created_at, updated_at, last_login_at';
 
 export class AdminUsers {
-  constructor(private readonly db: Db, private readonly roles: RoleRepository, private readonly clock: Clock = systemClock) {}
+  constructor(private readonly db: Db, private readonly roles: RoleRepository, private readonly sessions: SessionStore, private readonly clock: Clock = systemClock) {}
 
   /** Creates an admin; 422 for a bad address, a short password, an unknown role or a taken address. */
   async create(input: { email: string; name?: string; password: string; role: string | number }): Promise<AdminUser> {
@@ -65,12 +66,15 @@ export class AdminUsers {
     return this.get(row.id);
   }
 
-  /** Moves an admin to another role. */
+  /** Moves an admin to another role and ends their sessions (they log in again under the new role). */
   setRole(id: number, roleId: number): AdminUser {
     if (!this.roles.get(roleId)) throw new HttpError(422, `unknown role: ${roleId}`);
-    if (!this.db.prepare('UPDATE admin_users SET role_id = ?, updated_at = ? WHERE id = ?').run(roleId, this.clock.now().toISOString(), id).changes) {
-      throw new HttpError(404, `admin not found: ${id}`);
-    }
+    this.db.transaction(() => {
+      if (!this.db.prepare('UPDATE admin_users SET role_id = ?, updated_at = ? WHERE id = ?').run(roleId, this.clock.now().toISOString(), id).changes) {
+        throw new HttpError(404, `admin not found: ${id}`);
+      }
+      this.sessions.endAll('admin', String(id));
+    })();
     return this.get(id)!;
   }
 
@@ -78,9 +82,23 @@ export class AdminUsers {
   async setPassword(id: number, password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
-    this.db
-      .prepare('UPDATE admin_users SET password_hash = ?, session_version = session_version + 1, updated_at = ? WHERE id = ?')
-      .run(hash, this.clock.now().toISOString(), id);
+    this.db.transaction(() => {
+      if (!this.db.prepare('UPDATE admin_users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, this.clock.now().toISOString(), id).changes) {
+        throw new HttpError(404, `admin not found: ${id}`);
+      }
+      this.sessions.endAll('admin', String(id));
+    })();
+  }
+
+  /** Deletes an admin and ends their sessions; 404 when there is none. */
+  delete(id: number): AdminUser {
+    const admin = this.get(id);
+    if (!admin) throw new HttpError(404, `admin not found: ${id}`);
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM admin_users WHERE id = ?').run(id);
+      this.sessions.endAll('admin', String(id));
+    })();
+    return admin;
   }
 
   /** The admin with the keys of their role, for permission checks; null when the admin is gone. */

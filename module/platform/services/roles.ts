@@ -52,6 +52,11 @@ export function grants(permissions: readonly string[], key: string): boolean {
   return permissions.includes(ALL_PERMISSIONS) || permissions.includes(key);
 }
 
+/** True when a holder of `held` holds every key of `wanted` (`*` is held only by `*`): what an admin may grant. */
+export function holdsAll(held: readonly string[], wanted: readonly string[]): boolean {
+  return held.includes(ALL_PERMISSIONS) || wanted.every((key) => key !== ALL_PERMISSIONS && held.includes(key));
+}
+
 /** Repository of `admin_roles`. */
 export class RoleRepository {
   constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}

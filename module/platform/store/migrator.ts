@@ -19,7 +19,7 @@ export function moduleScope(type: string, name: string): string {
   return `module:${type}/${name}`;
 }
 
-const SCOPE_PATTERN = /^(?:platform|tasks|module-logs|module-versions|module-host|module:[A-Z][A-Za-z0-9]*\/[A-Za-z][A-Za-z0-9_-]*)$/;
+const SCOPE_PATTERN = /^(?:platform|tasks|module-logs|module-versions|module-host|sessions|module:[A-Z][A-Za-z0-9]*\/[A-Za-z][A-Za-z0-9_-]*)$/;
 
 /** Databases whose ledger is known to be in the current layout (checked once per handle). */
 const ready = new WeakSet<Database.Database>();

@@ -25,7 +25,7 @@ export function loadedModules(deps: WebDeps): Array<{ type: string; name: string
 
 /** Sets a notice (or an error notice) shown once on the next page. */
 export function flash(deps: WebDeps, reply: FastifyReply, message: string, kind: 'ok' | 'error' = 'ok'): void {
-  void reply.setCookie(FLASH_COOKIE, deps.codec.sign('flash', { m: message.slice(0, 500), k: kind }), {
+  void reply.setCookie(FLASH_COOKIE, deps.signer.sign('flash', { m: message.slice(0, 500), k: kind }), {
     path: '/', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies, maxAge: 60,
   });
 }
@@ -34,7 +34,7 @@ function takeFlash(deps: WebDeps, request: FastifyRequest, reply: FastifyReply):
   const raw = request.cookies[FLASH_COOKIE];
   if (!raw) return null;
   void reply.clearCookie(FLASH_COOKIE, { path: '/' });
-  const data = deps.codec.verify<{ m: string; k: string }>('flash', raw);
+  const data = deps.signer.verify<{ m: string; k: string }>('flash', raw);
   return data ? { message: data.m, kind: data.k } : null;
 }
 

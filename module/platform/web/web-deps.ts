@@ -1,17 +1,21 @@
-// What the web host's routes share: the platform, admin users and roles, customer accounts, the session codec.
+// What the web host's routes share: the platform, admin users and roles, customer accounts, sessions, the token signer.
 import type { Platform } from '../platform.ts';
 import type { AdminPrincipal, AdminUsers } from '../services/admin-users.ts';
 import type { RoleRepository } from '../services/roles.ts';
 import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
+import type { SessionStore } from '../services/sessions.ts';
 import type { LoginThrottle } from './login-throttle.ts';
-import type { SessionCodec } from './session.ts';
+import type { TokenSigner } from './signed-tokens.ts';
 
 export interface WebDeps {
   platform: Platform;
   admins: AdminUsers;
   roles: RoleRepository;
   customers: CustomerAccounts;
-  codec: SessionCodec;
+  /** Admin and customer sessions (server-side records). */
+  sessions: SessionStore;
+  /** Signs the notice cookie and password reset links. */
+  signer: TokenSigner;
   /** Failed-login counts of the admin and customer logins (in memory, per process). */
   loginThrottle: LoginThrottle;
   /** Cookies get the Secure flag (behind TLS). */

@@ -1,6 +1,7 @@
 // The platform's web host: cookies, form bodies, handlebars views (views/platform), local assets, CSRF on every
-// unsafe request of a browser session, security headers, the admin pages under /admin and the client area under
-// /client. Registered by buildPlatformApp.
+// unsafe request of a browser session, security headers, the favicon, the admin pages under /admin and the client area
+// under /client. Registered by buildPlatformApp.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
@@ -10,7 +11,8 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_VIEWS_DIR } from '../../contract/view.ts';
-import { CSRF_REFUSED, errorHandler, HttpError } from '../errors.ts';
+import { CSRF_REFUSED, errorHandler, HttpError, UNAUTHORIZED } from '../errors.ts';
+import { authorizationHeaderCount, refuseAccess, REPEATED_AUTHORIZATION } from '../routes/auth.ts';
 import type { Platform } from '../platform.ts';
 import { AdminUsers } from '../services/admin-users.ts';
 import { RoleRepository } from '../services/roles.ts';
@@ -22,7 +24,8 @@ import { clientRoutes } from './client/client-routes.ts';
 import { CustomerAccounts } from './client/customer-accounts.ts';
 import { createViewEngine } from './view-engine.ts';
 import { addSecurityHeaders } from './security-headers.ts';
-import { DEFAULT_SESSION_POLICY, SessionCodec, type SessionPolicy } from './session.ts';
+import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../services/sessions.ts';
+import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
 import { wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
@@ -31,7 +34,7 @@ import type { WebDeps } from './web-deps.ts';
 export const ASSETS_DIR = fileURLToPath(new URL('./assets', import.meta.url));
 
 export interface WebHostOptions {
-  /** Session idle / absolute / rotation times (defaults: 30 min, 12 h, 5 min). */
+  /** Session idle / absolute limits and how often last use is written (defaults: 30 min, 12 h, 1 min). */
   sessionPolicy?: Partial<SessionPolicy>;
   /** Cookies with the Secure flag and HSTS (set when served over TLS). */
   secureCookies?: boolean;
@@ -41,14 +44,15 @@ export interface WebHostOptions {
   loginThrottle?: Partial<LoginThrottlePolicy>;
 }
 
-/** Builds the web host's services over the platform (admin users, roles, customers, session codec). */
+/** Builds the web host's services over the platform (admin users, roles, customers, sessions, token signer). */
 export function createWebDeps(platform: Platform, opts: WebHostOptions = {}): WebDeps {
-  const codec = new SessionCodec(webSecret(platform.db, platform.box, platform.clock, 'session'), platform.clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
+  const signer = new TokenSigner(webSecret(platform.db, platform.box, platform.clock, 'session'));
+  const sessions = new SessionStore(platform.db, platform.clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
   const roles = new RoleRepository(platform.db, platform.clock);
   return {
-    platform, codec, roles,
-    admins: new AdminUsers(platform.db, roles, platform.clock),
-    customers: new CustomerAccounts(platform.db, codec, platform.clock),
+    platform, signer, sessions, roles,
+    admins: new AdminUsers(platform.db, roles, sessions, platform.clock),
+    customers: new CustomerAccounts(platform.db, signer, sessions, platform.clock),
     secureCookies: opts.secureCookies ?? false,
     loginThrottle: new LoginThrottle(platform.clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),
   };
@@ -90,8 +94,15 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
       options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs' } },
     });
     await web.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', decorateReply: false, maxAge: 3_600_000 });
+    // Pages link /assets/favicon.svg; what a browser asks for on its own (a JSON answer, a download) gets it too.
+    const favicon = readFileSync(join(ASSETS_DIR, 'favicon.svg'));
+    web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon));
     addSecurityHeaders(web, deps.secureCookies);
     web.setErrorHandler(webErrorHandler);
+    // Node keeps the first of repeated Authorization headers: such a request is refused everywhere, as the APIs do.
+    web.addHook('onRequest', async (request) => {
+      if (authorizationHeaderCount(request) > 1) refuseAccess(request, REPEATED_AUTHORIZATION, UNAUTHORIZED);
+    });
     // CSRF: every unsafe request of a browser (cookie) session; bearer-token API clients carry no cookies to forge.
     web.addHook('preHandler', (request, reply, done) => {
       if (request.method === 'GET' || request.method === 'HEAD' || request.viaToken) return done();

@@ -188,7 +188,7 @@ test('a refused connection is a transient failure, retried, then failed', async 
   assert.equal((entry?.response as any).transient, true);
 });
 
-test('without an SMTP server configured the e-mail is written to the log and recorded as logged', async () => {
+test('without an SMTP server configured the e-mail is recorded as logged and named in the log, never its text', async () => {
   const unconfigured = env.platform.modules.instance<Smtp>('Notification', 'Smtp');
   const result = await unconfigured.send({ to: 'demo@customer.example', subject: 'Demo mail', message: 'Connect with https://panel.example/otl/abc' });
   assert.equal(result.status, 'success');
@@ -196,10 +196,11 @@ test('without an SMTP server configured the e-mail is written to the log and rec
   const record = smtpServices(env.platform.modules).smtpSends!.get((result as any).send_uuid)!;
   assert.equal(record.status, 'logged');
   const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).find((r) => (r.request as any)?.send_uuid === record.uuid);
-  assert.equal((entry?.response as any).text, 'Connect with https://panel.example/otl/abc');
+  assert.deepEqual(entry?.request, { send_uuid: record.uuid, event: null, template: null, to: 'demo@customer.example', subject: 'Demo mail', attachments: 0 });
   const warning = env.lines.map((line) => JSON.parse(line)).find((line) => line.send_uuid === record.uuid && line.level === 40);
-  assert.equal(warning?.text, 'Connect with https://panel.example/otl/abc', 'the e-mail is in the platform log at warn (shown at the demo level)');
-  assert.equal(warning?.subject, 'Demo mail');
+  assert.equal(warning?.subject, 'Demo mail', 'the unsent mail is named in the platform log at warn (shown at the demo level)');
+  const everything = env.lines.join('\n') + JSON.stringify(readModuleLogs(env.platform.db, { limit: 1000 }));
+  assert.equal(everything.includes('/otl/abc'), false, 'its text is in no log');
 });
 
 test('GET /api/admin/smtp/sends lists the recorded sends (no bodies) behind an admin token', async () => {

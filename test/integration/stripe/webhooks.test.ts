@@ -1,28 +1,24 @@
 // Stripe webhooks through the platform app: events signed with the library's test-header helper and the endpoint
-// secret credit an invoice once (replays and concurrent deliveries included); forged, wrong-secret, stale (platform
-// clock) and altered events are refused with nothing recorded; unknown types answer ok; mismatches are failures.
+// secret credit an invoice once (replays and concurrent deliveries included); forged, wrong-secret, stale or future-dated
+// (platform clock, both ways) and altered events are refused with nothing recorded; unknown types answer ok; mismatches
+// are failures.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config, type ModulesConfig } from '../../../config.ts';
-import { buildPlatformApp } from '../../../module/platform/app.ts';
-import { Platform } from '../../../module/platform/platform.ts';
-import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+import type { Platform } from '../../../module/platform/platform.ts';
 import { intentEvent, signatureFor } from '../../helpers/stripe-double.ts';
+import { openWebhookPlatform, type WebhookPlatform } from './stripe-stack.ts';
 
 const SECRET_KEY = 'sk_test_51WebhookSuiteKey7788';
 const WEBHOOK_SECRET = 'whsec_WebhookSuiteSigningSecret4242';
 const OTHER_SECRET = 'whsec_SomeoneElsesSigningSecret9999';
-/** Nothing listens there: the Stripe API calls of this file fail fast and never leave loopback. */
-const CLOSED_PORT = 'http://127.0.0.1:9';
 
-let dataDir: string;
+let env: WebhookPlatform;
 let platform: Platform;
 let app: FastifyInstance;
-let token: string;
 let gateway: string;
 let productUuid: string;
 /** Added to the platform clock (ms): moves "now" for the signature tolerance. */
@@ -33,10 +29,7 @@ export const stripeOnlyConfig = (): ModulesConfig => ({
   modules: { Product: { VpnProduct: config.modules.Product.VpnProduct }, Plugin: {}, Payment: { Stripe: config.modules.Payment.Stripe }, Notification: {} },
 });
 
-async function api(method: string, url: string, payload?: unknown) {
-  const res = await app.inject({ method: method as 'GET', url: `/api/admin${url}`, payload: payload as string, headers: { authorization: `Bearer ${token}` } });
-  return { status: res.statusCode, body: res.body ? res.json() : null };
-}
+const api = (method: string, url: string, payload?: unknown) => env.api(method, url, payload);
 
 async function deliver(event: Record<string, unknown> | string, opts: { secret?: string; timestamp?: number; header?: string; alter?: (s: string) => string } = {}) {
   const payload = typeof event === 'string' ? event : JSON.stringify(event);
@@ -58,25 +51,16 @@ let seq = 0;
 const eventId = () => `evt_suite_${++seq}_${Date.now()}`;
 
 before(async () => {
-  dataDir = tempDir('stripe-webhooks');
-  platform = await Platform.open({
-    dataDir, modulesConfig: stripeOnlyConfig(), queueOptions: { pollMs: 20 },
+  env = await openWebhookPlatform({
+    modulesConfig: stripeOnlyConfig(), secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET,
     clock: { now: () => new Date(Date.now() + clockOffset) },
     logger: pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) }),
   });
-  app = await buildPlatformApp({ platform });
-  token = platform.tokens.create('stripe test').token;
-  productUuid = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 }).uuid;
-  assert.equal((await api('PUT', `/products/${productUuid}/prices/monthly`, { amount: '9.99', currency: 'EUR' })).status, 200);
-  const created = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe', module_data: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: CLOSED_PORT } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  gateway = created.body.uuid;
+  ({ platform, app, gateway, productUuid } = env);
 });
 
 after(async () => {
-  await app?.close();
-  await platform?.close();
-  removeDir(dataDir);
+  await env?.close();
 });
 
 test('settings are checked, kept sealed and never answered; the settings page shows the webhook URL', async () => {
@@ -86,7 +70,7 @@ test('settings are checked, kept sealed and never answered; the settings page sh
   const view = await api('GET', `/module-instances/${gateway}`);
   assert.deepEqual(view.body.secret_keys.sort(), ['secret_key', 'webhook_secret']);
   assert.equal(JSON.stringify(view.body).includes(SECRET_KEY) || JSON.stringify(view.body).includes(WEBHOOK_SECRET), false);
-  const raw = readFileSync(join(dataDir, 'platform.db')).toString('latin1') + readFileSync(join(dataDir, 'platform.db-wal')).toString('latin1');
+  const raw = readFileSync(platform.db.name).toString('latin1') + readFileSync(`${platform.db.name}-wal`).toString('latin1');
   assert.equal(raw.includes(SECRET_KEY) || raw.includes(WEBHOOK_SECRET), false, 'sealed at rest');
   const html = await platform.billing.paymentHtml((await order('settings1')).uuid, gateway, { return_url: 'http://x.test/ok', cancel_url: 'http://x.test/no' });
   assert.match(html, /could not be opened/, 'Stripe unreachable: an error page, not a crash');
@@ -137,7 +121,7 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   assert.equal((await invoice(inv2.uuid)).refunded_minor, 0);
 });
 
-test('forged, wrong-secret, stale, future-clock and altered events are refused with 400 and nothing recorded', async () => {
+test('forged, wrong-secret, stale, future-dated and altered events are refused with 400 and nothing recorded', async () => {
   const inv = await order('refuse1');
   const now = Math.floor(Date.now() / 1000);
   const make = () => intentEvent({ id: eventId(), type: 'payment_intent.succeeded', invoice_uuid: inv.uuid, amount: 999, currency: 'eur', created: now });
@@ -145,6 +129,8 @@ test('forged, wrong-secret, stale, future-clock and altered events are refused w
     ['forged signature', () => deliver(make(), { header: `t=${now},v1=${'ab'.repeat(32)}` })],
     ['wrong secret', () => deliver(make(), { secret: OTHER_SECRET })],
     ['stale timestamp (301 s)', () => deliver(make(), { timestamp: now - 301 })],
+    ['timestamp an hour in the future', () => deliver(make(), { timestamp: now + 3600 })],
+    ['timestamp 301 s in the future', () => deliver(make(), { timestamp: now + 301 })],
     ['body changed after signing', () => deliver(make(), { alter: (s) => s.replace('"amount":999', '"amount":1') })],
     ['no header', async () => {
       const res = await app.inject({ method: 'POST', url: `/webhooks/payment/${gateway}`, payload: JSON.stringify(make()), headers: { 'content-type': 'application/json' } });
@@ -164,10 +150,20 @@ test('forged, wrong-secret, stale, future-clock and altered events are refused w
   } finally {
     clockOffset = 0;
   }
+  // And once the platform's clock is 3600 s behind, an event signed "now" is an hour in its future.
+  clockOffset = -3_600_000;
+  try {
+    assert.equal((await deliver(make())).status, 400, 'platform clock an hour behind');
+  } finally {
+    clockOffset = 0;
+  }
+  const refusals = platform.db.prepare("SELECT response FROM module_logs WHERE module_name = 'Stripe' AND action = 'webhook' AND response LIKE '%ahead of the platform clock%'").all();
+  assert.ok(refusals.length >= 3, 'the module log says why a future event was refused');
+  assert.equal((await deliver(make(), { timestamp: now + 290 })).status, 200, 'a little ahead, within the tolerance (clock skew)');
   assert.equal((await deliver(make(), { timestamp: now - 290 })).status, 200, 'within the tolerance');
   const after = await invoice(inv.uuid);
-  assert.equal(after.transactions.length, 1, 'only the valid event was recorded');
-  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, eventsBefore + 1);
+  assert.deepEqual(after.transactions.map((t: any) => t.note.startsWith('not applied') ? 'not applied' : 'applied'), ['applied', 'not applied'], 'only the valid events were recorded');
+  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, eventsBefore + 2);
 });
 
 test('an unknown type answers ok/200 and records nothing; GET answers ok', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { AdminUsers } from '../../../module/platform/services/admin-users.ts';
 import { RoleRepository } from '../../../module/platform/services/roles.ts';
+import { SessionStore } from '../../../module/platform/services/sessions.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
 
@@ -15,7 +16,7 @@ test('admin create prints a generated password that authenticates; list shows th
   assert.ok(password && password.length >= 20, out);
   const db = openPlatformDb(dataDir);
   try {
-    const admins = new AdminUsers(db, new RoleRepository(db));
+    const admins = new AdminUsers(db, new RoleRepository(db), new SessionStore(db));
     assert.equal((await admins.authenticate('ops@example.com', password))?.email, 'ops@example.com');
     assert.equal(await admins.authenticate('ops@example.com', 'not-the-password'), null);
   } finally {

@@ -86,7 +86,6 @@ const messageFactsSchema = z.object({
   to: z.string().min(1).max(320),
   origin: sendOriginSchema,
   linkNote: z.string().nullable(),
-  secrets: z.array(z.string()),
 }) satisfies z.ZodType<MessageFacts>;
 
 /** `POST /messages/plan`: an event, its payload (secret members included) and its key. */

@@ -1,6 +1,7 @@
 // The SMTP Notification module: sealed channel settings, `send` validated (422 error bag) then queued, delivery jobs
-// retried with backoff through the Task queue, every send recorded; without a server the e-mail goes to the log. Its
-// jobs reach their data through the ledger (ledger.ts), so they run on the platform and in remote workers alike.
+// retried with backoff through the Task queue, every send recorded; without a server the send is recorded as `logged`.
+// Logs name a mail (send uuid, event, template, recipient, subject), never its body: bodies hold one-time and reset
+// links. Its jobs reach their data through the ledger (ledger.ts), so they run on the platform and in remote workers alike.
 import { Notification, type SendResult } from '../../../contract/notification.ts';
 import type { PlatformContext } from '../../../contract/platform-context.ts';
 import { collectSecretValues, scrub } from '../../../contract/log.ts';
@@ -9,7 +10,7 @@ import { jobError, jobSuccess, validationErrorResult, type JobResult } from '../
 import { smtpConfigSchema, smtpManifest, type SmtpConfig, type SmtpServices } from './manifest.ts';
 import { checkSmtpMessage, mailBodies } from './message.ts';
 import { UNKNOWN_SEND } from './ledger.ts';
-import { isMessageEvent } from './messages/catalogue.ts';
+import { isMessageEvent, MESSAGE_EVENTS } from './messages/catalogue.ts';
 import { renderFacts } from './messages/compose.ts';
 import type { SendOrigin } from './send-store.ts';
 import { isConfigured, parseSmtpSettings, SmtpSettingsError, type SmtpSettings } from './settings.ts';
@@ -66,8 +67,8 @@ export class Smtp extends Notification {
     if (result.status !== 'success') throw new Error(typeof result.message === 'string' ? result.message : JSON.stringify(result.message));
   }
 
-  /** Validates, records and queues (or logs) one mail; `origin` says which event caused it. */
-  async queueMail(data: Record<string, unknown>, origin: SendOrigin, logSecrets: readonly string[] = []): Promise<SmtpSendResult> {
+  /** Validates, records and queues one mail (or, with no server configured, records it as `logged`); `origin` says which event caused it. */
+  async queueMail(data: Record<string, unknown>, origin: SendOrigin): Promise<SmtpSendResult> {
     const checked = checkSmtpMessage(data);
     if (!checked.success) {
       this.logDebug('send', { to: data.to }, checked.errors);
@@ -80,18 +81,15 @@ export class Smtp extends Notification {
     const head = { channel_uuid: this.payment_gateway_uuid, recipient: message.to, subject: message.subject, origin };
     if (!isConfigured(this.module_data)) {
       const record = { uuid: (await ledger.queue({ ...head, status: 'logged' })).send_uuid };
-      const attachments = mail.attachments.map((a) => a.filename);
-      const text = String(scrub(mail.text, logSecrets));
-      this.logInfo('send', { to: message.to, subject: message.subject, send_uuid: record.uuid, event: origin.event ?? null },
-        { delivery: 'logged (no SMTP server configured)', text, attachments });
-      // A warning, so it shows at the demo's log level: the mail was not sent, here it is (secrets of the mail removed).
-      this.ctx.logger.warn({ module: 'Notification/Smtp', send_uuid: record.uuid, to: message.to, subject: message.subject, text, attachments },
-        'e-mail not sent: no SMTP channel configured; its text follows');
+      const named = mailName(record.uuid, message.to, message.subject, origin, mail.attachments.length);
+      this.logInfo('send', named, { delivery: 'not sent: no SMTP server configured' });
+      // A warning, so it shows at the demo's log level: which mail was not sent (never its text, which may hold a link).
+      this.ctx.logger.warn({ module: 'Notification/Smtp', ...named }, 'e-mail not sent: no SMTP channel configured (set one up to deliver it)');
       return { status: 'success', send_uuid: record.uuid, delivery: 'logged' };
     }
     const queued = await ledger.queue({ ...head, status: 'queued', mail, job: this.settings.job });
     const taskId = queued.task_id ?? '';
-    this.logDebug('send', { to: message.to, subject: message.subject, send_uuid: queued.send_uuid, event: origin.event ?? null }, { delivery: 'queued', task_id: taskId });
+    this.logDebug('send', mailName(queued.send_uuid, message.to, message.subject, origin, mail.attachments.length), { delivery: 'queued', task_id: taskId });
     return { status: 'success', send_uuid: queued.send_uuid, delivery: 'queued', task_id: taskId };
   }
 
@@ -108,7 +106,7 @@ export class Smtp extends Notification {
     if (start.state === 'sent') return jobSuccess('already sent');
     if (start.state === 'closed') return jobError(start.reason);
     const { send: record, mail, attempt } = start;
-    const request = { to: record.recipient, subject: record.subject, send_uuid: record.uuid, event: record.event };
+    const request = mailName(record.uuid, record.recipient, record.subject, { event: record.event }, mail?.attachments.length ?? 0);
     const settings = parseSmtpSettings(this.module_data);
     const final = attempt >= record.tries;
     if (!mail || !settings.success) {
@@ -157,7 +155,7 @@ export class Smtp extends Notification {
     // Rendered here, with this process's views (the same release as the platform's: checked when a worker starts).
     const composed = renderFacts(plan.facts, this.ctx.viewsDir);
     if (composed.linkNote) this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null }, `no one-time link in the mail: ${composed.linkNote}`);
-    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, { ...composed.origin, event_key: eventKey }, composed.secrets);
+    const result = await this.queueMail({ to: composed.to, subject: composed.subject, message: composed.text, html: composed.html }, { ...composed.origin, event_key: eventKey });
     if (result.status === 'success') return jobSuccess();
     return jobError(typeof result.message === 'string' ? result.message : JSON.stringify(result.message));
   }
@@ -173,4 +171,11 @@ export class Smtp extends Notification {
     }
     return String(scrub(text, secrets));
   }
+}
+
+/** How logs name a mail: which send, what caused it, to whom, its subject and how many attachments; never its body. */
+function mailName(sendUuid: string, to: string, subject: string, origin: SendOrigin, attachments: number): Record<string, unknown> {
+  const event = origin.event ?? null;
+  const template = event && isMessageEvent(event) ? MESSAGE_EVENTS[event] : null;
+  return { send_uuid: sendUuid, event, template, to, subject, attachments };
 }

@@ -1,8 +1,12 @@
 // SMTP delivery through nodemailer: one connection per mail with the channel's encryption and credentials; failures
-// become SmtpFailure (the server's reply code and text, transient or permanent).
+// become SmtpFailure (the server's reply code and text, transient or permanent). nodemailer is loaded by the first
+// delivery, not when the platform starts.
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { SmtpSettings } from './settings.ts';
+
+let mailer: typeof Nodemailer | null = null;
 
 /** One outgoing e-mail, bodies already rendered. */
 export interface OutgoingMail {
@@ -53,7 +57,8 @@ export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 15_000, greet
 export function smtpTransport(settings: SmtpSettings, timeouts: SmtpTimeouts = DEFAULT_SMTP_TIMEOUTS): MailTransport {
   return {
     async send(mail, signal) {
-      const transporter = nodemailer.createTransport({
+      mailer ??= createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
+      const transporter = mailer.createTransport({
         host: settings.host,
         port: settings.port,
         secure: settings.encryption === 'tls',

@@ -1,8 +1,20 @@
 // The official Stripe client for one gateway's settings: its secret key, and Stripe's API or the configured base URL.
-import StripeSdk from 'stripe';
+// The library (some 200 files) is loaded on first use, not when the platform starts.
+import { createRequire } from 'node:module';
+import type StripeSdk from 'stripe';
 import type { StripeSettings } from './settings.ts';
 
 export type StripeClient = InstanceType<typeof StripeSdk>;
+type Webhooks = StripeClient['webhooks'];
+
+let sdk: typeof StripeSdk | null = null;
+let webhooks: Webhooks | null = null;
+
+/** The `stripe` library (its CommonJS build, loaded once, in this thread). */
+function stripeSdk(): typeof StripeSdk {
+  sdk ??= createRequire(import.meta.url)('stripe') as typeof StripeSdk;
+  return sdk;
+}
 
 /** Builds the `stripe` library client; `api_base` (tests, demo) points it at a local double over http or https. */
 export function stripeClient(settings: StripeSettings): StripeClient {
@@ -13,8 +25,12 @@ export function stripeClient(settings: StripeSettings): StripeClient {
     options.port = url.port || (url.protocol === 'https:' ? 443 : 80);
     options.protocol = url.protocol === 'https:' ? 'https' : 'http';
   }
-  return new StripeSdk(settings.secret_key, options);
+  const Sdk = stripeSdk();
+  return new Sdk(settings.secret_key, options);
 }
 
-/** The library's webhook helpers (no key needed to verify or to sign test events). */
-export const stripeWebhooks: StripeClient['webhooks'] = new StripeSdk('sk_test_webhooks_only').webhooks;
+/** The library's webhook helpers (no key needed to verify or to sign test events), loaded with it on first use. */
+export const stripeWebhooks: Pick<Webhooks, 'constructEvent' | 'generateTestHeaderString'> = {
+  constructEvent: (...args) => (webhooks ??= new (stripeSdk())('sk_test_webhooks_only').webhooks).constructEvent(...args),
+  generateTestHeaderString: (...args) => (webhooks ??= new (stripeSdk())('sk_test_webhooks_only').webhooks).generateTestHeaderString(...args),
+};

@@ -1,4 +1,4 @@
-// Pure reading of Stripe PaymentIntent events into the ledger's gateway payment shape.
+// Pure reading of Stripe PaymentIntent events into the ledger's gateway payment shape, and of a signature header's time.
 import type { GatewayFailure, GatewayPayment, WebhookPayload } from '../../../contract/payment.ts';
 
 function record(value: unknown): Record<string, unknown> {
@@ -28,4 +28,10 @@ export function failureOf(event: WebhookPayload, gateway: { name: string; uuid: 
   const error = record(intent.last_payment_error);
   const reason = typeof error.message === 'string' ? error.message : typeof error.code === 'string' ? error.code : 'payment failed';
   return { ...paymentOf(event, gateway), reason };
+}
+
+/** The `t=` timestamp (Unix seconds) of a `Stripe-Signature` header, or NaN when it has none. */
+export function signedAt(header: string): number {
+  const t = /(?:^|,)\s*t=(\d{1,12})(?:,|$)/.exec(header)?.[1];
+  return t === undefined ? Number.NaN : Number(t);
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 /** The events this module handles; enable exactly these on the Stripe webhook endpoint. */
 export const STRIPE_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed'] as const;
 
-/** Signature tolerance: a `Stripe-Signature` timestamp older than this is refused. */
+/** Signature tolerance: a `Stripe-Signature` timestamp further than this from the platform clock (either way) is refused. */
 export const SIGNATURE_TOLERANCE_S = 300;
 
 export const StripeSettingsSchema = z.object({

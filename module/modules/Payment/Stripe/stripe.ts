@@ -1,15 +1,16 @@
 // The Stripe Payment module: Checkout Sessions for invoices (minor units, idempotency key = invoice uuid), signed
-// webhooks verified with the library (300 s tolerance, platform clock) before anything else, PaymentIntent events
+// webhooks verified with the library (300 s tolerance either way, platform clock) before anything else, PaymentIntent events
 // recorded once through the platform ledger, refunds through Stripe's Refunds API.
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 import { Payment, type Invoice, type PaymentLedger, type WebhookPayload } from '../../../contract/payment.ts';
 import { currencyExponent, formatMinor } from '../../../platform/services/billing/money.ts';
 import { stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
-import { failureOf, paymentOf } from './events.ts';
+import { failureOf, paymentOf, signedAt } from './events.ts';
 import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
 
 export const NO_LEDGER = 'the platform ledger is not available in this process';
 export const NOT_THIS_GATEWAY = (uuid: string) => `transaction ${uuid} was not paid through this gateway`;
+export const SIGNED_IN_FUTURE = (seconds: number) => `signature timestamp ${seconds} s ahead of the platform clock (tolerance ${SIGNATURE_TOLERANCE_S} s)`;
 const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8090';
 
 export class Stripe extends Payment {
@@ -76,13 +77,19 @@ export class Stripe extends Payment {
     }
   }
 
-  /** `Stripe-Signature` over the exact raw body, with the webhook signing secret, at most 300 s old (platform clock). */
+  /**
+   * `Stripe-Signature` over the exact raw body, with the webhook signing secret, its timestamp within 300 s of the
+   * platform clock either way (the library refuses only the old side; a throw names the reason in the module log).
+   */
   protected override verifyWebhook(request: ModuleRequest): boolean {
     const header = request.headers['stripe-signature'];
     const raw = request.rawBody;
     const secret = this.module_data.webhook_secret;
     if (typeof header !== 'string' || raw === undefined || raw.length === 0 || typeof secret !== 'string' || !secret) return false;
-    stripeWebhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_S, undefined, this.ctx.clock.now().getTime());
+    const nowMs = this.ctx.clock.now().getTime();
+    stripeWebhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_S, undefined, nowMs);
+    const ahead = signedAt(header) - Math.floor(nowMs / 1000);
+    if (ahead > SIGNATURE_TOLERANCE_S) throw new Error(SIGNED_IN_FUTURE(ahead));
     return true;
   }
 

@@ -3,7 +3,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import {
-  AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, PANEL_ERRORS, PANEL_OWN_ERRORS, SuccessSchema, SystemStatusSchema,
+  AccountListSchema, AccountSchema, AvailableIpsSchema, envelopeSchema, OtlListSchema, PANEL_ERRORS, PANEL_OWN_ERRORS, SuccessSchema, SystemStatusSchema,
   TrafficStatisticsSchema, WireguardServerMapSchema, WireguardServerSchema,
   type Account, type SystemStatus, type TrafficStatisticsEntry, type WireguardServer,
 } from './wire-schemas.ts';
@@ -31,6 +31,7 @@ export const IP_IN_USE = PANEL_ERRORS.IP_IN_USE;
 export const ACCOUNT_LIMIT_EXCEEDED = PANEL_ERRORS.ACCOUNT_LIMIT_EXCEEDED;
 export const IKEV2_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_NOT_ENABLED;
 export const IKEV2_SERVER_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_SERVER_NOT_ENABLED;
+export const OTL_NOT_FOUND = PANEL_OWN_ERRORS.OTL_NOT_FOUND;
 
 /** The panel refused an IKEv2 profile because IKEv2 is off (no CA/server certificate, or not on the account's server). */
 export function isIkev2Off(err: unknown): boolean {
@@ -153,6 +154,23 @@ export class PanelClient {
   /** GET /account/<name>/otl: URL of a new one-time link (`{base_url}/otl/<key>`). */
   oneTimeLink(name: string, signal?: AbortSignal): Promise<string> {
     return this.call('GET', `/account/${encodeURIComponent(name)}/otl`, z.string(), undefined, signal);
+  }
+
+  /** GET /otl/list: the listed keys (not the link keys) of the live one-time links of `account`. */
+  async liveLinkKeys(account: string, signal?: AbortSignal): Promise<string[]> {
+    const list = await this.call('GET', '/otl/list', OtlListSchema, undefined, signal);
+    return Object.values(list.olts).filter((entry) => entry.account === account).map((entry) => entry.key);
+  }
+
+  /** DELETE /otl/<key> (extension): revokes a live link by its listed key; false when the panel no longer has it. */
+  async revokeLink(listedKey: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.call('DELETE', `/otl/${encodeURIComponent(listedKey)}`, SuccessSchema, undefined, signal);
+      return true;
+    } catch (err) {
+      if (err instanceof PanelError && err.message === OTL_NOT_FOUND) return false;
+      throw err;
+    }
   }
 
   /** GET /wireguard/online: the peers with a recent handshake (only their number is read). */

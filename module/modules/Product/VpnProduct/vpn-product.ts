@@ -12,6 +12,7 @@ import {
   type Ikev2Platform, type TabSource,
 } from './client-tabs.ts';
 import { createAccountIdempotent } from './create-account.ts';
+import { DEFAULT_LINK_BOUND, LINK_REPLACES, linkBoundSchema, newClientLink } from './link-bound.ts';
 import { ACCOUNT_LIMIT_EXCEEDED, isIkev2Off, PanelError, type PanelClient } from './panel-client.ts';
 import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
@@ -280,14 +281,28 @@ export class VpnProduct extends Product {
     return this.ikev2Download('windows');
   }
 
-  /** A new one-time link to open the configuration on another device (POST). */
+  /**
+   * A new one-time link to open the configuration on another device (POST): the service's only live link (earlier ones
+   * are revoked), one at a time, at most `otl_links.limit` per `otl_links.window_minutes` (429 with the wait beyond that).
+   */
   async controllerClient_connectOtl(request: ModuleRequest): Promise<unknown> {
     if (request.method !== 'POST') return postOnly();
     const provision = await this.requireProvision();
-    const url = await (await this.panels.client(panelOf(provision))).oneTimeLink(provision.account_name, this.abortSignal);
-    if (!wantsHtml(request)) return { url };
-    const page = this.view('client.otl-link', { url, back_href: clientTabPath(this.requireService(), 'connect') });
-    return { status: 200, body: page, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
+    const issues = (this.ctx as Partial<VpnProductContext>).linkIssues;
+    if (!issues) throw new Error('one-time links are made on the platform process');
+    const answer = await newClientLink({
+      issues, serviceUuid: this.requireService(), bound: linkBoundSchema.parse(this.config('otl_links') ?? DEFAULT_LINK_BOUND),
+      account: provision.account_name, client: () => this.panels.client(panelOf(provision)), signal: this.abortSignal,
+    });
+    const html = wantsHtml(request);
+    const page = (data: Record<string, unknown>) => this.view('client.otl-link', { ...data, back_href: clientTabPath(this.requireService(), 'connect') });
+    if (!answer.made) {
+      const headers = { 'retry-after': String(answer.retryAfterS), 'cache-control': 'no-store', ...(html ? { 'content-type': 'text/html; charset=utf-8' } : {}) };
+      return { status: 429, body: html ? page({ message: answer.message }) : { success: false, message: answer.message }, headers };
+    }
+    if (answer.failed > 0) this.logError('one_time_link', { account: provision.account_name }, { revoked: answer.revoked, not_revoked: answer.failed });
+    if (!html) return { url: answer.url, note: LINK_REPLACES };
+    return { status: 200, body: page({ url: answer.url, note: LINK_REPLACES }), headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } };
   }
 
   async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {

@@ -5,3 +5,4 @@ export { envelopeSchema, errorEnvelopeSchema, successStringSchema as SuccessSche
 export { systemStatusSchema as SystemStatusSchema, type SystemStatus } from '../../../../panel/schemas/system.ts';
 export { E as PANEL_ERRORS, OWN as PANEL_OWN_ERRORS } from '../../../../panel/schemas/error-texts.ts';
 export { TrafficStatisticsSchema, type TrafficStatisticsEntry } from '../../../../panel/schemas/statistics.ts';
+export { otlListSchema as OtlListSchema } from '../../../../panel/schemas/otl.ts';

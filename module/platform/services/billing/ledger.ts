@@ -74,6 +74,11 @@ export class BillingLedger implements PaymentLedger {
       if (!row) return settle({ outcome: 'unknown_invoice', invoice_uuid: null, transaction_uuid: null }, null);
       const currency = safeCurrency(p.currency);
       const base = { invoice_uuid: row.uuid, gateway: p.gateway, gateway_uuid: p.gateway_uuid, external_id: p.external_id, amount_minor: p.amount_minor, currency: currency ?? p.currency };
+      if (!isPayable(row)) {
+        // Money for an invoice no longer payable (a late or second payment, matching or not): kept so it can be refunded.
+        const tx = transactions.insert({ ...base, kind: 'payment', note: NOT_APPLIED(row.status) });
+        return settle({ outcome: 'already_paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, row);
+      }
       if (currency !== row.currency || p.amount_minor !== row.amount_minor) {
         const note = `amount or currency mismatch: received ${p.amount_minor} ${p.currency}, invoice ${row.amount_minor} ${row.currency}`;
         const tx = transactions.insert({ ...base, kind: 'failure', note });
@@ -94,7 +99,10 @@ export class BillingLedger implements PaymentLedger {
     return out;
   }
 
-  /** Claims the event id and records the failed attempt (unpaid → failed); a replay answers `duplicate`. */
+  /**
+   * Claims the event id and records the failed attempt (unpaid → failed, `invoice.payment_failed` emitted); for an
+   * invoice no longer payable the attempt is recorded as `not_payable` and nothing is emitted. A replay answers `duplicate`.
+   */
   async recordFailure(f: GatewayFailure): Promise<LedgerAnswer> {
     const { invoices, transactions } = this.deps;
     const answer = transaction(this.deps.db, (): LedgerAnswer & { row: InvoiceRow | null } => {
@@ -104,16 +112,21 @@ export class BillingLedger implements PaymentLedger {
         transactions.settleEvent(f.gateway_uuid, f.event_id, 'unknown_invoice', null);
         return { outcome: 'unknown_invoice', invoice_uuid: null, transaction_uuid: null, row: null };
       }
+      const payable = isPayable(row);
       const tx = transactions.insert({
         invoice_uuid: row.uuid, kind: 'failure', gateway: f.gateway, gateway_uuid: f.gateway_uuid, external_id: f.external_id,
-        amount_minor: f.amount_minor, currency: safeCurrency(f.currency) ?? f.currency, note: f.reason.slice(0, 500),
+        amount_minor: f.amount_minor, currency: safeCurrency(f.currency) ?? f.currency,
+        note: payable ? f.reason.slice(0, 500) : `${NOT_APPLIED(row.status)}: ${f.reason}`.slice(0, 500),
       });
-      invoices.setStatus(row.uuid, 'failed', ['unpaid']);
-      transactions.settleEvent(f.gateway_uuid, f.event_id, 'failed', row.uuid);
-      return { outcome: 'failed', invoice_uuid: row.uuid, transaction_uuid: tx.uuid, row: invoices.get(row.uuid) };
+      const outcome = payable ? 'failed' : 'not_payable';
+      if (payable) invoices.setStatus(row.uuid, 'failed', ['unpaid']);
+      transactions.settleEvent(f.gateway_uuid, f.event_id, outcome, row.uuid);
+      return { outcome, invoice_uuid: row.uuid, transaction_uuid: tx.uuid, row: payable ? invoices.get(row.uuid) : null };
     });
     const { row, ...out } = answer;
+    // Only a failure of an invoice still to be paid is news for the customer; a late one is recorded, nobody mailed.
     if (row) this.emit('invoice.payment_failed', this.event(row, { reason: f.reason.slice(0, 500) }));
+    else if (out.outcome === 'not_payable') this.deps.logger.warn({ outcome: out.outcome, invoice_uuid: out.invoice_uuid, event_id: f.event_id, gateway: f.gateway }, 'gateway failure for an invoice no longer payable: recorded, nobody mailed');
     return out;
   }
 
@@ -218,6 +231,11 @@ export class BillingLedger implements PaymentLedger {
       this.deps.logger.error({ service_uuid: serviceUuid, invoice_uuid: row.uuid, action, err: error instanceof Error ? error.message : String(error) }, 'billing could not queue the service action');
     }
   }
+}
+
+/** An invoice a payment may still settle (unpaid, or failed before); paid and refunded ones are not payable. */
+function isPayable(row: InvoiceRow): boolean {
+  return row.status === 'unpaid' || row.status === 'failed';
 }
 
 function safeCurrency(code: string): string | null {

@@ -1,4 +1,4 @@
-// Admin authentication of the web host: the signed session cookie (or an admin bearer token for API clients) sets
+// Admin authentication of the web host: the cookie of a live session (or an admin bearer token for API clients) sets
 // `request.admin`; pages without a session redirect to the login page, JSON clients get 401.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, INSUFFICIENT_PERMISSIONS, SESSION_REQUIRED, UNAUTHORIZED } from '../../errors.ts';
@@ -11,7 +11,7 @@ import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
 function tokenPrincipal(id: number): AdminPrincipal {
   const now = new Date(0).toISOString();
   return {
-    id: -id, email: `token #${id}`, name: 'API token', role_id: 0, session_version: 0, created_at: now, updated_at: now, last_login_at: null,
+    id: -id, email: `token #${id}`, name: 'API token', role_id: 0, created_at: now, updated_at: now, last_login_at: null,
     role: { id: 0, name: 'API token', permissions: [ALL_PERMISSIONS], created_at: now, updated_at: now },
     hasPermission: () => true,
   };
@@ -22,8 +22,8 @@ export function setAdminCookie(deps: WebDeps, reply: FastifyReply, value: string
   void reply.setCookie(ADMIN_COOKIE, value, { path: '/admin', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
-/** Resolves the request's admin (session cookie, rotated when due; or bearer token), without refusing anything. */
-export function identifyAdmin(deps: WebDeps, request: FastifyRequest, reply: FastifyReply): void {
+/** Resolves the request's admin (session cookie, or bearer token), without refusing anything. */
+export function identifyAdmin(deps: WebDeps, request: FastifyRequest): void {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -34,18 +34,14 @@ export function identifyAdmin(deps: WebDeps, request: FastifyRequest, reply: Fas
     }
     return;
   }
-  const session = deps.codec.read(request.cookies[ADMIN_COOKIE], 'admin');
-  if (!session) return;
-  const principal = deps.admins.principal(Number(session.claims.s));
-  if (!principal || principal.session_version !== session.claims.v) return;
-  request.admin = principal;
-  if (session.renewed) setAdminCookie(deps, reply, session.renewed);
+  const subject = deps.sessions.read(request.cookies[ADMIN_COOKIE], 'admin');
+  if (subject) request.admin = deps.admins.principal(Number(subject));
 }
 
 /** onRequest hook of the admin pages: no admin → redirect to the login page (pages) or 401 (JSON clients). */
 export function requireAdmin(deps: WebDeps, app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    identifyAdmin(deps, request, reply);
+    identifyAdmin(deps, request);
     if (request.admin) return;
     if (request.headers.authorization) throw new HttpError(401, UNAUTHORIZED);
     if (request.method === 'GET' && wantsHtml(request)) {

@@ -1,4 +1,4 @@
-// Admin login and logout pages: a correct e-mail and password issue the signed session cookie; logout clears it.
+// Admin login and logout pages: a correct e-mail and password start a session (its cookie); logout ends it.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
@@ -16,7 +16,7 @@ export function safeNext(next: string | undefined, fallback: string): string {
 /** `GET/POST /admin/login`, `POST /admin/logout` (registered outside the admin guard). */
 export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
-    identifyAdmin(deps, request, reply);
+    identifyAdmin(deps, request);
     if (request.admin && !request.viaToken) return reply.redirect(safeNext(request.query.next, '/admin'), 303);
     return reply.type('text/html; charset=utf-8').view('admin/login.hbs', { title: 'Admin login', csrf: reply.generateCsrf(), next: request.query.next ?? '' }, { layout: 'layouts/plain.hbs' });
   });
@@ -37,11 +37,13 @@ export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
       return refuse(401, LOGIN_FAILED);
     }
     deps.loginThrottle.succeeded('admin', form.email);
-    setAdminCookie(deps, reply, deps.codec.issue('admin', String(admin.id), admin.session_version));
+    deps.sessions.end(request.cookies[ADMIN_COOKIE]);
+    setAdminCookie(deps, reply, deps.sessions.start('admin', String(admin.id)));
     return reply.redirect(safeNext(form.next, '/admin'), 303);
   });
 
-  app.post('/logout', async (_request, reply) => {
+  app.post('/logout', async (request, reply) => {
+    deps.sessions.end(request.cookies[ADMIN_COOKIE]);
     void reply.clearCookie(ADMIN_COOKIE, { path: '/admin' });
     flash(deps, reply, 'You are logged out.');
     return reply.redirect('/admin/login', 303);

@@ -1,8 +1,11 @@
 // Admins and roles page: every role with a checkbox per permission key (the platform's and every loaded module's
-// adminPermissions()), new roles, admin users and their role.
-import type { FastifyInstance } from 'fastify';
+// adminPermissions()), new roles, admin users, their role and their deletion. An admin grants only keys they hold, never
+// changes their own role or deletes themselves, and manages only admins whose role's keys they hold.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { modulePermissions, PERMISSION, PLATFORM_PERMISSIONS, ALL_PERMISSIONS } from '../../services/roles.ts';
+import { HttpError } from '../../errors.ts';
+import type { AdminUser } from '../../services/admin-users.ts';
+import { holdsAll, modulePermissions, PERMISSION, PLATFORM_PERMISSIONS, ALL_PERMISSIONS, type Role } from '../../services/roles.ts';
 import type { PermissionEntry } from '../../../contract/plugin.ts';
 import { adminPage, flash, loadedModules } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -16,6 +19,31 @@ export function permissionCatalogue(deps: WebDeps): Array<{ group: string; permi
     if (permissions.length) groups.push({ group: `${type}/${name}`, permissions });
   }
   return groups;
+}
+
+export const OWN_ROLE_REFUSED = 'You cannot change your own role: another admin has to.';
+export const OWN_ACCOUNT_REFUSED = 'You cannot delete your own admin account: another admin has to.';
+export const GRANT_REFUSED = 'You can only grant permissions your own role holds.';
+export const ADMIN_BEYOND_REFUSED = "You can only manage admins whose role's permissions your own role holds.";
+
+/** 403 unless the request's admin holds every key of `permissions` (what they are about to grant or take away). */
+function requireHolds(request: FastifyRequest, permissions: readonly string[], message = GRANT_REFUSED): void {
+  if (!holdsAll(request.admin!.role.permissions, permissions)) throw new HttpError(403, message);
+}
+
+function roleOf(deps: WebDeps, id: number): Role {
+  const role = deps.roles.get(id);
+  if (!role) throw new HttpError(422, `unknown role: ${id}`);
+  return role;
+}
+
+/** The admin `id` acted on by the request's admin: not themselves (`selfMessage`), and within their permissions. */
+function otherAdmin(deps: WebDeps, request: FastifyRequest, id: number, selfMessage: string): AdminUser {
+  const target = deps.admins.get(id);
+  if (!target) throw new HttpError(404, `admin not found: ${id}`);
+  if (target.id === request.admin!.id) throw new HttpError(403, selfMessage);
+  requireHolds(request, deps.roles.get(target.role_id)?.permissions ?? [], ADMIN_BEYOND_REFUSED);
+  return target;
 }
 
 const keysOf = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
@@ -32,14 +60,16 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
       groups: catalogue.map((g) => ({ group: g.group, permissions: g.permissions.map((p) => ({ ...p, granted: role.permissions.includes(p.key) })) })),
     }));
     const roleNames = new Map(deps.roles.list().map((r) => [r.id, r.name]));
-    const admins = deps.admins.list().map((a) => ({ ...a, role_name: roleNames.get(a.role_id) ?? '-' }));
+    const admins = deps.admins.list().map((a) => ({ ...a, role_name: roleNames.get(a.role_id) ?? '-', self: a.id === request.admin!.id }));
     return adminPage(deps, request, reply, 'roles', { title: 'Admins and roles', roles, admins, roleOptions: deps.roles.list() }, { platform: 'roles' });
   });
 
   app.post('/roles', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = RoleForm.parse(request.body ?? {});
-    const role = deps.roles.create(form.name ?? '', form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions));
+    const keys = form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions);
+    requireHolds(request, keys);
+    const role = deps.roles.create(form.name ?? '', keys);
     flash(deps, reply, `Role ${role.name} created.`);
     return reply.redirect('/admin/roles', 303);
   });
@@ -47,7 +77,9 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { id: string } }>('/roles/:id', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = RoleForm.parse(request.body ?? {});
-    const role = deps.roles.setPermissions(Number(request.params.id), form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions));
+    const keys = form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions);
+    requireHolds(request, [...roleOf(deps, Number(request.params.id)).permissions, ...keys]);
+    const role = deps.roles.setPermissions(Number(request.params.id), keys);
     flash(deps, reply, `Role ${role.name} saved.`);
     return reply.redirect('/admin/roles', 303);
   });
@@ -55,6 +87,7 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post('/admins', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = AdminForm.parse(request.body ?? {});
+    requireHolds(request, roleOf(deps, form.role_id).permissions);
     const admin = await deps.admins.create({ email: form.email, name: form.name, password: form.password, role: form.role_id });
     flash(deps, reply, `Admin ${admin.email} created.`);
     return reply.redirect('/admin/roles', 303);
@@ -63,8 +96,18 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { id: string } }>('/admins/:id/role', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = z.object({ role_id: z.coerce.number().int() }).parse(request.body ?? {});
-    const admin = deps.admins.setRole(Number(request.params.id), form.role_id);
-    flash(deps, reply, `Admin ${admin.email} now has role ${deps.roles.get(admin.role_id)?.name}.`);
+    const target = otherAdmin(deps, request, Number(request.params.id), OWN_ROLE_REFUSED);
+    requireHolds(request, roleOf(deps, form.role_id).permissions);
+    const admin = deps.admins.setRole(target.id, form.role_id);
+    flash(deps, reply, `Admin ${admin.email} now has role ${deps.roles.get(admin.role_id)?.name}; their sessions ended.`);
+    return reply.redirect('/admin/roles', 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/admins/:id/delete', async (request, reply) => {
+    hasPermission(request, PERMISSION.admins);
+    const target = otherAdmin(deps, request, Number(request.params.id), OWN_ACCOUNT_REFUSED);
+    deps.admins.delete(target.id);
+    flash(deps, reply, `Admin ${target.email} deleted; their sessions ended.`);
     return reply.redirect('/admin/roles', 303);
   });
 }

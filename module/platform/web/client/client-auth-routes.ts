@@ -18,7 +18,7 @@ function plain(reply: import('fastify').FastifyReply, page: string, data: Record
 
 export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
-    identifyCustomer(deps, request, reply);
+    identifyCustomer(deps, request);
     if (request.customer) return reply.redirect(safeNext(request.query.next, '/client'), 303);
     return plain(reply, 'login', { title: 'Log in', next: request.query.next ?? '' });
   });
@@ -36,11 +36,13 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
       return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
     }
     deps.loginThrottle.succeeded('customer', form.email);
-    setCustomerCookie(deps, reply, deps.codec.issue('customer', found.customer.uuid, found.version));
+    deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
+    setCustomerCookie(deps, reply, deps.sessions.start('customer', found.uuid));
     return reply.redirect(safeNext(form.next, '/client'), 303);
   });
 
-  app.post('/logout', async (_request, reply) => {
+  app.post('/logout', async (request, reply) => {
+    deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
     void reply.clearCookie(CUSTOMER_COOKIE, { path: '/client' });
     return reply.redirect('/client/login', 303);
   });

@@ -1,12 +1,13 @@
 // Customer accounts of the client area: login, admin-made accounts, password reset by a signed token (single use:
-// it is bound to the current password hash), the session version that logs a customer out everywhere.
+// it is bound to the current password hash); a new password ends every session of the customer.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import { HttpError } from '../../errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../services/passwords.ts';
 import type { Db } from '../../store/db.ts';
 import { CustomerRepository, type Customer } from '../../store/repositories/customers.ts';
-import type { SessionCodec } from '../session.ts';
+import type { SessionStore } from '../../services/sessions.ts';
+import type { TokenSigner } from '../signed-tokens.ts';
 
 /** A logged-in customer. */
 export interface CustomerSession {
@@ -29,7 +30,7 @@ interface ResetClaims {
 export class CustomerAccounts {
   readonly repo: CustomerRepository;
 
-  constructor(private readonly db: Db, private readonly codec: SessionCodec, private readonly clock: Clock) {
+  constructor(private readonly db: Db, private readonly signer: TokenSigner, private readonly sessions: SessionStore, private readonly clock: Clock) {
     this.repo = new CustomerRepository(db, clock);
   }
 
@@ -43,34 +44,27 @@ export class CustomerAccounts {
   }
 
   /** The customer when address and password match. */
-  async authenticate(email: string, password: string): Promise<{ customer: CustomerSession; version: number } | null> {
+  async authenticate(email: string, password: string): Promise<CustomerSession | null> {
     const row = this.repo.findByEmail(email.trim());
     const ok = await verifyPassword(password, row?.password_hash);
     if (!ok || !row) return null;
-    return { customer: { uuid: row.uuid, email: row.email, name: row.name }, version: this.version(row.uuid) ?? 0 };
-  }
-
-  /** The customer of a session cookie whose version is still current, else null. */
-  session(uuid: string, version: number): CustomerSession | null {
-    const row = this.db.prepare('SELECT uuid, email, name, session_version FROM customers WHERE uuid = ?').get(uuid) as
-      | (CustomerSession & { session_version: number })
-      | undefined;
-    if (!row || row.session_version !== version) return null;
     return { uuid: row.uuid, email: row.email, name: row.name };
   }
 
-  version(uuid: string): number | null {
-    const row = this.db.prepare('SELECT session_version FROM customers WHERE uuid = ?').get(uuid) as { session_version: number } | undefined;
-    return row ? row.session_version : null;
+  /** The customer of a session, or null when the account is gone. */
+  session(uuid: string): CustomerSession | null {
+    const row = this.db.prepare('SELECT uuid, email, name FROM customers WHERE uuid = ?').get(uuid) as CustomerSession | undefined;
+    return row ?? null;
   }
 
   /** Sets a new password and ends every session of the customer. */
   async setPassword(uuid: string, password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
-    this.db
-      .prepare('UPDATE customers SET password_hash = ?, session_version = session_version + 1, updated_at = ? WHERE uuid = ?')
-      .run(hash, this.clock.now().toISOString(), uuid);
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE customers SET password_hash = ?, updated_at = ? WHERE uuid = ?').run(hash, this.clock.now().toISOString(), uuid);
+      this.sessions.endAll('customer', uuid);
+    })();
   }
 
   /** A reset token for the customer of `email` (null when unknown), valid RESET_TTL_MS and until the password changes. */
@@ -78,14 +72,14 @@ export class CustomerAccounts {
     const row = this.repo.findByEmail(email.trim());
     if (!row) return null;
     const exp = this.clock.now().getTime() + RESET_TTL_MS;
-    const token = this.codec.sign('password-reset', { c: row.uuid, exp, f: fingerprint(row.password_hash) } satisfies ResetClaims);
+    const token = this.signer.sign('password-reset', { c: row.uuid, exp, f: fingerprint(row.password_hash) } satisfies ResetClaims);
     const { password_hash: _hidden, ...customer } = row;
     return { token, customer, expires_at: new Date(exp).toISOString() };
   }
 
   /** The customer uuid a reset token is good for right now, else null (bad MAC, expired, already used). */
   checkResetToken(token: string): string | null {
-    const claims = this.codec.verify<ResetClaims>('password-reset', token);
+    const claims = this.signer.verify<ResetClaims>('password-reset', token);
     if (!claims || typeof claims.c !== 'string' || typeof claims.exp !== 'number') return null;
     if (claims.exp <= this.clock.now().getTime()) return null;
     const row = this.repo.get(claims.c);

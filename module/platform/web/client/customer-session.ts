@@ -1,4 +1,4 @@
-// Customer authentication of the client area: the signed session cookie (path /client) sets `request.customer`.
+// Customer authentication of the client area: the session cookie (path /client) of a live session sets `request.customer`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, SESSION_REQUIRED } from '../../errors.ts';
 import { wantsHtml } from '../render.ts';
@@ -8,20 +8,16 @@ export function setCustomerCookie(deps: WebDeps, reply: FastifyReply, value: str
   void reply.setCookie(CUSTOMER_COOKIE, value, { path: '/client', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
-/** Resolves the request's customer from a valid, current session cookie (rotated when due). */
-export function identifyCustomer(deps: WebDeps, request: FastifyRequest, reply: FastifyReply): void {
-  const session = deps.codec.read(request.cookies[CUSTOMER_COOKIE], 'customer');
-  if (!session) return;
-  const customer = deps.customers.session(session.claims.s, session.claims.v);
-  if (!customer) return;
-  request.customer = customer;
-  if (session.renewed) setCustomerCookie(deps, reply, session.renewed);
+/** Resolves the request's customer from the cookie of a live session. */
+export function identifyCustomer(deps: WebDeps, request: FastifyRequest): void {
+  const subject = deps.sessions.read(request.cookies[CUSTOMER_COOKIE], 'customer');
+  if (subject) request.customer = deps.customers.session(subject);
 }
 
 /** onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. */
 export function requireCustomer(deps: WebDeps, app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    identifyCustomer(deps, request, reply);
+    identifyCustomer(deps, request);
     if (request.customer) return;
     if (request.method === 'GET' && wantsHtml(request)) return reply.redirect(`/client/login?next=${encodeURIComponent(request.url.slice(0, 500))}`, 303);
     throw new HttpError(401, SESSION_REQUIRED);

@@ -30,8 +30,6 @@ export interface MessageFacts {
   origin: SendOrigin;
   /** Why no one-time link is in a "service completed" mail (for the module log), else null. */
   linkNote: string | null;
-  /** Values in the mail that must never reach a log (a reset link and its token). */
-  secrets: string[];
 }
 
 /** A composed e-mail and what caused it. */
@@ -90,12 +88,11 @@ export class MessageComposer {
       data,
       to: recipient.email,
       linkNote,
-      secrets: [],
       origin: { event, service_uuid: serviceUuid, invoice_uuid: isInvoice ? text(payload.invoice_uuid) : null, customer_uuid: recipient.customer_uuid },
     };
   }
 
-  /** The reset link (public URL + the signed path) to the customer's current address; the link is a secret for logs. */
+  /** The reset link (public URL + the signed path) to the customer's current address. */
   private passwordReset(payload: Record<string, unknown>): MessageFacts | Skipped {
     const customerUuid = text(payload.customer_uuid);
     const recipient = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : null;
@@ -103,14 +100,12 @@ export class MessageComposer {
     if (!recipient) return { skipped: `no customer ${customerUuid ?? '?'}` };
     if (!path || !path.startsWith('/')) return { skipped: 'the event has no reset path' };
     const link = `${this.deps.publicUrl.replace(/\/+$/, '')}${path}`;
-    const token = new URL(link).searchParams.get('token');
     const data = { brand: this.deps.brand, customer: { name: recipient.name, email: recipient.email }, link, expires_at: text(payload.expires_at) };
     return {
       template: 'password-reset',
       data,
       to: recipient.email,
       linkNote: null,
-      secrets: [link, path, ...(token ? [token, encodeURIComponent(token)] : [])],
       origin: { event: 'customer.password_reset', service_uuid: null, invoice_uuid: null, customer_uuid: recipient.customer_uuid },
     };
   }

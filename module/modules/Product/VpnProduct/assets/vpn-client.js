@@ -53,6 +53,7 @@
           link.setAttribute('data-vpn-otl', '');
           out.appendChild(document.createTextNode('Open this link once on the other device: '));
           out.appendChild(link);
+          if (answer.data.note) out.appendChild(document.createTextNode(' ' + answer.data.note));
         } else {
           out.textContent = 'Done: new keys are being generated. Download the new configuration from the Connect tab in a moment.';
         }
