@@ -136,7 +136,7 @@ export class Platform {
       const versions = new ModuleVersionRepository(db, clock);
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
       // gateway lookups are bound once the module host and the service admin exist.
-      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }) });
+      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
       modules = new ModuleLoader(
         {
           services, hooks, clock, versions,

@@ -14,9 +14,12 @@ export const billingJobInputSchema = z.discriminatedUnion('op', [
 ]);
 export type BillingJobInput = z.infer<typeof billingJobInputSchema>;
 
-/** Queues the run recorded as `runId` (tries 3: a run lost with its process is taken again and picks up where it was). */
+/**
+ * Queues the run recorded as `runId`. A run is idempotent, so it is tried up to 10 times: a run lost with its process
+ * is taken again and goes on where it was (and the schedule queues it again when even those are spent).
+ */
 export function queueBillingRun(runId: number): Promise<TaskAdded> {
-  return Task.dispatch(BILLING_JOB, BILLING_QUEUE, { op: 'run', run_id: runId, tries: 3, backoff: 30, timeout: 1800, maxExceptions: 3 }, ['billing_run']);
+  return Task.dispatch(BILLING_JOB, BILLING_QUEUE, { op: 'run', run_id: runId, tries: 10, backoff: 30, timeout: 1800, maxExceptions: 3 }, ['billing_run']);
 }
 
 /** Queues the charge of an invoice (retries use the same gateway idempotency key: one charge). */

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Hooks } from '../../../../hooks.ts';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Payment } from '../../../contract/payment.ts';
+import type { TaskQueue } from '../../../task/queue.ts';
 import type { ModuleLoader } from '../../loader.ts';
 import type { Db } from '../../store/db.ts';
 import { BillingOutboxRepository } from '../../store/repositories/billing-outbox.ts';
@@ -45,7 +46,11 @@ export interface Billing {
   bind(serviceAdmin: ServiceAdmin, modules: ModuleLoader, instances: ModuleInstanceStore): void;
 }
 
-export function createBilling(deps: { db: Db; clock: Clock; services: ServiceStore; products: ProductRepository; hooks: Hooks; logger: Logger }): Billing {
+export function createBilling(deps: {
+  db: Db; clock: Clock; services: ServiceStore; products: ProductRepository; hooks: Hooks; logger: Logger;
+  /** The task queue (its records), for the schedule to see whether a run's task ended. */
+  tasks(): Pick<TaskQueue, 'get'>;
+}): Billing {
   const { db, clock, logger } = deps;
   let serviceAdmin: ServiceAdmin | null = null;
   let gateway: (uuid: string) => Payment | null = () => null;
@@ -101,7 +106,7 @@ export function createBilling(deps: { db: Db; clock: Clock; services: ServiceSto
     settings, products: deps.products, runs, credits, periods, dispatcher,
     planChanges: new PlanChanges(recurringDeps, periods, (row) => ledger.emit('invoice.created', ledger.event(row))),
     run: new BillingRun(recurringDeps, new DunningRepository(db, clock), periods, dispatcher),
-    scheduler: new BillingScheduler({ runs, settings, clock, logger }),
+    scheduler: new BillingScheduler({ runs, settings, clock, logger, taskStatus: async (id) => (await deps.tasks().get(id))?.status ?? null }),
     methods: new SavedMethods({ db, methods: methodRepo, invoices, ledger, outbox, afterCommit, gateway: (uuid) => gateway(uuid), logger }),
   });
   return {

@@ -152,7 +152,7 @@ export class BillingLedger implements PaymentLedger {
       const paid = invoices.get(row.uuid)!;
       this.deps.periods.settlePaid(paid);
       return { row: paid, tx };
-    });
+    }, 'immediate');
     if (done.tx && done.row) await this.afterPaid(done.row, done.tx.uuid, 'manual');
     return { paid: done.tx !== null, transaction_uuid: done.tx?.uuid ?? null, invoice: done.row };
   }
@@ -257,13 +257,13 @@ export class BillingLedger implements PaymentLedger {
         }, out.method.uuid);
       }
       return out.changed;
-    });
+    }, 'immediate');
     if (saved) this.deps.afterCommit();
   }
 
   /** An off-session charge was refused: `payment.auto_charge_failed` once per invoice (the job and the webhook both tell). */
   async recordAutoChargeFailure(f: AutoChargeFailure): Promise<void> {
-    transaction(this.deps.db, () => this.autoChargeFailed(f));
+    transaction(this.deps.db, () => this.autoChargeFailed(f), 'immediate');
     this.deps.afterCommit();
   }
 

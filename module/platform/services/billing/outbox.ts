@@ -41,9 +41,9 @@ export interface DispatcherDeps {
   act(action: OutboxAction): Promise<void>;
 }
 
-/** Rows claimed per round, the lease of a claim, tries of a failing row. */
-const BATCH = 200;
-const LEASE_MS = 120_000;
+/** Rows claimed per round, the lease of a claim (a process that dies leaves its rows to others after it), tries of a failing row. */
+const BATCH = 50;
+const LEASE_MS = 15_000;
 const MAX_ATTEMPTS = 10;
 
 /** Carries out the outbox: one drain at a time per process; `kick` starts one (or asks the running one to go on). */

@@ -130,7 +130,7 @@ export class BillingPeriods {
       invoices.voidOpen(serviceUuid, ['order', 'renewal', 'change']);
       if (service && service.provision_status !== 'pending') outbox.action({ name: 'service_action', payload: { service_uuid: serviceUuid, action: 'termination' } }, `cancel:${serviceUuid}`);
       outbox.event('service.cancelled', { ...event, when: 'immediate', effective_date: day }, `${serviceUuid}:${this.deps.clock.now().toISOString()}`);
-    });
+    }, 'immediate');
     return this.view(serviceUuid)!;
   }
 
@@ -147,7 +147,7 @@ export class BillingPeriods {
         when: 'period_end', effective_date: billing.cancel_at, by,
       }, `${serviceUuid}:${this.deps.clock.now().toISOString()}`);
       this.remakeRenewal(serviceUuid);
-    });
+    }, 'immediate');
     return this.view(serviceUuid)!;
   }
 

@@ -89,7 +89,7 @@ export class PlanChanges {
       }
       this.apply(billing, productUuid, proration.balance_minor, null);
       return { ...base, outcome: 'applied', invoice_uuid: null, credit_minor: owner ? credit : 0 };
-    });
+    }, 'immediate');
     if (created) this.invoiceCreated(created);
     return answer;
   }

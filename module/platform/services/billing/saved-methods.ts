@@ -59,7 +59,7 @@ export class SavedMethods {
     transaction(this.deps.db, () => {
       if (!this.deps.methods.remove(method.uuid)) return;
       this.deps.outbox.event('payment.method_removed', { customer_uuid: customerUuid, service_uuid: null, method_uuid: method.uuid, gateway: method.gateway, label: method.label }, method.uuid);
-    });
+    }, 'immediate');
     this.deps.afterCommit();
     return view(method);
   }

@@ -37,9 +37,9 @@ export class BillingRunRepository {
     this.db.prepare('UPDATE billing_runs SET task_id = ? WHERE id = ?').run(taskId, id);
   }
 
-  /** Scheduled runs whose task was never queued (the process died between claim and queue), older than `before`. */
-  unqueued(before: string): number[] {
-    return (this.db.prepare("SELECT id FROM billing_runs WHERE task_id IS NULL AND finished_at IS NULL AND created_at < ?").all(before) as Array<{ id: number }>).map((r) => r.id);
+  /** Runs not finished, made between `after` and `before` (those a tick looks at again). */
+  unfinished(after: string, before: string): Array<{ id: number; task_id: string | null }> {
+    return this.db.prepare('SELECT id, task_id FROM billing_runs WHERE finished_at IS NULL AND created_at >= ? AND created_at < ? ORDER BY id').all(after, before) as never;
   }
 
   started(id: number): void {

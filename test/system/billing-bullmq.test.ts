@@ -1,0 +1,47 @@
+// The billing run on BullMQ (a real redis-server) with two worker processes on the platform's database: the schedule and
+// "run now" asked of the API process at once are run by the workers in parallel, and every due service gets exactly one
+// renewal invoice for the period (the UNIQUE (service, period) guard), each renewal event carried out once.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { requireTools } from '../helpers/require-tools.ts';
+import { admin } from '../fixtures/platform/http.ts';
+import { freePort, removeDir, spawnVpnhost, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
+import { checkRenewals, readDb, renewalsSettled, seedDueServices } from '../fixtures/billing/seed.ts';
+
+const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'error' };
+
+test('BullMQ with two worker processes: the schedule and run-now at once make one invoice per service and period', async (t) => {
+  if (!requireTools(t, ['redis-server'])) return;
+  const redis = await startRedis();
+  const dataDir = tempDir('billing-bullmq');
+  const children: Child[] = [];
+  try {
+    const seeded = seedDueServices(dataDir, 2000, { batchSize: 10 });
+    await vpnhost(['platform', 'module', 'deactivate', 'Notification/Smtp', '--data', dataDir], { VPNHOST_LOG_LEVEL: 'error' });
+    const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir]);
+    const workers = await Promise.all([0, 1].map(() => spawnVpnhost(['platform', 'worker', '--data', dataDir, '--queue', redis.url, '--workers', '4'], /platform worker (started)/, TUNING)));
+    children.push(...workers);
+    const api = await spawnVpnhost(['platform', 'serve', '--listen', `127.0.0.1:${await freePort()}`, '--data', dataDir, '--queue', redis.url, '--workers', '0'],
+      /platform listening on (http:\/\/\S+)/, TUNING);
+    children.push(api);
+    const runs = await Promise.all([0, 1, 2, 3].map(() => admin(api.url, token, 'POST', '/billing/run', { wait_ms: 0 })));
+    for (const run of runs) assert.ok([200, 202].includes(run.status), JSON.stringify(run.body));
+    await renewalsSettled(dataDir, seeded, 180_000);
+    checkRenewals(dataDir, seeded);
+    const db = readDb(dataDir);
+    try {
+      const rows = db.prepare('SELECT trigger, started_at, finished_at, summary FROM billing_runs ORDER BY id').all() as Array<{ trigger: string; started_at: string; finished_at: string; summary: string }>;
+      assert.deepEqual([rows.filter((r) => r.trigger === 'schedule').length, rows.filter((r) => r.trigger === 'admin').length], [1, 4]);
+      const made = rows.map((r) => (JSON.parse(r.summary) as { renewals: number }).renewals);
+      assert.equal(made.reduce((x, y) => x + y, 0), seeded.services.length, 'the runs shared the work: no invoice made twice');
+      const overlapping = rows.filter((r) => rows.some((o) => o !== r && o.started_at < r.finished_at && r.started_at < o.finished_at)).length;
+      t.diagnostic(`invoices made per run: ${made.join(', ')}; ${overlapping} of ${rows.length} runs overlapped another`);
+    } finally {
+      db.close();
+    }
+  } finally {
+    for (const child of children) await child.kill();
+    await redis.stop();
+    removeDir(dataDir);
+  }
+});
