@@ -9,6 +9,7 @@ export const RECURRING_USAGE = `  vpnhost platform billing run [--dry-run] [--da
       reminder_days_after=7 suspend_after_days=3|never terminate_after_days=30|never auto_charge=true run_every_minutes=60 batch_size=500)
   vpnhost platform billing product-settings PRODUCT [KEY=VALUE|KEY=default ...] [--data DIR]   (a product's dunning overrides)
   vpnhost platform billing service SERVICE [--data DIR]   (billing period and state: ${BILLING_STATES.join(', ')})
+  vpnhost platform billing set-due SERVICE YYYY-MM-DD [--data DIR]   (move the next due date)
   vpnhost platform billing cancel SERVICE [--now] [--data DIR]   (at the period end, or --now)
   vpnhost platform billing undo-cancel SERVICE [--data DIR]
   vpnhost platform billing change-plan SERVICE PRODUCT [--dry-run] [--data DIR]   (prorated to the day)`;
@@ -57,6 +58,8 @@ export function recurringPlan(args: string[], flags: { 'dry-run'?: boolean; now?
     }
     case 'service':
       return a && b === undefined ? async (platform) => platform.recurring.service(a) : null;
+    case 'set-due':
+      return a && b && rest.length === 0 ? async (platform) => platform.recurring.setNextDue(a, b) : null;
     case 'cancel':
       return a && b === undefined ? async (platform) => platform.recurring.cancel(a, flags.now ? 'immediate' : 'period_end', 'admin') : null;
     case 'undo-cancel':

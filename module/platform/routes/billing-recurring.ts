@@ -15,7 +15,7 @@ const RunBody = z.object({
 
 /**
  * `GET|PUT /billing/settings`, `GET|PUT /products/:uuid/billing-settings`, `POST /billing/run`, `GET /billing/runs`,
- * `GET /billing/runs/:id`, `GET /services/:uuid/billing`, `POST|DELETE /services/:uuid/billing/cancel`,
+ * `GET /billing/runs/:id`, `GET|PATCH /services/:uuid/billing` (next_due_date), `POST|DELETE /services/:uuid/billing/cancel`,
  * `POST /services/:uuid/billing/change-plan`, `GET /customers/:uuid/credit`, `GET /customers/:uuid/payment-methods`,
  * `DELETE /customers/:uuid/payment-methods/:method`.
  */
@@ -40,6 +40,9 @@ export const recurringBillingRoutes = (recurring: RecurringBilling, queue: TaskQ
   app.get('/billing/runs/:id', { schema: { params: z.object({ id: z.coerce.number().int().positive() }) } }, async (request) => recurring.billingRun(request.params.id));
 
   app.get('/services/:uuid/billing', { schema: { params: Params } }, async (request) => recurring.service(request.params.uuid));
+  app.patch('/services/:uuid/billing', { schema: { params: Params, body: z.object({ next_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }) } }, async (request) =>
+    recurring.setNextDue(request.params.uuid, request.body.next_due_date),
+  );
   app.post('/services/:uuid/billing/cancel', {
     schema: { params: Params, body: z.object({ when: z.enum(['period_end', 'immediate']).default('period_end') }).nullish() },
   }, async (request) => recurring.cancel(request.params.uuid, request.body?.when ?? 'period_end', 'admin'));

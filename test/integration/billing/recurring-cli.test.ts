@@ -1,9 +1,11 @@
 // `vpnhost platform billing` for recurring billing on a data directory: settings (global and per product, refusals),
-// a dry run then a run (once), runs, a service's billing, cancellation at the period end, its undo, and at once.
+// a dry run then a run (once), runs, a service's billing, its due date moved, cancellation at the period end, its undo,
+// and at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
+import { addDays } from '../../../module/platform/services/billing/calendar.ts';
 import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
 
 let dataDir: string;
@@ -48,6 +50,10 @@ test('dry run, run (once), runs, service billing, cancel at the period end, undo
   const run = await json('run');
   assert.deepEqual([run.renewals, run.dry_run], [1, false]);
   assert.equal((await json('run')).renewals, 0, 'made once');
+  const later = addDays(billed.next_due_date, 60);
+  const moved = await json('set-due', service, later);
+  assert.deepEqual([moved.next_due_date, moved.open_invoices.length], [later, 0], 'moved: the renewal of the old period voided');
+  assert.equal((await json('set-due', service, billed.next_due_date)).open_invoices.length, 1, 'moved back: made again');
   const runs = await json('runs');
   assert.deepEqual(runs.slice(0, 2).map((r: any) => [r.trigger, r.summary.renewals]), [['admin', 0], ['admin', 1]]);
   const cancelled = await json('cancel', service);

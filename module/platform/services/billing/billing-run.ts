@@ -9,6 +9,7 @@ import { dunningSteps, type DunningStep } from './dunning-plan.ts';
 import type { BillingPeriods } from './periods.ts';
 import { renewalWindow, settingsFor, type RecurringDeps } from './recurring-deps.ts';
 import type { DunningRepository, OpenRenewal } from '../../store/repositories/billing-steps.ts';
+import type { RenewalCursor } from '../../store/repositories/renewal-invoices.ts';
 import { transaction } from '../../store/transaction.ts';
 
 /** What a run did (or, dry, would do). */
@@ -69,12 +70,14 @@ export class BillingRun {
     const global = this.deps.settings.global();
     const summary = this.empty(window.today, false);
     let making = 0;
+    let cursor: RenewalCursor | undefined;
     for (;;) {
       opts.signal?.throwIfAborted();
       const mark = performance.now();
       const made = transaction(this.deps.db, () => {
-        const batch = this.deps.renewals.makeBatch(window, global.batch_size);
+        const batch = this.deps.renewals.makeBatch(window, global.batch_size, cursor);
         this.periods.creditNew(batch.credited);
+        cursor = batch.next;
         return batch.made;
       }, 'immediate');
       making += performance.now() - mark;
@@ -155,12 +158,13 @@ export class BillingRun {
   private async dun(today: string, global: BillingSettings, summary: RunSummary, planned: RunPlan['items']['steps'] | null, signal?: AbortSignal): Promise<void> {
     const products = new Map<string, BillingSettings>();
     const reach = Math.max(0, ...global.reminder_days_before, ...[...this.deps.settings.allOverrides().values()].flatMap((o) => o.reminder_days_before ?? []));
-    let after = 0;
+    let after = { due: '', id: 0 };
     for (;;) {
       signal?.throwIfAborted();
       const page = this.dunning.openRenewals(addDays(today, reach), after, PAGE);
       if (page.length === 0) return;
-      after = page[page.length - 1].invoice_id;
+      const last = page[page.length - 1];
+      after = { due: last.due_date, id: last.invoice_id };
       const done = this.dunning.done(page.map((i) => i.invoice_uuid));
       const work = page.map((invoice) => {
         let settings = products.get(invoice.product_uuid);

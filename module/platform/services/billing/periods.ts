@@ -14,6 +14,7 @@ import type { BillingCycle } from './schema.ts';
 export const NO_BILLING = (uuid: string) => `service ${uuid} has no billing period (it was not ordered with a price)`;
 export const SERVICE_ENDED = (uuid: string, state: string) => `service ${uuid} is ${state}`;
 export const NO_PENDING_CANCELLATION = (uuid: string) => `service ${uuid} has no pending cancellation`;
+export const SERVICE_NOT_RUNNING = (uuid: string, state: string) => `service ${uuid} is ${state}: it has no running period`;
 
 const RUNNING: readonly BillingState[] = ['active', 'overdue', 'suspended'];
 
@@ -146,6 +147,23 @@ export class BillingPeriods {
         service_uuid: serviceUuid, product_uuid: service?.product_uuid ?? null, module: service?.module_name ?? '', customer_uuid: this.owner(serviceUuid),
         when: 'period_end', effective_date: billing.cancel_at, by,
       }, `${serviceUuid}:${this.deps.clock.now().toISOString()}`);
+      this.remakeRenewal(serviceUuid);
+    }, 'immediate');
+    return this.view(serviceUuid)!;
+  }
+
+  /**
+   * An admin moves the next due date (a correction, extra days granted): an open renewal invoice of the old period is
+   * voided and the renewal made again for the new one when it is within the lead time.
+   */
+  setNextDue(serviceUuid: string, date: string): ServiceBillingView {
+    parseDate(date);
+    transaction(this.deps.db, () => {
+      const billing = this.require(serviceUuid);
+      if (!RUNNING.includes(billing.state) || billing.anchor_day === null || billing.next_due_date === null) throw new HttpError(409, SERVICE_NOT_RUNNING(serviceUuid, billing.state));
+      if (billing.cancel_at) throw new HttpError(409, `service ${serviceUuid} is cancelled at its period end: withdraw the cancellation first`);
+      this.deps.invoices.voidOpen(serviceUuid, ['renewal']);
+      this.deps.periods.moveDue(serviceUuid, date, nextDue(date, billing.billing_cycle, billing.anchor_day));
       this.remakeRenewal(serviceUuid);
     }, 'immediate');
     return this.view(serviceUuid)!;

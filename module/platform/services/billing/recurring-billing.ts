@@ -20,6 +20,16 @@ import type { SavedMethods } from './saved-methods.ts';
 
 export const UNKNOWN_RUN = (id: number) => `billing run not found: ${id}`;
 
+const COUNTS = ['renewals', 'reminders', 'overdue', 'charges', 'suspended', 'terminated', 'cancelled', 'ended_elsewhere', 'batches', 'renewals_ms', 'dunning_ms'] as const;
+
+/** `now`'s counts added to those an earlier attempt of the same run recorded. */
+function addCounts(earlier: Partial<RunSummary> | null, now: RunSummary): RunSummary {
+  if (!earlier) return now;
+  const out = { ...now };
+  for (const key of COUNTS) out[key] = now[key] + (typeof earlier[key] === 'number' ? earlier[key] : 0);
+  return out;
+}
+
 export interface RecurringBillingParts {
   settings: BillingSettingsRepository;
   products: ProductRepository;
@@ -126,11 +136,15 @@ export class RecurringBilling {
   async runJob(input: BillingJobInput, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (input.op === 'charge') return { ...(await this.parts.methods.charge(input.invoice_uuid)) };
     const { runs } = this.parts;
-    if (!runs.get(input.run_id)) throw new Error(UNKNOWN_RUN(input.run_id));
+    const record = runs.get(input.run_id);
+    if (!record) throw new Error(UNKNOWN_RUN(input.run_id));
     runs.started(input.run_id);
-    const summary: RunSummary = await this.parts.run.run({ signal, progress: (s) => runs.record(input.run_id, { ...s }, false) });
-    runs.record(input.run_id, { ...summary }, true);
-    return { run_id: input.run_id, ...summary };
+    // A run taken again (its process died, an attempt failed) adds to what the earlier attempts recorded.
+    const earlier = record.finished_at ? null : (record.summary as Partial<RunSummary> | null);
+    const total = (s: RunSummary): RunSummary & { attempts: number } => ({ ...addCounts(earlier, s), attempts: Number((earlier as { attempts?: number } | null)?.attempts ?? 0) + 1 });
+    const summary = await this.parts.run.run({ signal, progress: (s) => runs.record(input.run_id, { ...total(s) }, false) });
+    runs.record(input.run_id, { ...total(summary) }, true);
+    return { run_id: input.run_id, ...total(summary) };
   }
 
   /**
@@ -168,6 +182,13 @@ export class RecurringBilling {
 
   undoCancel(serviceUuid: string, by: 'customer' | 'admin'): ServiceBillingView {
     const view = this.parts.periods.undoCancel(serviceUuid, by);
+    this.parts.dispatcher.kick();
+    return view;
+  }
+
+  /** An admin moves a service's next due date. */
+  setNextDue(serviceUuid: string, date: string): ServiceBillingView {
+    const view = this.parts.periods.setNextDue(serviceUuid, date);
     this.parts.dispatcher.kick();
     return view;
   }

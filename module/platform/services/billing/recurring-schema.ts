@@ -67,8 +67,8 @@ const TABLES = `
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
   );
-  CREATE INDEX service_billing_due ON service_billing(next_due_date) WHERE state IN ('active', 'overdue', 'suspended');
-  CREATE INDEX service_billing_state ON service_billing(state);
+  CREATE INDEX service_billing_due ON service_billing(next_due_date, service_uuid) WHERE state IN ('active', 'overdue', 'suspended');
+  CREATE INDEX service_billing_cancel ON service_billing(cancel_at) WHERE cancel_at IS NOT NULL;
 
   CREATE TABLE billing_settings (
     id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -31,15 +31,19 @@ export class DunningRepository {
     this.openStmt = db.prepare(`SELECT i.uuid AS invoice_uuid, i.id AS invoice_id, i.service_uuid, i.customer_uuid, s.product_uuid, i.due_date,
         i.amount_minor, i.currency, b.state AS billing_state, s.provision_status,
         EXISTS (SELECT 1 FROM payment_methods m WHERE m.customer_uuid = i.customer_uuid) AS has_method
-      FROM invoices i JOIN service_billing b ON b.service_uuid = i.service_uuid JOIN services s ON s.uuid = i.service_uuid
-      WHERE i.status IN ('unpaid', 'failed') AND i.kind = 'renewal' AND i.due_date <= @until AND i.id > @after
+      FROM invoices i INDEXED BY invoices_open_due JOIN service_billing b ON b.service_uuid = i.service_uuid JOIN services s ON s.uuid = i.service_uuid
+      WHERE i.status IN ('unpaid', 'failed') AND i.kind = 'renewal' AND i.due_date <= @until AND (i.due_date, i.id) > (@after_due, @after_id)
         AND b.state IN ('active', 'overdue', 'suspended')
-      ORDER BY i.id LIMIT @limit`);
+      ORDER BY i.due_date, i.id LIMIT @limit`);
   }
 
-  /** Open renewal invoices due on or before `until` of services still billed, by id after `after` (paging). */
-  openRenewals(until: string, after: number, limit: number): OpenRenewal[] {
-    return this.openStmt.all({ until, after, limit }) as OpenRenewal[];
+  /**
+   * Open renewal invoices due on or before `until` of services still billed, in (due date, id) order after `after`
+   * (keyset paging over the partial index of open invoices, which is named: the planner would otherwise pick the
+   * status index and sort every open invoice for each page).
+   */
+  openRenewals(until: string, after: { due: string; id: number }, limit: number): OpenRenewal[] {
+    return this.openStmt.all({ until, after_due: after.due, after_id: after.id, limit }) as OpenRenewal[];
   }
 
   /** The steps taken for each of `invoices`. */

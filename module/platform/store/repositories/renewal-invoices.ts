@@ -39,6 +39,14 @@ export interface RenewalWindow {
   at: string;
 }
 
+/** Where a batch of the run starts: after this (next due date, service). */
+export interface RenewalCursor {
+  due: string;
+  service: string;
+}
+
+const START: RenewalCursor = { due: '', service: '' };
+
 /** A renewal the run would make (dry run). */
 export interface DueRenewal {
   service_uuid: string;
@@ -60,7 +68,9 @@ export class RenewalInvoiceRepository {
   private readonly credited;
 
   constructor(private readonly db: Db, private readonly prefix = 'INV-') {
-    this.insertBatch = db.prepare(`${INSERT} ${COLUMNS} ${DUE_FROM} ORDER BY b.next_due_date, b.service_uuid LIMIT @limit ON CONFLICT DO NOTHING`);
+    // Keyset paging: each batch starts after the last (due date, service) the previous one looked at.
+    this.insertBatch = db.prepare(`${INSERT} ${COLUMNS} ${DUE_FROM} AND (b.next_due_date, b.service_uuid) > (@after_due, @after_service)
+      ORDER BY b.next_due_date, b.service_uuid LIMIT @limit ON CONFLICT DO NOTHING RETURNING period_start, service_uuid`);
     this.insertOne = db.prepare(`${INSERT} ${COLUMNS} ${DUE_FROM} AND b.service_uuid = @service ON CONFLICT DO NOTHING`);
     this.number = db.prepare(`UPDATE invoices SET number = @prefix || substr(created_at, 1, 4) || '-' || printf('%06d', id)
       WHERE id > @after AND number LIKE 'tmp:%'`);
@@ -76,11 +86,18 @@ export class RenewalInvoiceRepository {
   }
 
   /**
-   * Makes up to `limit` renewal invoices (one statement), numbers them and queues their `invoice.renewal_created`
-   * events; call inside a transaction. Answers how many were made and the new invoices a customer credit may pay.
+   * Makes up to `limit` renewal invoices (one statement) of the services after `after` in (due date, service) order,
+   * numbers them and queues their `invoice.renewal_created` events; call inside a transaction. Answers how many were
+   * made, the new invoices a customer credit may pay, and where the next batch starts.
    */
-  makeBatch(window: RenewalWindow, limit: number): { made: number; credited: string[] } {
-    return this.make(window, () => this.insertBatch.run({ ...window, limit }).changes);
+  makeBatch(window: RenewalWindow, limit: number, after: RenewalCursor = START): { made: number; credited: string[]; next: RenewalCursor } {
+    let next = after;
+    const out = this.make(window, () => {
+      const rows = this.insertBatch.all({ ...window, limit, after_due: after.due, after_service: after.service }) as Array<{ period_start: string; service_uuid: string }>;
+      for (const row of rows) if (row.period_start > next.due || (row.period_start === next.due && row.service_uuid > next.service)) next = { due: row.period_start, service: row.service_uuid };
+      return rows.length;
+    });
+    return { ...out, next };
   }
 
   /** The same for one service (a plan change or an undone cancellation re-makes its renewal at once). */

@@ -79,6 +79,12 @@ export class ServiceBillingRepository {
       WHERE service_uuid = @service AND next_due_date = @from`).run({ service: serviceUuid, from, to, end: periodEnd, at: this.now() }).changes === 1;
   }
 
+  /** An admin's correction of the next due date (and the end of the period after it). */
+  moveDue(serviceUuid: string, nextDueDate: string, periodEnd: string): void {
+    this.db.prepare('UPDATE service_billing SET next_due_date = ?, next_period_end = ?, updated_at = ? WHERE service_uuid = ?')
+      .run(nextDueDate, periodEnd, this.now(), serviceUuid);
+  }
+
   /** Moves the state (from one of `from`); false when it was elsewhere. */
   setState(serviceUuid: string, state: BillingState, from: readonly BillingState[]): boolean {
     const ended = state === 'cancelled' || state === 'terminated';
