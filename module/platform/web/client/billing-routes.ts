@@ -32,7 +32,7 @@ export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
   });
 
   area.get('/payment-methods', async (request, reply) =>
-    clientPage(deps, request, reply, 'payment-methods', { title: 'Payment methods', methods: recurring.methods.list(request.customer!.uuid) }),
+    clientPage(deps, request, reply, 'payment-methods', { title: 'Payment methods', methods: recurring.methods.list(request.customer!.uuid).map((m) => ({ ...m, saved_on: m.created_at.slice(0, 10) })) }),
   );
 
   area.post<{ Params: { uuid: string } }>('/payment-methods/:uuid/remove', { schema: { params: Params } }, async (request, reply) => {
