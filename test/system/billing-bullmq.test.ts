@@ -7,19 +7,16 @@ import { test } from 'node:test';
 import { requireTools } from '../helpers/require-tools.ts';
 import { admin } from '../fixtures/platform/http.ts';
 import { freePort, removeDir, spawnVpnhost, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
-import { checkRenewals, checkRunShares, renewalsSettled, seedDueServices } from '../fixtures/billing/seed.ts';
+import { billingDataDir, checkRenewals, checkRunShares, renewalsSettled } from '../fixtures/billing/seed.ts';
 
 const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'error' };
 
 test('BullMQ with two worker processes: the schedule and run-now at once make one invoice per service and period', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const dataDir = tempDir('billing-bullmq');
+  const { dataDir, seeded, token } = await billingDataDir('billing-bullmq', 2000, 10);
   const children: Child[] = [];
   try {
-    const seeded = seedDueServices(dataDir, 2000, { batchSize: 10 });
-    await vpnhost(['platform', 'module', 'deactivate', 'Notification/Smtp', '--data', dataDir], { VPNHOST_LOG_LEVEL: 'error' });
-    const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir]);
     const workers = await Promise.all([0, 1].map(() => spawnVpnhost(['platform', 'worker', '--data', dataDir, '--queue', redis.url, '--workers', '4'], /platform worker (started)/, TUNING)));
     children.push(...workers);
     const api = await spawnVpnhost(['platform', 'serve', '--listen', `127.0.0.1:${await freePort()}`, '--data', dataDir, '--queue', redis.url, '--workers', '0'],
@@ -40,13 +37,10 @@ test('BullMQ with two worker processes: the schedule and run-now at once make on
 test('a remote worker (no database) that takes the billing run hands it to the platform, which makes every invoice once', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const dataDir = tempDir('billing-remote');
+  const { dataDir, seeded, token } = await billingDataDir('billing-remote', 300, 50);
   const workerDir = tempDir('billing-remote-worker');
   const children: Child[] = [];
   try {
-    const seeded = seedDueServices(dataDir, 300, { batchSize: 50 });
-    await vpnhost(['platform', 'module', 'deactivate', 'Notification/Smtp', '--data', dataDir], { VPNHOST_LOG_LEVEL: 'error' });
-    const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir]);
     const workerToken = await vpnhost(['platform', 'worker-token', 'create', '--data', dataDir]);
     const api = await spawnVpnhost(['platform', 'serve', '--listen', `127.0.0.1:${await freePort()}`, '--data', dataDir, '--queue', redis.url, '--workers', '0'],
       /platform listening on (http:\/\/\S+)/, TUNING);

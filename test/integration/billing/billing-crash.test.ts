@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { admin, until } from '../../fixtures/platform/http.ts';
-import { freePort, removeDir, spawnVpnhost, tempDir, vpnhost, type Child } from '../../fixtures/platform/processes.ts';
-import { checkRenewals, checkRunShares, readDb, renewalCounts, renewalsSettled, seedDueServices } from '../../fixtures/billing/seed.ts';
+import { freePort, removeDir, spawnVpnhost, type Child } from '../../fixtures/platform/processes.ts';
+import { billingDataDir, checkRenewals, checkRunShares, readDb, renewalCounts, renewalsSettled } from '../../fixtures/billing/seed.ts';
 
 const TUNING = { VPNHOST_PLATFORM_LEASE_MS: '1500', VPNHOST_LOG_LEVEL: 'error' };
 const KILLS = 5;
@@ -17,11 +17,9 @@ function serve(dataDir: string, port: number): Promise<Child> {
 }
 
 test('SIGKILL five times during a billing run over 2,000 due services: each gets exactly one invoice for the period', async (t) => {
-  const dataDir = tempDir('billing-crash');
+  const { dataDir, seeded } = await billingDataDir('billing-crash', 2000, 10);
   const children: Child[] = [];
   try {
-    const seeded = seedDueServices(dataDir, 2000, { batchSize: 10 });
-    await vpnhost(['platform', 'module', 'deactivate', 'Notification/Smtp', '--data', dataDir], { VPNHOST_LOG_LEVEL: 'error' });
     const port = await freePort();
     const db = readDb(dataDir);
     let kills = 0;
@@ -55,12 +53,9 @@ test('SIGKILL five times during a billing run over 2,000 due services: each gets
 });
 
 test('two platform processes on one database: the schedule and "run now" on both at once make one invoice per period', async (t) => {
-  const dataDir = tempDir('billing-two');
+  const { dataDir, seeded, token } = await billingDataDir('billing-two', 2000, 10);
   const children: Child[] = [];
   try {
-    const seeded = seedDueServices(dataDir, 2000, { batchSize: 10 });
-    await vpnhost(['platform', 'module', 'deactivate', 'Notification/Smtp', '--data', dataDir], { VPNHOST_LOG_LEVEL: 'error' });
-    const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir]);
     const [a, b] = await Promise.all([serve(dataDir, await freePort()), serve(dataDir, await freePort())]);
     children.push(a, b);
     const runs = await Promise.all([a, b, a, b].map((c) => admin(c.url, token, 'POST', '/billing/run', { wait_ms: 0 })));
