@@ -49,9 +49,74 @@ export interface InvoiceEvent {
 
 /** Payload of `invoice.paid`: the transaction that paid it and through which gateway. */
 export interface InvoicePaidEvent extends InvoiceEvent {
-  transaction_uuid: string;
-  /** `manual`, or the Payment module's name, e.g. `Stripe`. */
+  /** Null when customer credit paid the whole invoice (gateway `credit`). */
+  transaction_uuid: string | null;
+  /** `manual`, `credit`, or the Payment module's name, e.g. `Stripe`. */
   gateway: string;
+}
+
+/** Payload of the recurring-billing events about one invoice of a service (renewal, reminder, dunning). */
+export interface BillingInvoiceEvent extends InvoiceEvent {
+  /** The service's billing state after the event (`active`, `overdue`, `suspended`, …). */
+  billing_state?: string;
+  /** The period a renewal invoice pays for, `[period_start, period_end)`. */
+  period_start?: string | null;
+  period_end?: string | null;
+  /** Reminders: days before (`when: before`) or after (`after`) the due date; dunning events: days overdue. */
+  days?: number;
+  when?: 'before' | 'after';
+  /** `service.overdue`: the day the service will be suspended when still unpaid (null: never). */
+  suspend_on?: string | null;
+  /** `service.renewed`: the new next due date. */
+  next_due_date?: string | null;
+}
+
+/** Payload of `payment.auto_charge_failed`: the off-session charge of a saved method was refused. */
+export interface AutoChargeFailedEvent extends InvoiceEvent {
+  /** The Payment module, e.g. `Stripe`. */
+  gateway: string;
+  /** The gateway's code: `card_declined`, `authentication_required`, … */
+  code: string;
+  reason: string;
+}
+
+/** Payload of `service.cancelled` / `service.cancellation_undone`. */
+export interface CancellationEvent {
+  service_uuid: string;
+  product_uuid: string | null;
+  module: string;
+  customer_uuid: string | null;
+  /** `period_end` (the service runs until its paid time ends) or `immediate`. */
+  when: 'period_end' | 'immediate';
+  /** The day the service ends (ISO date). */
+  effective_date: string;
+  /** Who asked: `customer` or `admin`. */
+  by: string;
+  at: string;
+}
+
+/** Payload of `service.plan_changed`: a prorated change_package applied (on payment of its invoice, or at once). */
+export interface PlanChangedEvent {
+  service_uuid: string;
+  product_uuid: string;
+  from_product_uuid: string;
+  module: string;
+  customer_uuid: string | null;
+  /** Prorated balance: positive was invoiced (`invoice_uuid`), negative credited to the customer. */
+  balance_minor: number;
+  currency: string;
+  invoice_uuid: string | null;
+  at: string;
+}
+
+/** Payload of `payment.method_saved` / `payment.method_removed`. */
+export interface PaymentMethodEvent {
+  customer_uuid: string;
+  service_uuid: null;
+  method_uuid: string;
+  gateway: string;
+  label: string;
+  at: string;
 }
 
 /** Payload of `invoice.refunded`: how much of it went back (minor units) and whether all of it did. */
@@ -100,15 +165,39 @@ export interface HookEvents {
   'service.package_changed': ServiceEvent;
   /** A customer asked for a password reset link (the web host); never logged with its token. */
   'customer.password_reset': PasswordResetEvent;
+  /** The billing run made the renewal invoice of a service's next period (the lead time before its due date). */
+  'invoice.renewal_created': BillingInvoiceEvent;
+  /** A reminder of an unpaid renewal invoice, before or after its due date (settings `reminder_days_*`). */
+  'invoice.reminder': BillingInvoiceEvent;
+  /** A renewal invoice went unpaid past its due date: billing state `overdue`. */
+  'service.overdue': BillingInvoiceEvent;
+  /** Billing suspended the service for non-payment (its suspend() job is queued). */
+  'service.suspended_nonpayment': BillingInvoiceEvent;
+  /** Every overdue invoice is paid: billing unsuspends the service it suspended (unsuspend() queued). */
+  'service.unsuspended_payment': BillingInvoiceEvent;
+  /** Billing terminated the service for non-payment (terminate() queued, the unpaid invoice voided). */
+  'service.terminated_nonpayment': BillingInvoiceEvent;
+  /** A renewal was paid: the service is paid through `next_due_date`. */
+  'service.renewed': BillingInvoiceEvent;
+  /** A cancellation was asked for (at the period end, or at once). */
+  'service.cancelled': CancellationEvent;
+  /** An admin withdrew a pending cancellation: the service renews again. */
+  'service.cancellation_undone': CancellationEvent;
+  /** A prorated plan change was applied. */
+  'service.plan_changed': PlanChangedEvent;
+  /** The off-session charge of a saved payment method failed (declined, authentication required); the invoice stays open. */
+  'payment.auto_charge_failed': AutoChargeFailedEvent;
+  /** A customer's payment method was saved for later charges (their first card payment). */
+  'payment.method_saved': PaymentMethodEvent;
+  /** A saved payment method was removed. */
+  'payment.method_removed': PaymentMethodEvent;
 }
 
 export type HookEventName = keyof HookEvents;
-/** The service lifecycle's events (`service.*`). */
-export type ServiceEventName = Extract<HookEventName, `service.${string}`>;
-export type InvoiceEventName = Extract<HookEventName, `invoice.${string}`>;
 export type Hooks = EventBus<HookEvents>;
 
-export const HOOK_EVENTS: readonly ServiceEventName[] = [
+/** The service lifecycle's events (the provisioning jobs'). */
+export const HOOK_EVENTS = [
   'service.created',
   'service.provisioned',
   'service.failed',
@@ -116,10 +205,23 @@ export const HOOK_EVENTS: readonly ServiceEventName[] = [
   'service.unsuspended',
   'service.terminated',
   'service.package_changed',
-];
+] as const satisfies readonly HookEventName[];
+export type ServiceEventName = (typeof HOOK_EVENTS)[number];
 
 /** The billing events (orders, invoices, payments, refunds). */
-export const INVOICE_EVENTS: readonly InvoiceEventName[] = ['invoice.created', 'invoice.paid', 'invoice.payment_failed', 'invoice.refunded'];
+export const INVOICE_EVENTS = ['invoice.created', 'invoice.paid', 'invoice.payment_failed', 'invoice.refunded'] as const satisfies readonly HookEventName[];
+export type InvoiceEventName = (typeof INVOICE_EVENTS)[number];
+
+/** The recurring-billing events (renewals, dunning, cancellations, plan changes, saved payment methods). */
+export const BILLING_EVENTS = [
+  'invoice.renewal_created', 'invoice.reminder', 'service.overdue', 'service.suspended_nonpayment', 'service.unsuspended_payment',
+  'service.terminated_nonpayment', 'service.renewed', 'service.cancelled', 'service.cancellation_undone', 'service.plan_changed',
+  'payment.auto_charge_failed', 'payment.method_saved', 'payment.method_removed',
+] as const satisfies readonly HookEventName[];
+export type BillingEventName = (typeof BILLING_EVENTS)[number];
+
+/** Billing events logged at `warn`. */
+const WARN_EVENTS = new Set<string>(['invoice.payment_failed', 'service.suspended_nonpayment', 'service.terminated_nonpayment', 'payment.auto_charge_failed']);
 
 /** The default listener: one structured log line per service event (`warn` for failures). */
 export function registerDefaultListeners(hooks: Hooks, logger: Logger): void {
@@ -129,10 +231,10 @@ export function registerDefaultListeners(hooks: Hooks, logger: Logger): void {
       else logger.info({ event, ...payload }, 'service event');
     });
   }
-  for (const event of INVOICE_EVENTS) {
+  for (const event of [...INVOICE_EVENTS, ...BILLING_EVENTS]) {
     hooks.on(event, (payload) => {
-      if (event === 'invoice.payment_failed') logger.warn({ event, ...payload }, 'invoice event');
-      else logger.info({ event, ...payload }, 'invoice event');
+      if (WARN_EVENTS.has(event)) logger.warn({ event, ...payload }, 'billing event');
+      else logger.info({ event, ...payload }, 'billing event');
     });
   }
 }

@@ -1,7 +1,9 @@
 // The demo's money path: a Stripe gateway pointed at the local Stripe double (or at Stripe itself when test keys are
-// given), a price for the sample product, and one demo order whose invoice (paid from the client area) the banner shows.
+// given), a price for the sample product, one demo order whose invoice (paid from the client area) the banner shows,
+// and a renewing plan: paid with a saved card, due today, renewed by the billing run and charged off-session.
 import type { Platform } from '../../module/platform/platform.ts';
 import { StripeLocalDouble } from '../../module/modules/Payment/Stripe/local-double.ts';
+import { today } from '../../module/platform/services/billing/calendar.ts';
 
 /** Fixed test values of the local double: not Stripe credentials, they only work against the double. */
 export const DEMO_STRIPE_KEY = 'sk_test_vpnhost_local_double';
@@ -49,16 +51,50 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
     const pay = invoice.status === 'unpaid' || invoice.status === 'failed'
       ? `pay it in the client area\n    (log in as the customer below): ${platformUrl}/client/invoices/${invoice.uuid}`
       : `it is ${invoice.status}; order another in the client area`;
+    const renewing = double ? await renewingPlan(platform, double, gateway.uuid, customer.uuid, productUuid, platformUrl) : '';
     const banner = `Billing (${double ? 'local Stripe double: test mode, nothing is charged' : 'Stripe test keys from the environment'})
   webhook URL:  ${platformUrl}/webhooks/payment/${gateway.uuid}
   invoice ${invoice.number} (${invoice.amount} ${invoice.currency}, ${invoice.status}) of ${customerEmail}: ${pay}
   paying queues the service's create(). With no SMTP channel set up, e-mails are not sent: the log names each one
   (never its text); the customer's one-time link is in the client area (Connect).
-
+${renewing}
 `;
     return { banner, close: async () => void (await double?.close()) };
   } catch (error) {
     await double?.close();
     throw error;
   }
+}
+
+const RENEWING_USERNAME = 'demo_renew';
+
+/**
+ * The renewing plan of the demo customer (made on first start): ordered monthly and paid on the double's Checkout with a
+ * card saved for the renewals, its next due date moved to today, then a billing run: the renewal invoice is made and
+ * charged off-session, and the signed webhook pays it. Answers the banner lines (the plan as it is on later starts).
+ */
+async function renewingPlan(platform: Platform, double: StripeLocalDouble, gateway: string, customer: string, product: string, platformUrl: string): Promise<string> {
+  const { billing, recurring } = platform;
+  const mine = billing.customers.serviceUuids(customer).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME);
+  let service = mine ?? null;
+  if (!service) {
+    const order = await billing.order({ customer_uuid: customer, product_uuid: product, billing_cycle: 'monthly', service_data: { username: RENEWING_USERNAME } });
+    const html = await billing.paymentHtml(order.invoice.uuid, gateway, { return_url: `${platformUrl}/client`, cancel_url: `${platformUrl}/client` });
+    const session = /\/pay\/(cs_test_[0-9a-f]+)/.exec(html)?.[1];
+    if (!session) return '  (the renewing plan could not be set up: no Checkout session)\n';
+    await double.pay(session, { card: 'ok' });
+    service = order.service_uuid;
+    recurring.setNextDue(service, today(platform.clock));
+    await recurring.runNow(platform.queue, 30_000);
+    const renewal = () => billing.listInvoices({ service: service! }, 1, 10).invoices.find((i) => i.kind === 'renewal');
+    for (let i = 0; i < 100 && renewal()?.status !== 'paid'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const view = recurring.service(service);
+  const renewal = billing.listInvoices({ service }, 1, 10).invoices.find((i) => i.kind === 'renewal');
+  const card = recurring.methods.list(customer)[0]?.label ?? 'no saved card';
+  return `  renewing plan: service ${service} (${view.recurring} ${view.currency} ${view.billing_cycle}), billing ${view.state}, paid through ${view.next_due_date}
+    ${renewal ? `renewal invoice ${renewal.number} (${renewal.period_start} to ${renewal.period_end}) charged to the saved card (${card}): ${renewal.status}` : 'no renewal yet'}
+    the billing run is scheduled every ${recurring.settings().run_every_minutes} min; what the next one would do:
+      node bin/vpnhost.js platform billing run --dry-run --data <data>/platform   (or POST /api/admin/billing/run {"dry_run":true})
+`;
 }

@@ -128,6 +128,50 @@ export abstract class Payment extends Module {
   async refund(_transactionId: string, _amount: number): Promise<Record<string, unknown>> {
     return { status: 'error', message: 'Refunds are not supported' };
   }
+
+  /**
+   * Charges a saved payment method off-session for an invoice (recurring billing, on its due date). The gateway's
+   * own confirmation (a signed webhook) settles the invoice; the answer only tells whether the gateway accepted the
+   * charge. Must be idempotent per invoice. Gateways that cannot keep this default.
+   */
+  async chargeSaved(_charge: OffSessionCharge): Promise<ChargeAnswer> {
+    return { status: 'failed', code: 'unsupported', message: OFF_SESSION_UNSUPPORTED };
+  }
+
+  /** Forgets a saved payment method at the gateway (the customer removed it); default: nothing to do. */
+  async detachMethod(_method: SavedMethodRef): Promise<void> {}
+}
+
+export const OFF_SESSION_UNSUPPORTED = 'This gateway cannot charge saved payment methods';
+
+/** A saved payment method as the gateway knows it. */
+export interface SavedMethodRef {
+  uuid: string;
+  /** The gateway's customer and payment method ids. */
+  external_customer: string;
+  external_id: string;
+  label: string;
+}
+
+/** An off-session charge of a saved method for an invoice. */
+export interface OffSessionCharge {
+  invoice: Invoice;
+  amount_minor: number;
+  currency: string;
+  description: string;
+  method: SavedMethodRef;
+}
+
+/**
+ * The gateway's answer to an off-session charge: `succeeded` / `processing` (the webhook settles the invoice) or
+ * `failed` with the gateway's code (`card_declined`, `authentication_required`, …) and message.
+ */
+export interface ChargeAnswer {
+  status: 'succeeded' | 'processing' | 'failed';
+  code?: string;
+  message?: string;
+  /** The gateway's payment id (PaymentIntent). */
+  external_id?: string;
 }
 
 /** An invoice as the platform's ledger shows it to a gateway (amounts in the currency's minor unit). */
@@ -138,8 +182,10 @@ export interface LedgerInvoice {
   customer_uuid: string | null;
   amount_minor: number;
   currency: string;
-  status: 'unpaid' | 'paid' | 'failed' | 'refunded';
+  status: 'unpaid' | 'paid' | 'failed' | 'refunded' | 'void';
   refunded_minor: number;
+  /** True for invoices of a service's billing (a card paid with them is saved for the renewals). */
+  recurring: boolean;
 }
 
 /** A recorded transaction (payment, failed attempt or refund) of an invoice. */
@@ -175,6 +221,24 @@ export interface GatewayPayment {
 export interface GatewayFailure extends GatewayPayment {
   /** The gateway's failure text (never a secret). */
   reason: string;
+  /** The gateway's failure code (`card_declined`, `authentication_required`, …), when it gives one. */
+  code?: string;
+  /** The failed payment was an off-session charge of a saved method (recurring billing). */
+  auto_charge?: boolean;
+}
+
+/** A payment method the gateway saved for later off-session charges. */
+export interface SavedMethod {
+  customer_uuid: string;
+  gateway_uuid: string;
+  gateway: string;
+  external_customer: string;
+  external_id: string;
+  label: string;
+  brand?: string | null;
+  last4?: string | null;
+  exp_month?: number | null;
+  exp_year?: number | null;
 }
 
 /**
@@ -221,4 +285,10 @@ export interface PaymentLedger {
   recordFailure(failure: GatewayFailure): Promise<LedgerAnswer>;
   /** Records a refund of `transaction_uuid`; throws when it exceeds what is left to refund. */
   recordRefund(refund: GatewayRefund): Promise<RefundAnswer>;
+  /** The gateway's customer id of a platform customer (null when none was made yet). */
+  gatewayCustomer(gatewayUuid: string, customerUuid: string): string | null;
+  /** Remembers it; answers the id kept (the first one when two requests raced). */
+  setGatewayCustomer(gatewayUuid: string, customerUuid: string, externalId: string): string;
+  /** Saves (or replaces) the customer's payment method on this gateway, for the renewals' off-session charges. */
+  saveMethod(method: SavedMethod): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { recurringBillingRoutes } from './routes/billing-recurring.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { productRoutes } from './routes/products.ts';
 import { serviceRoutes } from './routes/services.ts';
@@ -15,6 +16,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { workerStoreRoutes } from './routes/worker-store.ts';
 import { workerModuleRoutes } from './routes/worker-modules.ts';
 import { workerTaskRoutes } from './routes/worker-tasks.ts';
+import { workerBillingRoutes } from './routes/worker-billing.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { registerWebHost, type WebHostOptions } from './web/web-host.ts';
 
@@ -61,6 +63,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       await api.register(taskRoutes(platform.queue, platform.ops));
       await api.register(moduleRoutes(platform.moduleAdmin, platform.moduleLogs));
       await api.register(billingRoutes(platform.billing));
+      await api.register(recurringBillingRoutes(platform.recurring, platform.queue));
       for (const { manifest, ext } of platform.modules.mounted()) if (manifest.adminApi) await api.register(manifest.adminApi(ext));
       api.setNotFoundHandler(notFoundInEnvelope);
     },
@@ -72,6 +75,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       await api.register(workerTaskRoutes(platform));
       await api.register(workerStoreRoutes(platform));
       await api.register(workerModuleRoutes(platform.moduleInstances));
+      await api.register(workerBillingRoutes(platform.recurring));
       for (const { type, name, manifest, ext } of platform.modules.mounted()) {
         if (manifest.workerApi) await api.register(manifest.workerApi(ext), { prefix: `/modules/${type}/${name}` });
       }

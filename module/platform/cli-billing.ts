@@ -1,9 +1,10 @@
-// `vpnhost platform billing ...`: prices, refund policy, invoices (list, show, manual payment) and refunds on the
-// platform database of --data (a running platform's workers pick up the service actions queued here).
+// `vpnhost platform billing ...`: prices, refund policy, invoices (list, show, manual payment), refunds and recurring
+// billing on the platform database of --data (a running platform's workers pick up the service actions queued here).
 import { parseArgs } from 'node:util';
 import { HttpError } from './errors.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
+import { RECURRING_USAGE, recurringPlan } from './cli-billing-recurring.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_CYCLES, INVOICE_STATUSES, REFUND_ACTIONS, type BillingCycle, type InvoiceStatus, type RefundAction } from './services/billing/schema.ts';
 
@@ -14,7 +15,10 @@ export const BILLING_USAGE = `usage:
   vpnhost platform billing invoice list [--status ${INVOICE_STATUSES.join('|')}] [--customer UUID] [--data DIR]
   vpnhost platform billing invoice show UUID [--data DIR]
   vpnhost platform billing invoice pay UUID [--reference TEXT] [--data DIR]   (manual payment: queues the service's create)
-  vpnhost platform billing refund TRANSACTION [--amount AMOUNT] [--data DIR]   (default: what is left; full → policy)`;
+  vpnhost platform billing refund TRANSACTION [--amount AMOUNT] [--data DIR]   (default: what is left; full → policy)
+${RECURRING_USAGE}
+
+The platform's queue is VPNHOST_PLATFORM_QUEUE (default embedded): service actions and mails are queued there.`;
 
 const out = (value: unknown) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 
@@ -29,17 +33,23 @@ export async function billingCommand(argv: string[], defaultDataDir: string): Pr
       customer: { type: 'string' },
       reference: { type: 'string' },
       amount: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      now: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const run = plan(positionals, values);
-  if (!run || values.help) {
+  const simple = plan(positionals, values);
+  const recurring = recurringPlan(positionals, values);
+  if ((!simple && !recurring) || values.help) {
     process.stdout.write(BILLING_USAGE + '\n');
     return values.help ? 0 : 2;
   }
-  const platform = await Platform.open({ dataDir: values.data ?? defaultDataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn'), moduleWatchMs: 0 });
+  const platform = await Platform.open({
+    dataDir: values.data ?? defaultDataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn'), moduleWatchMs: 0,
+    queue: process.env.VPNHOST_PLATFORM_QUEUE,
+  });
   try {
-    out(await run(platform.billing));
+    out(simple ? await simple(platform.billing) : await recurring!(platform));
     return 0;
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;

@@ -20,6 +20,8 @@ import { ServiceAdmin } from './services/service-admin.ts';
 import { ServiceLifecycle } from './services/lifecycle.ts';
 import { createBilling } from './services/billing/create-billing.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
+import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.ts';
+import type { RecurringBilling } from './services/billing/recurring-billing.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
 import { ModuleLogStore } from './store/repositories/module-logs.ts';
@@ -59,6 +61,7 @@ export class Platform {
   private sweeping: Workers | null = null;
   private closed = false;
   private moduleWatch: NodeJS.Timeout | null = null;
+  private billingOutbox: NodeJS.Timeout | null = null;
   private following: Promise<unknown> = Promise.resolve();
   /** `PRAGMA data_version` at the last look: it moves only when another connection commits. */
   private dataVersion = -1;
@@ -96,6 +99,8 @@ export class Platform {
     readonly versions: ModuleVersionRepository,
     /** Prices, orders, invoices, payments and refunds (services/billing). */
     readonly billing: BillingService,
+    /** Recurring billing: periods, the billing run and its schedule, dunning, plan changes, saved payment methods. */
+    readonly recurring: RecurringBilling,
   ) {}
 
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
@@ -131,7 +136,7 @@ export class Platform {
       const versions = new ModuleVersionRepository(db, clock);
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
       // gateway lookups are bound once the module host and the service admin exist.
-      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }) });
+      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
       modules = new ModuleLoader(
         {
           services, hooks, clock, versions,
@@ -149,14 +154,14 @@ export class Platform {
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
       const catalogue = new Catalogue(products, modules);
-      const serviceAdmin = new ServiceAdmin(db, services, products, modules);
+      const serviceAdmin = new ServiceAdmin(db, services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       const platform = new Platform(
         db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
-        moduleLogStore, versions, billing.service,
+        moduleLogStore, versions, billing.service, billing.recurring,
       );
       platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);
       return platform;
@@ -179,6 +184,7 @@ export class Platform {
       concurrency,
       resolve: (uuid) => this.productForService(uuid),
       hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
+      jobs: { [BILLING_JOB]: billingJobHandler((input, signal) => this.recurring.runJob(input, signal)) },
       sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock),
       logger: this.logger,
     });
@@ -193,9 +199,15 @@ export class Platform {
     this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
   }
 
-  /** Starts the modules' scheduled work (the serving process only). */
+  /** Starts the modules' scheduled work and the billing schedule (the serving process only). */
   startScheduled(): void {
     this.modules.startScheduled((work, error) => this.logger.error({ work, err: error instanceof Error ? error.message : String(error) }, 'scheduled module work failed'));
+    // The billing run is queued every slot of the platform clock; the outbox is drained at start (what a stopped process left) and then every
+    // tick, besides after each billing write.
+    this.recurring.scheduler.start();
+    this.billingOutbox = setInterval(() => this.recurring.dispatcher.kick(), 5_000);
+    this.billingOutbox.unref();
+    this.recurring.dispatcher.kick();
     // Paid invoices whose service a stopped process left `pending` get their create() now.
     this.billing.ledger.resumePaid().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'billing: resuming paid invoices failed'));
   }
@@ -241,10 +253,14 @@ export class Platform {
     if (this.closed) return;
     this.closed = true;
     if (this.moduleWatch) clearInterval(this.moduleWatch);
+    if (this.billingOutbox) clearInterval(this.billingOutbox);
+    await this.recurring.scheduler.stop();
+    await this.recurring.stop();
     await this.following;
     if (this.workers) await this.workers.stop();
     if (this.sweeping) await this.sweeping.stop();
     await this.queue.stop(graceMs);
+    await this.recurring.dispatcher.close();
     Task.use(null);
     await this.modules.close();
     this.db.close();

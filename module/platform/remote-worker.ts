@@ -13,6 +13,7 @@ import { bindProduct } from './bind-product.ts';
 import type { ModuleWorkerCall } from './extension.ts';
 import { ModuleLoader, type ModuleImporter } from './loader.ts';
 import { createPlatformLogger } from './logger.ts';
+import { BILLING_JOB, billingJobHandler, remoteBillingJob } from './services/billing/billing-jobs.ts';
 import { hostedModuleJob } from './services/hosted-jobs.ts';
 import { resolveHostedModule } from './services/module-admin.ts';
 import { moduleInstanceSchema } from './worker-api/schemas.ts';
@@ -21,7 +22,7 @@ import { RemoteModuleLogSink } from './worker-api/remote-module-logs.ts';
 import { RemoteProductDirectory } from './worker-api/remote-products.ts';
 import { RemoteServiceRepository } from './worker-api/remote-services.ts';
 import { RemoteTaskStore } from './worker-api/remote-task-store.ts';
-import { infoAnswerSchema } from './worker-api/schemas.ts';
+import { billingJobAnswerSchema, infoAnswerSchema } from './worker-api/schemas.ts';
 import { startWorkers, type Workers } from './workers.ts';
 
 export interface RemoteWorkerOptions {
@@ -131,6 +132,8 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
       hosted: hostedModuleJob((ref) =>
         resolveHostedModule(host, { get: (uuid) => api.find(`/module-instances/${encodeURIComponent(uuid)}`, moduleInstanceSchema) }, ref),
       ),
+      // Billing jobs need the platform's database: the platform runs them.
+      jobs: { [BILLING_JOB]: billingJobHandler(remoteBillingJob((input) => api.call('POST', '/billing/jobs', billingJobAnswerSchema, input))) },
     });
   } catch (error) {
     await shutdown(0);

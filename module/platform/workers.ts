@@ -15,6 +15,8 @@ export interface WorkerDeps {
   resolve: ServiceResolver;
   /** Handler of Plugin, Payment and Notification ModuleJobs (services/hosted-jobs.ts); without it they are refused. */
   hosted?: TaskHandler;
+  /** The platform's own jobs by name (`BillingJob`). */
+  jobs?: Record<string, TaskHandler>;
   /** Safety net for tasks that vanished (sweeper.ts); absent in a remote worker (the platform process sweeps). */
   sweeper?: StuckServiceSweeper;
   logger: Logger;
@@ -52,6 +54,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
   const provisioning = moduleJobHandler(deps.resolve);
   const hosted = deps.hosted;
   deps.queue.register(MODULE_JOB, hosted ? (input, ctx) => (isProductJob(input) ? provisioning(input, ctx) : hosted(input, ctx)) : provisioning);
+  for (const [job, handler] of Object.entries(deps.jobs ?? {})) deps.queue.register(job, handler);
   await deps.queue.start({ concurrency: deps.concurrency });
   return deps.sweeper ? startSweeping(deps.sweeper, deps.logger, deps.sweepMs) : { stop: async () => undefined };
 }

@@ -92,6 +92,7 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   const status = await panelGet(b, '/system/status');
   assert.equal(status.status, 'success');
   assert.equal(status.msg.count_wireguard, 1);
+  assert.match(first.output, /renewal invoice INV-\d{4}-\d{6} \(\S+ to \S+\) charged to the saved card \(visa •••• 4242\): paid/, 'the demo shows a renewing plan');
   const { panels } = await platformGet(b, '/panels');
   assert.deepEqual(panels.map((p: { location: string }) => p.location), ['local']);
 
@@ -133,7 +134,9 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(staleToken.status, 401, 'so is the admin token');
   assert.equal(b2.product, b.product, 'the sample product is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
-  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 3, "the demo customer's service, the paid demo order's (each made once) and this test's");
+  assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 4, "the demo customer's service, the paid demo order's, the renewing plan's (each made once) and this test's");
+  assert.match(second.output, /renewing plan: service \S+ \(5\.00 EUR monthly\), billing active, paid through \d{4}-\d{2}-\d{2}\n\s+renewal invoice INV-\d{4}-\d{6} \(\S+ to \S+\) charged to the saved card \(visa •••• 4242\): paid/,
+    'the renewing plan, renewed and charged on the first start, is shown again');
   assert.equal((await platformGet(b2, '/panels')).panels.length, 1);
   const again = await seeded(b2);
   assert.deepEqual(again.invoices, before.invoices, 'no second demo order: the same invoices');

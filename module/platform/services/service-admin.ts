@@ -24,6 +24,8 @@ export interface ServiceView {
   service_data: Record<string, unknown>;
   provision_data: Record<string, unknown>;
   product: { uuid: string; module: string; product_data: Record<string, unknown> } | null;
+  /** The billing period and state (recurring billing), or null for a service sold without a price. */
+  billing: object | null;
   created_at: string;
   updated_at: string;
 }
@@ -42,6 +44,8 @@ export class ServiceAdmin {
     private readonly services: ServiceStore,
     private readonly products: ProductRepository,
     private readonly modules: ModuleLoader,
+    /** The billing view of a service (recurring billing), null when it has none. */
+    private readonly billingOf: (uuid: string) => object | null = () => null,
   ) {
     const where = `FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid
       WHERE ${SERVICE_FILTER_SQL}
@@ -119,6 +123,7 @@ export class ServiceAdmin {
       service_data: withoutSecrets(service.service_data),
       provision_data: withoutSecrets(service.provision_data),
       product: product ? { uuid: product.uuid, module: product.module, product_data: product.product_data } : null,
+      billing: this.billingOf(service.uuid),
       created_at: service.created_at,
       updated_at: service.updated_at,
     };

@@ -1,5 +1,6 @@
 // Numbered schema migrations of the platform store (panels, products, services, admin and worker tokens).
 
+import { RECURRING_BILLING_MIGRATION } from '../services/billing/recurring-schema.ts';
 import { ORDERS_INVOICES_MIGRATION } from '../services/billing/schema.ts';
 import type { Migration } from './migrator.ts';
 
@@ -106,4 +107,5 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     `,
   },
   ORDERS_INVOICES_MIGRATION,
+  RECURRING_BILLING_MIGRATION,
 ];

@@ -7,8 +7,14 @@ import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 export interface Migration {
   version: number;
   name: string;
-  /** SQL text (may hold several statements) or a function run inside the step's transaction. */
-  up: string | ((db: Database.Database) => void);
+  /** SQL text (may hold several statements) or a function run inside the step's transaction (given the migrator's clock). */
+  up: string | ((db: Database.Database, clock: Clock) => void);
+  /**
+   * The step rebuilds a table other tables reference (SQLite's way to change a CHECK or a column: create the new
+   * table, copy, drop, rename): it runs with foreign keys off, and `PRAGMA foreign_key_check` must find nothing
+   * before it commits.
+   */
+  rebuildsTables?: boolean;
 }
 
 /** The scope of the platform's own tables (panels, products, services, tokens). */
@@ -86,14 +92,25 @@ export function runMigrations(db: Database.Database, scope: string, migrations: 
   const applied: number[] = [];
   for (const step of steps) {
     if (isApplied.get(scope, step.version)) continue;
-    const ran = db.transaction((): boolean => {
-      if (isApplied.get(scope, step.version)) return false;
-      if (typeof step.up === 'string') db.exec(step.up);
-      else step.up(db);
-      record.run(scope, step.version, step.name, clock.now().toISOString());
-      return true;
-    }).immediate();
-    if (ran) applied.push(step.version);
+    // foreign_keys can only change outside a transaction; it is put back whatever the step does.
+    const keys = step.rebuildsTables ? (db.pragma('foreign_keys', { simple: true }) as number) : 0;
+    if (keys) db.pragma('foreign_keys = OFF');
+    try {
+      const ran = db.transaction((): boolean => {
+        if (isApplied.get(scope, step.version)) return false;
+        if (typeof step.up === 'string') db.exec(step.up);
+        else step.up(db, clock);
+        if (step.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`migration ${scope} v${step.version} ${step.name}: ${broken.length} foreign key violations`);
+        }
+        record.run(scope, step.version, step.name, clock.now().toISOString());
+        return true;
+      }).immediate();
+      if (ran) applied.push(step.version);
+    } finally {
+      if (keys) db.pragma('foreign_keys = ON');
+    }
   }
   return applied;
 }

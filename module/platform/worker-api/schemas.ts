@@ -132,3 +132,6 @@ export const infoAnswerSchema = z.object({
   queue: z.enum(['embedded', 'bullmq']),
   modules: z.array(z.object({ type: z.enum(['Product', 'Plugin', 'Payment', 'Notification']), name: z.string(), version: z.string() })),
 });
+
+/** `POST /billing/jobs`: whether the billing job is finished, and its result (a run's summary so far). */
+export const billingJobAnswerSchema = z.object({ finished: z.boolean(), result: z.record(z.string(), z.unknown()) });

@@ -164,7 +164,9 @@ test('paying on the Stripe double\'s checkout page turns the invoice paid and th
   const session = double.requests.filter((r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === uuid);
   assert.equal(session.length, 1);
   assert.equal(session[0].form['line_items[0][price_data][unit_amount]'], '750');
-  assert.equal(session[0].form.customer_email, ALICE.email);
+  assert.match(session[0].form.customer, /^cus_test_/, 'the Stripe customer the card is saved on (for the renewals)');
+  assert.equal(session[0].form['payment_intent_data[setup_future_usage]'], 'off_session');
+  assert.equal(double.requests.find((r) => r.path === '/v1/customers')?.form.email, ALICE.email);
   assert.match(session[0].form.success_url, new RegExp(`/client/invoices/${uuid}\\?paid=1$`));
 
   const paid = await fetch(`${link[1]}/succeed`, { method: 'POST', redirect: 'manual' });

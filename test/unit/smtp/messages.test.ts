@@ -12,11 +12,13 @@ import { renderMessage } from '../../../module/modules/Notification/Smtp/message
 const facts: ServiceFacts = {
   service_uuid: 'svc-1', module: 'VpnProduct', provision_status: 'completed', plan_type: 'premium', server_location: 'ams',
   account_name: 'svc_0123456789ab', wg_server: 'main', address: '10.77.0.2/32', panel_location: 'ams', panel: null, username: 'carol_vpn',
+  billing_state: 'active',
 };
 const directory: RecipientDirectory = {
   ofService: (uuid) => (uuid === 'svc-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: "Carol <O'Brien> & Co" } : null),
   ofCustomer: (uuid) => (uuid === 'cus-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: 'Carol' } : null),
   service: (uuid) => (uuid === 'svc-1' ? facts : null),
+  hasSavedMethod: (uuid) => uuid === 'cus-1',
 };
 const invoice = {
   invoice_uuid: 'inv-1', invoice_number: 'INV-2026-000042', customer_uuid: 'cus-1', service_uuid: 'svc-1', product_uuid: 'p', module: 'VpnProduct',

@@ -34,3 +34,8 @@ export const stripeWebhooks: Pick<Webhooks, 'constructEvent' | 'generateTestHead
   constructEvent: (...args) => (webhooks ??= new (stripeSdk())('sk_test_webhooks_only').webhooks).constructEvent(...args),
   generateTestHeaderString: (...args) => (webhooks ??= new (stripeSdk())('sk_test_webhooks_only').webhooks).generateTestHeaderString(...args),
 };
+
+/** Whether `error` is the library's card error (a decline or a required authentication), without loading it early. */
+export function isCardError(error: unknown): error is InstanceType<typeof StripeSdk.errors.StripeCardError> {
+  return error instanceof stripeSdk().errors.StripeCardError;
+}

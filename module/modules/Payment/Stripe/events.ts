@@ -22,12 +22,22 @@ export function paymentOf(event: WebhookPayload, gateway: { name: string; uuid: 
   };
 }
 
-/** A `payment_intent.payment_failed` event: the payment plus Stripe's failure message. */
+/** A `payment_intent.payment_failed` event: the payment plus Stripe's failure message and code. */
 export function failureOf(event: WebhookPayload, gateway: { name: string; uuid: string }): GatewayFailure {
   const intent = record(record(event.data).object);
   const error = record(intent.last_payment_error);
   const reason = typeof error.message === 'string' ? error.message : typeof error.code === 'string' ? error.code : 'payment failed';
-  return { ...paymentOf(event, gateway), reason };
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  return { ...paymentOf(event, gateway), reason, code, auto_charge: record(intent.metadata).auto_charge === '1' };
+}
+
+/** The card a succeeded PaymentIntent set up for off-session use (Checkout with setup_future_usage), or null. */
+export function setupOf(event: WebhookPayload): { customer: string; payment_method: string } | null {
+  const intent = record(record(event.data).object);
+  const id = (v: unknown) => (typeof v === 'string' ? v : typeof record(v).id === 'string' ? (record(v).id as string) : null);
+  const customer = id(intent.customer);
+  const method = id(intent.payment_method);
+  return intent.setup_future_usage === 'off_session' && customer && method ? { customer, payment_method: method } : null;
 }
 
 /** The `t=` timestamp (Unix seconds) of a `Stripe-Signature` header, or NaN when it has none. */

@@ -1,9 +1,14 @@
-// A local stand-in for Stripe's API (test mode of the demo, and the tests' double): Checkout Sessions and Refunds over
-// the library's wire format, a payment page whose Pay/Decline buttons send signed PaymentIntent events (the library's
-// test-header helper and the endpoint's signing secret) to the gateway's webhook URL. Never charges anything.
-import { randomBytes } from 'node:crypto';
+// A local stand-in for Stripe's API (test mode of the demo, and the tests' double): Checkout Sessions (saving the card
+// for off-session use when asked), Customers, PaymentMethods, off-session PaymentIntents and Refunds over the library's
+// wire format, a payment page whose buttons send signed PaymentIntent events (the library's test-header helper and the
+// endpoint's signing secret) to the gateway's webhook URL. Never charges anything.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { stripeWebhooks } from './client.ts';
+import {
+  chargeOffSession, doubleId as id, methodObject, TEST_CARDS, type DoubleCustomer, type DoubleMethod, type Reply, type TestCard,
+} from './local-double-cards.ts';
+
+export { TEST_CARDS, type TestCard } from './local-double-cards.ts';
 
 export interface LocalDoubleOptions {
   /** The secret key the module is configured with (requests with another bearer key get 401). */
@@ -32,9 +37,18 @@ interface Session {
   success_url: string;
   cancel_url: string;
   payment_intent: string | null;
+  /** The Stripe customer the card is saved on (`setup_future_usage: off_session`), or null. */
+  customer: string | null;
+  setup: boolean;
 }
 
-const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('hex')}`;
+/** An event the double sent (kept for replays). */
+export interface SentEvent {
+  id: string;
+  type: string;
+  payload: string;
+  status: number;
+}
 
 /** Form fields under `prefix[...]` as a flat object (`metadata[a]=1` → `{a: '1'}`). */
 function under(form: Record<string, string>, prefix: string): Record<string, string> {
@@ -51,11 +65,17 @@ export class StripeLocalDouble {
   readonly requests: DoubleRequest[] = [];
   readonly sessions = new Map<string, Session>();
   readonly intents = new Map<string, { amount: number; currency: string; refunded: number }>();
+  readonly customers = new Map<string, DoubleCustomer>();
+  readonly methods = new Map<string, DoubleMethod>();
+  /** Every event sent to the webhook, in order. */
+  readonly events: SentEvent[] = [];
+  private readonly sending = new Set<Promise<unknown>>();
   /** When set, `POST /v1/refunds` answers this Stripe error (status 402). */
   failRefunds: string | null = null;
   webhookUrl: string | null;
   private readonly app: FastifyInstance;
   private readonly idempotent = new Map<string, unknown>();
+  private readonly replies = new Map<string, Reply>();
   private base = '';
 
   constructor(private readonly opts: LocalDoubleOptions) {
@@ -78,9 +98,24 @@ export class StripeLocalDouble {
     return this.app.close();
   }
 
-  /** Pays a session as a customer would: a signed `payment_intent.succeeded`; resolves with the webhook's status. */
-  pay(sessionId: string, overrides: { amount?: number; currency?: string } = {}): Promise<number> {
+  /**
+   * Pays a session as a customer would: a signed `payment_intent.succeeded`; resolves with the webhook's status. `card`
+   * is the test card used (and saved when the session asked): how it behaves in later off-session charges.
+   */
+  pay(sessionId: string, overrides: { amount?: number; currency?: string; card?: TestCard } = {}): Promise<number> {
     return this.complete(sessionId, true, overrides);
+  }
+
+  /** Sends a sent event again, freshly signed (Stripe's retries and a replay look like this); resolves with the status. */
+  async replay(eventId: string): Promise<number> {
+    const event = this.events.find((e) => e.id === eventId);
+    if (!event) throw new Error(`no such event: ${eventId}`);
+    return this.post(event.payload);
+  }
+
+  /** Resolves when every webhook the double is sending has been answered. */
+  async settled(): Promise<void> {
+    while (this.sending.size > 0) await Promise.allSettled([...this.sending]);
   }
 
   /** Declines a session: a signed `payment_intent.payment_failed`. */
@@ -88,31 +123,50 @@ export class StripeLocalDouble {
     return this.complete(sessionId, false, {});
   }
 
-  private async complete(sessionId: string, ok: boolean, overrides: { amount?: number; currency?: string }): Promise<number> {
+  private async complete(sessionId: string, ok: boolean, overrides: { amount?: number; currency?: string; card?: TestCard }): Promise<number> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`no such session: ${sessionId}`);
-    if (!this.webhookUrl) throw new Error('the double has no webhook URL');
     const intentId = session.payment_intent ?? id('pi');
     session.payment_intent = intentId;
     const amount = overrides.amount ?? session.amount;
     const currency = overrides.currency ?? session.currency;
-    if (ok) this.intents.set(intentId, { amount, currency, refunded: 0 });
-    const event = {
-      id: id('evt'), object: 'event', type: ok ? 'payment_intent.succeeded' : 'payment_intent.payment_failed', livemode: false,
-      created: Math.floor(this.nowSeconds()),
-      data: {
-        object: {
-          id: intentId, object: 'payment_intent', amount, amount_received: ok ? amount : 0, currency, metadata: session.metadata,
-          status: ok ? 'succeeded' : 'requires_payment_method',
-          last_payment_error: ok ? null : { code: 'card_declined', message: 'Your card was declined.' },
-        },
-      },
-    };
+    let method: DoubleMethod | null = null;
+    if (ok) {
+      this.intents.set(intentId, { amount, currency, refunded: 0 });
+      method = { id: id('pm'), customer: session.setup ? session.customer : null, card: overrides.card ?? 'ok' };
+      this.methods.set(method.id, method);
+    }
+    return this.send(ok ? 'payment_intent.succeeded' : 'payment_intent.payment_failed', {
+      id: intentId, object: 'payment_intent', amount, amount_received: ok ? amount : 0, currency, metadata: session.metadata,
+      customer: session.customer, payment_method: method?.id ?? null, setup_future_usage: session.setup ? 'off_session' : null,
+      status: ok ? 'succeeded' : 'requires_payment_method',
+      last_payment_error: ok ? null : { code: 'card_declined', message: 'Your card was declined.' },
+    });
+  }
+
+  /** Sends a signed event of `intent` to the webhook; resolves with the webhook's status. */
+  private async send(type: string, intent: Record<string, unknown>): Promise<number> {
+    const event = { id: id('evt'), object: 'event', type, livemode: false, created: Math.floor(this.nowSeconds()), data: { object: intent } };
     const payload = JSON.stringify(event);
+    const sent: SentEvent = { id: event.id, type, payload, status: 0 };
+    this.events.push(sent);
+    sent.status = await this.post(payload);
+    return sent.status;
+  }
+
+  private async post(payload: string): Promise<number> {
+    if (!this.webhookUrl) throw new Error('the double has no webhook URL');
     const header = stripeWebhooks.generateTestHeaderString({ payload, secret: this.opts.webhookSecret, timestamp: Math.floor(this.nowSeconds()) });
     const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload, signal: AbortSignal.timeout(30_000) });
     await res.arrayBuffer();
     return res.status;
+  }
+
+  /** Sends an event after the current request is answered (as Stripe does), tracked by `settled()`. */
+  private sendLater(type: string, intent: Record<string, unknown>): void {
+    const sending: Promise<unknown> = new Promise((resolve) => setImmediate(resolve)).then(() => this.send(type, intent)).catch(() => undefined)
+      .finally(() => this.sending.delete(sending));
+    this.sending.add(sending);
   }
 
   private nowSeconds(): number {
@@ -145,9 +199,11 @@ export class StripeLocalDouble {
       const currency = form['line_items[0][price_data][currency]'] ?? '';
       if (!Number.isSafeInteger(amount) || amount <= 0 || !currency) return stripeError(reply, 400, 'invalid_request_error', 'line_items[0][price_data] is invalid');
       return once(request.headers['idempotency-key'], () => {
+        const customer = form.customer && this.customers.has(form.customer) ? form.customer : null;
         const session: Session = {
           id: id('cs'), amount, currency, metadata: under(form, 'payment_intent_data[metadata]'),
           success_url: form.success_url ?? '', cancel_url: form.cancel_url ?? '', payment_intent: null,
+          customer, setup: customer !== null && form['payment_intent_data[setup_future_usage]'] === 'off_session',
         };
         this.sessions.set(session.id, session);
         return {
@@ -156,6 +212,43 @@ export class StripeLocalDouble {
           status: 'open', url: `${this.base}/pay/${session.id}`, success_url: session.success_url, cancel_url: session.cancel_url,
         };
       });
+    });
+
+    app.post('/v1/customers', async (request) => {
+      const form = request.body as Record<string, string>;
+      return once(request.headers['idempotency-key'], () => {
+        const customer: DoubleCustomer = { id: id('cus'), email: form.email ?? null, metadata: under(form, 'metadata') };
+        this.customers.set(customer.id, customer);
+        return { ...customer, object: 'customer', name: form.name ?? null };
+      });
+    });
+
+    app.get<{ Params: { id: string } }>('/v1/payment_methods/:id', async (request, reply) => {
+      const method = this.methods.get(request.params.id);
+      if (!method) return stripeError(reply, 404, 'invalid_request_error', `No such PaymentMethod: '${request.params.id}'`);
+      return methodObject(method);
+    });
+
+    app.post<{ Params: { id: string } }>('/v1/payment_methods/:id/detach', async (request, reply) => {
+      const method = this.methods.get(request.params.id);
+      if (!method) return stripeError(reply, 404, 'invalid_request_error', `No such PaymentMethod: '${request.params.id}'`);
+      method.customer = null;
+      return methodObject(method);
+    });
+
+    // An off-session charge of a saved card: answered (and its webhook sent) once per idempotency key.
+    app.post('/v1/payment_intents', async (request, reply) => {
+      const form = request.body as Record<string, string>;
+      const key = request.headers['idempotency-key'];
+      const cached = typeof key === 'string' ? this.replies.get(key) : undefined;
+      if (cached) return reply.code(cached.status).send(cached.body);
+      const outcome = chargeOffSession(form, this.methods, under(form, 'metadata'));
+      if (typeof key === 'string') this.replies.set(key, outcome.reply);
+      if (outcome.event) {
+        if (outcome.event.type === 'payment_intent.succeeded') this.intents.set(String(outcome.event.intent.id), { amount: Number(form.amount), currency: form.currency ?? '', refunded: 0 });
+        this.sendLater(outcome.event.type, outcome.event.intent);
+      }
+      return reply.code(outcome.reply.status).send(outcome.reply.body);
     });
 
     app.post('/v1/refunds', async (request, reply) => {
@@ -180,13 +273,16 @@ export class StripeLocalDouble {
       const amount = `${(session.amount / 100).toFixed(2)} ${session.currency.toUpperCase()}`;
       return reply.type('text/html').send(`<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1"><title>Test payment</title>
 <h1>Test payment (local Stripe double)</h1><p>Invoice ${escapeHtml(session.metadata.invoice_number ?? '')}: <strong>${escapeHtml(amount)}</strong></p>
-<form method="post" action="/pay/${escapeHtml(session.id)}/succeed"><button>Pay (test)</button></form>
+<form method="post" action="/pay/${escapeHtml(session.id)}/succeed">${session.setup ? `<p>The card is saved for the renewals. Test card:</p>
+${Object.entries(TEST_CARDS).map(([key, card], i) => `<label><input type="radio" name="card" value="${key}"${i === 0 ? ' checked' : ''}> ${card.brand} •••• ${card.last4} (${key === 'ok' ? 'renewals succeed' : key === 'decline_later' ? 'renewals are declined' : 'renewals need authentication'})</label><br>`).join('\n')}` : ''}
+<button>Pay (test)</button></form>
 <form method="post" action="/pay/${escapeHtml(session.id)}/decline"><button>Decline (test)</button></form>`);
     });
     app.post<{ Params: { id: string; outcome: string } }>('/pay/:id/:outcome', async (request, reply) => {
       const session = this.sessions.get(request.params.id);
       if (!session || !['succeed', 'decline'].includes(request.params.outcome)) return reply.code(404).type('text/plain').send('no such session');
-      const status = await this.complete(session.id, request.params.outcome === 'succeed', {});
+      const card = (request.body as Record<string, string> | undefined)?.card;
+      const status = await this.complete(session.id, request.params.outcome === 'succeed', { card: card && Object.hasOwn(TEST_CARDS, card) ? (card as TestCard) : 'ok' });
       const target = request.params.outcome === 'succeed' ? session.success_url : session.cancel_url;
       if (status >= 300 || !target) return reply.type('text/plain').send(`webhook answered ${status}`);
       return reply.redirect(target, 303);

@@ -2,10 +2,10 @@
 // webhooks verified with the library (300 s tolerance either way, platform clock) before anything else, PaymentIntent events
 // recorded once through the platform ledger, refunds through Stripe's Refunds API.
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
-import { Payment, type Invoice, type PaymentLedger, type WebhookPayload } from '../../../contract/payment.ts';
+import { Payment, type ChargeAnswer, type Invoice, type OffSessionCharge, type PaymentLedger, type SavedMethodRef, type WebhookPayload } from '../../../contract/payment.ts';
 import { currencyExponent, formatMinor } from '../../../platform/services/billing/money.ts';
-import { stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
-import { failureOf, paymentOf, signedAt } from './events.ts';
+import { isCardError, stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
+import { failureOf, paymentOf, setupOf, signedAt } from './events.ts';
 import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
 
 export const NO_LEDGER = 'the platform ledger is not available in this process';
@@ -51,8 +51,10 @@ export class Stripe extends Payment {
     if (minor <= 0) return this.view('client_area.checkout', { ...shown, nothing_due: true });
     const settings = this.settings();
     const metadata = { invoice_uuid: invoice.uuid, invoice_number: invoice.number, gateway_uuid: this.payment_gateway_uuid ?? '' };
-    const customer = data.customer as { email?: string } | null | undefined;
+    const customer = data.customer as { uuid?: string; email?: string; name?: string } | null | undefined;
     try {
+      // A service's invoice: the card is saved (off-session) on the customer's Stripe customer for the renewals.
+      const stripeCustomer = data.save_method === true && customer?.uuid ? await this.stripeCustomer(customer as { uuid: string; email?: string; name?: string }) : null;
       const session = await this.client().checkout.sessions.create(
         {
           mode: 'payment',
@@ -63,9 +65,9 @@ export class Stripe extends Payment {
           success_url: String(data.return_url ?? ''),
           cancel_url: String(data.cancel_url ?? ''),
           client_reference_id: invoice.uuid,
-          ...(customer?.email ? { customer_email: customer.email } : {}),
+          ...(stripeCustomer ? { customer: stripeCustomer } : customer?.email ? { customer_email: customer.email } : {}),
           metadata,
-          payment_intent_data: { metadata },
+          payment_intent_data: stripeCustomer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
         },
         { idempotencyKey: invoice.uuid },
       );
@@ -98,6 +100,8 @@ export class Stripe extends Payment {
     const payment = paymentOf(payload, { name: this.module_name, uuid: this.payment_gateway_uuid ?? '' });
     if (!payment.event_id) return { status: 400, body: 'event id missing' };
     const answer = await this.ledger().recordPayment(payment);
+    const setup = setupOf(payload);
+    if (setup && payment.invoice_uuid && (answer.outcome === 'paid' || answer.outcome === 'already_paid')) await this.saveMethod(payment.invoice_uuid, setup);
     const request = { event_id: payment.event_id, invoice_uuid: payment.invoice_uuid, amount_minor: payment.amount_minor, currency: payment.currency };
     if (answer.outcome === 'paid' || answer.outcome === 'duplicate') this.logInfo('onPaymentSuccess', request, answer);
     else this.logError('onPaymentSuccess', request, answer);
@@ -141,6 +145,67 @@ export class Stripe extends Payment {
     const recorded = await ledger.recordRefund({ transaction_uuid: payment.uuid, amount_minor: minor, external_id: refund.id });
     this.logInfo('refund', { transaction_uuid: payment.uuid, amount_minor: minor }, { refund: refund.id, ...recorded });
     return { status: 'success', stripe_refund: refund.id, ...recorded };
+  }
+
+  /**
+   * Charges the saved card off-session (a PaymentIntent confirmed at once, idempotency key per invoice: a retry is the
+   * same charge). A decline or a required authentication answers `failed` with Stripe's code; Stripe's webhook settles
+   * a success. Other errors (network, Stripe down) throw, for the job to try again.
+   */
+  override async chargeSaved(charge: OffSessionCharge): Promise<ChargeAnswer> {
+    const { invoice } = charge;
+    const metadata = { invoice_uuid: invoice.uuid, invoice_number: invoice.number, gateway_uuid: this.payment_gateway_uuid ?? '', auto_charge: '1' };
+    try {
+      const intent = await this.client().paymentIntents.create({
+        amount: charge.amount_minor, currency: charge.currency.toLowerCase(), customer: charge.method.external_customer, payment_method: charge.method.external_id,
+        off_session: true, confirm: true, description: charge.description.slice(0, 300), metadata,
+      }, { idempotencyKey: `charge-${invoice.uuid}` });
+      this.logInfo('chargeSaved', { invoice_uuid: invoice.uuid, amount_minor: charge.amount_minor }, { intent: intent.id, status: intent.status });
+      if (intent.status === 'succeeded') return { status: 'succeeded', external_id: intent.id };
+      if (intent.status === 'processing') return { status: 'processing', external_id: intent.id };
+      return { status: 'failed', code: intent.status, message: `the payment is ${intent.status}`, external_id: intent.id };
+    } catch (error) {
+      if (!isCardError(error)) throw error;
+      const code = error.code ?? 'card_error';
+      this.logInfo('chargeSaved', { invoice_uuid: invoice.uuid, amount_minor: charge.amount_minor }, { status: 'failed', code });
+      return { status: 'failed', code, message: error.message, external_id: error.payment_intent?.id };
+    }
+  }
+
+  /** Detaches a removed card from its Stripe customer. */
+  override async detachMethod(method: SavedMethodRef): Promise<void> {
+    await this.client().paymentMethods.detach(method.external_id);
+  }
+
+  /** The Stripe customer of a platform customer: the one made before, or a new one (idempotent per customer). */
+  private async stripeCustomer(customer: { uuid: string; email?: string; name?: string }): Promise<string> {
+    const ledger = this.ledger();
+    const gateway = this.payment_gateway_uuid ?? '';
+    const known = ledger.gatewayCustomer(gateway, customer.uuid);
+    if (known) return known;
+    const made = await this.client().customers.create(
+      { ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}), metadata: { customer_uuid: customer.uuid } },
+      { idempotencyKey: `customer-${gateway}-${customer.uuid}` },
+    );
+    return ledger.setGatewayCustomer(gateway, customer.uuid, made.id);
+  }
+
+  /** Saves the card a paid invoice set up, with its brand, last 4 digits and expiry (read from Stripe). */
+  private async saveMethod(invoiceUuid: string, setup: { customer: string; payment_method: string }): Promise<void> {
+    const ledger = this.ledger();
+    const owner = ledger.invoice(invoiceUuid)?.customer_uuid;
+    if (!owner) return;
+    let card: { brand?: string; last4?: string; exp_month?: number; exp_year?: number } = {};
+    try {
+      card = (await this.client().paymentMethods.retrieve(setup.payment_method)).card ?? {};
+    } catch (error) {
+      this.logError('saveMethod', { invoice_uuid: invoiceUuid }, error);
+    }
+    const label = card.brand && card.last4 ? `${card.brand} •••• ${card.last4}` : 'card';
+    await ledger.saveMethod({
+      customer_uuid: owner, gateway_uuid: this.payment_gateway_uuid ?? '', gateway: this.module_name, external_customer: setup.customer,
+      external_id: setup.payment_method, label, brand: card.brand ?? null, last4: card.last4 ?? null, exp_month: card.exp_month ?? null, exp_year: card.exp_year ?? null,
+    });
   }
 
   private settings(): StripeSettings {

@@ -13,6 +13,7 @@ import type { ProductRepository } from '../../store/repositories/products.ts';
 import type { TransactionRepository, TransactionRow } from '../../store/repositories/transactions.ts';
 import { NOT_A_PAYMENT, REFUND_TOO_LARGE, UNKNOWN_TRANSACTION, type BillingLedger } from './ledger.ts';
 import { currencyExponent, formatMinor, normalizeCurrency, toMinor } from './money.ts';
+import type { BillingPeriods } from './periods.ts';
 import type { BillingCycle, RefundAction } from './schema.ts';
 
 export const UNKNOWN_INVOICE = (uuid: string) => `invoice not found: ${uuid}`;
@@ -55,6 +56,8 @@ export interface BillingServiceDeps {
   customers: CustomerRepository;
   products: ProductRepository;
   ledger: BillingLedger;
+  /** Recurring billing: the ordered service's billing period, customer credit on new invoices. */
+  periods: BillingPeriods;
   /** Validates service data with the product's module and stores a `pending` service (ServiceAdmin.createService). */
   createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string }>;
   /** The Payment module bound to a gateway instance, or null when there is none (or it is not active). */
@@ -103,7 +106,8 @@ export class BillingService {
 
   /**
    * An order: the customer (given, or found/created by e-mail), a `pending` service validated by the product's module,
-   * and its unpaid invoice at the product's price for the cycle, due in `dueDays`. Emits `invoice.created`.
+   * and its unpaid invoice at the product's price for the cycle, due in `dueDays`, and the service's billing period
+   * (`pending` until the invoice is paid; the customer's credit is taken off the invoice). Emits `invoice.created`.
    */
   async order(input: OrderInput): Promise<{ order: OrderRow; invoice: InvoiceView; service_uuid: string }> {
     const { products, prices, customers, invoices } = this.deps;
@@ -122,9 +126,12 @@ export class BillingService {
         description: `${product.module} ${String(product.product_data.plan_type ?? product.uuid)} (${input.billing_cycle})`,
         amount_minor: price.amount_minor, currency: price.currency, due_date: due,
       });
-      return { order, invoice };
+      this.deps.periods.onOrder(service.uuid, input.billing_cycle, price.amount_minor, price.currency);
+      this.deps.periods.creditNew([invoice.uuid]);
+      return { order, invoice: invoices.get(invoice.uuid)! };
     });
     this.deps.ledger.emit('invoice.created', this.deps.ledger.event(invoice));
+    this.deps.ledger.flush();
     return { order, invoice: invoiceView(invoice), service_uuid: service.uuid };
   }
 
@@ -182,7 +189,12 @@ export class BillingService {
     const gateway = this.deps.gateway(gatewayUuid);
     if (!gateway) throw new HttpError(404, GATEWAY_UNAVAILABLE(gatewayUuid));
     const customer = row.customer_uuid ? this.deps.customers.get(row.customer_uuid) : undefined;
-    return gateway.getClientAreaHtml({ invoice: invoiceObject(row), ...urls, customer: customer ? { uuid: customer.uuid, email: customer.email, name: customer.name } : null });
+    return gateway.getClientAreaHtml({
+      invoice: invoiceObject(row), ...urls,
+      customer: customer ? { uuid: customer.uuid, email: customer.email, name: customer.name } : null,
+      // A service's invoice is paid again every period: the gateway may save the method for the renewals.
+      save_method: row.service_uuid !== null && customer !== undefined,
+    });
   }
 
   private customerFor(input: OrderInput): string {

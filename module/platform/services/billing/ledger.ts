@@ -4,16 +4,19 @@ import type { Logger } from 'pino';
 import type { HookEvents, Hooks, InvoiceEvent, InvoiceEventName } from '../../../../hooks.ts';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type {
-  GatewayFailure, GatewayPayment, GatewayRefund, LedgerAnswer, LedgerInvoice, LedgerTransaction, PaymentLedger, RefundAnswer,
+  GatewayFailure, GatewayPayment, GatewayRefund, LedgerAnswer, LedgerInvoice, LedgerTransaction, PaymentLedger, RefundAnswer, SavedMethod,
 } from '../../../contract/payment.ts';
 import type { JobResult } from '../../../contract/result.ts';
 import { transaction } from '../../store/transaction.ts';
 import type { Db } from '../../store/db.ts';
 import type { InvoiceRepository, InvoiceRow } from '../../store/repositories/invoices.ts';
+import type { PaymentMethodRepository } from '../../store/repositories/payment-methods.ts';
 import type { PriceRepository } from '../../store/repositories/prices.ts';
 import type { ServiceStore } from '../../store/repositories/services.ts';
 import type { TransactionRepository, TransactionRow } from '../../store/repositories/transactions.ts';
 import { formatMinor, normalizeCurrency } from './money.ts';
+import type { BillingOutbox } from './outbox.ts';
+import type { BillingPeriods } from './periods.ts';
 
 export const REFUND_TOO_LARGE = (left: number, currency: string) => `refund exceeds what is left to refund (${formatMinor(left, currency)} ${currency})`;
 export const NOT_A_PAYMENT = (uuid: string) => `transaction ${uuid} is not a payment`;
@@ -36,6 +39,20 @@ export interface LedgerDeps {
   logger: Logger;
   /** Late-bound: the service host is built after the modules, which get this ledger. */
   runAction: ServiceActionRunner;
+  /** Recurring billing: a paid invoice's effect on its service's period (called inside the paying transaction). */
+  periods: BillingPeriods;
+  outbox: BillingOutbox;
+  methods: PaymentMethodRepository;
+  /** Carries out what the outbox got (after a commit). */
+  afterCommit(): void;
+}
+
+/** An off-session charge the gateway refused (the charge job's answer, or the gateway's webhook). */
+export interface AutoChargeFailure {
+  invoice_uuid: string;
+  gateway: string;
+  code: string;
+  reason: string;
 }
 
 /** A manual payment (admin): gateway `manual`, the admin's reference. */
@@ -90,7 +107,9 @@ export class BillingLedger implements PaymentLedger {
         return settle({ outcome: 'already_paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, row);
       }
       const tx = transactions.insert({ ...base, kind: 'payment' });
-      return settle({ outcome: 'paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, invoices.get(row.uuid));
+      const paid = invoices.get(row.uuid)!;
+      this.deps.periods.settlePaid(paid);
+      return settle({ outcome: 'paid', invoice_uuid: row.uuid, transaction_uuid: tx.uuid }, paid);
     });
     const { row, ...out } = answer;
     if (row && out.outcome === 'mismatch') this.emit('invoice.payment_failed', this.event(row, { reason: 'amount or currency mismatch' }));
@@ -121,11 +140,14 @@ export class BillingLedger implements PaymentLedger {
       const outcome = payable ? 'failed' : 'not_payable';
       if (payable) invoices.setStatus(row.uuid, 'failed', ['unpaid']);
       transactions.settleEvent(f.gateway_uuid, f.event_id, outcome, row.uuid);
+      if (payable && f.auto_charge) this.autoChargeFailed({ invoice_uuid: row.uuid, gateway: f.gateway, code: f.code ?? 'payment_failed', reason: f.reason.slice(0, 500) });
       return { outcome, invoice_uuid: row.uuid, transaction_uuid: tx.uuid, row: payable ? invoices.get(row.uuid) : null };
     });
     const { row, ...out } = answer;
     // Only a failure of an invoice still to be paid is news for the customer; a late one is recorded, nobody mailed.
-    if (row) this.emit('invoice.payment_failed', this.event(row, { reason: f.reason.slice(0, 500) }));
+    // The failure of an off-session charge is told once as payment.auto_charge_failed (with the pay link), not twice.
+    if (row && f.auto_charge) this.deps.afterCommit();
+    else if (row) this.emit('invoice.payment_failed', this.event(row, { reason: f.reason.slice(0, 500) }));
     else if (out.outcome === 'not_payable') this.deps.logger.warn({ outcome: out.outcome, invoice_uuid: out.invoice_uuid, event_id: f.event_id, gateway: f.gateway }, 'gateway failure for an invoice no longer payable: recorded, nobody mailed');
     return out;
   }
@@ -140,8 +162,10 @@ export class BillingLedger implements PaymentLedger {
         invoice_uuid: row.uuid, kind: 'payment', gateway: 'manual', external_id: m.reference ?? null,
         amount_minor: row.amount_minor, currency: row.currency, note: m.note ?? '',
       });
-      return { row: invoices.get(row.uuid), tx };
-    });
+      const paid = invoices.get(row.uuid)!;
+      this.deps.periods.settlePaid(paid);
+      return { row: paid, tx };
+    }, 'immediate');
     if (done.tx && done.row) await this.afterPaid(done.row, done.tx.uuid, 'manual');
     return { paid: done.tx !== null, transaction_uuid: done.tx?.uuid ?? null, invoice: done.row };
   }
@@ -187,13 +211,9 @@ export class BillingLedger implements PaymentLedger {
    * and queueing); run by the serving process at start. Resolves with the services queued.
    */
   async resumePaid(): Promise<string[]> {
-    const rows = this.deps.db
-      .prepare(`SELECT i.uuid FROM invoices i JOIN services s ON s.uuid = i.service_uuid WHERE i.status = 'paid' AND s.provision_status = 'pending'`)
-      .all() as Array<{ uuid: string }>;
     const queued: string[] = [];
-    for (const { uuid } of rows) {
-      const row = this.deps.invoices.get(uuid);
-      if (!row?.service_uuid) continue;
+    for (const row of this.deps.invoices.paidOrdersOfPendingServices()) {
+      if (!row.service_uuid) continue;
       await this.queue(row.service_uuid, 'create', row);
       queued.push(row.service_uuid);
     }
@@ -219,7 +239,49 @@ export class BillingLedger implements PaymentLedger {
 
   private async afterPaid(row: InvoiceRow, transactionUuid: string, gateway: string): Promise<void> {
     this.emit('invoice.paid', { ...this.event(row), transaction_uuid: transactionUuid, gateway });
-    if (row.service_uuid) await this.queue(row.service_uuid, 'create', row);
+    this.deps.afterCommit();
+    // The first invoice provisions the service; renewals and plan changes act through the billing outbox.
+    if (row.service_uuid && row.kind === 'order') await this.queue(row.service_uuid, 'create', row);
+  }
+
+  /** Carries out what recurring billing decided in a transaction that just committed (the outbox). */
+  flush(): void {
+    this.deps.afterCommit();
+  }
+
+  gatewayCustomer(gatewayUuid: string, customerUuid: string): string | null {
+    return this.deps.methods.gatewayCustomer(gatewayUuid, customerUuid);
+  }
+
+  setGatewayCustomer(gatewayUuid: string, customerUuid: string, externalId: string): string {
+    return this.deps.methods.setGatewayCustomer(gatewayUuid, customerUuid, externalId);
+  }
+
+  /** Saves (or replaces) the customer's method on the gateway; `payment.method_saved` when it is new. */
+  async saveMethod(m: SavedMethod): Promise<void> {
+    const saved = transaction(this.deps.db, () => {
+      const out = this.deps.methods.save({
+        customer_uuid: m.customer_uuid, gateway_uuid: m.gateway_uuid, gateway: m.gateway, external_customer: m.external_customer, external_id: m.external_id,
+        label: m.label.slice(0, 100), brand: m.brand ?? null, last4: m.last4 ?? null, exp_month: m.exp_month ?? null, exp_year: m.exp_year ?? null,
+      });
+      if (out.changed) {
+        this.deps.outbox.event('payment.method_saved', {
+          customer_uuid: m.customer_uuid, service_uuid: null, method_uuid: out.method.uuid, gateway: m.gateway, label: out.method.label,
+        }, out.method.uuid);
+      }
+      return out.changed;
+    }, 'immediate');
+    if (saved) this.deps.afterCommit();
+  }
+
+  /** An off-session charge was refused: `payment.auto_charge_failed` once per invoice (the job and the webhook both tell). */
+  async recordAutoChargeFailure(f: AutoChargeFailure): Promise<void> {
+    transaction(this.deps.db, () => this.autoChargeFailed(f), 'immediate');
+    this.deps.afterCommit();
+  }
+
+  private autoChargeFailed(f: AutoChargeFailure): void {
+    this.deps.outbox.event('payment.auto_charge_failed', { invoice_uuid: f.invoice_uuid, gateway: f.gateway, code: f.code, reason: f.reason }, f.invoice_uuid);
   }
 
   /** Queues the service action; a refusal is logged (the invoice stays as recorded; an admin can run it again). */
@@ -250,6 +312,7 @@ export function toLedgerInvoice(row: InvoiceRow): LedgerInvoice {
   return {
     uuid: row.uuid, number: row.number, description: row.description, customer_uuid: row.customer_uuid,
     amount_minor: row.amount_minor, currency: row.currency, status: row.status, refunded_minor: row.refunded_minor,
+    recurring: row.service_uuid !== null,
   };
 }
 

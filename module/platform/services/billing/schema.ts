@@ -5,7 +5,8 @@ import type { Migration } from '../../store/migrator.ts';
 export const BILLING_CYCLES = ['monthly', 'quarterly', 'semiannually', 'annually'] as const;
 export type BillingCycle = (typeof BILLING_CYCLES)[number];
 
-export const INVOICE_STATUSES = ['unpaid', 'paid', 'failed', 'refunded'] as const;
+/** `void`: cancelled before payment (the service ended, or a plan change replaced it); never payable again. */
+export const INVOICE_STATUSES = ['unpaid', 'paid', 'failed', 'refunded', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 /** What a full refund of a paid invoice does to its service (per product). */

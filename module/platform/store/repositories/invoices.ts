@@ -2,6 +2,7 @@
 // units), currency, due date and status unpaid/paid/failed/refunded.
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import type { InvoiceKind } from '../../services/billing/recurring-schema.ts';
 import type { BillingCycle, InvoiceStatus } from '../../services/billing/schema.ts';
 import type { Db } from '../db.ts';
 
@@ -20,7 +21,16 @@ export interface InvoiceRow {
   order_uuid: string | null;
   customer_uuid: string | null;
   service_uuid: string | null;
+  /** `order` (the first invoice of a service), `renewal` (one period) or `change` (a prorated plan change). */
+  kind: InvoiceKind;
+  /** The period a renewal pays for, `[period_start, period_end)`; null for other kinds. */
+  period_start: string | null;
+  period_end: string | null;
+  /** The product a `change` invoice moves the service to once paid. */
+  change_product_uuid: string | null;
   description: string;
+  /** Customer credit applied (minor units); `amount_minor` is what is left to pay. */
+  credit_minor: number;
   amount_minor: number;
   currency: string;
   due_date: string;
@@ -37,7 +47,12 @@ export interface InvoiceFilter {
   service?: string;
 }
 
-const INVOICE_COLUMNS = 'uuid, number, order_uuid, customer_uuid, service_uuid, description, amount_minor, currency, due_date, status, refunded_minor, paid_at, created_at, updated_at';
+const INVOICE_COLUMNS = `uuid, number, order_uuid, customer_uuid, service_uuid, kind, period_start, period_end, change_product_uuid, description,
+  credit_minor, amount_minor, currency, due_date, status, refunded_minor, paid_at, created_at, updated_at`;
+
+/** A new invoice: an order's by default; renewals and plan changes name their kind and period or product. */
+export type NewInvoice = Pick<InvoiceRow, 'order_uuid' | 'customer_uuid' | 'service_uuid' | 'description' | 'amount_minor' | 'currency' | 'due_date'> &
+  Partial<Pick<InvoiceRow, 'kind' | 'period_start' | 'period_end' | 'change_product_uuid'>>;
 
 /** Repository of `orders` and `invoices`. Invoice numbers are `<prefix><year>-<id, 6 digits>`, unique. */
 export class InvoiceRepository {
@@ -60,14 +75,16 @@ export class InvoiceRepository {
   }
 
   /** Inserts an unpaid invoice and gives it its number (call inside a transaction with the order). */
-  createInvoice(input: Pick<InvoiceRow, 'order_uuid' | 'customer_uuid' | 'service_uuid' | 'description' | 'amount_minor' | 'currency' | 'due_date'>): InvoiceRow {
+  createInvoice(input: NewInvoice): InvoiceRow {
     const now = this.clock.now();
     const at = now.toISOString();
     const uuid = randomUUID();
     const { lastInsertRowid } = this.db
-      .prepare(`INSERT INTO invoices (uuid, number, order_uuid, customer_uuid, service_uuid, description, amount_minor, currency, due_date, status, created_at, updated_at)
-        VALUES (@uuid, @uuid, @order_uuid, @customer_uuid, @service_uuid, @description, @amount_minor, @currency, @due_date, 'unpaid', @at, @at)`)
-      .run({ ...input, uuid, at });
+      .prepare(`INSERT INTO invoices (uuid, number, order_uuid, customer_uuid, service_uuid, kind, period_start, period_end, change_product_uuid,
+          description, amount_minor, currency, due_date, status, created_at, updated_at)
+        VALUES (@uuid, @uuid, @order_uuid, @customer_uuid, @service_uuid, @kind, @period_start, @period_end, @change_product_uuid,
+          @description, @amount_minor, @currency, @due_date, 'unpaid', @at, @at)`)
+      .run({ kind: 'order', period_start: null, period_end: null, change_product_uuid: null, ...input, uuid, at });
     const number = `${this.prefix}${now.getUTCFullYear()}-${String(lastInsertRowid).padStart(6, '0')}`;
     this.db.prepare('UPDATE invoices SET number = ? WHERE uuid = ?').run(number, uuid);
     return this.get(uuid)!;
@@ -99,6 +116,32 @@ export class InvoiceRepository {
     return this.db
       .prepare(`UPDATE invoices SET status = ?, paid_at = CASE WHEN ? = 'paid' THEN ? ELSE paid_at END, updated_at = ? WHERE uuid = ? AND status IN (${marks})`)
       .run(status, status, at, at, uuid, ...from).changes === 1;
+  }
+
+  /** Takes `credit` (minor units) off what is left to pay of an unpaid invoice. */
+  applyCredit(uuid: string, credit: number): void {
+    this.db.prepare(`UPDATE invoices SET credit_minor = credit_minor + @credit, amount_minor = amount_minor - @credit, updated_at = @at
+      WHERE uuid = @uuid AND status = 'unpaid' AND amount_minor >= @credit`).run({ uuid, credit, at: this.clock.now().toISOString() });
+  }
+
+  /** Open (unpaid or failed) invoices of a service, oldest due first; `kinds` narrows them. */
+  openOfService(serviceUuid: string, kinds: readonly InvoiceKind[] = ['order', 'renewal', 'change']): InvoiceRow[] {
+    return this.db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE service_uuid = ? AND status IN ('unpaid', 'failed')
+      AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY due_date, id`).all(serviceUuid, ...kinds) as InvoiceRow[];
+  }
+
+  /** Voids the open invoices of a service (of `kinds`, due on or after `dueFrom` when given); returns their uuids. */
+  voidOpen(serviceUuid: string, kinds: readonly InvoiceKind[], dueFrom: string | null = null): string[] {
+    const rows = this.db.prepare(`UPDATE invoices SET status = 'void', updated_at = ? WHERE service_uuid = ? AND status IN ('unpaid', 'failed')
+      AND kind IN (${kinds.map(() => '?').join(', ')}) AND (? IS NULL OR due_date >= ?) RETURNING uuid`)
+      .all(this.clock.now().toISOString(), serviceUuid, ...kinds, dueFrom, dueFrom) as Array<{ uuid: string }>;
+    return rows.map((r) => r.uuid);
+  }
+
+  /** Paid order invoices whose service is still `pending` (a process stopped before queueing its create()). */
+  paidOrdersOfPendingServices(): InvoiceRow[] {
+    return this.db.prepare(`SELECT ${INVOICE_COLUMNS.split(',').map((c) => `i.${c.trim()}`).join(', ')} FROM invoices i JOIN services s ON s.uuid = i.service_uuid
+      WHERE i.status = 'paid' AND i.kind = 'order' AND s.provision_status = 'pending'`).all() as InvoiceRow[];
   }
 
   addRefunded(uuid: string, amountMinor: number): void {

@@ -7,6 +7,7 @@ import { modulesPage } from './modules-page.ts';
 import { panelsPage } from './panels-page.ts';
 import { productsPage } from './products-page.ts';
 import { rolesPage } from './roles-page.ts';
+import { serviceBillingPage } from './service-billing-page.ts';
 import { servicesPage } from './services-page.ts';
 import { tasksPage } from './tasks-page.ts';
 
@@ -14,6 +15,7 @@ export function adminPages(deps: WebDeps, app: FastifyInstance): void {
   dashboardPage(deps, app);
   productsPage(deps, app);
   servicesPage(deps, app);
+  serviceBillingPage(deps, app);
   customersPage(deps, app);
   panelsPage(deps, app);
   modulesPage(deps, app);

@@ -11,6 +11,7 @@ import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
 import { requireCustomer } from './customer-session.ts';
+import { billingRoutes } from './billing-routes.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { orderRoutes } from './order-routes.ts';
 
@@ -52,6 +53,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     requireCustomer(deps, area);
     orderRoutes(deps, area);
     invoiceRoutes(deps, area);
+    billingRoutes(deps, area);
 
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
 
@@ -61,8 +63,10 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
       const keys = Object.keys(menu);
       const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
       const service = myServices(deps, request.customer!.uuid).find((s) => s.uuid === request.params.uuid)!;
+      const billing = deps.platform.recurring.periods.view(service.uuid);
       return clientPage(deps, request, reply, 'service', {
         title: `Service ${service.username || service.uuid}`, service,
+        billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
         tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
         tab: current ?? null,
         tab_html: current ? await tabHtml(module, current, csrfToken(reply)) : '',

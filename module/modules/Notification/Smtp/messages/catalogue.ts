@@ -5,6 +5,7 @@ import type { HookEventName } from '../../../../../hooks.ts';
 export const MESSAGE_TEMPLATES = [
   'service-completed', 'service-suspended', 'service-unsuspended', 'service-terminated',
   'invoice-created', 'payment-received', 'payment-failed', 'password-reset',
+  'invoice-renewal', 'invoice-reminder', 'service-overdue', 'service-suspended-nonpayment', 'card-declined', 'service-cancelled',
 ] as const;
 export type MessageTemplate = (typeof MESSAGE_TEMPLATES)[number];
 
@@ -18,6 +19,12 @@ export const MESSAGE_EVENTS = {
   'invoice.paid': 'payment-received',
   'invoice.payment_failed': 'payment-failed',
   'customer.password_reset': 'password-reset',
+  'invoice.renewal_created': 'invoice-renewal',
+  'invoice.reminder': 'invoice-reminder',
+  'service.overdue': 'service-overdue',
+  'service.suspended_nonpayment': 'service-suspended-nonpayment',
+  'payment.auto_charge_failed': 'card-declined',
+  'service.cancelled': 'service-cancelled',
 } as const satisfies Partial<Record<HookEventName, MessageTemplate>>;
 
 export type MessageEventName = keyof typeof MESSAGE_EVENTS;
@@ -32,6 +39,12 @@ export const MESSAGE_SUBJECTS: Record<MessageTemplate, string> = {
   'payment-received': 'Payment received for invoice {{invoice.invoice_number}}',
   'payment-failed': 'Payment failed for invoice {{invoice.invoice_number}}',
   'password-reset': 'Reset your {{brand}} password',
+  'invoice-renewal': 'Renewal invoice {{invoice.invoice_number}}: {{invoice.amount}} {{invoice.currency}} due {{invoice.due_date}}',
+  'invoice-reminder': '{{#if (eq invoice.when "before")}}Reminder: invoice {{invoice.invoice_number}} is due {{invoice.due_date}}{{else}}Reminder: invoice {{invoice.invoice_number}} is overdue{{/if}}',
+  'service-overdue': 'Invoice {{invoice.invoice_number}} is overdue: pay it to keep your {{brand}} VPN',
+  'service-suspended-nonpayment': 'Your {{brand}} VPN is suspended: invoice {{invoice.invoice_number}} is unpaid',
+  'card-declined': 'Your card was not charged for invoice {{invoice.invoice_number}}: please pay it',
+  'service-cancelled': 'Your {{brand}} VPN is cancelled',
 };
 
 /**

@@ -61,6 +61,8 @@ export class MessageComposer {
     if (!recipient) return { skipped: `no customer for ${serviceUuid ? `service ${serviceUuid}` : `invoice ${text(payload.invoice_uuid) ?? '?'}`}` };
     if (!recipient.email) return { skipped: `customer ${recipient.customer_uuid} has no e-mail address` };
     const service = serviceUuid ? this.deps.recipients.service(serviceUuid) : null;
+    // A suspension for non-payment was told by service.suspended_nonpayment (with the pay link): not twice.
+    if (event === 'service.suspended' && service?.billing_state === 'suspended') return { skipped: 'suspended for non-payment: told by service.suspended_nonpayment' };
     let link: string | null = null;
     let linkNote: string | null = null;
     if (event === 'service.provisioned') {
@@ -73,7 +75,7 @@ export class MessageComposer {
         if (answer.url === null) linkNote = answer.reason;
       }
     }
-    const isInvoice = event.startsWith('invoice.');
+    const invoiceUuid = text(payload.invoice_uuid);
     const data = {
       brand: this.deps.brand,
       client_area_url: this.deps.clientAreaUrl,
@@ -81,14 +83,18 @@ export class MessageComposer {
       service,
       link,
       reason: text(payload.reason),
-      invoice: isInvoice ? payload : null,
+      invoice: invoiceUuid ? payload : null,
+      // Where the customer pays the invoice (the client area's invoice page, after logging in).
+      pay_url: invoiceUuid ? `${this.deps.publicUrl.replace(/\/+$/, '')}/client/invoices/${invoiceUuid}` : null,
+      has_saved_method: event === 'invoice.renewal_created' && this.deps.recipients.hasSavedMethod(recipient.customer_uuid),
+      cancellation: event === 'service.cancelled' ? payload : null,
     };
     return {
       template,
       data,
       to: recipient.email,
       linkNote,
-      origin: { event, service_uuid: serviceUuid, invoice_uuid: isInvoice ? text(payload.invoice_uuid) : null, customer_uuid: recipient.customer_uuid },
+      origin: { event, service_uuid: serviceUuid, invoice_uuid: invoiceUuid, customer_uuid: recipient.customer_uuid },
     };
   }
 

@@ -24,6 +24,8 @@ export interface ServiceFacts {
   /** Name of the panel holding the account (panels with names), else null: the location names the panel. */
   panel: string | null;
   username: string | null;
+  /** The service's billing state (recurring billing: `active`, `suspended` for non-payment, …), null without billing. */
+  billing_state: string | null;
 }
 
 /** Lookups of recipients and service facts. */
@@ -31,6 +33,8 @@ export interface RecipientDirectory {
   ofService(serviceUuid: string): Recipient | null;
   ofCustomer(customerUuid: string): Recipient | null;
   service(serviceUuid: string): ServiceFacts | null;
+  /** True when the customer has a saved payment method (renewals are charged to it). */
+  hasSavedMethod(customerUuid: string): boolean;
 }
 
 /** Over the platform database (customers, services, products). Secret-named members are never read. */
@@ -38,6 +42,7 @@ export class SqliteRecipientDirectory implements RecipientDirectory {
   private readonly byService;
   private readonly byCustomer;
   private readonly facts;
+  private readonly methods;
 
   constructor(db: Database.Database) {
     this.byService = db.prepare(`SELECT c.uuid AS customer_uuid, c.email, c.name FROM services s JOIN customers c ON c.uuid = s.customer_uuid WHERE s.uuid = ?`);
@@ -46,8 +51,9 @@ export class SqliteRecipientDirectory implements RecipientDirectory {
         json_extract(p.product_data, '$.plan_type') AS plan_type, json_extract(p.product_data, '$.server_location') AS server_location,
         json_extract(s.provision_data, '$.account_name') AS account_name, json_extract(s.provision_data, '$.wg_server') AS wg_server,
         json_extract(s.provision_data, '$.address') AS address, json_extract(s.provision_data, '$.panel_location') AS panel_location,
-        json_extract(s.provision_data, '$.panel') AS panel, json_extract(s.service_data, '$.username') AS username
-      FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid WHERE s.uuid = ?`);
+        json_extract(s.provision_data, '$.panel') AS panel, json_extract(s.service_data, '$.username') AS username, b.state AS billing_state
+      FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid LEFT JOIN service_billing b ON b.service_uuid = s.uuid WHERE s.uuid = ?`);
+    this.methods = db.prepare('SELECT 1 FROM payment_methods WHERE customer_uuid = ? LIMIT 1');
   }
 
   ofService(serviceUuid: string): Recipient | null {
@@ -66,7 +72,11 @@ export class SqliteRecipientDirectory implements RecipientDirectory {
       service_uuid: String(row.service_uuid), module: String(row.module), provision_status: String(row.provision_status),
       plan_type: text(row.plan_type), server_location: text(row.server_location), account_name: text(row.account_name),
       wg_server: text(row.wg_server), address: text(row.address), panel_location: text(row.panel_location), panel: text(row.panel),
-      username: text(row.username),
+      username: text(row.username), billing_state: text(row.billing_state),
     };
+  }
+
+  hasSavedMethod(customerUuid: string): boolean {
+    return this.methods.get(customerUuid) !== undefined;
   }
 }

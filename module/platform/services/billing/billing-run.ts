@@ -1,0 +1,242 @@
+// The billing run: renewal invoices in batches (one INSERT … SELECT each, guarded by the UNIQUE (service, period)
+// index, so concurrent or repeated runs make each invoice once), services an admin terminated and cancellations
+// that took effect, then dunning over the open renewal invoices (reminders, overdue, off-session charge, suspension,
+// termination — each step claimed once per invoice); its decisions go through the outbox. A dry run reports the same
+// without writing.
+import type { BillingSettings } from './billing-settings.ts';
+import { addDays, daysBetween } from './calendar.ts';
+import { dunningSteps, type DunningStep } from './dunning-plan.ts';
+import type { BillingPeriods } from './periods.ts';
+import { renewalWindow, settingsFor, type RecurringDeps } from './recurring-deps.ts';
+import type { DunningRepository, OpenRenewal } from '../../store/repositories/billing-steps.ts';
+import type { RenewalCursor } from '../../store/repositories/renewal-invoices.ts';
+import { transaction } from '../../store/transaction.ts';
+
+/** What a run did (or, dry, would do). */
+export interface RunSummary {
+  date: string;
+  dry_run: boolean;
+  renewals: number;
+  reminders: number;
+  overdue: number;
+  charges: number;
+  suspended: number;
+  terminated: number;
+  cancelled: number;
+  ended_elsewhere: number;
+  batches: number;
+  /**
+   * Milliseconds inside the transactions that made the renewal invoices (their events queued in the outbox included),
+   * on dunning, and in all — the events carried out between and after batches included (monotonic clock).
+   */
+  renewals_ms: number;
+  dunning_ms: number;
+  total_ms: number;
+}
+
+/** A dry run's plan: the summary plus the first items of each kind. */
+export interface RunPlan extends RunSummary {
+  items: {
+    renewals: Array<{ service_uuid: string; period_start: string; period_end: string; amount_minor: number; currency: string }>;
+    steps: Array<{ invoice_uuid: string; service_uuid: string; step: string; notify: boolean }>;
+    cancellations: string[];
+    ended_elsewhere: string[];
+  };
+}
+
+const ITEMS = 1000;
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const PAGE = 500;
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Progress after each batch (the run record). */
+  progress?: (summary: RunSummary) => void;
+}
+
+export class BillingRun {
+  constructor(
+    private readonly deps: RecurringDeps,
+    private readonly dunning: DunningRepository,
+    private readonly periods: BillingPeriods,
+    /** Carries out the outbox (called after each committed batch; awaited at the end). */
+    private readonly dispatch: { kick(): void; drain(): Promise<number> },
+  ) {}
+
+  /** One run on the platform clock's day. */
+  async run(opts: RunOptions = {}): Promise<RunSummary> {
+    const started = performance.now();
+    const window = renewalWindow(this.deps);
+    const global = this.deps.settings.global();
+    const summary = this.empty(window.today, false);
+    let making = 0;
+    let cursor: RenewalCursor | undefined;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const mark = performance.now();
+      const made = transaction(this.deps.db, () => {
+        const batch = this.deps.renewals.makeBatch(window, global.batch_size, cursor);
+        this.periods.creditNew(batch.credited);
+        cursor = batch.next;
+        return batch.made;
+      }, 'immediate');
+      making += performance.now() - mark;
+      summary.renewals += made;
+      summary.batches += 1;
+      if (made > 0) this.dispatch.kick();
+      opts.progress?.({ ...summary, renewals_ms: Math.round(making) });
+      if (made < global.batch_size) break;
+      // A long run lets the process answer requests and carry out the outbox between batches.
+      await yieldTurn();
+    }
+    summary.renewals_ms = Math.round(making);
+    const dunningStart = performance.now();
+    summary.ended_elsewhere = this.endedElsewhere(false).length;
+    summary.cancelled = this.dueCancellations(window.today, false).length;
+    await this.dun(window.today, global, summary, null, opts.signal);
+    summary.dunning_ms = Math.round(performance.now() - dunningStart);
+    await this.dispatch.drain();
+    summary.total_ms = Math.round(performance.now() - started);
+    return summary;
+  }
+
+  /** What a run would do now; nothing is written. */
+  async dryRun(): Promise<RunPlan> {
+    const started = performance.now();
+    const window = renewalWindow(this.deps);
+    const global = this.deps.settings.global();
+    const renewals = this.deps.renewals.dueRenewals(window, 1_000_000);
+    const plan: RunPlan = {
+      ...this.empty(window.today, true),
+      items: { renewals: renewals.slice(0, ITEMS), steps: [], cancellations: this.dueCancellations(window.today, true), ended_elsewhere: this.endedElsewhere(true) },
+    };
+    plan.renewals = renewals.length;
+    plan.cancelled = plan.items.cancellations.length;
+    plan.ended_elsewhere = plan.items.ended_elsewhere.length;
+    await this.dun(window.today, global, plan, plan.items.steps);
+    plan.total_ms = Math.round(performance.now() - started);
+    return plan;
+  }
+
+  private empty(date: string, dry: boolean): RunSummary {
+    return {
+      date, dry_run: dry, renewals: 0, reminders: 0, overdue: 0, charges: 0, suspended: 0, terminated: 0, cancelled: 0, ended_elsewhere: 0,
+      batches: 0, renewals_ms: 0, dunning_ms: 0, total_ms: 0,
+    };
+  }
+
+  /** Services an admin terminated: their billing ends too (state terminated, open invoices voided). */
+  private endedElsewhere(dry: boolean): string[] {
+    const rows = this.deps.periods.terminatedElsewhere(100_000);
+    if (dry) return rows.map((r) => r.service_uuid);
+    for (const row of rows) {
+      transaction(this.deps.db, () => {
+        if (this.deps.periods.setState(row.service_uuid, 'terminated', ['pending', 'active', 'overdue', 'suspended'])) {
+          this.deps.invoices.voidOpen(row.service_uuid, ['order', 'renewal', 'change']);
+        }
+      }, 'immediate');
+    }
+    return rows.map((r) => r.service_uuid);
+  }
+
+  /** Cancellations at the period end whose day came: terminate() queued, state cancelled. */
+  private dueCancellations(today: string, dry: boolean): string[] {
+    const rows = this.deps.periods.dueCancellations(today, 100_000);
+    if (dry) return rows.map((r) => r.service_uuid);
+    for (const row of rows) {
+      transaction(this.deps.db, () => {
+        if (!this.deps.periods.setState(row.service_uuid, 'cancelled', ['active', 'overdue', 'suspended'])) return;
+        this.deps.invoices.voidOpen(row.service_uuid, ['renewal', 'change']);
+        this.deps.outbox.action({ name: 'service_action', payload: { service_uuid: row.service_uuid, action: 'termination' } }, `cancel:${row.service_uuid}`);
+      }, 'immediate');
+      this.dispatch.kick();
+    }
+    return rows.map((r) => r.service_uuid);
+  }
+
+  /** Dunning over the open renewal invoices, a page (one transaction) at a time. */
+  private async dun(today: string, global: BillingSettings, summary: RunSummary, planned: RunPlan['items']['steps'] | null, signal?: AbortSignal): Promise<void> {
+    const products = new Map<string, BillingSettings>();
+    const reach = Math.max(0, ...global.reminder_days_before, ...[...this.deps.settings.allOverrides().values()].flatMap((o) => o.reminder_days_before ?? []));
+    let after = { due: '', id: 0 };
+    for (;;) {
+      signal?.throwIfAborted();
+      const page = this.dunning.openRenewals(addDays(today, reach), after, PAGE);
+      if (page.length === 0) return;
+      const last = page[page.length - 1];
+      after = { due: last.due_date, id: last.invoice_id };
+      const done = this.dunning.done(page.map((i) => i.invoice_uuid));
+      const work = page.map((invoice) => {
+        let settings = products.get(invoice.product_uuid);
+        if (!settings) products.set(invoice.product_uuid, (settings = settingsFor(this.deps, invoice.product_uuid, global)));
+        const steps = dunningSteps(settings, {
+          due_date: invoice.due_date, today, amount_minor: invoice.amount_minor, has_saved_method: invoice.has_method === 1, done: done.get(invoice.invoice_uuid)!,
+        });
+        return { invoice, steps, settings };
+      }).filter((w) => w.steps.length > 0);
+      if (planned) {
+        for (const { invoice, steps } of work) {
+          for (const s of steps) {
+            this.count(summary, s);
+            if (planned.length < ITEMS) planned.push({ invoice_uuid: invoice.invoice_uuid, service_uuid: invoice.service_uuid, step: s.step, notify: s.notify });
+          }
+        }
+        continue;
+      }
+      if (work.length === 0) continue;
+      transaction(this.deps.db, () => {
+        for (const { invoice, steps, settings } of work) for (const step of steps) this.take(invoice, step, settings, today, summary);
+      }, 'immediate');
+      this.dispatch.kick();
+      await yieldTurn();
+    }
+  }
+
+  private count(summary: RunSummary, step: DunningStep): void {
+    if (!step.notify) return;
+    if (step.action === 'reminder_before' || step.action === 'reminder_after') summary.reminders += 1;
+    else if (step.action === 'auto_charge') summary.charges += 1;
+    else if (step.action === 'overdue') summary.overdue += 1;
+    else if (step.action === 'suspend') summary.suspended += 1;
+    else summary.terminated += 1;
+  }
+
+  /** Claims one step and writes what it decides (state, outbox); a step another run claimed is skipped. */
+  private take(invoice: OpenRenewal, step: DunningStep, settings: BillingSettings, today: string, summary: RunSummary): void {
+    const { periods, outbox, invoices } = this.deps;
+    const service = invoice.service_uuid;
+    const adminSuspended = step.action === 'suspend' && invoice.provision_status === 'suspended' && invoice.billing_state !== 'suspended';
+    if (!this.dunning.claim(invoice.invoice_uuid, step.step, adminSuspended ? 'already suspended by an admin' : step.notify ? '' : 'passed over')) return;
+    this.count(summary, step);
+    const key = invoice.invoice_uuid;
+    switch (step.action) {
+      case 'reminder_before':
+      case 'reminder_after':
+        if (step.notify) {
+          outbox.event('invoice.reminder', { invoice_uuid: key, days: step.days, when: step.action === 'reminder_before' ? 'before' : 'after', billing_state: invoice.billing_state }, `${key}:${step.step}`);
+        }
+        return;
+      case 'auto_charge':
+        outbox.action({ name: 'charge', payload: { invoice_uuid: key } }, key);
+        return;
+      case 'overdue': {
+        const state = periods.setState(service, 'overdue', ['active']) ? 'overdue' : invoice.billing_state;
+        const suspendOn = settings.suspend_after_days === null ? null : addDays(invoice.due_date, Math.max(1, settings.suspend_after_days));
+        if (step.notify) outbox.event('service.overdue', { invoice_uuid: key, days: daysBetween(invoice.due_date, today), suspend_on: suspendOn, billing_state: state }, key);
+        return;
+      }
+      case 'suspend':
+        // A service an admin suspended by hand stays the admin's: billing does not take it over (nor lift it on payment).
+        if (adminSuspended || !periods.setState(service, 'suspended', ['active', 'overdue'])) return;
+        outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'suspend' } }, key);
+        outbox.event('service.suspended_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'suspended' }, key);
+        return;
+      case 'terminate':
+        if (!periods.setState(service, 'terminated', ['active', 'overdue', 'suspended'])) return;
+        invoices.voidOpen(service, ['order', 'renewal', 'change']);
+        outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'termination' } }, key);
+        outbox.event('service.terminated_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'terminated' }, key);
+        return;
+    }
+  }
+}

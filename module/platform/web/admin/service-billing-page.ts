@@ -1,0 +1,41 @@
+// Admin service page, recurring billing: cancel a service (at the period end or now) and undo a pending cancellation;
+// the billing period itself is shown on the service page (ServiceView.billing).
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { HttpError } from '../../errors.ts';
+import { PERMISSION } from '../../services/roles.ts';
+import { flash } from '../render.ts';
+import type { WebDeps } from '../web-deps.ts';
+import { hasPermission } from './admin-session.ts';
+
+const CancelForm = z.object({ when: z.enum(['period_end', 'immediate']) });
+
+export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
+  const recurring = deps.platform.recurring;
+  const act = async (uuid: string, reply: Parameters<typeof flash>[1], run: () => string) => {
+    try {
+      flash(deps, reply, run());
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
+      flash(deps, reply, error.message, 'error');
+    }
+    return reply.redirect(`/admin/services/${uuid}`, 303);
+  };
+
+  app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/cancel', async (request, reply) => {
+    hasPermission(request, PERMISSION.service_actions);
+    const form = CancelForm.safeParse(request.body ?? {});
+    return act(request.params.uuid, reply, () => {
+      const billing = recurring.cancel(request.params.uuid, form.success ? form.data.when : 'period_end', 'admin');
+      return billing.state === 'cancelled' ? 'Cancelled now: terminate() queued.' : `Cancelled at the period end: the service ends on ${billing.cancel_at}.`;
+    });
+  });
+
+  app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/undo-cancel', async (request, reply) => {
+    hasPermission(request, PERMISSION.service_actions);
+    return act(request.params.uuid, reply, () => {
+      recurring.undoCancel(request.params.uuid, 'admin');
+      return 'Cancellation withdrawn: the service renews again.';
+    });
+  });
+}
