@@ -42,7 +42,10 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
     if (!billing.listPrices(productUuid).length) billing.setPrice(productUuid, 'monthly', '5.00', 'EUR');
     const customer = billing.customers.findByEmail(customerEmail) ?? billing.customers.create({ email: customerEmail, name: 'Demo customer' });
     // The demo order is made once: a restart shows the open invoice, or the paid one, and orders nothing again.
-    const latest = (status?: 'unpaid' | 'failed') => billing.listInvoices({ customer: customer.uuid, status }, 1, 1).invoices[0];
+    // (The renewing plan below has invoices of its own: they are not the demo order's.)
+    const renewing = renewingService(platform, customer.uuid);
+    const latest = (status?: 'unpaid' | 'failed') =>
+      billing.listInvoices({ customer: customer.uuid, status }, 1, 20).invoices.find((i) => !renewing || i.service_uuid !== renewing);
     const invoice = latest('unpaid') ?? latest('failed') ?? latest() ?? (await billing.order({
       customer_uuid: customer.uuid, product_uuid: productUuid, billing_cycle: 'monthly',
       service_data: { username: `demo_paid_${Math.floor(platform.clock.now().getTime() / 1000) % 100_000}` },
@@ -51,13 +54,13 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
     const pay = invoice.status === 'unpaid' || invoice.status === 'failed'
       ? `pay it in the client area\n    (log in as the customer below): ${platformUrl}/client/invoices/${invoice.uuid}`
       : `it is ${invoice.status}; order another in the client area`;
-    const renewing = double ? await renewingPlan(platform, double, gateway.uuid, customer.uuid, productUuid, platformUrl) : '';
+    const renewingLines = double ? await renewingPlan(platform, double, gateway.uuid, customer.uuid, productUuid, platformUrl) : '';
     const banner = `Billing (${double ? 'local Stripe double: test mode, nothing is charged' : 'Stripe test keys from the environment'})
   webhook URL:  ${platformUrl}/webhooks/payment/${gateway.uuid}
   invoice ${invoice.number} (${invoice.amount} ${invoice.currency}, ${invoice.status}) of ${customerEmail}: ${pay}
   paying queues the service's create(). With no SMTP channel set up, e-mails are not sent: the log names each one
   (never its text); the customer's one-time link is in the client area (Connect).
-${renewing}
+${renewingLines}
 `;
     return { banner, close: async () => void (await double?.close()) };
   } catch (error) {
@@ -68,6 +71,11 @@ ${renewing}
 
 const RENEWING_USERNAME = 'demo_renew';
 
+/** The demo customer's renewing plan, once made. */
+function renewingService(platform: Platform, customer: string): string | null {
+  return platform.billing.customers.serviceUuids(customer).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME) ?? null;
+}
+
 /**
  * The renewing plan of the demo customer (made on first start): ordered monthly and paid on the double's Checkout with a
  * card saved for the renewals, its next due date moved to today, then a billing run: the renewal invoice is made and
@@ -75,8 +83,7 @@ const RENEWING_USERNAME = 'demo_renew';
  */
 async function renewingPlan(platform: Platform, double: StripeLocalDouble, gateway: string, customer: string, product: string, platformUrl: string): Promise<string> {
   const { billing, recurring } = platform;
-  const mine = billing.customers.serviceUuids(customer).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME);
-  let service = mine ?? null;
+  let service = renewingService(platform, customer);
   if (!service) {
     const order = await billing.order({ customer_uuid: customer, product_uuid: product, billing_cycle: 'monthly', service_data: { username: RENEWING_USERNAME } });
     const html = await billing.paymentHtml(order.invoice.uuid, gateway, { return_url: `${platformUrl}/client`, cancel_url: `${platformUrl}/client` });

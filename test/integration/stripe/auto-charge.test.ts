@@ -114,8 +114,8 @@ test('saved card, off-session charge on the due date: success, decline and authe
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal((await stack.api('GET', '/smtp/sends?event=payment.auto_charge_failed')).body.sends.length, 2);
   const mail = lines.map((l) => JSON.parse(l)).find((l) => l.subject === `Your card was not charged for invoice ${open.declined.number}: please pay it`);
-  assert.ok(mail, 'the declined mail was written to the log');
-  assert.ok(mail.text.includes(`/client/invoices/${open.declined.uuid}`), mail.text);
+  assert.ok(mail, 'the declined mail is named in the log (no SMTP channel)');
+  assert.equal(mail.text, undefined, 'its body (with the pay link) is never logged; the link is checked in test/unit/smtp/billing-messages.test.ts');
 
   // Paid later on Checkout: the period is extended from the old due date.
   const session = await stack.api('POST', `/invoices/${open.declined.uuid}/payment-session`, { gateway_uuid: gateway, return_url: 'http://x.test/ok', cancel_url: 'http://x.test/no' });
