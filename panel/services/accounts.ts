@@ -25,8 +25,11 @@ export interface AccountServiceDeps {
   accountLimit(): number;
   /** The host's networks (through the driver); a read younger than a second is reused. */
   hosts: HostNetworkReader;
-  /** Traffic statistics: sampled before a peer leaves its interface, its baseline dropped after (optional). */
-  statistics?: { beforePeerLeaves(iface: string): Promise<void>; peerLeft(accountId: number): void };
+  /**
+   * Traffic statistics (optional): told before an enabled account's peer leaves (IKEv2 servers sample their SAs);
+   * WireGuard needs nothing (a suspended peer is parked until the next sample, see DataplaneSync.applyAccountChange).
+   */
+  statistics?: { beforePeerLeaves(server: ServerRow): Promise<void> };
   /** One-time links: a disabled account's links are deleted (a deleted account's go by cascade). */
   otlLinks?: { killForAccount(accountId: number): void };
 }
@@ -107,8 +110,7 @@ export class AccountService {
       if (input.ipv6 !== undefined) after.allowed_ips_ipv6 = input.ipv6;
       if (input.b_download !== undefined) after.b_download = input.b_download;
       if (input.b_upload !== undefined) after.b_upload = input.b_upload;
-      const leaves = before.status === 'enable' && after.status !== 'enable';
-      if (leaves) await this.deps.statistics?.beforePeerLeaves(server.interface_name);
+      if (before.status === 'enable' && after.status !== 'enable') await this.deps.statistics?.beforePeerLeaves(server);
       accounts.update(after);
       try {
         await sync.applyAccountChange(server, before, after);
@@ -116,19 +118,20 @@ export class AccountService {
         accounts.update(before);
         throw refusal(err);
       }
-      if (leaves) this.deps.statistics?.peerLeft(after.id);
       if (after.status !== 'enable') this.deps.otlLinks?.killForAccount(after.id);
       return this.toWire(after);
     });
   }
 
-  /** DELETE /account/<name>: removes the row and (when enabled) the peer; the row is restored on failure. */
+  /**
+   * DELETE /account/<name>: removes the row and (when enabled) the peer; the row is restored on failure. Nothing is
+   * sampled first: the account's statistics go with it.
+   */
   remove(name: string): Promise<void> {
     const { servers, accounts, sync } = this.deps;
     return sync.serial(async () => {
       const row = this.require(name);
       const server = servers.getById(row.server_id)!;
-      if (row.status === 'enable') await this.deps.statistics?.beforePeerLeaves(server.interface_name);
       const dependents = accounts.delete(row.id);
       try {
         await sync.applyAccountChange(server, row, null);

@@ -51,7 +51,8 @@ export class OnlineService {
       for (let i = 0; i < online && seen < end; i++) {
         const peer = peers[i];
         const account = this.index.get(peer.publicKey);
-        if (!account || account[1] !== server.id) continue;
+        // a suspended account's peer stays parked (no allowed IPs) until the next sample: not online
+        if (!account || account[1] !== server.id || account[5] !== 'enable') continue;
         if (seen++ < skip) continue;
         const [, , , name, username, status, ip, b_download, b_upload] = account;
         out.push({
