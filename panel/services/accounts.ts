@@ -11,6 +11,7 @@ import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
 import { AccountListing } from './account-listing.ts';
+import type { JsonBody } from './listing-fragments.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
@@ -52,14 +53,17 @@ export class AccountService {
     return this.listing.list(page);
   }
 
-  /** GET /account as JSON text: the array of {@link list}, serialised from kept per-account fragments. */
-  listJson(page: ListingPage = {}): string {
-    return this.listing.arrayJson(page);
+  /**
+   * GET /account as JSON bytes between `open` and `close` (the envelope): the array of {@link list}, copied from kept
+   * per-account fragments while it is sent.
+   */
+  listBody(page: ListingPage = {}, open = '', close = ''): JsonBody {
+    return this.listing.arrayBody(page, open, close);
   }
 
-  /** GET /wireguard/<name>/peers as JSON text: the server's accounts keyed by name, in id order, narrowed by `page`. */
-  peersJson(server: ServerRow, page: ListingPage = {}): string {
-    return this.listing.objectJson(server.id, page);
+  /** GET /wireguard/<name>/peers as JSON bytes: the server's accounts keyed by name, in id order, narrowed by `page`. */
+  peersBody(server: ServerRow, page: ListingPage = {}, open = '', close = ''): JsonBody {
+    return this.listing.objectBody(server.id, page, open, close);
   }
 
   get(name: string): Account {
