@@ -10,6 +10,7 @@ import {
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
+  type PeerSession,
   type PeerState,
   type PeerTransfers,
   type WireguardVersions,
@@ -223,6 +224,19 @@ export class SimulatedDriver implements Driver {
       if (peer.allowedIps.length === 0) parked.push([peer.publicKey, peer.endpoint]);
     }
     return { keys, rx, tx, parked };
+  }
+
+  /** The peers with a handshake at or after `since`, in `wg show`'s order. */
+  async sessions(name: string, since: number): Promise<PeerSession[] | null> {
+    await this.delay();
+    const link = this.links.get(name);
+    if (!link) return null;
+    const out: PeerSession[] = [];
+    for (const p of link.peers.values()) {
+      if (p.latestHandshake === 0 || p.latestHandshake < since) continue;
+      out.push({ publicKey: p.publicKey, endpoint: p.endpoint, latestHandshake: p.latestHandshake, transferRx: p.transferRx, transferTx: p.transferTx });
+    }
+    return sortPeers(out);
   }
 
   /** The configured host networks plus each link's addresses and their subnet routes, as `ip` lists them. */
