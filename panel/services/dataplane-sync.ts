@@ -209,7 +209,8 @@ export class DataplaneSync {
    * counts its last bytes and removes it, keeping its endpoint in the store (TrafficStatisticsService.sampleAndSettle).
    * When it comes back before that, it gets its addresses again and its counters go on; after, the server sets the
    * kept endpoint and sends a keepalive at once, so the tunnel resumes without waiting for the client's re-handshake
-   * timer. A deleted account's peer is removed after its mark and classes, so a refusal of those leaves it untouched.
+   * timer. A deleted account's peer is removed after its mark and classes, so a refusal of those leaves it untouched;
+   * a suspended account's too, as it may still be parked (its key could come back with another account).
    */
   async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
     const { wireguard, firewall, shaper } = this.deps.dataplane;
@@ -218,7 +219,10 @@ export class DataplaneSync {
     const a = after && after.status === 'enable' ? desiredPeer(after) : null;
     const undo: Array<() => Promise<void>> = [];
     const applyWireguard = async () => {
-      const wg = b && !a && after ? { upsert: [parkedPeer(wireguardPeer(b))], remove: [] } : peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
+      const wg = b && !a && after ? { upsert: [parkedPeer(wireguardPeer(b))], remove: [] }
+        // a suspended account deleted: its peer may still be parked (removing an absent peer is a no-op)
+        : before && !b && !after ? { upsert: [], remove: [before.public_key] }
+        : peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
       if (!wg) return;
       const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
       if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
@@ -228,7 +232,7 @@ export class DataplaneSync {
       if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
       if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
     };
-    const deleted = b !== null && after === null;
+    const deleted = before !== null && after === null;
     try {
       if (!deleted) await applyWireguard();
       const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
@@ -245,7 +249,7 @@ export class DataplaneSync {
         if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
         else await shaper.apply(shapingTarget(server), tc);
         await this.ikev2Shaping.apply(server, tc);
-        if (deleted) undo.push(() => shaper.apply(shapingTarget(server), shapingChanges(null, shapedPeer(b)) ?? { upsert: [], remove: [] }));
+        if (deleted && b) undo.push(() => shaper.apply(shapingTarget(server), shapingChanges(null, shapedPeer(b)) ?? { upsert: [], remove: [] }));
       }
       if (deleted) await applyWireguard();
     } catch (err) {

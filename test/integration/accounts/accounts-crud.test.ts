@@ -119,7 +119,8 @@ test('DELETE removes row and peer; unknown names answer Account not found', asyn
     assert.deepEqual(await peersOf(p), []);
     calls = p.driver.stats().applyPeersCalls;
     assert.equal(await p.ok('DELETE', '/account/b'), 'success');
-    assert.equal(p.driver.stats().applyPeersCalls, calls, 'a disabled account has no peer to remove');
+    // a disabled account's peer may still be parked until the next sample: its key is removed (a no-op when gone)
+    assert.equal(p.driver.stats().applyPeersCalls - calls, 1);
     assert.deepEqual(await p.ok('GET', '/account'), []);
     for (const [method, path] of [['GET', '/account/a'], ['PUT', '/account/a'], ['DELETE', '/account/a'],
       ['GET', '/account/a/config_text'], ['GET', '/account/a/config_qr'], ['GET', '/account/a/dump']] as const) {

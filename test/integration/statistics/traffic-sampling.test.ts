@@ -224,3 +224,21 @@ test('a delete refused by the firewall leaves the peer and its counters as they 
     await p.close();
   }
 });
+
+test('a suspended account deleted while its peer is parked: the peer goes with it, and its key may come back as a new account counting from zero', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000, 50_000);
+    await p.sample();
+    p.counters(iface, alice, 1_500, 80_000);
+    await p.ok('PUT', '/account/alice', { status: 'disable' });
+    await p.ok('DELETE', '/account/alice');
+    assert.equal((await p.driver.inspect(iface))!.peers.some((peer) => peer.publicKey === alice), false, 'not left parked');
+    await p.ok('POST', '/account', { wg_name: 'srv', name: 'again', allowed_IPs: '10.0.1.9', public_key: alice });
+    p.counters(iface, alice, 10, 20);
+    await p.sample();
+    assert.deepEqual(await month(p, 'again', 2026, 3), { '2026-03-15': [20, 10] }, 'none of the deleted account\'s bytes');
+  } finally {
+    await p.close();
+  }
+});
