@@ -1,8 +1,12 @@
 // Many WireGuard clients in one process, for benches: each does one real handshake (Noise_IKpsk2, WireGuard's message
 // formats) with a server and sends a keepalive, so the server lists it online with an endpoint — 50,000 peers without
 // 50,000 interfaces.
-import { createCipheriv, createDecipheriv, createHash, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, randomInt, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv, createDecipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, randomBytes, randomInt,
+  type KeyObject,
+} from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
+import { x25519PublicKey } from '../../panel/dataplane/x25519.ts';
 import { blake2s } from './blake2s.ts';
 
 /** A client's static key pair: the private key object and the base64 public key the server's peer is given. */
@@ -11,12 +15,24 @@ export interface WgClientKeys {
   publicKey: string;
 }
 
-/** `n` fresh x25519 key pairs. */
+/**
+ * `n` fresh x25519 key pairs. Not through generateKeyPairSync and a JWK export, which deadlocks Node 20's thread now
+ * and then (see panel/dataplane/keys.ts): random private keys, their public keys in plain JavaScript (about 1 ms
+ * each), and key objects imported from JWK.
+ */
 export function wgClientKeys(n: number): WgClientKeys[] {
   return Array.from({ length: n }, () => {
-    const { privateKey, publicKey } = generateKeyPairSync('x25519');
-    return { privateKey, publicKey: rawPublic(publicKey).toString('base64') };
+    const { key, publicKey } = keyPair();
+    return { privateKey: key, publicKey: publicKey.toString('base64') };
   });
+}
+
+/** A random x25519 private key as a key object (imported from JWK) and its raw public key. */
+function keyPair(): { key: KeyObject; publicKey: Buffer } {
+  const raw = randomBytes(32);
+  const publicKey = x25519PublicKey(raw);
+  const key = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: raw.toString('base64url'), x: publicKey.toString('base64url') }, format: 'jwk' });
+  return { key, publicKey };
 }
 
 const CONSTRUCTION = Buffer.from('Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s');
@@ -58,9 +74,6 @@ function open(key: Buffer, counter: number, sealed: Buffer, ad: Buffer): Buffer 
   d.setAuthTag(sealed.subarray(sealed.length - 16));
   return Buffer.concat([d.update(sealed.subarray(0, sealed.length - 16)), d.final()]);
 }
-function rawPublic(key: KeyObject): Buffer {
-  return Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
-}
 const publicKeyObject = (raw: Buffer): KeyObject =>
   createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: raw.toString('base64url') }, format: 'jwk' });
 const dh = (privateKey: KeyObject, publicKey: KeyObject): Buffer => diffieHellman({ privateKey, publicKey });
@@ -70,23 +83,30 @@ interface Pending {
   client: WgClientKeys;
   chain: Buffer;
   hash: Buffer;
-  ephemeral: KeyObject;
+}
+
+/**
+ * The ephemeral key of every initiation of one {@link handshakeAll} (a responder keeps no record of ephemerals; a
+ * bench saves a key generation per handshake) and its shared secret with the server.
+ */
+interface Ephemeral {
+  key: KeyObject;
+  publicKey: Buffer;
+  withServer: Buffer;
 }
 
 /** A handshake initiation (message type 1, 148 bytes) of `client` to the server, and the state to finish it. */
-function initiation(client: WgClientKeys, server: Buffer, serverKey: KeyObject, sender: number): { message: Buffer; state: Pending } {
+function initiation(client: WgClientKeys, server: Buffer, serverKey: KeyObject, eph: Ephemeral, sender: number): { message: Buffer; state: Pending } {
   const message = Buffer.alloc(148);
   message[0] = 1;
   message.writeUInt32LE(sender, 4);
   let chain = hash(CONSTRUCTION);
   let h = hash(hash(chain, IDENTIFIER), server);
-  const eph = generateKeyPairSync('x25519');
-  const ephPublic = rawPublic(eph.publicKey);
-  [chain] = kdf(chain, ephPublic, 1);
-  ephPublic.copy(message, 8);
-  h = hash(h, ephPublic);
+  [chain] = kdf(chain, eph.publicKey, 1);
+  eph.publicKey.copy(message, 8);
+  h = hash(h, eph.publicKey);
   let key: Buffer;
-  [chain, key] = kdf(chain, dh(eph.privateKey, serverKey), 2);
+  [chain, key] = kdf(chain, eph.withServer, 2);
   const sealedStatic = seal(key, 0, Buffer.from(client.publicKey, 'base64'), h);
   sealedStatic.copy(message, 40);
   h = hash(h, sealedStatic);
@@ -99,17 +119,17 @@ function initiation(client: WgClientKeys, server: Buffer, serverKey: KeyObject, 
   sealedStamp.copy(message, 88);
   h = hash(h, sealedStamp);
   blake2s(message.subarray(0, 116), hash(LABEL_MAC1, server), 16).copy(message, 116);
-  return { message, state: { client, chain, hash: h, ephemeral: eph.privateKey } };
+  return { message, state: { client, chain, hash: h } };
 }
 
 /** From the server's response (type 2, 92 bytes): the keepalive (type 4) that confirms the session to the server. */
-function keepaliveAfter(response: Buffer, state: Pending): Buffer {
+function keepaliveAfter(response: Buffer, state: Pending, eph: Ephemeral): Buffer {
   const responderIndex = response.readUInt32LE(4);
   const ephemeral = response.subarray(12, 44);
   const ephemeralKey = publicKeyObject(Buffer.from(ephemeral));
   let [chain] = kdf(state.chain, ephemeral, 1);
   let h = hash(state.hash, ephemeral);
-  [chain] = kdf(chain, dh(state.ephemeral, ephemeralKey), 1);
+  [chain] = kdf(chain, dh(eph.key, ephemeralKey), 1);
   [chain] = kdf(chain, dh(state.client.privateKey, ephemeralKey), 1);
   const [next, tau, key] = kdf(chain, Buffer.alloc(32), 3);
   h = hash(h, tau);
@@ -149,6 +169,8 @@ export interface HandshakeOptions {
 export async function handshakeAll(opts: HandshakeOptions): Promise<number> {
   const server = Buffer.from(opts.serverPublicKey, 'base64');
   const serverKey = publicKeyObject(server);
+  const pair = keyPair();
+  const eph: Ephemeral = { ...pair, withServer: dh(pair.key, serverKey) };
   const inFlight = opts.inFlight ?? 64;
   const retryMs = opts.retryMs ?? 2000;
   const tries = opts.tries ?? 4;
@@ -169,7 +191,7 @@ export async function handshakeAll(opts: HandshakeOptions): Promise<number> {
     let sender = randomInt(1, 0xffffffff);
     while (pending.has(sender)) sender = randomInt(1, 0xffffffff);
     const socket = sockets[index % sockets.length];
-    const { message, state } = initiation(opts.clients[index], server, serverKey, sender);
+    const { message, state } = initiation(opts.clients[index], server, serverKey, eph, sender);
     pending.set(sender, { state, index, sentAt: performance.now(), socket });
     socket.send(message, opts.port, opts.host);
   };
@@ -184,7 +206,7 @@ export async function handshakeAll(opts: HandshakeOptions): Promise<number> {
       if (!entry) return;
       pending.delete(msg.readUInt32LE(8));
       try {
-        entry.socket.send(keepaliveAfter(msg, entry.state), opts.port, opts.host);
+        entry.socket.send(keepaliveAfter(msg, entry.state, eph), opts.port, opts.host);
         done++;
       } catch {
         failed++;
