@@ -77,6 +77,11 @@ export interface WorkerEngineOptions {
   timeoutMs?: number;
   /** The worker's entry (tests start a worker that stalls or dies); default `sample-worker.boot.mjs`. */
   entry?: URL;
+  /**
+   * For the sampler: how long after a failure its samples skip the worker and run on the caller's thread (default 15
+   * minutes; a stuck worker would otherwise hold every sample up to its deadlines).
+   */
+  restMs?: number;
 }
 
 /** The sample worker failed a request: it did not start, did not answer in time, exited or threw. It is gone. */

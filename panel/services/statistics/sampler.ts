@@ -10,6 +10,9 @@ import {
 } from './sample-worker-client.ts';
 import type { UnresolvedRead } from './worker-counters.ts';
 
+/** How long samples skip a worker that failed (see WorkerEngineOptions.restMs). */
+const WORKER_REST_MS = 15 * 60_000;
+
 /** Collaborators of the sampler. */
 export interface TrafficSamplerDeps {
   repo: TrafficStatisticsRepository;
@@ -88,13 +91,16 @@ export interface SampleResult {
  * When the worker fails (it does not start or answer in time, exits or throws: a SampleWorkerError, raised only once
  * its thread has ended), the same sample is taken on this thread instead — every interface read through the driver,
  * the deltas against the baselines as the store holds them — so the counters of a peer about to be removed are
- * never dropped for want of a worker. The next sample tries a fresh worker again.
+ * never dropped for want of a worker. The samples of the next 15 minutes (`worker.restMs`) are taken here too; then a
+ * fresh worker is tried again.
  */
 export class TrafficSampler {
   private lane: Promise<unknown> = Promise.resolve();
   private last: SampleResult | null = null;
   private readonly engine: EngineHandle;
   private readonly readInWorker: boolean;
+  /** After a worker failed, samples are taken on this thread until then (performance.now() ms), not waited for again. */
+  private workerRestsUntil = 0;
 
   constructor(private readonly deps: TrafficSamplerDeps) {
     const file = deps.repo.file;
@@ -122,10 +128,8 @@ export class TrafficSampler {
    */
   peerLeft(accountIds: number[]): Promise<void> {
     if (accountIds.length === 0) return Promise.resolve();
-    return this.queue(() => this.engine.peerLeft(accountIds).catch((err: unknown) => {
-      if (!(err instanceof SampleWorkerError)) throw err;
-      return inThreadEngine(this.deps.repo, this.deps.timeZone).peerLeft(accountIds);
-    })).catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic baselines of leaving peers not dropped'));
+    return this.queue(() => this.withEngine((engine) => engine.peerLeft(accountIds)))
+      .catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic baselines of leaving peers not dropped'));
   }
 
   /** Stops the engine's worker (after the samples queued so far). */
@@ -142,18 +146,33 @@ export class TrafficSampler {
   private async run(only?: string[]): Promise<SampleResult> {
     const started = performance.now();
     const targets = this.deps.repo.servers().filter(([, iface]) => !only || only.includes(iface));
-    try {
-      return await this.take(this.engine, this.readInWorker, targets, started);
-    } catch (err) {
-      if (!(err instanceof SampleWorkerError)) throw err;
-      this.deps.logger?.error({ err }, 'traffic sample worker failed: this sample is taken on the panel thread');
-      // a fresh engine: its baselines are the store's, whatever the dead worker held in memory
-      return { ...(await this.take(inThreadEngine(this.deps.repo, this.deps.timeZone), false, targets, started)), fallback: true };
+    const result = await this.withEngine(async (engine, fallback) => ({
+      ...(await this.take(engine, !fallback && this.readInWorker, targets, started)), fallback,
+    }));
+    this.last = result;
+    return result;
+  }
+
+  /**
+   * Runs `task` on the engine (the worker's, unless it rests after a failure); when the worker fails, or while it
+   * rests, on a fresh engine on this thread (`fallback`), whose baselines are the store's whatever a dead worker held.
+   */
+  private async withEngine<T>(task: (engine: EngineHandle, fallback: boolean) => Promise<T>): Promise<T> {
+    if (performance.now() >= this.workerRestsUntil) {
+      try {
+        return await task(this.engine, false);
+      } catch (err) {
+        if (!(err instanceof SampleWorkerError)) throw err;
+        const rest = this.deps.worker?.restMs ?? WORKER_REST_MS;
+        this.deps.logger?.error({ err, restMs: rest }, 'traffic sample worker failed: the engine runs on the panel thread meanwhile');
+        this.workerRestsUntil = performance.now() + rest;
+      }
     }
+    return task(inThreadEngine(this.deps.repo, this.deps.timeZone), true);
   }
 
   /** One sample through `engine`; the worker reads what it can first when `workerReads`. */
-  private async take(engine: EngineHandle, workerReads: boolean, targets: Array<[number, string]>, started: number): Promise<SampleResult> {
+  private async take(engine: EngineHandle, workerReads: boolean, targets: Array<[number, string]>, started: number): Promise<Omit<SampleResult, 'fallback'>> {
     const { wireguard, ipsec, clock, logger } = this.deps;
     const input: SampleInput = { at: 0, dumps: [], sas: null };
     const { held, rest } = workerReads ? await this.readByWorker(engine, targets) : { held: [], rest: targets };
@@ -176,11 +195,7 @@ export class TrafficSampler {
     input.at = clock.now().getTime();
     const outcome = await engine.sample(input, held);
     const interfaces = input.dumps.length + held.length;
-    const result: SampleResult = {
-      at: new Date(input.at), interfaces, ...outcome, durationMs: performance.now() - started, fallback: false,
-    };
-    this.last = result;
-    return result;
+    return { at: new Date(input.at), interfaces, ...outcome, durationMs: performance.now() - started };
   }
 
   /** Has the worker read what it can of `targets`; the rest is the driver's. A failed worker fails the sample. */

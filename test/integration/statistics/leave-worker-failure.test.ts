@@ -2,7 +2,7 @@
 // (the peer is parked); the next sample counts it, and when the worker stalls, dies or is killed in mid-sample, that
 // sample is taken on the panel's thread through the driver, exactly once.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeStatsPanel, type StatsPanel } from './statistics-fixture.ts';
@@ -24,7 +24,7 @@ async function setup(worker: NonNullable<Parameters<typeof makeStatsPanel>[0]>['
 
 for (const [how, file] of [['stalls', 'worker-stalls.mjs'], ['dies', 'worker-dies.mjs']] as const) {
   test(`the worker ${how}: a suspended peer's last bytes are counted on the panel thread, once, and the peer is removed`, async () => {
-    const { p, iface, alice, bob } = await setup({ entry: entry(file), timeoutMs: 300 });
+    const { p, iface, alice, bob } = await setup({ entry: entry(file), timeoutMs: 300, restMs: 0 });
     try {
       p.counters(iface, alice, 1_000, 50_000);
       const first = await p.sample();
@@ -49,8 +49,8 @@ for (const [how, file] of [['stalls', 'worker-stalls.mjs'], ['dies', 'worker-die
   });
 }
 
-test('the real worker killed in mid-sample (a 1 ms deadline): every sample counted exactly once', async () => {
-  const { p, iface, alice } = await setup({ timeoutMs: 1 });
+test('the real worker killed in mid-sample (a 1 ms deadline), each sample: every sample counted exactly once', async () => {
+  const { p, iface, alice } = await setup({ timeoutMs: 1, restMs: 0 });
   try {
     let expected = 0;
     for (let round = 1; round <= 4; round++) {
@@ -77,6 +77,22 @@ test('a delete or a suspend waits for no worker: one that would never start is n
     await p.ok('DELETE', '/account/alice');
     await p.ok('DELETE', '/account/bob');
     assert.equal(existsSync(join(p.dir, 'panel.db.worker-started')), false);
+  } finally {
+    await p.close();
+  }
+});
+
+test('after a failure the worker rests: the next samples run on the panel thread without waiting for it', async () => {
+  const { p, iface, alice } = await setup({ entry: entry('worker-stalls.mjs'), timeoutMs: 300 });
+  try {
+    p.counters(iface, alice, 10, 20);
+    assert.equal((await p.sample()).fallback, true);
+    const marker = join(p.dir, 'panel.db.worker-started');
+    rmSync(marker);
+    p.counters(iface, alice, 30, 60);
+    assert.equal((await p.sample()).fallback, true);
+    assert.equal(existsSync(marker), false, 'no worker started for the second sample');
+    assert.deepEqual(await month(p, 'alice'), [60, 30]);
   } finally {
     await p.close();
   }
