@@ -58,6 +58,9 @@ export interface PeerState {
   persistentKeepalive: number;
 }
 
+/** A peer with a recent handshake, as GET /wireguard/online lists it: what the dump says, without allowed IPs. */
+export type PeerSession = Pick<PeerState, 'publicKey' | 'endpoint' | 'latestHandshake' | 'transferRx' | 'transferTx'>;
+
 /** Live state of one interface. */
 export interface InterfaceState {
   name: string;
@@ -127,6 +130,12 @@ export interface Driver {
    * link query, no per-peer objects, dump order), or null when the interface does not exist.
    */
   transfers(name: string): Promise<PeerTransfers | null>;
+  /**
+   * The peers whose latest handshake is at or after `since` (Unix seconds, > 0) in `wg show`'s order (latest first,
+   * ties by key), with endpoint and counters: the read behind GET /wireguard/online, which needs neither the link nor
+   * every peer as an object. Null when the interface does not exist.
+   */
+  sessions(name: string, since: number): Promise<PeerSession[] | null>;
   /**
    * Networks the host uses now: every link's addresses (the managed WireGuard links' included, tagged by `dev`)
    * and the main table's route destinations, IPv4 and IPv6, without default routes. The services refuse server

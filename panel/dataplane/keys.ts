@@ -1,5 +1,6 @@
-// WireGuard key math (X25519 via node:crypto): key pairs, public-from-private, key format checks.
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+// WireGuard key math (X25519 in plain JavaScript, see x25519.ts): key pairs, public-from-private, key format checks.
+import { randomBytes } from 'node:crypto';
+import { x25519PublicKey } from './x25519.ts';
 
 /** A base64 key pair as `wg genkey | wg pubkey` prints it. */
 export interface KeyPair {
@@ -14,23 +15,25 @@ export function isValidKey(value: unknown): value is string {
   return typeof value === 'string' && KEY_PATTERN.test(value) && Buffer.from(value, 'base64').length === 32;
 }
 
-/** Generates a fresh key pair (the private key is clamped by X25519 itself, like `wg genkey`). */
+/**
+ * Generates a fresh key pair as `wg genkey | wg pubkey` does: 32 random bytes, clamped, and their public key.
+ *
+ * No node:crypto key objects: on Node 20.20 (its OpenSSL 3.0) they lock up the thread that uses them. A garbage
+ * collection during the JWK export of a key `generateKeyPairSync` made runs the finalizer of that key's generation
+ * job, which takes the lock the export holds: a self-deadlock (the panel's main thread froze; a loop of the former
+ * `generateKeyPairSync` + export froze within about 15,000 calls, every time). Without the generation job,
+ * `createPrivateKey` + `createPublicKey` + export in a loop still ended, after 100,000 to 150,000 calls, spinning
+ * forever on an OpenSSL lock inside `createPrivateKey`. A panel makes a key pair for every account.
+ */
 export function generateKeyPair(): KeyPair {
-  const { privateKey } = generateKeyPairSync('x25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const raw = Buffer.from(jwk.d ?? '', 'base64url');
-  const publicRaw = Buffer.from(jwk.x ?? '', 'base64url');
-  return { privateKey: clamp(raw).toString('base64'), publicKey: publicRaw.toString('base64') };
+  const privateKey = clamp(randomBytes(32)).toString('base64');
+  return { privateKey, publicKey: publicKeyFrom(privateKey) };
 }
 
-/** Public key of a base64 private key, as `wg pubkey` computes it. Throws on a malformed key. */
+/** Public key of a base64 private key, as `wg pubkey` computes it (X25519, no key objects). Throws on a malformed key. */
 export function publicKeyFrom(privateKeyBase64: string): string {
   if (!isValidKey(privateKeyBase64)) throw new Error('Key is not the correct length or format');
-  // A JWK import takes OpenSSL's raw-key path (no PKCS#8 decoder): about 10x faster than importing DER, the same
-  // result (clamping included). Node requires `x` to be a string and does not read it for a private key.
-  const d = Buffer.from(privateKeyBase64, 'base64').toString('base64url');
-  const jwk = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d, x: '' }, format: 'jwk' }).export({ format: 'jwk' });
-  return Buffer.from(jwk.x ?? '', 'base64url').toString('base64');
+  return x25519PublicKey(Buffer.from(privateKeyBase64, 'base64')).toString('base64');
 }
 
 /** Applies the X25519 clamping `wg genkey` applies, so generated keys print identically. */

@@ -1,4 +1,5 @@
 // The response envelope every endpoint answers with: {"error": "", "msg": <result>, "status": "success"|"error"}.
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 /** A successful envelope carrying `msg`. */
@@ -25,12 +26,17 @@ export function fail(text: string): ErrorEnvelope {
   return { error: text, msg: '', status: 'error' };
 }
 
+/** What a success envelope holds before and after its `msg`. */
+export const ENVELOPE_OPEN = '{"error":"","msg":';
+export const ENVELOPE_CLOSE = ',"status":"success"}';
+
 /**
- * Sends a success envelope whose `msg` is already JSON text (the listings build theirs from kept fragments), byte
- * for byte what `ok(JSON.parse(json))` serialises to, without parsing or serialising it again.
+ * Sends a success envelope already made as JSON bytes (a listing copied from kept fragments, wrapped in
+ * {@link ENVELOPE_OPEN} and {@link ENVELOPE_CLOSE}), byte for byte what `ok(JSON.parse(msg))` serialises to, with its
+ * Content-Length, streamed chunk by chunk: the whole answer is never one string or one buffer.
  */
-export function sendJsonEnvelope(reply: FastifyReply, json: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(`{"error":"","msg":${json},"status":"success"}`);
+export function sendJsonBody(reply: FastifyReply, body: { length: number; chunks(): Iterable<Buffer> }): FastifyReply {
+  return reply.type('application/json; charset=utf-8').header('content-length', body.length).send(Readable.from(body.chunks(), { objectMode: false }));
 }
 
 /** The string most operations return in `msg`. */

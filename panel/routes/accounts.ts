@@ -1,5 +1,5 @@
 // Account routes: list/create/read/edit/delete, client configuration as text and QR code, live dump, live mangle/tc views.
-import { ok, sendJsonEnvelope, SUCCESS } from '../http/envelope.ts';
+import { ENVELOPE_CLOSE, ENVELOPE_OPEN, ok, sendJsonBody, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
 import { AccountCreateBodySchema, AccountUpdateBodySchema } from '../schemas/account.ts';
@@ -10,7 +10,8 @@ export const accountRoutes: PanelRoutes = async (app, { services }) => {
   const { accounts, accountConfig, networkViews } = services;
   const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
 
-  app.get('/account', async (request, reply) => sendJsonEnvelope(reply, accounts.listJson(parseInput(ListingQuerySchema, request.query))));
+  app.get('/account', async (request, reply) =>
+    sendJsonBody(reply, accounts.listBody(parseInput(ListingQuerySchema, request.query), ENVELOPE_OPEN, ENVELOPE_CLOSE)));
 
   app.post('/account', async (request) => ok(await accounts.create(parseInput(AccountCreateBodySchema, request.body))));
 

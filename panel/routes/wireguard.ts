@@ -1,6 +1,6 @@
 // WireGuard server routes: list/create/read/edit/delete, info, online sessions, dump, free addresses, peers, live
 // firewall/tc text views and set_bandwidth.
-import { ok, sendJsonEnvelope, SUCCESS } from '../http/envelope.ts';
+import { ENVELOPE_CLOSE, ENVELOPE_OPEN, ok, sendJsonBody, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { parseInput } from '../http/validate.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
@@ -37,7 +37,7 @@ export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
 
   app.get('/wireguard/:name/peers', async (request, reply) => {
     const server = servers.require(nameOf(request.params));
-    return sendJsonEnvelope(reply, accounts.peersJson(server, parseInput(ListingQuerySchema, request.query)));
+    return sendJsonBody(reply, accounts.peersBody(server, parseInput(ListingQuerySchema, request.query), ENVELOPE_OPEN, ENVELOPE_CLOSE));
   });
 
   app.get('/wireguard/:name/firewall_nat_rules', async (request) => ok(await networkViews.serverNatRules(nameOf(request.params))));

@@ -56,7 +56,8 @@ export class AccountConfigService {
     const server = this.server(account);
     const live = await this.driver.inspect(server.interface_name);
     const peer = live?.peers.find((p) => p.publicKey === account.public_key);
-    if (!peer) {
+    // a suspended account's peer may still be parked (no allowed IPs) until the next traffic sample: shown as gone
+    if (!peer || peer.allowedIps.length === 0) {
       const ips = [`${formatIpv4(account.ip)}/32`, ...(account.allowed_ips_ipv6 ? [account.allowed_ips_ipv6] : [])];
       return { allowed_ips: ips.join(','), endpoint: '(none)', keepalive: 'off', latest_handshake: '0', transfer_rx: '0', transfer_tx: '0' };
     }

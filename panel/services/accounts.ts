@@ -11,6 +11,7 @@ import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './account-checks.ts';
 import { AccountListing } from './account-listing.ts';
+import type { JsonBody } from './listing-fragments.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
@@ -25,8 +26,11 @@ export interface AccountServiceDeps {
   accountLimit(): number;
   /** The host's networks (through the driver); a read younger than a second is reused. */
   hosts: HostNetworkReader;
-  /** Traffic statistics: sampled before a peer leaves its interface, its baseline dropped after (optional). */
-  statistics?: { beforePeerLeaves(iface: string): Promise<void>; peerLeft(accountId: number): void };
+  /**
+   * Traffic statistics (optional): told before an enabled account's peer leaves (IKEv2 servers sample their SAs);
+   * WireGuard needs nothing (a suspended peer is parked until the next sample, see DataplaneSync.applyAccountChange).
+   */
+  statistics?: { beforePeerLeaves(server: ServerRow): Promise<void> };
   /** One-time links: a disabled account's links are deleted (a deleted account's go by cascade). */
   otlLinks?: { killForAccount(accountId: number): void };
 }
@@ -49,14 +53,17 @@ export class AccountService {
     return this.listing.list(page);
   }
 
-  /** GET /account as JSON text: the array of {@link list}, serialised from kept per-account fragments. */
-  listJson(page: ListingPage = {}): string {
-    return this.listing.arrayJson(page);
+  /**
+   * GET /account as JSON bytes between `open` and `close` (the envelope): the array of {@link list}, copied from kept
+   * per-account fragments while it is sent.
+   */
+  listBody(page: ListingPage = {}, open = '', close = ''): JsonBody {
+    return this.listing.arrayBody(page, open, close);
   }
 
-  /** GET /wireguard/<name>/peers as JSON text: the server's accounts keyed by name, in id order, narrowed by `page`. */
-  peersJson(server: ServerRow, page: ListingPage = {}): string {
-    return this.listing.objectJson(server.id, page);
+  /** GET /wireguard/<name>/peers as JSON bytes: the server's accounts keyed by name, in id order, narrowed by `page`. */
+  peersBody(server: ServerRow, page: ListingPage = {}, open = '', close = ''): JsonBody {
+    return this.listing.objectBody(server.id, page, open, close);
   }
 
   get(name: string): Account {
@@ -107,8 +114,7 @@ export class AccountService {
       if (input.ipv6 !== undefined) after.allowed_ips_ipv6 = input.ipv6;
       if (input.b_download !== undefined) after.b_download = input.b_download;
       if (input.b_upload !== undefined) after.b_upload = input.b_upload;
-      const leaves = before.status === 'enable' && after.status !== 'enable';
-      if (leaves) await this.deps.statistics?.beforePeerLeaves(server.interface_name);
+      if (before.status === 'enable' && after.status !== 'enable') await this.deps.statistics?.beforePeerLeaves(server);
       accounts.update(after);
       try {
         await sync.applyAccountChange(server, before, after);
@@ -116,19 +122,20 @@ export class AccountService {
         accounts.update(before);
         throw refusal(err);
       }
-      if (leaves) this.deps.statistics?.peerLeft(after.id);
       if (after.status !== 'enable') this.deps.otlLinks?.killForAccount(after.id);
       return this.toWire(after);
     });
   }
 
-  /** DELETE /account/<name>: removes the row and (when enabled) the peer; the row is restored on failure. */
+  /**
+   * DELETE /account/<name>: removes the row and (when enabled) the peer; the row is restored on failure. Nothing is
+   * sampled first: the account's statistics go with it.
+   */
   remove(name: string): Promise<void> {
     const { servers, accounts, sync } = this.deps;
     return sync.serial(async () => {
       const row = this.require(name);
       const server = servers.getById(row.server_id)!;
-      if (row.status === 'enable') await this.deps.statistics?.beforePeerLeaves(server.interface_name);
       const dependents = accounts.delete(row.id);
       try {
         await sync.applyAccountChange(server, row, null);

@@ -56,6 +56,14 @@ export function wireguardPeer(peer: DesiredPeer): PeerSpec {
   return { publicKey: peer.publicKey, allowedIps, persistentKeepalive: 0 };
 }
 
+/**
+ * WireGuard: a suspended peer parked — the same key without allowed IPs (no traffic is routed to it or accepted from
+ * it), its counters and endpoint kept for the next traffic sample, which removes it.
+ */
+export function parkedPeer(peer: PeerSpec): PeerSpec {
+  return { publicKey: peer.publicKey, allowedIps: [], persistentKeepalive: 0 };
+}
+
 /** Firewall: the peer, identified by its mark. */
 export function firewallPeer(peer: DesiredPeer): FirewallPeer {
   return { mark: peer.mark, address: peer.ipv4, addressIpv6: peer.ipv6 };

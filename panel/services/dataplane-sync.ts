@@ -8,7 +8,7 @@ import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import {
-  desiredPeer, firewallChanges, firewallPeer, interfaceSpec, peerChanges, serverFirewallSpec, shapedPeer,
+  desiredPeer, firewallChanges, firewallPeer, interfaceSpec, parkedPeer, peerChanges, serverFirewallSpec, shapedPeer,
   shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
 } from './dataplane-specs.ts';
 import { reconcileStore } from './dataplane-reconcile.ts';
@@ -202,10 +202,15 @@ export class DataplaneSync {
   /**
    * The one batched call per subsystem an account change needs, from the row before and after (null = absent;
    * only enabled rows have a peer): `wg set`, one `ipset restore` of its mark, one `tc -batch` of its classes and
-   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). A
-   * suspended peer's endpoint is kept from the dump (in the store, `accounts.last_endpoint`, so it survives a
-   * restart), and when it comes back the server sets it and sends a keepalive at once, so the tunnel resumes
-   * without waiting for the client's re-handshake timer.
+   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing).
+   *
+   * A suspended peer (enabled → disabled, row kept) is parked, not removed: its allowed IPs are cleared (no traffic
+   * passes either way) and it keeps its counters and endpoint, so the suspend reads nothing; the next traffic sample
+   * counts its last bytes and removes it, keeping its endpoint in the store (TrafficStatisticsService.sampleAndSettle).
+   * When it comes back before that, it gets its addresses again and its counters go on; after, the server sets the
+   * kept endpoint and sends a keepalive at once, so the tunnel resumes without waiting for the client's re-handshake
+   * timer. A deleted account's peer is removed after its mark and classes, so a refusal of those leaves it untouched;
+   * a suspended account's too, as it may still be parked (its key could come back with another account).
    */
   async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
     const { wireguard, firewall, shaper } = this.deps.dataplane;
@@ -213,19 +218,23 @@ export class DataplaneSync {
     const b = before && before.status === 'enable' ? desiredPeer(before) : null;
     const a = after && after.status === 'enable' ? desiredPeer(after) : null;
     const undo: Array<() => Promise<void>> = [];
+    const applyWireguard = async () => {
+      const wg = b && !a && after ? { upsert: [parkedPeer(wireguardPeer(b))], remove: [] }
+        // a suspended account deleted: its peer may still be parked (removing an absent peer is a no-op)
+        : before && !b && !after ? { upsert: [], remove: [before.public_key] }
+        : peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
+      if (!wg) return;
+      const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
+      if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
+      await wireguard.applyPeers(iface, wg);
+      undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
+      // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
+      if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
+      if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
+    };
+    const deleted = before !== null && after === null;
     try {
-      const wg = peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
-      if (wg) {
-        // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
-        if (b && !a && after) await this.rememberEndpoint(iface, after.id, b.publicKey);
-        const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
-        if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
-        await wireguard.applyPeers(iface, wg);
-        undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
-        // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
-        if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
-        if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
-      }
+      if (!deleted) await applyWireguard();
       const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
       if (fw) {
         if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
@@ -240,7 +249,9 @@ export class DataplaneSync {
         if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
         else await shaper.apply(shapingTarget(server), tc);
         await this.ikev2Shaping.apply(server, tc);
+        if (deleted && b) undo.push(() => shaper.apply(shapingTarget(server), shapingChanges(null, shapedPeer(b)) ?? { upsert: [], remove: [] }));
       }
+      if (deleted) await applyWireguard();
     } catch (err) {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw err;
@@ -340,16 +351,5 @@ export class DataplaneSync {
   private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
     if (!this.policy.forwards(row).some((f) => f.to_ip.split('/')[0] === peer.ipv4)) return;
     await this.reapplyForwards(row);
-  }
-
-  /** Keeps the peer's endpoint from the live dump before it is removed (nothing when it never had one). */
-  private async rememberEndpoint(iface: string, accountId: number, publicKey: string): Promise<void> {
-    try {
-      const live = await this.deps.dataplane.wireguard.inspect(iface);
-      const endpoint = live?.peers.find((p) => p.publicKey === publicKey)?.endpoint;
-      if (endpoint) this.deps.accounts.setLastEndpoint(accountId, endpoint);
-    } catch (err) {
-      this.deps.logger?.warn({ err, iface }, 'could not read the peer endpoint before suspending it');
-    }
   }
 }

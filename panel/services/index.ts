@@ -41,6 +41,7 @@ import { chainSpecFor, LogChainFollower } from './traffic-logging/log-chain-foll
 import { TrafficLoggingService } from './traffic-logging/traffic-logging-service.ts';
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import { TrafficStatisticsRepository } from '../store/repositories/traffic-statistics.ts';
+import type { WorkerEngineOptions } from './statistics/sample-worker-client.ts';
 import { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 import { OtlLinksRepository } from '../store/repositories/otl-links.ts';
 import { ikev2OtlDownloads } from './otl/ikev2-otl-downloads.ts';
@@ -103,6 +104,8 @@ export interface PanelDeps {
   trafficLogging?: { source?: FlowSource; shipper?: ShipperOptions };
   /** IANA time zone of the traffic statistics' days; default the process's (what GET /system/info reports). */
   timeZone?: string;
+  /** The traffic sample worker's deadlines and entry (tests start one that stalls or dies); defaults otherwise. */
+  statisticsWorker?: Omit<WorkerEngineOptions, 'uapiDir'>;
   /** Backups: the FTP uploader (default basic-ftp) and reader bounds (tests lower them). */
   backups?: { ftp?: FtpUploader; limits?: ReaderLimits };
 }
@@ -183,6 +186,11 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const statistics = new TrafficStatisticsService({
     repo: new TrafficStatisticsRepository(deps.db), wireguard: driver, ipsec: deps.dataplane.ipsec, clock: { now: clock },
     onAccountsChanged: (listener) => accountRepo.onRowsChanged(listener),
+    parkedPeers: {
+      account: (key) => accountRepo.getByPublicKey(key),
+      rememberEndpoint: (id, endpoint) => accountRepo.setLastEndpoint(id, endpoint),
+    },
+    worker: deps.statisticsWorker,
     timeZone: deps.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'),
     config: () => systemConfig.get(), serial: (task) => dataplaneSync.serial(task), logger: deps.logger,
     onSample: (seconds) => metrics.observeSample(seconds),
@@ -253,7 +261,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
       // The resolver is reconciled even when another subsystem failed; the first failure is reported.
       let failure: unknown = null;
       // A sample first: a reload that re-creates interfaces (or restarts charon) would reset the counters.
-      await dataplaneSync.serial(() => statistics.sampler.sample())
+      await dataplaneSync.serial(() => statistics.sampleAndSettle())
         .catch((err: unknown) => deps.logger?.error({ err }, 'traffic sample before reconcile failed'));
       await dataplaneSync.reconcileAll(onProgress).catch((err: unknown) => void (failure = err));
       await dns.reconcile().catch((err: unknown) => void (failure ??= err));

@@ -168,6 +168,7 @@ export class PanelMetrics {
       const counts = new Map<string, number>([...HANDSHAKE_AGE_BUCKETS.map((b) => `le_${b}`), 'older', 'never'].map((k) => [k, 0]));
       for (const peer of live?.peers ?? []) {
         rx += peer.transferRx; tx += peer.transferTx;
+        if (peer.allowedIps.length === 0) continue; // parked (a suspended account's, until the next sample): not a session
         const age = now - peer.latestHandshake;
         let key = 'never';
         if (peer.latestHandshake !== 0) {

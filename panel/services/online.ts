@@ -25,8 +25,9 @@ export class OnlineService {
 
   /**
    * Every account whose peer shook hands at most `wireguard_handshake_uptime` seconds ago, server by server in the
-   * order `wg show` lists peers (latest handshake first). Each live peer is matched to its account by the unique
-   * public-key index. `page` (limit/offset) narrows the answer; the work stops once the page is full.
+   * order `wg show` lists peers (latest handshake first): one read per interface of just those peers
+   * (`Driver.sessions`: wireguard-go's UAPI socket, no process), each matched to its account by the unique public-key
+   * index. `page` (limit/offset) narrows the answer; the work stops once the page is full.
    */
   async list(page: ListingPage = {}): Promise<WireguardOnlineEntry[]> {
     const now = Math.floor(this.clock().getTime() / 1000);
@@ -44,14 +45,12 @@ export class OnlineService {
     let seen = 0;
     for (const server of this.servers.list()) {
       if (seen >= end) break;
-      const peers = (await this.driver.inspect(server.interface_name))?.peers ?? [];
-      // Peers come latest-handshake first (never-shaken last), so the online ones are a prefix.
-      let online = 0;
-      while (online < peers.length && peers[online].latestHandshake !== 0 && peers[online].latestHandshake >= since) online++;
-      for (let i = 0; i < online && seen < end; i++) {
+      const peers = (await this.driver.sessions(server.interface_name, since)) ?? [];
+      for (let i = 0; i < peers.length && seen < end; i++) {
         const peer = peers[i];
         const account = this.index.get(peer.publicKey);
-        if (!account || account[1] !== server.id) continue;
+        // a suspended account's peer stays parked (no allowed IPs) until the next sample: not online
+        if (!account || account[1] !== server.id || account[5] !== 'enable') continue;
         if (seen++ < skip) continue;
         const [, , , name, username, status, ip, b_download, b_upload] = account;
         out.push({

@@ -106,7 +106,7 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       const n = name();
       assert.equal(await driver.transfers(n), null);
       await driver.ensureInterface(spec(n));
-      assert.deepEqual(await driver.transfers(n), { keys: [], rx: new Float64Array(0), tx: new Float64Array(0) });
+      assert.deepEqual(await driver.transfers(n), { keys: [], rx: new Float64Array(0), tx: new Float64Array(0), parked: [] });
       const peers = [peer(['10.9.2.2/32']), peer(['10.9.2.3/32'])];
       await driver.applyPeers(n, { upsert: peers, remove: [] });
       const counters = (await driver.transfers(n))!;
@@ -114,6 +114,31 @@ export function runDriverContract(label: string, setup: () => Promise<DriverFixt
       const state = (await driver.inspect(n))!;
       assert.deepEqual([...byKey.keys()].sort(), state.peers.map((p) => p.publicKey).sort());
       for (const p of state.peers) assert.deepEqual(byKey.get(p.publicKey), [p.transferRx, p.transferTx]);
+      await driver.removeInterface(n);
+    });
+
+    it('a parked peer (allowed IPs cleared) keeps its endpoint and counters, and transfers reports it', async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      await driver.ensureInterface(spec(n));
+      const kept = peer(['10.9.3.2/32']);
+      const parked = peer(['10.9.3.3/32']);
+      await driver.applyPeers(n, { upsert: [kept, { ...parked, endpoint: '192.0.2.45:51999' }], remove: [] });
+      await driver.applyPeers(n, { upsert: [{ ...parked, allowedIps: [] }], remove: [] });
+      const state = (await driver.inspect(n))!;
+      assert.deepEqual(state.peers.find((p) => p.publicKey === parked.publicKey)?.allowedIps, []);
+      assert.equal(state.peers.find((p) => p.publicKey === parked.publicKey)?.endpoint, '192.0.2.45:51999');
+      assert.deepEqual((await driver.transfers(n))!.parked, [[parked.publicKey, '192.0.2.45:51999']]);
+      await driver.removeInterface(n);
+    });
+
+    it('sessions: null for a missing interface; only peers with a handshake since the bound', async (t) => {
+      if (!(await ready(t))) return;
+      const n = name();
+      assert.equal(await driver.sessions(n, 1), null);
+      await driver.ensureInterface(spec(n));
+      await driver.applyPeers(n, { upsert: [peer(['10.9.4.2/32'])], remove: [] });
+      assert.deepEqual(await driver.sessions(n, 1), [], 'no handshake yet');
       await driver.removeInterface(n);
     });
 

@@ -69,5 +69,12 @@ describe('SimulatedDriver test hooks', () => {
     assert.equal(updated?.transferRx, 10);
     assert.equal(updated?.endpoint, '192.0.2.7:4444');
     assert.throws(() => driver.simulateHandshake('wg2', generateKeyPair().publicKey, { endpoint: '192.0.2.9:1' }));
+    // sessions: the peers with a handshake since the bound, in inspect's (wg show's) order
+    const since = (peers: Awaited<ReturnType<typeof driver.inspect>>, bound: number) => (peers?.peers ?? [])
+      .filter((p) => p.latestHandshake !== 0 && p.latestHandshake >= bound)
+      .map(({ publicKey, endpoint, latestHandshake, transferRx, transferTx }) => ({ publicKey, endpoint, latestHandshake, transferRx, transferTx }));
+    assert.deepEqual(await driver.sessions('wg2', 1_699_999_000), since(await driver.inspect('wg2'), 1_699_999_000));
+    assert.deepEqual((await driver.sessions('wg2', 1_699_999_000))!.map((p) => p.publicKey), [keys[1], keys[2]]);
+    assert.deepEqual((await driver.sessions('wg2', 1_699_999_001))!.map((p) => p.publicKey), [keys[1]]);
   });
 });

@@ -12,11 +12,13 @@ import {
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
+  type PeerSession,
   type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
 import { publicKeyFrom } from '../keys.ts';
 import type { LinkInfo } from '../render/parse-ip-link.ts';
+import { parseWgUapiSessions } from '../render/parse-wg-sessions.ts';
 import { checkInterfaceSpec } from '../spec-check.ts';
 import { DEFAULT_MTU, toolMessage, WG_GO_SOCKET_IN_USE } from '../tool-messages.ts';
 import { IpTool } from './ip.ts';
@@ -24,6 +26,7 @@ import { ManagedState, type WireguardMode } from './managed-state.ts';
 import type { CommandRunner } from './runner.ts';
 import { WgTool } from './wg.ts';
 import { probeUapiSocket, removeStaleSocket, uapiSocketPath } from './uapi-socket.ts';
+import { readUapiAnswer } from './uapi-transfers.ts';
 import { WireguardGoTool } from './wireguard-go.ts';
 
 /** Options of {@link LinuxDriver}. */
@@ -143,6 +146,20 @@ export class LinuxDriver implements Driver {
   async transfers(name: string): Promise<PeerTransfers | null> {
     const counters = await this.wg.transfers(name);
     if (counters) return counters;
+    if (!(await this.ip.link(name))) return null;
+    throw new DataplaneError(toolMessage('wg', `Unable to access interface: ${name}`));
+  }
+
+  /**
+   * A wireguard-go interface's answer to `get=1` on its UAPI socket (no process; the daemon formats what `wg show`
+   * would read), else (kernel WireGuard, or a socket that fails) one `wg show <if> dump`; only the peers with a
+   * handshake at or after `since` become objects. The link is asked for only when neither reads: missing → null.
+   */
+  async sessions(name: string, since: number): Promise<PeerSession[] | null> {
+    const answer = await readUapiAnswer(name).catch(() => null);
+    if (answer) return parseWgUapiSessions(answer, since);
+    const sessions = await this.wg.sessions(name, since);
+    if (sessions) return sessions;
     if (!(await this.ip.link(name))) return null;
     throw new DataplaneError(toolMessage('wg', `Unable to access interface: ${name}`));
   }

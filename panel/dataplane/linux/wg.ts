@@ -1,6 +1,7 @@
 // Wrapper of wireguard-tools `wg`: reads with `wg show <if> dump`, writes with incremental `wg set`.
-import type { PeerChanges } from '../driver.ts';
+import type { PeerChanges, PeerSession } from '../driver.ts';
 import { parseWgDump, type WgDump } from '../render/parse-wg-dump.ts';
+import { parseWgDumpSessions } from '../render/parse-wg-sessions.ts';
 import { parseWgTransfers, type PeerTransfers } from '../render/parse-wg-transfers.ts';
 import { renderWgSetArgs } from '../render/wg-set-args.ts';
 import type { CommandRunner } from './runner.ts';
@@ -28,6 +29,13 @@ export class WgTool {
     const result = await this.runner.run('wg', ['show', iface, 'dump'], { allowFailure: true });
     if (result.exitCode !== 0) return null;
     return parseWgTransfers(result.stdout);
+  }
+
+  /** `wg show IF dump` read for its peers with a handshake at or after `since` (see parseWgDumpSessions); null when wg cannot access IF. */
+  async sessions(iface: string, since: number): Promise<PeerSession[] | null> {
+    const result = await this.runner.run('wg', ['show', iface, 'dump'], { allowFailure: true });
+    if (result.exitCode !== 0) return null;
+    return parseWgDumpSessions(result.stdout, since);
   }
 
   /** `wg set IF listen-port N private-key /dev/stdin`: changes port and/or key in place. */

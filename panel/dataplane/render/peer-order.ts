@@ -2,7 +2,7 @@
 import type { PeerState } from '../driver.ts';
 
 /** Returns a new array sorted like `wg show` lists peers, with public key as a stable tie-break. */
-export function sortPeers(peers: PeerState[]): PeerState[] {
+export function sortPeers<T extends Pick<PeerState, 'latestHandshake' | 'publicKey'>>(peers: T[]): T[] {
   return [...peers].sort((a, b) => {
     if (a.latestHandshake !== b.latestHandshake) {
       if (a.latestHandshake === 0) return 1;

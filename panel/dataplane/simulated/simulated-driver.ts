@@ -10,12 +10,14 @@ import {
   type InterfaceSpec,
   type InterfaceState,
   type PeerChanges,
+  type PeerSession,
   type PeerState,
   type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
 import { isValidKey, publicKeyFrom } from '../keys.ts';
 import { sortPeers } from '../render/peer-order.ts';
+import type { ParkedPeer } from '../render/parse-wg-transfers.ts';
 import { checkInterfaceSpec } from '../spec-check.ts';
 import * as msg from '../tool-messages.ts';
 
@@ -206,7 +208,7 @@ export class SimulatedDriver implements Driver {
     };
   }
 
-  /** The peers' counters in the twin's (insertion) order, like the dump's unsorted read. */
+  /** The peers' counters in the twin's (insertion) order, like the dump's unsorted read, and the parked peers. */
   async transfers(name: string): Promise<PeerTransfers | null> {
     await this.delay();
     const link = this.links.get(name);
@@ -214,12 +216,27 @@ export class SimulatedDriver implements Driver {
     const keys: string[] = [];
     const rx = new Float64Array(link.peers.size);
     const tx = new Float64Array(link.peers.size);
+    const parked: ParkedPeer[] = [];
     for (const peer of link.peers.values()) {
       rx[keys.length] = peer.transferRx;
       tx[keys.length] = peer.transferTx;
       keys.push(peer.publicKey);
+      if (peer.allowedIps.length === 0) parked.push([peer.publicKey, peer.endpoint]);
     }
-    return { keys, rx, tx };
+    return { keys, rx, tx, parked };
+  }
+
+  /** The peers with a handshake at or after `since`, in `wg show`'s order. */
+  async sessions(name: string, since: number): Promise<PeerSession[] | null> {
+    await this.delay();
+    const link = this.links.get(name);
+    if (!link) return null;
+    const out: PeerSession[] = [];
+    for (const p of link.peers.values()) {
+      if (p.latestHandshake === 0 || p.latestHandshake < since) continue;
+      out.push({ publicKey: p.publicKey, endpoint: p.endpoint, latestHandshake: p.latestHandshake, transferRx: p.transferRx, transferTx: p.transferTx });
+    }
+    return sortPeers(out);
   }
 
   /** The configured host networks plus each link's addresses and their subnet routes, as `ip` lists them. */

@@ -21,6 +21,11 @@ export interface SampleInput {
 /** What a sample added. */
 export interface SampleOutcome {
   peers: number;
+  /**
+   * The parked peers the sample read (no allowed IPs: see PeerTransfers.parked), counted like the others: per interface
+   * their keys and endpoints. Once this sample is stored they may be removed (TrafficStatisticsService.sampleAndSettle).
+   */
+  parked: Array<[iface: string, publicKey: string, endpoint: string | null]>;
   ikeSas: number;
   resets: number;
   download: number;
@@ -58,34 +63,60 @@ export class SampleEngine {
     const w = wallClock(input.at, this.timeZone);
     const today: SampleDay = { key: formatDay(w.year, w.month, w.day), start: dayStart(w.year, w.month, w.day, this.timeZone) };
     const pass = new SamplePass(input.at, today, this.timeZone);
+    const parked: SampleOutcome['parked'] = [];
     for (const [serverId, iface, counters] of input.dumps) {
       const source = wireguardSource(iface);
       pass.sets.set(source, counters && pass.wireguard(serverId, counters, sets.get(source), (key) => keys.get(key)));
+      for (const [key, endpoint] of counters?.parked ?? []) parked.push([iface, key, endpoint]);
     }
     if (input.sas) pass.sets.set(IKEV2_SOURCE, pass.ikev2(input.sas, sets.get(IKEV2_SOURCE), (u) => this.repo.accountIdOfUsername(u)));
-    this.repo.write(pass.write());
+    this.store(pass.write());
     for (const [source, set] of pass.sets) {
       if (set) sets.set(source, set);
       else sets.delete(source);
     }
-    return { ...pass.result, engineMs: performance.now() - started };
+    return { ...pass.result, parked, engineMs: performance.now() - started };
   }
 
-  /** Marks one account's WireGuard baselines invalid (its peer left: it comes back at zero); persisted at once. */
-  peerLeft(accountId: number): void {
+  /**
+   * Marks these accounts' WireGuard baselines invalid (their peers left: they come back at zero); persisted at once,
+   * one write for all.
+   */
+  peerLeft(accountIds: readonly number[]): void {
+    if (accountIds.length === 0) return;
+    const leaving = new Set(accountIds);
     const sets = this.baselines();
     const changed = new Map<string, BaselineSet | null>();
     for (const [source, set] of sets) {
       if (source === IKEV2_SOURCE) continue;
-      const slot = set.ids.indexOf(accountId);
-      if (slot < 0) continue;
-      const ids = set.ids.slice();
-      ids[slot] = -1;
-      changed.set(source, { ...set, ids });
+      let ids: Float64Array | null = null;
+      for (let slot = 0; slot < set.ids.length; slot++) {
+        if (!leaving.has(set.ids[slot])) continue;
+        ids ??= set.ids.slice();
+        ids[slot] = -1;
+      }
+      if (ids) changed.set(source, { ...set, ids });
     }
     if (changed.size === 0) return;
-    this.repo.write({ accountIds: [], days: [], download: [], upload: [], sets: changed });
+    this.store({ accountIds: [], days: [], download: [], upload: [], sets: changed });
     for (const [source, set] of changed) sets.set(source, set!);
+  }
+
+  /**
+   * Writes over the baselines this engine holds: the store refuses when another engine wrote them since (a worker
+   * given up for dead that still committed, or the sampler's fallback after it); then the memory is dropped and the
+   * next call reloads it from the store.
+   */
+  private store(write: SampleWrite): void {
+    const held = this.baselines();
+    const expected = new Map<string, number | null>();
+    for (const source of write.sets.keys()) expected.set(source, held.get(source)?.sampledAt ?? null);
+    try {
+      this.repo.write(write, expected);
+    } catch (err) {
+      this.sets = null;
+      throw err;
+    }
   }
 
   private baselines(): Map<string, BaselineSet> {

@@ -23,7 +23,7 @@ const counters = new WorkerCounterReader(uapiDir);
 async function handle(request: Exclude<EngineRequest, { op: 'accountsChanged' }>): Promise<EngineValue> {
   if (request.op === 'read') return counters.read(request.ifaces);
   if (request.op === 'peerLeft') {
-    engine.peerLeft(request.accountId);
+    engine.peerLeft(request.accountIds);
     return null;
   }
   const { input, held } = request;
@@ -44,6 +44,8 @@ parentPort!.on('message', (request: EngineRequest) => {
     (err: unknown): EngineReply => ({ seq: request.seq, ok: false, message: (err as Error).message }),
   ).then((reply) => parentPort!.postMessage(reply));
 });
+// the module graph is loaded and the connection open: the client's start deadline ends here
+parentPort!.postMessage({ ready: true } satisfies EngineReply);
 
 /**
  * Linux gives each thread its own nice value (setpriority on a thread id): this thread, and the `wg` it spawns, run

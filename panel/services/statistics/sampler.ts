@@ -4,9 +4,14 @@ import type { Driver } from '../../dataplane/driver.ts';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
-import type { SampleInput, SaCounters } from './sample-engine.ts';
-import { inThreadEngine, workerEngine, type EngineHandle, type HeldReads } from './sample-worker-client.ts';
+import type { SampleInput, SampleOutcome, SaCounters } from './sample-engine.ts';
+import {
+  inThreadEngine, SampleWorkerError, workerEngine, type EngineHandle, type HeldReads, type WorkerEngineOptions,
+} from './sample-worker-client.ts';
 import type { UnresolvedRead } from './worker-counters.ts';
+
+/** How long samples skip a worker that failed (see WorkerEngineOptions.restMs). */
+const WORKER_REST_MS = 15 * 60_000;
 
 /** Collaborators of the sampler. */
 export interface TrafficSamplerDeps {
@@ -33,6 +38,8 @@ export interface TrafficSamplerDeps {
   readInWorker?: boolean;
   /** Directory of wireguard-go's UAPI sockets the worker reads (default `/var/run/wireguard`; the bench's differs). */
   uapiDir?: string;
+  /** The worker's deadlines and entry (tests start one that stalls or dies); see WorkerEngineOptions. */
+  worker?: Omit<WorkerEngineOptions, 'uapiDir'>;
   logger?: Logger;
 }
 
@@ -54,6 +61,10 @@ export interface SampleResult {
   durationMs: number;
   /** The sample engine's part of it in ms (deltas, baselines, the write; in the worker thread). */
   engineMs: number;
+  /** The parked peers it counted (see SampleOutcome.parked). */
+  parked: SampleOutcome['parked'];
+  /** True when the worker failed and this sample was taken on the caller's thread instead. */
+  fallback: boolean;
 }
 
 /**
@@ -76,16 +87,26 @@ export interface SampleResult {
  * wireguard-go interface over its UAPI socket, a kernel one with `wg` spawned from the worker) and the driver is
  * asked only for the interfaces it could not read. An in-memory store keeps the engine on this thread and reads
  * through the driver. Samples never overlap.
+ *
+ * When the worker fails (it does not start or answer in time, exits or throws: a SampleWorkerError, raised only once
+ * its thread has ended), the same sample is taken on this thread instead — every interface read through the driver,
+ * the deltas against the baselines as the store holds them — so the counters of a peer about to be removed are
+ * never dropped for want of a worker. The samples of the next 15 minutes (`worker.restMs`) are taken here too; then a
+ * fresh worker is tried again.
  */
 export class TrafficSampler {
   private lane: Promise<unknown> = Promise.resolve();
   private last: SampleResult | null = null;
   private readonly engine: EngineHandle;
   private readonly readInWorker: boolean;
+  /** After a worker failed, samples are taken on this thread until then (performance.now() ms), not waited for again. */
+  private workerRestsUntil = 0;
 
   constructor(private readonly deps: TrafficSamplerDeps) {
     const file = deps.repo.file;
-    this.engine = file && !deps.inThread ? workerEngine(file, deps.timeZone, deps.uapiDir) : inThreadEngine(deps.repo, deps.timeZone);
+    this.engine = file && !deps.inThread
+      ? workerEngine(file, deps.timeZone, { ...deps.worker, uapiDir: deps.uapiDir })
+      : inThreadEngine(deps.repo, deps.timeZone);
     this.readInWorker = this.engine.read !== undefined && (deps.readInWorker ?? deps.wireguard.kind === 'linux');
     deps.onAccountsChanged?.(() => this.engine.accountsChanged());
   }
@@ -101,12 +122,14 @@ export class TrafficSampler {
   }
 
   /**
-   * Forgets one account's WireGuard baseline: its peer left the interface, so when it comes back (even before the
-   * next sample, with counters above the old ones) it starts at zero. Persisted at once; a failure is logged.
+   * Forgets these accounts' WireGuard baselines: their peers left the interface, so when they come back (even before
+   * the next sample, with counters above the old ones) they start at zero. Persisted at once (on this thread when the
+   * worker fails); a failure is logged.
    */
-  peerLeft(accountId: number): Promise<void> {
-    return this.queue(() => this.engine.peerLeft(accountId))
-      .catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic baseline of a leaving peer not dropped'));
+  peerLeft(accountIds: number[]): Promise<void> {
+    if (accountIds.length === 0) return Promise.resolve();
+    return this.queue(() => this.withEngine((engine) => engine.peerLeft(accountIds)))
+      .catch((err: unknown) => this.deps.logger?.error({ err }, 'traffic baselines of leaving peers not dropped'));
   }
 
   /** Stops the engine's worker (after the samples queued so far). */
@@ -121,11 +144,38 @@ export class TrafficSampler {
   }
 
   private async run(only?: string[]): Promise<SampleResult> {
-    const { repo, wireguard, ipsec, clock, logger } = this.deps;
     const started = performance.now();
+    const targets = this.deps.repo.servers().filter(([, iface]) => !only || only.includes(iface));
+    const result = await this.withEngine(async (engine, fallback) => ({
+      ...(await this.take(engine, !fallback && this.readInWorker, targets, started)), fallback,
+    }));
+    this.last = result;
+    return result;
+  }
+
+  /**
+   * Runs `task` on the engine (the worker's, unless it rests after a failure); when the worker fails, or while it
+   * rests, on a fresh engine on this thread (`fallback`), whose baselines are the store's whatever a dead worker held.
+   */
+  private async withEngine<T>(task: (engine: EngineHandle, fallback: boolean) => Promise<T>): Promise<T> {
+    if (performance.now() >= this.workerRestsUntil) {
+      try {
+        return await task(this.engine, false);
+      } catch (err) {
+        if (!(err instanceof SampleWorkerError)) throw err;
+        const rest = this.deps.worker?.restMs ?? WORKER_REST_MS;
+        this.deps.logger?.error({ err, restMs: rest }, 'traffic sample worker failed: the engine runs on the panel thread meanwhile');
+        this.workerRestsUntil = performance.now() + rest;
+      }
+    }
+    return task(inThreadEngine(this.deps.repo, this.deps.timeZone), true);
+  }
+
+  /** One sample through `engine`; the worker reads what it can first when `workerReads`. */
+  private async take(engine: EngineHandle, workerReads: boolean, targets: Array<[number, string]>, started: number): Promise<Omit<SampleResult, 'fallback'>> {
+    const { wireguard, ipsec, clock, logger } = this.deps;
     const input: SampleInput = { at: 0, dumps: [], sas: null };
-    const targets = repo.servers().filter(([, iface]) => !only || only.includes(iface));
-    const { held, rest } = await this.readByWorker(targets);
+    const { held, rest } = workerReads ? await this.readByWorker(engine, targets) : { held: [], rest: targets };
     for (const [serverId, iface] of rest) {
       try {
         input.dumps.push([serverId, iface, await wireguard.transfers(iface)]);
@@ -143,20 +193,19 @@ export class TrafficSampler {
       }
     }
     input.at = clock.now().getTime();
-    const outcome = await this.engine.sample(input, held);
+    const outcome = await engine.sample(input, held);
     const interfaces = input.dumps.length + held.length;
-    const result: SampleResult = { at: new Date(input.at), interfaces, ...outcome, durationMs: performance.now() - started };
-    this.last = result;
-    return result;
+    return { at: new Date(input.at), interfaces, ...outcome, durationMs: performance.now() - started };
   }
 
-  /** Has the worker read what it can of `targets` (when it reads at all); the rest is the driver's. */
-  private async readByWorker(targets: Array<[number, string]>): Promise<{ held: HeldReads; rest: Array<[number, string]> }> {
-    if (!this.readInWorker || targets.length === 0) return { held: [], rest: targets };
+  /** Has the worker read what it can of `targets`; the rest is the driver's. A failed worker fails the sample. */
+  private async readByWorker(engine: EngineHandle, targets: Array<[number, string]>): Promise<{ held: HeldReads; rest: Array<[number, string]> }> {
+    if (targets.length === 0) return { held: [], rest: targets };
     let unresolved: UnresolvedRead[];
     try {
-      unresolved = await this.engine.read!(targets.map(([, iface]) => iface));
+      unresolved = await engine.read!(targets.map(([, iface]) => iface));
     } catch (err) {
+      if (err instanceof SampleWorkerError) throw err;
       this.deps.logger?.warn({ err }, 'traffic sample: the worker read no counters, the driver reads them');
       return { held: [], rest: targets };
     }

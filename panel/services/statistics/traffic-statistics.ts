@@ -6,7 +6,8 @@ import { ApiError, E } from '../../http/errors.ts';
 import type { TrafficStatisticsEntry } from '../../schemas/statistics.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
-import { TrafficSampler } from './sampler.ts';
+import type { WorkerEngineOptions } from './sample-worker-client.ts';
+import { TrafficSampler, type SampleResult } from './sampler.ts';
 import { StatisticsScheduler } from './scheduler.ts';
 import { daysInMonth, formatDay, wallClock } from './zoned-days.ts';
 
@@ -16,8 +17,20 @@ export const YEAR_RANGE = { min: 1970, max: 2100 } as const;
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {
   repo: TrafficStatisticsRepository;
-  /** The WireGuard seam (see TrafficSamplerDeps.wireguard: on `kind` linux the sample worker reads the counters). */
-  wireguard: Pick<Driver, 'transfers'> & Partial<Pick<Driver, 'kind'>>;
+  /**
+   * The WireGuard seam (see TrafficSamplerDeps.wireguard: on `kind` linux the sample worker reads the counters);
+   * `applyPeers` removes the parked peers a sample counted.
+   */
+  wireguard: Pick<Driver, 'transfers' | 'applyPeers'> & Partial<Pick<Driver, 'kind'>>;
+  /** What the settling of parked peers needs of the accounts (see {@link TrafficStatisticsService.sampleAndSettle}). */
+  parkedPeers?: {
+    /** The account holding a public key: its id, status and server. */
+    account(publicKey: string): { id: number; status: string; server_id: number } | undefined;
+    /** Keeps a suspended account's last endpoint, so its peer resumes at once when it comes back. */
+    rememberEndpoint(accountId: number, endpoint: string): void;
+  };
+  /** The sample worker's deadlines and entry (tests); see WorkerEngineOptions. */
+  worker?: Omit<WorkerEngineOptions, 'uapiDir'>;
   /** The IKEv2 seam: live SAs are sampled too (optional). */
   ipsec?: Pick<Ipsec, 'listSas'>;
   /** Subscribes to account writes (the accounts repository's `onRowsChanged`). */
@@ -47,7 +60,7 @@ export class TrafficStatisticsService {
   constructor(private readonly deps: TrafficStatisticsDeps) {
     this.sampler = new TrafficSampler({
       repo: deps.repo, wireguard: deps.wireguard, ipsec: deps.ipsec, onAccountsChanged: deps.onAccountsChanged, clock: deps.clock,
-      timeZone: deps.timeZone, logger: deps.logger,
+      timeZone: deps.timeZone, worker: deps.worker, logger: deps.logger,
     });
     this.scheduler = new StatisticsScheduler({
       clock: deps.clock,
@@ -56,7 +69,7 @@ export class TrafficStatisticsService {
       sample: () => deps.serial(async () => {
         const started = performance.now();
         try {
-          return await this.sampler.sample();
+          return await this.sampleAndSettle();
         } finally {
           deps.onSample?.((performance.now() - started) / 1000);
         }
@@ -67,22 +80,32 @@ export class TrafficStatisticsService {
   }
 
   /**
-   * Call inside the data-plane lane before a peer leaves its interface (disable, delete): samples that interface
-   * (and the IKE SAs, which a disable or delete terminates) so the bytes since the last sample are kept.
+   * Call inside the data-plane lane: one sample (every interface, or `opts.interfaces`), then the parked peers it
+   * counted are settled — a suspended account's peer is parked (no allowed IPs: it passes no traffic, its counters
+   * stay) instead of removed, so a suspend reads nothing; the next sample counts its last bytes like every other
+   * peer's, and then it is removed here (one `wg set` per interface), its endpoint kept for its return and its
+   * baseline dropped. A parked peer of a deleted account or of another server goes too; one whose account is enabled
+   * again is left alone (its enable gave it its addresses back). A peer whose removal fails stays parked for the next
+   * sample. This is the scheduler's sample, the one before every reconcile, and the last one at shutdown.
    */
-  async beforePeerLeaves(iface: string): Promise<void> {
-    // a failed sample must not block the change: the peer's bytes since the last sample are then lost (logged)
-    await this.sampler.sample({ interfaces: [iface] }).catch((err: unknown) => this.logSampleFailure(err, 'before a peer leaves'));
+  async sampleAndSettle(opts: { interfaces?: string[] } = {}): Promise<SampleResult> {
+    const result = await this.sampler.sample(opts);
+    await this.settle(result);
+    return result;
+  }
+
+  /**
+   * Call inside the data-plane lane before an enabled account's peer leaves (disable, delete). WireGuard needs no
+   * read: a suspended peer is parked until the next sample (see {@link sampleAndSettle}), a deleted account's
+   * statistics go with it. On a server with IKEv2 the live IKE SAs are sampled, since the change ends the account's SA.
+   */
+  async beforePeerLeaves(server: { ikev2: number }): Promise<void> {
+    if (server.ikev2 === 1) await this.beforeSasEnd();
   }
 
   /** Call inside the data-plane lane before IKE SAs end (DELETE /ikev2/online, credentials reloaded, daemon stopped). */
   async beforeSasEnd(): Promise<void> {
     await this.sampler.sample({ interfaces: [] }).catch((err: unknown) => this.logSampleFailure(err, 'before IKE SAs end'));
-  }
-
-  /** Call after the peer left: its next appearance starts again at zero. */
-  peerLeft(accountId: number): void {
-    void this.sampler.peerLeft(accountId);
   }
 
   /** The first day kept by retention (`YYYY-MM-DD`). */
@@ -125,6 +148,35 @@ export class TrafficStatisticsService {
       out.push({ account: name, date, traffic_download: row?.traffic_download ?? 0, traffic_upload: row?.traffic_upload ?? 0 });
     }
     return out;
+  }
+
+  /** Removes the parked peers `result` counted (see {@link sampleAndSettle}). */
+  private async settle(result: SampleResult): Promise<void> {
+    if (result.parked.length === 0) return;
+    const { wireguard, parkedPeers, repo, logger } = this.deps;
+    const serverOf = new Map(repo.servers().map(([id, iface]) => [iface, id]));
+    const byIface = new Map<string, { keys: string[]; ids: number[] }>();
+    for (const [iface, key, endpoint] of result.parked) {
+      const account = parkedPeers?.account(key);
+      const own = account !== undefined && account.server_id === serverOf.get(iface);
+      if (own && account.status === 'enable') continue;
+      let entry = byIface.get(iface);
+      if (!entry) byIface.set(iface, (entry = { keys: [], ids: [] }));
+      entry.keys.push(key);
+      if (!own) continue;
+      entry.ids.push(account.id);
+      if (endpoint) parkedPeers!.rememberEndpoint(account.id, endpoint);
+    }
+    const left: number[] = [];
+    for (const [iface, { keys, ids }] of byIface) {
+      try {
+        await wireguard.applyPeers(iface, { upsert: [], remove: keys });
+        left.push(...ids);
+      } catch (err) {
+        logger?.warn({ err, iface }, 'parked peers not removed; the next sample tries again');
+      }
+    }
+    await this.sampler.peerLeft(left);
   }
 
   private logSampleFailure(err: unknown, when: string): void {

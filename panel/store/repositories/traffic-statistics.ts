@@ -42,6 +42,7 @@ export class TrafficStatisticsRepository {
   private readonly usernameStmt: Statement<[string], number>;
   private readonly monthStmt: Statement<[number, string, string], TrafficDayRow>;
   private readonly pruneStmt: Statement<[string]>;
+  private readonly sampledAtStmt: Statement<[string], number>;
   private readonly writeTx;
 
   constructor(private readonly db: Db) {
@@ -64,7 +65,12 @@ export class TrafficStatisticsRepository {
       'SELECT day, traffic_download, traffic_upload FROM traffic_statistics WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day',
     );
     this.pruneStmt = db.prepare('DELETE FROM traffic_statistics WHERE day < ?');
-    this.writeTx = db.transaction((write: SampleWrite) => {
+    this.sampledAtStmt = db.prepare<[string], number>('SELECT sampled_at FROM traffic_baseline_sets WHERE source = ?').pluck();
+    this.writeTx = db.transaction((write: SampleWrite, expected?: ReadonlyMap<string, number | null>) => {
+      for (const [source, sampledAt] of expected ?? []) {
+        const stored = this.sampledAtStmt.get(source) ?? null;
+        if (stored !== sampledAt) throw new BaselineConflictError(source, sampledAt, stored);
+      }
       // In account order: the day rows of one day sit apart per account, so sorted upserts walk the B-tree once.
       // ADD_BATCH rows per statement (about a quarter less time than one statement per row at 50,000 rows).
       const order = Uint32Array.from(write.accountIds.keys()).sort((a, b) => write.accountIds[a] - write.accountIds[b]);
@@ -122,9 +128,14 @@ export class TrafficStatisticsRepository {
     return out;
   }
 
-  /** Applies one sample's day additions and baselines in one IMMEDIATE transaction. */
-  write(sample: SampleWrite): void {
-    this.writeTx.immediate(sample);
+  /**
+   * Applies one sample's day additions and baselines in one IMMEDIATE transaction. With `expected` (per source the
+   * `sampled_at` of the baselines the deltas were taken against, null for none), nothing is written and a
+   * {@link BaselineConflictError} thrown when the stored baselines are not those: another engine wrote since, and
+   * counting these deltas again would count bytes twice.
+   */
+  write(sample: SampleWrite, expected?: ReadonlyMap<string, number | null>): void {
+    this.writeTx.immediate(sample, expected);
   }
 
   /** The stored days of one account between `first` and `last` (inclusive, `YYYY-MM-DD`). */
@@ -138,9 +149,11 @@ export class TrafficStatisticsRepository {
   }
 
   private migrateLegacy(): void {
-    const legacy = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'traffic_baselines_legacy'").get();
-    if (!legacy) return;
+    const hasLegacy = () => !!this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'traffic_baselines_legacy'").get();
+    if (!hasLegacy()) return;
     this.db.transaction(() => {
+      // checked again under the write lock: another connection (a worker, the sampler's fallback) may have done it
+      if (!hasLegacy()) return;
       const rows = this.db.prepare<[], LegacyRow>(
         `SELECT b.account_id, b.public_key, b.rx, b.tx, b.sampled_at, s.interface_name FROM traffic_baselines_legacy b
          JOIN accounts a ON a.id = b.account_id JOIN wireguard_servers s ON s.id = a.server_id`,
@@ -160,6 +173,14 @@ export class TrafficStatisticsRepository {
       }
       this.db.exec('DROP TABLE traffic_baselines_legacy');
     }).immediate();
+  }
+}
+
+/** The stored baselines of `source` are not the ones a sample's deltas were taken against (see write). */
+export class BaselineConflictError extends Error {
+  constructor(readonly source: string, expected: number | null, stored: number | null) {
+    super(`traffic baselines of ${source} changed underneath (expected sampled_at ${expected}, stored ${stored}): sample not written`);
+    this.name = 'BaselineConflictError';
   }
 }
 

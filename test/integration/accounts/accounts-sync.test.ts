@@ -83,7 +83,9 @@ test('a sequence of changes makes exactly one applyPeers each, carrying just tha
     assert.equal(seen.length, 5);
     for (const change of seen) assert.equal(change.upsert.length + change.remove.length, 1, JSON.stringify(change));
     assert.deepEqual(seen.slice(1).map((c) => c.upsert[0]?.publicKey ?? c.remove[0]), Array(4).fill(target.public_key));
-    assert.deepEqual(seen[1], { upsert: [], remove: [target.public_key] });
+    // the disable parks the peer (its addresses cleared, counters kept for the next sample), the delete removes it
+    assert.deepEqual(seen[1], { upsert: [{ publicKey: target.public_key, allowedIps: [], persistentKeepalive: 0 }], remove: [] });
+    assert.deepEqual(seen[4], { upsert: [], remove: [target.public_key] });
     assert.deepEqual(seen[3].upsert[0].allowedIps, ['10.0.1.60/32']);
   } finally {
     await p.close();

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../panel/app.ts';
+import { buildApp, type PanelDeps } from '../../../panel/app.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import type { SampleResult } from '../../../panel/services/statistics/sampler.ts';
 import { manualClock } from '../../../panel/shared/clock.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
@@ -21,13 +22,14 @@ export interface StatsPanel {
   ok(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, form?: Record<string, string>): Promise<any>;
   /** Sets a peer's live counters (rx = bytes received from it, tx = bytes sent to it). */
   counters(iface: string, publicKey: string, rx: number, tx: number): void;
-  sample(): Promise<unknown>;
+  /** The scheduler's sample: in the data-plane lane, every interface, then the parked peers it counted removed. */
+  sample(): Promise<SampleResult>;
   close(): Promise<void>;
 }
 
 /** Builds the panel at `start` in `timeZone`; `dir`/`driver` reuse a previous one's (a restart). */
 export async function makeStatsPanel(
-  opts: { start?: string; timeZone?: string; dir?: string; driver?: SimulatedDriver } = {},
+  opts: { start?: string; timeZone?: string; dir?: string; driver?: SimulatedDriver; worker?: PanelDeps['statisticsWorker'] } = {},
 ): Promise<StatsPanel> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'vpnhost-stats-test-'));
   const db = openDatabase(join(dir, 'panel.db'));
@@ -36,6 +38,7 @@ export async function makeStatsPanel(
   const app = buildApp({
     db, dataplane: createSimulatedDataplane({ wireguard: driver }), dataDir: dir, secretBox: SecretBox.open(dir),
     baseUrl: 'http://127.0.0.1', version: 'test', clock: () => clock.now(), timeZone: opts.timeZone ?? 'UTC',
+    statisticsWorker: opts.worker,
   });
   await app.ready();
   const { hash } = app.services.accessHashes.create('127.0.0.1');
@@ -55,7 +58,7 @@ export async function makeStatsPanel(
       return answer.body.msg;
     },
     counters: (iface, publicKey, rx, tx) => driver.simulateHandshake(iface, publicKey, { endpoint: '192.0.2.7:5000', rx, tx }),
-    sample: () => app.services.statistics.sampler.sample(),
+    sample: () => app.services.dataplaneSync.serial(() => app.services.statistics.sampleAndSettle()),
     close: async () => {
       await app.close();
       db.close();

@@ -13,6 +13,16 @@ async function month(p: StatsPanel, name: string, y: number, m: number): Promise
   return out;
 }
 
+/** The next `applyPeers` of a subsystem fails as a tool would; the one after works again. */
+function failOnce(subsystem: { applyPeers(...args: never[]): Promise<unknown> }): void {
+  const target = subsystem as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const original = target.applyPeers;
+  target.applyPeers = async () => {
+    target.applyPeers = original;
+    throw new Error('simulated tool failure');
+  };
+}
+
 async function setup(start?: string) {
   const p = await makeStatsPanel({ start });
   const server = await p.ok('POST', '/wireguard', { name: 'srv' });
@@ -47,24 +57,36 @@ test('download = bytes sent to the peer (transfer_tx), upload = bytes received (
   }
 });
 
-test('disable samples first and the re-enabled peer counts from zero; delete removes the statistics; re-create starts empty', async () => {
+test('a disabled peer is parked until the next sample counts its last bytes and removes it; re-enabled it counts from zero; delete removes the statistics; re-create starts empty', async () => {
   const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
   try {
     await p.sample();
     p.counters(iface, alice, 100, 1_000);
-    await p.ok('PUT', '/account/alice', { status: 'disable' }); // no scheduled sample in between: the hook keeps it
+    const calls = p.driver.stats().applyPeersCalls;
+    await p.ok('PUT', '/account/alice', { status: 'disable' });
+    const parked = (await p.driver.inspect(iface))!.peers.find((peer) => peer.publicKey === alice)!;
+    assert.deepEqual([parked.allowedIps, parked.transferRx, parked.transferTx], [[], 100, 1_000], 'parked: no address, counters kept');
+    assert.equal(p.driver.stats().applyPeersCalls, calls + 1, 'the disable is one wg set');
+    assert.deepEqual(await month(p, 'alice', 2026, 3), {}, 'not sampled yet');
+    const settled = await p.sample(); // the next scheduled sample counts the parked peer, then removes it
+    assert.deepEqual(settled.parked, [[iface, alice, '192.0.2.7:5000']]);
     assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [1_000, 100] });
-    await p.sample(); // disabled: absent, nothing added
+    assert.equal((await p.driver.inspect(iface))!.peers.some((peer) => peer.publicKey === alice), false, 'removed after its sample');
+    assert.equal(p.db.prepare("SELECT last_endpoint FROM accounts WHERE name = 'alice'").pluck().get(), '192.0.2.7:5000', 'its endpoint kept');
+    await p.sample(); // disabled and gone: nothing added
     await p.ok('PUT', '/account/alice', { status: 'enable' });
+    assert.equal((await p.driver.inspect(iface))!.peers.find((peer) => peer.publicKey === alice)!.endpoint, '192.0.2.7:5000', 'resumed at its endpoint');
     p.counters(iface, alice, 5_000, 9_000); // more than before the disable: still counted whole
     await p.sample();
     assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [10_000, 5_100] });
-    // disable and enable again between two samples
+    // disabled and enabled again between two samples: the peer never left, its counters go on
     await p.ok('PUT', '/account/alice', { status: 'disable' });
     await p.ok('PUT', '/account/alice', { status: 'enable' });
     p.counters(iface, alice, 20_000, 20_000);
-    await p.sample();
-    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [30_000, 25_100] });
+    const continued = await p.sample();
+    assert.equal(continued.resets, 0);
+    assert.deepEqual(continued.parked, []);
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [21_000, 20_100] });
 
     await p.ok('DELETE', '/account/alice');
     assert.equal((p.db.prepare('SELECT COUNT(*) AS n FROM traffic_statistics').get() as any).n, 0, 'bob had no traffic');
@@ -176,14 +198,46 @@ test('a delete the data plane refuses restores the account with its statistics',
     await p.sample();
     const before = await month(p, 'alice', 2026, 3);
     assert.deepEqual(before, { '2026-03-15': [80_000, 1_500] });
-    const wireguard = p.app.services.dataplaneSync.dataplane.wireguard as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const original = wireguard.applyPeers;
-    wireguard.applyPeers = async () => {
-      wireguard.applyPeers = original;
-      throw new Error('simulated tool failure');
-    };
+    failOnce(p.app.services.dataplaneSync.dataplane.wireguard);
     assert.equal((await p.call('DELETE', '/account/alice')).status, 500);
     assert.deepEqual(await month(p, 'alice', 2026, 3), before);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a delete refused by the firewall leaves the peer and its counters as they were: the bytes since the last sample stay', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000, 50_000);
+    await p.sample();
+    p.counters(iface, alice, 1_500, 80_000);
+    failOnce(p.app.services.dataplaneSync.dataplane.firewall);
+    const calls = p.driver.stats().applyPeersCalls;
+    assert.equal((await p.call('DELETE', '/account/alice')).status, 500);
+    assert.equal(p.driver.stats().applyPeersCalls, calls, 'WireGuard comes after the refused step: never touched');
+    p.clock.advance(HOUR);
+    const next = await p.sample();
+    assert.equal(next.resets, 0);
+    assert.deepEqual(await month(p, 'alice', 2026, 3), { '2026-03-15': [80_000, 1_500] });
+  } finally {
+    await p.close();
+  }
+});
+
+test('a suspended account deleted while its peer is parked: the peer goes with it, and its key may come back as a new account counting from zero', async () => {
+  const { p, iface, alice } = await setup('2026-03-15T12:00:00Z');
+  try {
+    p.counters(iface, alice, 1_000, 50_000);
+    await p.sample();
+    p.counters(iface, alice, 1_500, 80_000);
+    await p.ok('PUT', '/account/alice', { status: 'disable' });
+    await p.ok('DELETE', '/account/alice');
+    assert.equal((await p.driver.inspect(iface))!.peers.some((peer) => peer.publicKey === alice), false, 'not left parked');
+    await p.ok('POST', '/account', { wg_name: 'srv', name: 'again', allowed_IPs: '10.0.1.9', public_key: alice });
+    p.counters(iface, alice, 10, 20);
+    await p.sample();
+    assert.deepEqual(await month(p, 'again', 2026, 3), { '2026-03-15': [20, 10] }, 'none of the deleted account\'s bytes');
   } finally {
     await p.close();
   }

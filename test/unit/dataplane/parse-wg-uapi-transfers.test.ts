@@ -1,5 +1,5 @@
-// Fixture tests of the UAPI `get=1` counter parser (answer captured from wireguard-go 0.0.20220316, 3 peers, one with
-// traffic; the `wg show dump` taken right after it from the same interface).
+// Fixture tests of the UAPI `get=1` counter parser (answers captured from wireguard-go 0.0.20220316: 3 peers, one with
+// traffic; 3 peers, two of them parked without allowed IPs; the `wg show dump` taken right after each from the same interface).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -52,4 +52,19 @@ test('errors: errno other than 0, no errno, malformed key or counter, a counter 
   assert.throws(() => parseWgUapiTransfers(Buffer.from(`public_key=${key}\nrx_bytes=12x\nerrno=0\n\n`)), /number/);
   assert.throws(() => parseWgUapiTransfers(Buffer.from('rx_bytes=1\nerrno=0\n\n')), /before public_key/);
   assert.throws(() => parseWgUapiTransfers(Buffer.from(`public_key=${key}\nno equals sign\nerrno=0\n\n`)), /without =/);
+});
+
+test('parked peers (no allowed IP) with their endpoints, the same from get=1 and from wg show dump', () => {
+  const answer = parseWgUapiTransfers(fixture('uapi-get-parked.txt'));
+  const dump = parseWgTransfers(fixture('wg-dump-parked.txt').toString('utf8'));
+  const parked = [
+    ['CowKHRaRczAJQfjk/p109udm4y/6Dz2+TLnI0jinXl0=', '192.0.2.11:40002'],
+    ['I2A+BENQzB55WLAap1xnN3TqQ9NDT33iMLKJZCvizT8=', null],
+  ];
+  const sorted = (list: unknown[][] | undefined) => [...(list ?? [])].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  assert.equal(answer.keys.length, 3);
+  assert.deepEqual(sorted(answer.parked), parked);
+  assert.deepEqual(sorted(dump.parked), parked);
+  assert.deepEqual(parseWgUapiTransfers(ANSWER).parked, [], 'peers with allowed IPs are not parked');
+  assert.deepEqual(parseWgTransfers(DUMP).parked, []);
 });

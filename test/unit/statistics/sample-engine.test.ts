@@ -5,7 +5,7 @@ import { parseWgTransfers } from '../../../panel/dataplane/render/parse-wg-trans
 import { baselineSet, packBaselines, unpackBaselines } from '../../../panel/services/statistics/baseline-set.ts';
 import { SampleEngine, type SaCounters } from '../../../panel/services/statistics/sample-engine.ts';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
-import { TrafficStatisticsRepository } from '../../../panel/store/repositories/traffic-statistics.ts';
+import { BaselineConflictError, TrafficStatisticsRepository } from '../../../panel/store/repositories/traffic-statistics.ts';
 
 const T0 = Date.parse('2026-03-15T12:00:00Z');
 const MIN = 60_000;
@@ -64,26 +64,32 @@ test('packed baselines round-trip (also empty)', () => {
 test('WireGuard: first sighting whole, growth after, day rows only for moved peers, peers of other servers and strangers ignored', () => {
   const { db, engine } = store();
   const first = engine.sample({ at: T0, dumps: [[1, 'wg1', counters([[K1, 10, 20], [K2, 0, 0], [K3, 5, 5], ['stranger', 1, 1]])]], sas: null });
-  assert.deepEqual({ ...first, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 20, upload: 10, engineMs: 0 });
+  assert.deepEqual({ ...first, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 20, upload: 10, engineMs: 0, parked: [] });
   assert.deepEqual(days(db), [[1, '2026-03-15', 20, 10]], 'bob did not move: no row; carol is on server 2');
   const second = engine.sample({ at: T0 + 5 * MIN, dumps: [[1, 'wg1', counters([[K2, 3, 4], [K1, 10, 20]])]], sas: null });
-  assert.deepEqual({ ...second, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 4, upload: 3, engineMs: 0 });
+  assert.deepEqual({ ...second, engineMs: 0 }, { peers: 2, ikeSas: 0, resets: 0, download: 4, upload: 3, engineMs: 0, parked: [] });
   assert.deepEqual(days(db), [[1, '2026-03-15', 20, 10], [2, '2026-03-15', 4, 3]]);
   const reset = engine.sample({ at: T0 + 10 * MIN, dumps: [[1, 'wg1', counters([[K1, 1, 2], [K2, 3, 4]])]], sas: null });
   assert.equal(reset.resets, 1);
   assert.deepEqual(days(db)[0], [1, '2026-03-15', 22, 11], 'went backwards: counted whole');
 });
 
-test('WireGuard: a missing interface drops its baselines; a restart (new engine) continues from the stored blob; peerLeft', () => {
+test('WireGuard: a missing interface drops its baselines; a restart (new engine) continues from the stored blob; peerLeft; a stale engine is refused', () => {
   const { db, repo, engine } = store();
   engine.sample({ at: T0, dumps: [[1, 'wg1', counters([[K1, 100, 100]])]], sas: null });
   const restarted = new SampleEngine(repo, 'UTC');
   restarted.sample({ at: T0 + MIN, dumps: [[1, 'wg1', counters([[K1, 150, 170]])]], sas: null });
   assert.deepEqual(days(db), [[1, '2026-03-15', 170, 150]], 'nothing lost or counted twice across the restart');
-  restarted.peerLeft(1);
+  restarted.peerLeft([1]);
   new SampleEngine(repo, 'UTC').sample({ at: T0 + 2 * MIN, dumps: [[1, 'wg1', counters([[K1, 200, 200]])]], sas: null });
   assert.deepEqual(days(db), [[1, '2026-03-15', 370, 350]], 'after peerLeft the (re-added) peer counts whole');
-  restarted.sample({ at: T0 + 3 * MIN, dumps: [[1, 'wg1', null]], sas: null });
+  // `restarted` holds the baselines of T0 + MIN, another engine wrote since: its write is refused, nothing counted twice
+  assert.throws(() => restarted.sample({ at: T0 + 3 * MIN, dumps: [[1, 'wg1', counters([[K1, 260, 260]])]], sas: null }), BaselineConflictError);
+  assert.deepEqual(days(db), [[1, '2026-03-15', 370, 350]]);
+  // ... and it reloads the store's: the next sample counts from there
+  restarted.sample({ at: T0 + 3 * MIN, dumps: [[1, 'wg1', counters([[K1, 260, 260]])]], sas: null });
+  assert.deepEqual(days(db), [[1, '2026-03-15', 430, 410]]);
+  restarted.sample({ at: T0 + 4 * MIN, dumps: [[1, 'wg1', null]], sas: null });
   assert.equal(db.prepare("SELECT COUNT(*) FROM traffic_baseline_sets WHERE source = 'wg:wg1'").pluck().get(), 0);
 });
 
@@ -92,7 +98,7 @@ test('IKEv2: download = bytes out, upload = bytes in; new SA from zero; vanished
   engine.sample({ at: T0, dumps: [], sas: [sa('1', 'alice_u', 1_000, 5_000, 30), sa('2', 'nobody', 9, 9, 30)] });
   assert.deepEqual(days(db), [[1, '2026-03-15', 5_000, 1_000]]);
   const grown = engine.sample({ at: T0 + 5 * MIN, dumps: [], sas: [sa('1', 'alice_u', 1_500, 8_000, 330), sa('3', 'bob_u', 10, 20, 100)] });
-  assert.deepEqual({ ...grown, engineMs: 0 }, { peers: 0, ikeSas: 2, resets: 0, download: 3_020, upload: 510, engineMs: 0 });
+  assert.deepEqual({ ...grown, engineMs: 0 }, { peers: 0, ikeSas: 2, resets: 0, download: 3_020, upload: 510, engineMs: 0, parked: [] });
   // charon restarted: id 1 is now bob's fresh SA (younger than the baseline): counted whole, not as a delta of alice's
   const reused = engine.sample({ at: T0 + 10 * MIN, dumps: [], sas: [sa('1', 'bob_u', 2_000, 9_000, 60)] });
   assert.equal(reused.download, 9_000);
