@@ -136,6 +136,31 @@ export function parseFilters(text: string): TcFilter[] {
   return out;
 }
 
+/**
+ * Parses the output of one `tc -batch` of `class show dev X classid 1:<M>` + `filter show dev X parent <M>:` pairs
+ * (tc prints a child block's filters without their parent): each group class line (`... leaf <M>: ...`) opens the
+ * section of block M. A group whose class or child qdisc is missing prints nothing and gets no entry.
+ */
+export function parseGroupFilters(text: string): Map<number, TcFilter[]> {
+  const out = new Map<number, TcFilter[]>();
+  let current: TcFilter[] | null = null;
+  let chunk: string[] = [];
+  const flush = () => {
+    if (current && chunk.length) current.push(...parseFilters(chunk.join('\n')));
+    chunk = [];
+  };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('class ')) {
+      flush();
+      const leaf = /\bleaf ([0-9a-f]+):/.exec(line)?.[1];
+      current = leaf === undefined ? null : [];
+      if (current) out.set(parseInt(leaf!, 16), current);
+    } else chunk.push(line);
+  }
+  flush();
+  return out;
+}
+
 /** Splits `ht:bucket:node` (hex, empty parts are 0). */
 export function parseFh(text: string): U32Fh {
   const [ht, bucket, node] = text.split(':');
