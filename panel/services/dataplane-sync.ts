@@ -7,16 +7,17 @@ import type { ReconcileReport } from '../dataplane/reconcile.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import {
-  desiredPeer, firewallChanges, firewallPeer, interfaceSpec, peerChanges, serverFirewallSpec, shapedPeer,
-  shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
-} from './dataplane-specs.ts';
+import { ShapingError } from '../dataplane/shaping/shaping.ts';
+import { planAccountBatch, type AccountChange, type ServerBatch } from './dataplane-batch.ts';
+import { DataplaneLane, type LaneOptions } from './dataplane-lane.ts';
+import { interfaceSpec, serverFirewallSpec, shapedPeer, shapingTarget, wireguardPeer, type DesiredPeer } from './dataplane-specs.ts';
 import { reconcileStore } from './dataplane-reconcile.ts';
 import { desiredServer } from './desired-state.ts';
 import { dataplaneViews, requireServer, type DataplaneViews } from './dataplane-views.ts';
 import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
 
 export { peerChanges } from './dataplane-specs.ts';
+export type { LaneOptions } from './dataplane-lane.ts';
 export type { DataplaneViews } from './dataplane-views.ts';
 
 /** The firewall's global settings when the store holds none: forwarding on, every policy ACCEPT. */
@@ -81,9 +82,14 @@ const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWAL
  * previous row back, so the request fails with nothing changed. A crash between commit and the calls leaves the
  * store ahead of the data plane, which the reconcile on boot (and `PUT /system/reload`) repairs. Reconcile runs in
  * the same lane, so no change can slip between its read of the store and its writes.
+ *
+ * Group commit: account changes queued together (`serial(task, { batch: true })`, see {@link DataplaneLane}) write
+ * their rows one after the other and then share one call per subsystem and interface — one `wg set` with all their
+ * peers, one `ipset restore`, one `tc -batch` — each request answered once the batch is in the kernel. A failed batch
+ * is undone and its changes rerun one by one, so a refused change fails alone, exactly as without batching.
  */
 export class DataplaneSync {
-  private lane: Promise<unknown> = Promise.resolve();
+  private readonly lane = new DataplaneLane<AccountChange>((changes) => this.applyAccountChanges(changes));
   private policy: PolicySource = NO_POLICY;
   private readonly followers: SyncFollower[] = [];
   /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
@@ -120,11 +126,13 @@ export class DataplaneSync {
     follower.onDaemonChange?.(() => this.ikev2Shaping.ensure());
   }
 
-  /** Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. */
-  serial<T>(task: () => Promise<T> | T): Promise<T> {
-    const run = this.lane.then(task, task);
-    this.lane = run.catch(() => undefined);
-    return run;
+  /**
+   * Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. With
+   * `{ batch: true }` (account changes whose one data-plane step is {@link applyAccountChange}) it may share one
+   * data-plane batch with the account changes queued right after it (group commit, see {@link DataplaneLane}).
+   */
+  serial<T>(task: () => Promise<T> | T, opts?: LaneOptions): Promise<T> {
+    return this.lane.run(task, opts);
   }
 
   /** WireGuard interface spec of a server row (decrypts the private key). */
@@ -202,50 +210,76 @@ export class DataplaneSync {
   /**
    * The one batched call per subsystem an account change needs, from the row before and after (null = absent;
    * only enabled rows have a peer): `wg set`, one `ipset restore` of its mark, one `tc -batch` of its classes and
-   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). A
-   * suspended peer's endpoint is kept from the dump (in the store, `accounts.last_endpoint`, so it survives a
-   * restart), and when it comes back the server sets it and sends a keepalive at once, so the tunnel resumes
-   * without waiting for the client's re-handshake timer.
+   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). Inside a
+   * `batch` task of the lane the change is parked and applied with the others of its batch (the promise settles
+   * then); otherwise it is applied at once. A suspended peer's endpoint is kept from the dump (in the store,
+   * `accounts.last_endpoint`, so it survives a restart), and when it comes back the server sets it and sends a
+   * keepalive at once, so the tunnel resumes without waiting for the client's re-handshake timer.
    */
-  async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
-    const { wireguard, firewall, shaper } = this.deps.dataplane;
-    const iface = server.interface_name;
-    const b = before && before.status === 'enable' ? desiredPeer(before) : null;
-    const a = after && after.status === 'enable' ? desiredPeer(after) : null;
+  applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
+    return this.lane.park({ server, before, after }) ?? this.applyAccountChanges([{ server, before, after }]);
+  }
+
+  /**
+   * Applies account changes together: per server one `wg set`, one `ipset restore` and one `tc -batch` carrying all
+   * of them (see {@link planAccountBatch}). On a failure every subsystem already changed gets the inverse batch and
+   * the error is rethrown (the callers write their rows back). Followers hear of each change once all succeeded.
+   */
+  async applyAccountChanges(changes: AccountChange[]): Promise<void> {
+    const batches = planAccountBatch(changes);
     const undo: Array<() => Promise<void>> = [];
     try {
-      const wg = peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
-      if (wg) {
-        // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
-        if (b && !a && after) await this.rememberEndpoint(iface, after.id, b.publicKey);
-        const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
-        if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
-        await wireguard.applyPeers(iface, wg);
-        undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
-        // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
-        if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
-        if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
-      }
-      const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
-      if (fw) {
-        if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-        else {
-          await firewall.applyPeers(iface, fw);
-          undo.push(() => firewall.applyPeers(iface, firewallChanges(a && firewallPeer(a), b && firewallPeer(b)) ?? { upsert: [], remove: [] }));
-          if (a && (!b || b.ipv4 !== a.ipv4)) await this.restoreForwards(server, a);
-        }
-      }
-      const tc = shapingChanges(b && shapedPeer(b), a && shapedPeer(a));
-      if (tc) {
-        if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-        else await shaper.apply(shapingTarget(server), tc);
-        await this.ikev2Shaping.apply(server, tc);
-      }
+      for (const batch of batches) await this.applyServerBatch(batch, undo);
     } catch (err) {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw err;
     }
-    for (const f of this.followers) await f.accountChanged(server, before, after).catch((err: unknown) => this.followerFailed(f, err));
+    for (const batch of batches) {
+      for (const c of batch.changes) {
+        for (const f of this.followers) await f.accountChanged(c.server, c.before, c.after).catch((err: unknown) => this.followerFailed(f, err));
+      }
+    }
+  }
+
+  private async applyServerBatch(batch: ServerBatch, undo: Array<() => Promise<void>>): Promise<void> {
+    const { wireguard, firewall, shaper } = this.deps.dataplane;
+    const { server } = batch;
+    const iface = server.interface_name;
+    if (batch.wg) {
+      // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
+      for (const s of batch.suspended) await this.rememberEndpoint(iface, s.accountId, s.publicKey);
+      const resumed = batch.resumed.map((r) => ({ ...r, endpoint: this.deps.accounts.lastEndpoint(r.accountId) })).filter((r) => r.endpoint);
+      const endpoints = new Map(resumed.map((r) => [r.peer.publicKey, r.endpoint!]));
+      const upsert = batch.wg.upsert.map((p) => (endpoints.has(p.publicKey) ? { ...p, endpoint: endpoints.get(p.publicKey)!, persistentKeepalive: 1 } : p));
+      await wireguard.applyPeers(iface, { upsert, remove: batch.wg.remove });
+      const wgUndo = batch.wgUndo;
+      undo.push(() => wireguard.applyPeers(iface, wgUndo));
+      // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
+      if (resumed.length) await wireguard.applyPeers(iface, { upsert: resumed.map((r) => wireguardPeer(r.peer)), remove: [] });
+      for (const r of resumed) this.deps.accounts.setLastEndpoint(r.accountId, null);
+    }
+    if (batch.fw) {
+      if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      else {
+        await firewall.applyPeers(iface, batch.fw);
+        const fwUndo = batch.fwUndo;
+        undo.push(() => firewall.applyPeers(iface, fwUndo));
+        await this.restoreForwards(server, batch.readdressed);
+      }
+    }
+    if (batch.tc) {
+      if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      else {
+        try {
+          await shaper.apply(shapingTarget(server), batch.tc);
+        } catch (err) {
+          // A failed tc run leaves the shaper without the interface: the next change ensures it from the store.
+          if (!(err instanceof ShapingError && err.message.startsWith('shaping:'))) this.shaped.delete(iface);
+          throw err;
+        }
+      }
+      await this.ikev2Shaping.apply(server, batch.tc);
+    }
   }
 
   private followerFailed(f: SyncFollower, err: unknown): void {
@@ -336,9 +370,11 @@ export class DataplaneSync {
     await this.deps.dataplane.firewall.setForwards(row.interface_name, spec.forwards);
   }
 
-  /** A peer coming back, or moved to another address, gets its stored forwards back (the firewall dropped them). */
-  private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
-    if (!this.policy.forwards(row).some((f) => f.to_ip.split('/')[0] === peer.ipv4)) return;
+  /** Peers coming back, or moved to another address, get their stored forwards back (the firewall dropped them). */
+  private async restoreForwards(row: ServerRow, peers: DesiredPeer[]): Promise<void> {
+    if (peers.length === 0) return;
+    const addresses = new Set(peers.map((p) => p.ipv4));
+    if (!this.policy.forwards(row).some((f) => addresses.has(f.to_ip.split('/')[0]))) return;
     await this.reapplyForwards(row);
   }
 
