@@ -26,6 +26,7 @@ export interface ServerBatch {
   fw: FirewallPeerChanges | null;
   fwUndo: FirewallPeerChanges;
   tc: ShapingChanges | null;
+  tcUndo: ShapingChanges;
   /** Peers leaving the interface while their row stays (suspended): their endpoint is kept. */
   suspended: Array<{ accountId: number; publicKey: string }>;
   /** Peers coming back (enabled): their kept endpoint is put back with a keepalive. */
@@ -62,9 +63,10 @@ function planServer(changes: AccountChange[]): ServerBatch {
   const fw: Array<FirewallPeerChanges | null> = [];
   const fwUndo: Array<FirewallPeerChanges | null> = [];
   const tc: Array<ShapingChanges | null> = [];
+  const tcUndo: Array<ShapingChanges | null> = [];
   const batch: ServerBatch = {
     server: changes[changes.length - 1].server, changes: [], wg: null, wgUndo: { upsert: [], remove: [] }, fw: null,
-    fwUndo: { upsert: [], remove: [] }, tc: null, suspended: [], resumed: [], readdressed: [],
+    fwUndo: { upsert: [], remove: [] }, tc: null, tcUndo: { upsert: [], remove: [] }, suspended: [], resumed: [], readdressed: [],
   };
   for (const c of changes) {
     const b = c.before && c.before.status === 'enable' ? desiredPeer(c.before) : null;
@@ -78,6 +80,7 @@ function planServer(changes: AccountChange[]): ServerBatch {
     fw.push(f);
     fwUndo.push(f && firewallChanges(a && firewallPeer(a), b && firewallPeer(b)));
     tc.push(t);
+    tcUndo.push(t && shapingChanges(a && shapedPeer(a), b && shapedPeer(b)));
     if (w && b && !a && c.after) batch.suspended.push({ accountId: c.after.id, publicKey: b.publicKey });
     if (w && a && !b && c.after) batch.resumed.push({ accountId: c.after.id, peer: a });
     if (f && a && (!b || b.ipv4 !== a.ipv4)) batch.readdressed.push(a);
@@ -87,6 +90,7 @@ function planServer(changes: AccountChange[]): ServerBatch {
   batch.fw = merge(fw, (p) => p.mark);
   batch.fwUndo = merge(fwUndo.reverse(), (p) => p.mark) ?? batch.fwUndo;
   batch.tc = merge(tc, (p) => p.key);
+  batch.tcUndo = merge(tcUndo.reverse(), (p) => p.key) ?? batch.tcUndo;
   return batch;
 }
 

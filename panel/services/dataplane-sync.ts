@@ -226,6 +226,7 @@ export class DataplaneSync {
    * the error is rethrown (the callers write their rows back). Followers hear of each change once all succeeded.
    */
   async applyAccountChanges(changes: AccountChange[]): Promise<void> {
+    const started = performance.now();
     const batches = planAccountBatch(changes);
     const undo: Array<() => Promise<void>> = [];
     try {
@@ -234,6 +235,7 @@ export class DataplaneSync {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw err;
     }
+    this.deps.logger?.debug({ changes: changes.length, ms: Math.round(performance.now() - started) }, 'account changes applied');
     for (const batch of batches) {
       for (const c of batch.changes) {
         for (const f of this.followers) await f.accountChanged(c.server, c.before, c.after).catch((err: unknown) => this.followerFailed(f, err));
@@ -241,46 +243,95 @@ export class DataplaneSync {
     }
   }
 
+  /**
+   * One server's share of a batch. With the server's firewall and shaping set up (the usual case) the three
+   * subsystems are independent and run side by side, so a batch costs the slowest tool, not the sum; each one that
+   * succeeded leaves its undo, and the first failure is rethrown once all have settled.
+   */
   private async applyServerBatch(batch: ServerBatch, undo: Array<() => Promise<void>>): Promise<void> {
-    const { wireguard, firewall, shaper } = this.deps.dataplane;
     const { server } = batch;
     const iface = server.interface_name;
-    if (batch.wg) {
-      // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
-      for (const s of batch.suspended) await this.rememberEndpoint(iface, s.accountId, s.publicKey);
-      const resumed = batch.resumed.map((r) => ({ ...r, endpoint: this.deps.accounts.lastEndpoint(r.accountId) })).filter((r) => r.endpoint);
-      const endpoints = new Map(resumed.map((r) => [r.peer.publicKey, r.endpoint!]));
-      const upsert = batch.wg.upsert.map((p) => (endpoints.has(p.publicKey) ? { ...p, endpoint: endpoints.get(p.publicKey)!, persistentKeepalive: 1 } : p));
-      await wireguard.applyPeers(iface, { upsert, remove: batch.wg.remove });
-      const wgUndo = batch.wgUndo;
-      undo.push(() => wireguard.applyPeers(iface, wgUndo));
-      // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
-      if (resumed.length) await wireguard.applyPeers(iface, { upsert: resumed.map((r) => wireguardPeer(r.peer)), remove: [] });
-      for (const r of resumed) this.deps.accounts.setLastEndpoint(r.accountId, null);
-    }
-    if (batch.fw) {
-      if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-      else {
-        await firewall.applyPeers(iface, batch.fw);
-        const fwUndo = batch.fwUndo;
-        undo.push(() => firewall.applyPeers(iface, fwUndo));
-        await this.restoreForwards(server, batch.readdressed);
+    const steps = [() => this.wireguardStep(batch), () => this.firewallStep(batch), () => this.shapingStep(batch)];
+    if (!this.walled.has(iface) || !this.shaped.has(iface)) {
+      // A full setup of the server's firewall and shaping from the store (after a failure or before any reconcile).
+      for (const step of steps) {
+        const back = await step();
+        if (back) undo.push(back);
       }
+      return;
     }
-    if (batch.tc) {
-      if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-      else {
-        try {
-          await shaper.apply(shapingTarget(server), batch.tc);
-        } catch (err) {
-          // A failed tc run leaves the shaper without the interface: the next change ensures it from the store.
-          if (!(err instanceof ShapingError && err.message.startsWith('shaping:'))) this.shaped.delete(iface);
-          throw err;
-        }
-      }
-      await this.ikev2Shaping.apply(server, batch.tc);
-    }
+    const outcomes = await Promise.allSettled(steps.map((step) => step()));
+    for (const o of outcomes) if (o.status === 'fulfilled' && o.value) undo.push(o.value);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
+
+  /** The batch's `wg set` (endpoints kept for suspended peers, put back for resumed ones); returns its undo. */
+  private async wireguardStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.wg) return null;
+    const { wireguard } = this.deps.dataplane;
+    const iface = batch.server.interface_name;
+    // Suspended (not deleted): keep its endpoint from the dump (one `wg show dump`, O(peers) of the interface).
+    for (const s of batch.suspended) await this.rememberEndpoint(iface, s.accountId, s.publicKey);
+    const resumed = batch.resumed.map((r) => ({ ...r, endpoint: this.deps.accounts.lastEndpoint(r.accountId) })).filter((r) => r.endpoint);
+    const endpoints = new Map(resumed.map((r) => [r.peer.publicKey, r.endpoint!]));
+    const upsert = batch.wg.upsert.map((p) => (endpoints.has(p.publicKey) ? { ...p, endpoint: endpoints.get(p.publicKey)!, persistentKeepalive: 1 } : p));
+    await wireguard.applyPeers(iface, { upsert, remove: batch.wg.remove });
+    // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
+    if (resumed.length) await wireguard.applyPeers(iface, { upsert: resumed.map((r) => wireguardPeer(r.peer)), remove: [] });
+    for (const r of resumed) this.deps.accounts.setLastEndpoint(r.accountId, null);
+    const wgUndo = batch.wgUndo;
+    return () => wireguard.applyPeers(iface, wgUndo);
+  }
+
+  /** The batch's `ipset restore` (and the forwards of peers that appeared or moved); returns its undo. */
+  private async firewallStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.fw) return null;
+    const { server } = batch;
+    const iface = server.interface_name;
+    if (!this.walled.has(iface)) {
+      await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      return null;
+    }
+    const { firewall } = this.deps.dataplane;
+    await firewall.applyPeers(iface, batch.fw);
+    const fwUndo = batch.fwUndo;
+    const back = () => firewall.applyPeers(iface, fwUndo);
+    try {
+      await this.restoreForwards(server, batch.readdressed);
+    } catch (err) {
+      await back().catch(() => undefined);
+      throw err;
+    }
+    return back;
+  }
+
+  /** The batch's `tc -batch` (and the IKEv2 TUN tree's); returns its undo. */
+  private async shapingStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.tc) return null;
+    const { server } = batch;
+    const iface = server.interface_name;
+    const { shaper } = this.deps.dataplane;
+    if (!this.shaped.has(iface)) {
+      await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      await this.ikev2Shaping.apply(server, batch.tc);
+      return null;
+    }
+    try {
+      await shaper.apply(shapingTarget(server), batch.tc);
+    } catch (err) {
+      // A failed tc run leaves the shaper without the interface: the next change ensures it from the store.
+      if (!(err instanceof ShapingError && err.message.startsWith('shaping:'))) this.shaped.delete(iface);
+      throw err;
+    }
+    await this.ikev2Shaping.apply(server, batch.tc);
+    const tcUndo = batch.tcUndo;
+    return async () => {
+      await shaper.apply(shapingTarget(server), tcUndo);
+      await this.ikev2Shaping.apply(server, tcUndo);
+    };
+  }
+
 
   private followerFailed(f: SyncFollower, err: unknown): void {
     this.deps.logger?.error({ err: (err as Error)?.message }, `${f.name} did not follow a change`);

@@ -3,13 +3,14 @@ import { execIn } from './netns.ts';
 
 /**
  * Every line `tc` prints for `dev` (root and ingress qdiscs, classes, the filters of the root block, of the ingress
- * and of each child HTB), counters left out, each prefixed with where it came from. Lines are in tc's order.
+ * and of each child HTB), counters left out (HTB's `direct_packets_stat` too), each prefixed with where it came
+ * from. Lines are in tc's order.
  */
 export async function tcLines(ns: string, dev: string): Promise<string[]> {
   const out: string[] = [];
   const run = async (what: string, args: string[]) => {
     const res = await execIn(ns, 'tc', args, { allowFailure: true });
-    out.push(...res.stdout.split('\n').filter((l) => l.trim()).map((l) => `tc ${dev} ${what} ${l.trim()}`));
+    out.push(...res.stdout.split('\n').filter((l) => l.trim()).map((l) => `tc ${dev} ${what} ${l.trim().replace(/ direct_packets_stat \d+/, '')}`));
     return res.stdout;
   };
   const qdiscs = await run('qdisc', ['qdisc', 'show', 'dev', dev]);

@@ -63,8 +63,6 @@ export interface TcFilter {
   hash: string | null;
   /** Device of a mirred redirect action. */
   mirred: string | null;
-  /** cls_flow key (`src`/`dst`). */
-  flowKey: string | null;
   /** The lines tc printed for this filter. */
   text: string[];
 }
@@ -129,7 +127,6 @@ export function parseFilters(text: string): TcFilter[] {
       matches: [...body.matchAll(/^\s*match ([0-9a-f]{8})\/([0-9a-f]{8}) at (-?\d+)/gm)].map((x) => `${x[1]}/${x[2]}@${x[3]}`),
       hash: ((h) => (h ? `${h[1]}@${h[2]}` : null))(/hash mask ([0-9a-f]{8}) at (\d+)/.exec(body)),
       mirred: /Redirect to device (\S+?)\)/.exec(body)?.[1] ?? null,
-      flowKey: /\bkeys? (src|dst)\b/.exec(head)?.[1] ?? null,
       text: block,
     });
   }
@@ -173,7 +170,6 @@ export function parseFh(text: string): U32Fh {
  */
 export function describeFilter(f: TcFilter): string {
   const head = `${f.protocol}/${f.pref} ${f.kind}`;
-  if (f.kind === 'flow') return `${head} keys=${f.flowKey ?? '?'}`;
   if (!f.fh) return `${head} handle=${f.handle ?? '?'}`;
   const ht = f.fh.ht >= ROOT_HT ? 'root' : f.fh.ht.toString(16);
   if (f.divisor !== null) return `${head} ht=${ht} divisor=${f.divisor}`;

@@ -161,16 +161,19 @@ export function parseTarget(target: unknown): ShapingTarget {
   return result.data;
 }
 
+const peersSchema = z.array(shapedPeerSchema);
+const changesSchema = z.object({ upsert: peersSchema, remove: z.array(z.string().min(1).max(128)) });
+
 /** Parses peers or throws {@link ShapingError}. */
 export function parsePeers(peers: unknown): ShapedPeer[] {
-  const result = z.array(shapedPeerSchema).safeParse(peers);
+  const result = peersSchema.safeParse(peers);
   if (!result.success) throw new ShapingError(SHAPING_TEXTS.badPeer(issueText(result.error)));
   return result.data;
 }
 
 /** Parses a change batch or throws {@link ShapingError}. */
 export function parseChanges(changes: unknown): ShapingChanges {
-  const result = z.object({ upsert: z.array(shapedPeerSchema), remove: z.array(z.string().min(1).max(128)) }).safeParse(changes);
+  const result = changesSchema.safeParse(changes);
   if (!result.success) throw new ShapingError(SHAPING_TEXTS.badPeer(issueText(result.error)));
   return result.data;
 }

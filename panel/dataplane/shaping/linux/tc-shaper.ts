@@ -32,6 +32,8 @@ export interface TcShaperOptions {
 export const BATCH_LINES = 1000;
 
 interface IfaceState {
+  /** The target address the layout derives from (with the cached capabilities). */
+  address: string;
   layout: ShapingLayout;
   book: PeerBook;
 }
@@ -74,16 +76,15 @@ export class TcShaper implements Shaper {
     const live = await readLive(this.runner, layout);
     const plan = planReconcile(layout, book.peers(), live);
     if (plan.lines.length) await this.batch(plan.lines, plan.rebuilt.length > 0);
-    this.ifaces.set(t.name, { layout, book });
+    this.ifaces.set(t.name, { address: t.address, layout, book });
   }
 
   async apply(target: ShapingTarget, changes: ShapingChanges): Promise<void> {
     const t = parseTarget(target);
     const c = parseChanges(changes);
     const state = this.ifaces.get(t.name);
-    if (!state || JSON.stringify(state.layout) !== JSON.stringify(layoutOf(t, await this.capabilities()))) {
-      throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
-    }
+    // The layout derives from the address and the (cached) capabilities only.
+    if (!state || state.address !== t.address) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
     const staged = state.book.stage(c);
     const lines = renderOps(state.layout, staged.ops);
     if (lines.length) {

@@ -48,6 +48,8 @@ const ZERO: TcStats = { bytes: 0, packets: 0, dropped: 0, overlimits: 0 };
 export class SimulatedShaper implements Shaper {
   /** The peers of each ensured interface (the shaper's memory, lost on restart like the linux shaper's). */
   private readonly books = new Map<string, PeerBook>();
+  /** The target address each book's layout derives from. */
+  private readonly addresses = new Map<string, string>();
   private readonly kernel: SimulatedTc;
   private readonly caps: ShapingCapabilities;
   private counters = { ensureCalls: 0, applyCalls: 0, rebuilds: 0, objectChanges: 0 };
@@ -81,6 +83,7 @@ export class SimulatedShaper implements Shaper {
     }
     this.kernel.ifaces.set(t.name, desired);
     this.books.set(t.name, book);
+    this.addresses.set(t.name, t.address);
   }
 
   async apply(target: ShapingTarget, changes: ShapingChanges): Promise<void> {
@@ -88,7 +91,8 @@ export class SimulatedShaper implements Shaper {
     const c = parseChanges(changes);
     const book = this.books.get(t.name);
     const iface = this.kernel.ifaces.get(t.name);
-    if (!book || !iface || !sameLayout(book.layout, layoutOf(t, this.caps))) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
+    // The layout derives from the address and the capabilities (fixed for this shaper) only.
+    if (!book || !iface || this.addresses.get(t.name) !== t.address) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
     this.counters.applyCalls++;
     const staged = book.stage(c);
     this.run(iface, staged.ops, true);
