@@ -101,8 +101,11 @@ export class DataplaneLane<C> {
   private async runUnit(first: Entry): Promise<void> {
     const parked: Parked<C>[] = [];
     const members: Member[] = [];
-    const more = () => (this.queue[0]?.batch && parked.length < this.maxBatch ? this.queue.shift() : undefined);
-    for (let entry: Entry | undefined = first; entry; entry = more()) {
+    const take = () => (this.queue[0]?.batch && parked.length < this.maxBatch ? this.queue.shift() : undefined);
+    // When the queue runs dry, one turn of the event loop lets requests already received join (their bodies parse
+    // on the next turns); it costs a request alone nothing it would notice.
+    const more = async () => take() ?? (await new Promise((resolve) => setImmediate(resolve)), take());
+    for (let entry: Entry | undefined = first; entry; entry = await more()) {
       const member = { entry } as Member;
       let onPark = () => {};
       const parkedNow = new Promise<void>((resolve) => (onPark = resolve));
