@@ -79,8 +79,8 @@ export class AccountService {
 
   /**
    * POST /account: ordered checks, generated name/username/password/keys/mangle, one committed insert, then one
-   * batched call per subsystem (peer, mark, classes; when enabled). A data-plane failure deletes the row again and
-   * fails the request.
+   * batched call per subsystem (peer, mark, classes; when enabled), shared with the account changes queued with it
+   * (group commit). A data-plane failure deletes the row again and fails the request.
    */
   create(body: AccountCreateBody): Promise<Account> {
     const { accounts, sync } = this.deps;
@@ -94,7 +94,7 @@ export class AccountService {
         throw refusal(err);
       }
       return this.toWire({ ...row, wg_name: server.name });
-    });
+    }, { batch: true });
   }
 
   /**
@@ -124,7 +124,7 @@ export class AccountService {
       }
       if (after.status !== 'enable') this.deps.otlLinks?.killForAccount(after.id);
       return this.toWire(after);
-    });
+    }, { batch: true });
   }
 
   /**
@@ -144,7 +144,7 @@ export class AccountService {
         if (dependents.forwards.length) await sync.reapplyForwards(server).catch(() => undefined);
         throw refusal(err);
       }
-    });
+    }, { batch: true });
   }
 
   /** The host's networks (briefly cached), with every server interface of the panel left out. */

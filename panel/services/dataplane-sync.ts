@@ -1,74 +1,24 @@
 // The one way into the data plane: a serialized lane driving WireGuard, firewall and shaping from store changes.
-import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { Driver } from '../dataplane/driver.ts';
 import type { FilterRule, FirewallConf, PortForwardRule, RulePosition } from '../dataplane/firewall/firewall.ts';
-import type { ReconcileReport } from '../dataplane/reconcile.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
-import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
-import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import {
-  desiredPeer, firewallChanges, firewallPeer, interfaceSpec, parkedPeer, peerChanges, serverFirewallSpec, shapedPeer,
-  shapingChanges, shapingTarget, wireguardPeer, type DesiredPeer,
-} from './dataplane-specs.ts';
+import type { AccountRow } from '../store/repositories/accounts.ts';
+import type { ServerRow } from '../store/repositories/servers.ts';
+import { ShapingError } from '../dataplane/shaping/shaping.ts';
+import { planAccountBatch, type AccountChange, type ServerBatch } from './dataplane-batch.ts';
+import { DataplaneLane, type LaneOptions } from './dataplane-lane.ts';
+import { interfaceSpec, serverFirewallSpec, shapedPeer, shapingTarget, wireguardPeer, type DesiredPeer } from './dataplane-specs.ts';
 import { reconcileStore } from './dataplane-reconcile.ts';
+import { NO_POLICY, type DataplaneSyncDeps, type PolicySource, type SyncFollower, type SyncReconcileReport } from './dataplane-sync-deps.ts';
 import { desiredServer } from './desired-state.ts';
 import { dataplaneViews, requireServer, type DataplaneViews } from './dataplane-views.ts';
 import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
 
 export { peerChanges } from './dataplane-specs.ts';
+export type { LaneOptions } from './dataplane-lane.ts';
 export type { DataplaneViews } from './dataplane-views.ts';
-
-/** The firewall's global settings when the store holds none: forwarding on, every policy ACCEPT. */
-export const DEFAULT_FIREWALL_CONF: FirewallConf = {
-  internal_traffic: true,
-  ip_forward: true,
-  policy_forward: 'ACCEPT',
-  policy_input: 'ACCEPT',
-  policy_output: 'ACCEPT',
-};
-
-/**
- * Where the sync reads the network policy the firewall store holds (port forwards, filter rules, firewall conf);
- * the firewall services plug their repositories in with {@link DataplaneSync.setPolicySource}. Default: no
- * forwards, no operator rules, {@link DEFAULT_FIREWALL_CONF}.
- */
-export interface PolicySource {
-  firewallGlobal(): { conf: FirewallConf; rules: FilterRule[] };
-  /** Port forwards stored for a server (the sync keeps those whose peer is enabled). */
-  forwards(server: ServerRow): PortForwardRule[];
-}
-
-/** Collaborators of {@link DataplaneSync}. */
-export interface DataplaneSyncDeps {
-  dataplane: Dataplane;
-  servers: ServersRepository;
-  accounts: AccountsRepository;
-  box: SecretBox;
-  /** NAT egress for servers whose row names none (`--external-interface`). */
-  externalInterface?: string | null;
-  logger?: Logger;
-}
-
-/** What a full reconcile did: the WireGuard counts (firewall and shaping report only failures). */
-export type SyncReconcileReport = ReconcileReport;
-
-/**
- * A subsystem driven beside WireGuard/firewall/shaping that follows store changes on its own (IKEv2's credentials):
- * called inside the lane after the others took the change; its failures are its own (logged, not thrown), except
- * in a full reconcile, where they are reported as `<name>` failures.
- */
-export interface SyncFollower {
-  readonly name: string;
-  accountChanged(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void>;
-  /** A server's settings changed (e.g. its `ikev2` flag or DNS). */
-  serverChanged(before: ServerRow, after: ServerRow): Promise<void>;
-  reconcile(): Promise<void>;
-  /** Registers what runs (inside the lane) after the follower started, reloaded or stopped its daemon. */
-  onDaemonChange?(listener: () => Promise<void>): void;
-}
-
-const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWALL_CONF, rules: [] }), forwards: () => [] };
+export { DEFAULT_FIREWALL_CONF } from './dataplane-sync-deps.ts';
+export type { DataplaneSyncDeps, PolicySource, SyncFollower, SyncReconcileReport } from './dataplane-sync-deps.ts';
 
 /**
  * The data-plane side of every store change, per subsystem: WireGuard (links, peers), firewall (NAT, marks,
@@ -81,9 +31,14 @@ const NO_POLICY: PolicySource = { firewallGlobal: () => ({ conf: DEFAULT_FIREWAL
  * previous row back, so the request fails with nothing changed. A crash between commit and the calls leaves the
  * store ahead of the data plane, which the reconcile on boot (and `PUT /system/reload`) repairs. Reconcile runs in
  * the same lane, so no change can slip between its read of the store and its writes.
+ *
+ * Group commit: account changes queued together (`serial(task, { batch: true })`, see {@link DataplaneLane}) write
+ * their rows one after the other and then share one call per subsystem and interface — one `wg set` with all their
+ * peers, one `ipset restore`, one `tc -batch` — each request answered once the batch is in the kernel. A failed batch
+ * is undone and its changes rerun one by one, so a refused change fails alone, exactly as without batching.
  */
 export class DataplaneSync {
-  private lane: Promise<unknown> = Promise.resolve();
+  private readonly lane = new DataplaneLane<AccountChange>((changes) => this.applyAccountChanges(changes));
   private policy: PolicySource = NO_POLICY;
   private readonly followers: SyncFollower[] = [];
   /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
@@ -120,11 +75,13 @@ export class DataplaneSync {
     follower.onDaemonChange?.(() => this.ikev2Shaping.ensure());
   }
 
-  /** Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. */
-  serial<T>(task: () => Promise<T> | T): Promise<T> {
-    const run = this.lane.then(task, task);
-    this.lane = run.catch(() => undefined);
-    return run;
+  /**
+   * Runs `task` after every earlier serialized task has settled; resolves or rejects with its outcome. With
+   * `{ batch: true }` (account changes whose one data-plane step is {@link applyAccountChange}) it may share one
+   * data-plane batch with the account changes queued right after it (group commit, see {@link DataplaneLane}).
+   */
+  serial<T>(task: () => Promise<T> | T, opts?: LaneOptions): Promise<T> {
+    return this.lane.run(task, opts);
   }
 
   /** WireGuard interface spec of a server row (decrypts the private key). */
@@ -202,7 +159,9 @@ export class DataplaneSync {
   /**
    * The one batched call per subsystem an account change needs, from the row before and after (null = absent;
    * only enabled rows have a peer): `wg set`, one `ipset restore` of its mark, one `tc -batch` of its classes and
-   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing).
+   * filters — each only when that subsystem's view of the peer changed (a password change costs nothing). Inside a
+   * `batch` task of the lane the change is parked and applied with the others of its batch (the promise settles
+   * then); otherwise it is applied at once.
    *
    * A suspended peer (enabled → disabled, row kept) is parked, not removed: its allowed IPs are cleared (no traffic
    * passes either way) and it keeps its counters and endpoint, so the suspend reads nothing; the next traffic sample
@@ -212,52 +171,122 @@ export class DataplaneSync {
    * timer. A deleted account's peer is removed after its mark and classes, so a refusal of those leaves it untouched;
    * a suspended account's too, as it may still be parked (its key could come back with another account).
    */
-  async applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
-    const { wireguard, firewall, shaper } = this.deps.dataplane;
-    const iface = server.interface_name;
-    const b = before && before.status === 'enable' ? desiredPeer(before) : null;
-    const a = after && after.status === 'enable' ? desiredPeer(after) : null;
+  applyAccountChange(server: ServerRow, before: AccountRow | null, after: AccountRow | null): Promise<void> {
+    return this.lane.park({ server, before, after }) ?? this.applyAccountChanges([{ server, before, after }]);
+  }
+
+  /**
+   * Applies account changes together: per server one `wg set`, one `ipset restore` and one `tc -batch` carrying all
+   * of them (see {@link planAccountBatch}). On a failure every subsystem already changed gets the inverse batch and
+   * the error is rethrown (the callers write their rows back). Followers hear of each change once all succeeded.
+   */
+  async applyAccountChanges(changes: AccountChange[]): Promise<void> {
+    const started = performance.now();
+    const batches = planAccountBatch(changes);
     const undo: Array<() => Promise<void>> = [];
-    const applyWireguard = async () => {
-      const wg = b && !a && after ? { upsert: [parkedPeer(wireguardPeer(b))], remove: [] }
-        // a suspended account deleted: its peer may still be parked (removing an absent peer is a no-op)
-        : before && !b && !after ? { upsert: [], remove: [before.public_key] }
-        : peerChanges(b && wireguardPeer(b), a && wireguardPeer(a));
-      if (!wg) return;
-      const resume = a && !b && after ? this.deps.accounts.lastEndpoint(after.id) : null;
-      if (resume) wg.upsert = wg.upsert.map((p) => ({ ...p, endpoint: resume, persistentKeepalive: 1 }));
-      await wireguard.applyPeers(iface, wg);
-      undo.push(() => wireguard.applyPeers(iface, peerChanges(a && wireguardPeer(a), b && wireguardPeer(b)) ?? { upsert: [], remove: [] }));
-      // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
-      if (resume && a) await wireguard.applyPeers(iface, { upsert: [wireguardPeer(a)], remove: [] });
-      if (resume && after) this.deps.accounts.setLastEndpoint(after.id, null);
-    };
-    const deleted = before !== null && after === null;
     try {
-      if (!deleted) await applyWireguard();
-      const fw = firewallChanges(b && firewallPeer(b), a && firewallPeer(a));
-      if (fw) {
-        if (!this.walled.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-        else {
-          await firewall.applyPeers(iface, fw);
-          undo.push(() => firewall.applyPeers(iface, firewallChanges(a && firewallPeer(a), b && firewallPeer(b)) ?? { upsert: [], remove: [] }));
-          if (a && (!b || b.ipv4 !== a.ipv4)) await this.restoreForwards(server, a);
-        }
-      }
-      const tc = shapingChanges(b && shapedPeer(b), a && shapedPeer(a));
-      if (tc) {
-        if (!this.shaped.has(iface)) await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
-        else await shaper.apply(shapingTarget(server), tc);
-        await this.ikev2Shaping.apply(server, tc);
-        if (deleted && b) undo.push(() => shaper.apply(shapingTarget(server), shapingChanges(null, shapedPeer(b)) ?? { upsert: [], remove: [] }));
-      }
-      if (deleted) await applyWireguard();
+      for (const batch of batches) await this.applyServerBatch(batch, undo);
     } catch (err) {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw err;
     }
-    for (const f of this.followers) await f.accountChanged(server, before, after).catch((err: unknown) => this.followerFailed(f, err));
+    this.deps.logger?.debug({ changes: changes.length, ms: Math.round(performance.now() - started) }, 'account changes applied');
+    for (const batch of batches) {
+      for (const c of batch.changes) {
+        for (const f of this.followers) await f.accountChanged(c.server, c.before, c.after).catch((err: unknown) => this.followerFailed(f, err));
+      }
+    }
   }
+
+  /**
+   * One server's share of a batch. With the server's firewall and shaping set up (the usual case) the three
+   * subsystems are independent and run side by side, so a batch costs the slowest tool, not the sum; each one that
+   * succeeded leaves its undo, and the first failure is rethrown once all have settled.
+   */
+  private async applyServerBatch(batch: ServerBatch, undo: Array<() => Promise<void>>): Promise<void> {
+    const { server } = batch;
+    const iface = server.interface_name;
+    const steps = [() => this.wireguardStep(batch), () => this.firewallStep(batch), () => this.shapingStep(batch)];
+    if (!this.walled.has(iface) || !this.shaped.has(iface)) {
+      // A full setup of the server's firewall and shaping from the store (after a failure or before any reconcile).
+      for (const step of steps) {
+        const back = await step();
+        if (back) undo.push(back);
+      }
+    } else {
+      const outcomes = await Promise.allSettled(steps.map((step) => step()));
+      for (const o of outcomes) if (o.status === 'fulfilled' && o.value) undo.push(o.value);
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    // Deleted accounts' peers leave last: a refused mark or class keeps the peer (and its counters) untouched.
+    if (batch.wgLeaving.length) await this.deps.dataplane.wireguard.applyPeers(iface, { upsert: [], remove: batch.wgLeaving });
+  }
+
+  /** The batch's `wg set` but deleted peers (suspended peers parked, kept endpoints put back); returns its undo. */
+  private async wireguardStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.wg) return null;
+    const { wireguard } = this.deps.dataplane;
+    const iface = batch.server.interface_name;
+    const resumed = batch.resumed.map((r) => ({ ...r, endpoint: this.deps.accounts.lastEndpoint(r.accountId) })).filter((r) => r.endpoint);
+    const endpoints = new Map(resumed.map((r) => [r.peer.publicKey, r.endpoint!]));
+    const upsert = batch.wg.upsert.map((p) => (endpoints.has(p.publicKey) ? { ...p, endpoint: endpoints.get(p.publicKey)!, persistentKeepalive: 1 } : p));
+    await wireguard.applyPeers(iface, { upsert, remove: batch.wg.remove });
+    // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
+    if (resumed.length) await wireguard.applyPeers(iface, { upsert: resumed.map((r) => wireguardPeer(r.peer)), remove: [] });
+    for (const r of resumed) this.deps.accounts.setLastEndpoint(r.accountId, null);
+    const wgUndo = batch.wgUndo;
+    return () => wireguard.applyPeers(iface, wgUndo);
+  }
+
+  /** The batch's `ipset restore` (and the forwards of peers that appeared or moved); returns its undo. */
+  private async firewallStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.fw) return null;
+    const { server } = batch;
+    const iface = server.interface_name;
+    if (!this.walled.has(iface)) {
+      await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      return null;
+    }
+    const { firewall } = this.deps.dataplane;
+    await firewall.applyPeers(iface, batch.fw);
+    const fwUndo = batch.fwUndo;
+    const back = () => firewall.applyPeers(iface, fwUndo);
+    try {
+      await this.restoreForwards(server, batch.readdressed);
+    } catch (err) {
+      await back().catch(() => undefined);
+      throw err;
+    }
+    return back;
+  }
+
+  /** The batch's `tc -batch` (and the IKEv2 TUN tree's); returns its undo. */
+  private async shapingStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
+    if (!batch.tc) return null;
+    const { server } = batch;
+    const iface = server.interface_name;
+    const { shaper } = this.deps.dataplane;
+    if (!this.shaped.has(iface)) {
+      await this.ensureServerPolicy(server, desiredServer(server, this.deps.accounts).peers);
+      await this.ikev2Shaping.apply(server, batch.tc);
+      return null;
+    }
+    try {
+      await shaper.apply(shapingTarget(server), batch.tc);
+    } catch (err) {
+      // A failed tc run leaves the shaper without the interface: the next change ensures it from the store.
+      if (!(err instanceof ShapingError && err.message.startsWith('shaping:'))) this.shaped.delete(iface);
+      throw err;
+    }
+    await this.ikev2Shaping.apply(server, batch.tc);
+    const tcUndo = batch.tcUndo;
+    return async () => {
+      await shaper.apply(shapingTarget(server), tcUndo);
+      await this.ikev2Shaping.apply(server, tcUndo);
+    };
+  }
+
 
   private followerFailed(f: SyncFollower, err: unknown): void {
     this.deps.logger?.error({ err: (err as Error)?.message }, `${f.name} did not follow a change`);
@@ -347,9 +376,11 @@ export class DataplaneSync {
     await this.deps.dataplane.firewall.setForwards(row.interface_name, spec.forwards);
   }
 
-  /** A peer coming back, or moved to another address, gets its stored forwards back (the firewall dropped them). */
-  private async restoreForwards(row: ServerRow, peer: DesiredPeer): Promise<void> {
-    if (!this.policy.forwards(row).some((f) => f.to_ip.split('/')[0] === peer.ipv4)) return;
+  /** Peers coming back, or moved to another address, get their stored forwards back (the firewall dropped them). */
+  private async restoreForwards(row: ServerRow, peers: DesiredPeer[]): Promise<void> {
+    if (peers.length === 0) return;
+    const addresses = new Set(peers.map((p) => p.ipv4));
+    if (!this.policy.forwards(row).some((f) => addresses.has(f.to_ip.split('/')[0]))) return;
     await this.reapplyForwards(row);
   }
 }

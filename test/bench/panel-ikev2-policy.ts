@@ -44,7 +44,8 @@ async function main(): Promise<void> {
     console.log(`${what}: ${fmt(ms)} ms`);
     return ms;
   };
-  const classes = async (dev: string) => ((await execIn(ns, 'tc', ['class', 'show', 'dev', dev])).stdout.match(/^class htb/gm) ?? []).length;
+  // Peer classes only: the classes 1:<M> are the /24 groups' (one child HTB per /24).
+  const classes = async (dev: string) => ((await execIn(ns, 'tc', ['class', 'show', 'dev', dev])).stdout.match(/^class htb (?!1:)/gm) ?? []).length;
   try {
     await p.ok('POST', '/wireguard', { name: 'ike', address: '10.66.0.1/16', ikev2: '1', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
     await p.ok('POST', '/wireguard', { name: 'plain', address: '10.201.0.1/16', ikev2: '0', external_ip: '192.0.2.1', interface_name: uniqueWgName() });

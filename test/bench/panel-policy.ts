@@ -18,6 +18,7 @@ import { createDataplane } from '../../panel/dataplane/create-dataplane.ts';
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
+import { GROUP_MAJORS } from '../../panel/dataplane/render/tc-layout.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { ServersRepository } from '../../panel/store/repositories/servers.ts';
@@ -25,8 +26,7 @@ import { openDatabase } from '../../panel/store/db.ts';
 import { issueLicenseKey } from '../../panel/services/license-key.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
-import { hasTool, isRoot } from '../helpers/require-tools.ts';
-import { median, fmt as fmtDigits } from './bench-math.ts';
+import { benchNeeds, fmt as fmtDigits, median } from './bench-math.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -121,16 +121,18 @@ async function measure(size: number): Promise<Row> {
       start = process.hrtime.bigint();
       await call('DELETE', `/account/s${k}`);
       del.push(since(start));
+      // Raw floor in the same tree, group and hash bucket: class add + filter add, two tc runs.
       const { third, fourth } = host(size + k);
-      const minor = ((third << 8) | fourth).toString(16);
-      const ht = `${(0x100 + third).toString(16)}:${fourth.toString(16)}:`;
+      const group = `${GROUP_MAJORS[third].toString(16)}:`;
+      const id = `${group}${((third << 8) | fourth).toString(16)}`;
+      const ht = `1:${fourth.toString(16)}:`;
       start = process.hrtime.bigint();
-      await runner.run('tc', ['class', 'add', 'dev', iface, 'parent', '1:', 'classid', `1:${minor}`, 'htb', 'rate', '8mbit']);
-      await runner.run('tc', ['filter', 'add', 'dev', iface, 'parent', '1:', 'prio', '1', 'protocol', 'ip', 'handle', `${ht}1`, 'u32',
-        'ht', ht, 'match', 'ip', 'dst', `${ip}/32`, 'flowid', `1:${minor}`]);
+      await runner.run('tc', ['class', 'add', 'dev', iface, 'parent', group, 'classid', id, 'htb', 'rate', '8mbit']);
+      await runner.run('tc', ['filter', 'add', 'dev', iface, 'parent', group, 'prio', '1', 'protocol', 'ip', 'handle', `${ht}1`, 'u32',
+        'ht', ht, 'match', 'ip', 'dst', `${ip}/32`, 'flowid', id]);
       raw.push(since(start));
       await runner.run('tc', ['-batch', '-'], {
-        input: `filter del dev ${iface} parent 1: prio 1 protocol ip handle ${ht}1 u32\nclass del dev ${iface} classid 1:${minor}\n`,
+        input: `filter del dev ${iface} parent ${group} prio 1 protocol ip handle ${ht}1 u32\nclass del dev ${iface} classid ${id}\n`,
       });
     }
     const bulkPeers = Math.min(size, BULK);
@@ -149,12 +151,7 @@ async function measure(size: number): Promise<Row> {
 }
 
 async function main(): Promise<number> {
-  const missing = ['ip', 'tc', 'wg', 'wireguard-go', 'iptables', 'ipset'].filter((tool) => !hasTool(tool));
-  if (!isRoot()) missing.push('root privileges');
-  if (missing.length) {
-    process.stderr.write(`panel-policy bench needs: ${missing.join(', ')}\n`);
-    return 2;
-  }
+  if (benchNeeds('panel-policy', ['ip', 'tc', 'wg', 'wireguard-go', 'iptables', 'ipset'])) return 2;
   process.stdout.write(`panel-policy bench: sizes ${SIZES.join(', ')}, ${SAMPLES} samples each, bulk ${BULK}\n`);
   process.stdout.write('size    fill ms  POST ms  PUT ms  DELETE ms  raw ms  POST/raw  PUT/raw  DELETE/raw  bulk peers  set_bandwidth ms\n');
   const rows: Row[] = [];

@@ -123,7 +123,7 @@ export function runDataplaneContract(label: string, setup: () => Promise<Datapla
         // The root qdisc lines count every packet of the link (a stray IPv6 packet of the kernel's may pass meanwhile);
         // the peer's own class and filter lines must be byte-identical, their counters included.
         const peerLines = (view: string) => view.split('\n').filter((line) => /^\s/.test(line)).join('\n');
-        assert.match(peerLines(bBefore), /class 1:\d+ rate 2Mbit[^\n]*\n\s+filter /);
+        assert.match(peerLines(bBefore), /class [0-9a-f]+:[0-9a-f]+ rate 2Mbit[^\n]*\n\s+filter /);
         assert.equal(peerLines(await sync.views.accountTrafficControl('b')), peerLines(bBefore), 'the other peer is untouched');
         await p.ok('PUT', '/account/a', { status: 'disable' });
         assert.equal((await sync.views.accountTrafficControl('a')).includes('class'), false);

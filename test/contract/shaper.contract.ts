@@ -49,9 +49,9 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
     it('reports capabilities', async (t) => {
       if (!(await ready(t))) return;
       const caps = await fx.shaper.capabilities();
-      for (const field of ['flow', 'u32', 'ifb'] as const) assert.equal(typeof caps[field], 'boolean');
+      for (const field of ['u32', 'ifb'] as const) assert.equal(typeof caps[field], 'boolean');
       assert.ok(caps.leaf === null || typeof caps.leaf === 'string');
-      assert.ok(caps.ifb && (caps.u32 || caps.flow), 'the contract needs a kernel that can shape');
+      assert.ok(caps.ifb && caps.u32, 'the contract needs a kernel that can shape');
     });
 
     it('refuses a missing interface, and apply/show before ensure', async (t) => {
@@ -63,19 +63,21 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       await assert.rejects(fx.shaper.show(name), { message: SHAPING_TEXTS.notEnsured(name) });
     });
 
-    it('ensure shapes limited peers only; the view shows each class with its peer and filters', async (t) => {
+    it('ensure shapes limited peers only, in the child HTB of their /24; the view shows each class with its peer and filters', async (t) => {
       if (!(await ready(t))) return;
       const name = await fx.makeInterface();
       await fx.shaper.ensure(target(name), [peer(2, { ipv6: 'fd77::2' }), peer(3, { downloadMbit: 0 }), peer(4, { downloadMbit: 0, uploadMbit: 0 })]);
       const view = await fx.shaper.show(name);
       const lines = view.trimEnd().split('\n');
-      assert.match(lines[0], new RegExp(`^${name} download \\(egress of ${name}\\): htb 1: default 0, classifier (u32|flow), leaf \\S+; Sent \\d+ bytes \\d+ pkt \\(dropped \\d+, overlimits \\d+\\)$`));
-      assert.match(view, /\n  class 1:2 rate 8Mbit ceil 8Mbit leaf \S+ peer peer-2 10\.77\.0\.2 fd77::2; Sent \d+ bytes/);
-      assert.match(view, /\n  class 1:2 rate 4Mbit ceil 4Mbit leaf \S+ peer peer-2 /);
-      assert.match(view, /\n  class 1:3 rate 4Mbit ceil 4Mbit leaf \S+ peer peer-3 10\.77\.0\.3; /);
-      assert.equal((view.match(/ class 1:3 /g) ?? []).length, 1, 'no download class for a 0 download');
+      assert.match(lines[0], new RegExp(`^${name} download \\(egress of ${name}\\): htb 1: default 0, 1 group of /24, classifier u32, leaf \\S+; Sent \\d+ bytes \\d+ pkt \\(dropped \\d+, overlimits \\d+\\)$`));
+      assert.match(view, /\n  class 100:2 rate 8Mbit ceil 8Mbit leaf \S+ peer peer-2 10\.77\.0\.2 fd77::2; Sent \d+ bytes/);
+      assert.match(view, /\n  class 100:2 rate 4Mbit ceil 4Mbit leaf \S+ peer peer-2 /);
+      assert.match(view, /\n  class 100:3 rate 4Mbit ceil 4Mbit leaf \S+ peer peer-3 10\.77\.0\.3; /);
+      assert.equal((view.match(/ class 100:3 /g) ?? []).length, 1, 'no download class for a 0 download');
       assert.doesNotMatch(view, /peer-4/);
-      assert.match(view, /\n    filter 200:2:3 ip6 fd77::2 flowid 1:2\n/);
+      // IPv4: a node of the group's block; IPv6: a root-block node picks the group, a group-block node the class.
+      assert.match(view, /\n    filter 100: 1:2:1 ip 10\.77\.0\.2 flowid 100:2\n    filter 1: 200:2:3 ip6 fd77::2 flowid 1:100\n    filter 100: 2:2:3 ip6 fd77::2 flowid 100:2\n/);
+      assert.match(view, /\n    filter 100: 1:3:1 ip 10\.77\.0\.3 flowid 100:3\n/);
       const ifbLine = lines.find((l) => / upload \(ingress of /.test(l));
       assert.ok(ifbLine, view);
       const mine = await fx.shaper.show(name, 'peer-3');
@@ -98,7 +100,7 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       assert.equal(fx.writes(), before);
       assert.equal(shape(await restarted.show(name)), shape(view));
       await restarted.apply(target(name), { upsert: [peer(2, { downloadMbit: 3 })], remove: [] });
-      assert.match(await restarted.show(name, 'peer-2'), /class 1:2 rate 3Mbit/);
+      assert.match(await restarted.show(name, 'peer-2'), /class 100:2 rate 3Mbit/);
     });
 
     it('apply: changes a rate in place, 0 lifts a limit, removes by key, moves a peer to its new address', async (t) => {
@@ -106,7 +108,7 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       const name = await fx.makeInterface();
       await fx.shaper.ensure(target(name), [peer(2), peer(3)]);
       await fx.shaper.apply(target(name), { upsert: [peer(2, { downloadMbit: 16 })], remove: [] });
-      assert.match(await fx.shaper.show(name, 'peer-2'), /class 1:2 rate 16Mbit ceil 16Mbit/);
+      assert.match(await fx.shaper.show(name, 'peer-2'), /class 100:2 rate 16Mbit ceil 16Mbit/);
       await fx.shaper.apply(target(name), { upsert: [peer(2, { downloadMbit: 0 })], remove: [] });
       const lifted = await fx.shaper.show(name, 'peer-2');
       assert.equal((lifted.match(/^ {2}class /gm) ?? []).length, 1, lifted);
@@ -115,11 +117,11 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       assert.equal(await fx.shaper.show(name, 'peer-3'), '');
       await fx.shaper.apply(target(name), { upsert: [peer(3, { ipv4: '10.77.0.30' })], remove: [] });
       const moved = await fx.shaper.show(name, 'peer-3');
-      assert.match(moved, /class 1:1e rate 8Mbit/);
-      assert.doesNotMatch(await fx.shaper.show(name), /class 1:3 /);
+      assert.match(moved, /class 100:1e rate 8Mbit/);
+      assert.doesNotMatch(await fx.shaper.show(name), /class 100:3 /);
       // A batch may hand a freed address to another peer.
       await fx.shaper.apply(target(name), { upsert: [peer(3, { key: 'peer-3', ipv4: '10.77.0.31' }), peer(30, { ipv4: '10.77.0.30' })], remove: [] });
-      assert.match(await fx.shaper.show(name, 'peer-30'), /class 1:1e .*peer peer-30 10\.77\.0\.30;/);
+      assert.match(await fx.shaper.show(name, 'peer-30'), /class 100:1e .*peer peer-30 10\.77\.0\.30;/);
     });
 
     it('refuses conflicting or out-of-range peers with its texts and changes nothing', async (t) => {
@@ -146,7 +148,7 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       });
     });
 
-    it('shapes a whole /16 window of a wider subnet and many peers per level-2 table', async (t) => {
+    it('shapes a whole /16 window of a wider subnet: one group per /24, each peer in its own', async (t) => {
       if (!(await ready(t))) return;
       const name = await fx.makeInterface();
       const peers = Array.from({ length: 300 }, (_, i) => ({
@@ -154,8 +156,11 @@ export function runShaperContract(label: string, setup: () => Promise<ShaperFixt
       }));
       await fx.shaper.ensure({ name, address: '10.8.0.1/15' }, peers);
       const view = await fx.shaper.show(name, 'p299');
-      assert.match(view, /class 1:364 rate 5Mbit .*peer p299 10\.8\.3\.100;/);
-      assert.equal(((await fx.shaper.show(name)).match(/^ {2}class /gm) ?? []).length, 300);
+      assert.match(view, /^\S+ download \(egress of \S+\): htb 1: default 0, 256 groups of \/24, /);
+      assert.match(view, /class 103:364 rate 5Mbit .*peer p299 10\.8\.3\.100;[^\n]*\n    filter 103: 1:64:1 ip 10\.8\.3\.100 flowid 103:364\n/);
+      const all = await fx.shaper.show(name);
+      assert.equal((all.match(/^ {2}class /gm) ?? []).length, 300);
+      assert.equal((all.match(/^ {2}class 101:/gm) ?? []).length, 100);
     });
 
     it('remove clears the interface; a second remove is a no-op', async (t) => {

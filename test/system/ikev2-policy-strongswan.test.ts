@@ -107,13 +107,13 @@ test('IKEv2 client under the panel policy: marks, SNAT, port forward, filter rul
     assert.ok(freeDown > 3 * LIMIT && freeUp > 3 * LIMIT, `unlimited: ${freeDown.toFixed(1)} / ${freeUp.toFixed(1)} Mbit/s`);
     await api.ok('PUT', '/account/alice', { b_download: String(LIMIT), b_upload: String(LIMIT) });
     const classes = (await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ipsec0'])).stdout;
-    assert.match(classes, new RegExp(`class htb 1:5 root .*rate ${LIMIT}Mbit`), `alice's class on ipsec0:\n${classes}`);
-    assert.match((await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ifb-ipsec0'])).stdout, new RegExp(`class htb 1:5 root .*rate ${LIMIT}Mbit`));
+    assert.match(classes, new RegExp(`class htb 100:5 root .*rate ${LIMIT}Mbit`), `alice's class on ipsec0:\n${classes}`);
+    assert.match((await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ifb-ipsec0'])).stdout, new RegExp(`class htb 100:5 root .*rate ${LIMIT}Mbit`));
     const down = await measureMbit(nsB, SERVER_IP, { reverse: true, seconds: 4 });
     const up = await measureMbit(nsB, SERVER_IP, { seconds: 4 });
     assert.ok(down <= LIMIT * 1.15 && down >= LIMIT * 0.5, `limited download ${down.toFixed(2)} Mbit/s`);
     assert.ok(up <= LIMIT * 1.15 && up >= LIMIT * 0.5, `limited upload ${up.toFixed(2)} Mbit/s`);
-    const sent = /class htb 1:5 [\s\S]*?Sent (\d+) bytes/.exec((await execIn(nsA, 'tc', ['-s', 'class', 'show', 'dev', 'ipsec0', 'classid', '1:5'])).stdout);
+    const sent = /class htb 100:5 [\s\S]*?Sent (\d+) bytes/.exec((await execIn(nsA, 'tc', ['-s', 'class', 'show', 'dev', 'ipsec0', 'classid', '100:5'])).stdout);
     assert.ok(sent && Number(sent[1]) > 1_000_000, `the TUN class counted the download: ${sent?.[1]}`);
     console.log(`ikev2 policy: unlimited ${freeDown.toFixed(1)}/${freeUp.toFixed(1)} Mbit/s, limit ${LIMIT}: ${down.toFixed(2)}/${up.toFixed(2)} Mbit/s (down/up)`);
 
@@ -121,16 +121,16 @@ test('IKEv2 client under the panel policy: marks, SNAT, port forward, filter rul
     const pid = Number((await api.ok<{ pid_charon: string }>('GET', '/ikev2/info')).pid_charon);
     process.kill(pid, 'SIGKILL');
     let rebuilt = '';
-    for (let i = 0; i < 120 && !/class htb 1:5 /.test(rebuilt); i++) {
+    for (let i = 0; i < 120 && !/class htb 100:5 /.test(rebuilt); i++) {
       await new Promise((r) => setTimeout(r, 250));
       rebuilt = (await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ipsec0'], { allowFailure: true })).stdout;
     }
-    assert.match(rebuilt, new RegExp(`class htb 1:5 root .*rate ${LIMIT}Mbit`), 'the TUN tree is back after the restart');
+    assert.match(rebuilt, new RegExp(`class htb 100:5 root .*rate ${LIMIT}Mbit`), 'the TUN tree is back after the restart');
     assert.notEqual(Number((await api.ok<{ pid_charon: string }>('GET', '/ikev2/info')).pid_charon), pid);
 
     // lifting the limit removes the class again (one incremental change, no rebuild)
     await api.ok('PUT', '/account/alice', { b_download: '0', b_upload: '0' });
-    assert.doesNotMatch((await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ipsec0'])).stdout, /class htb 1:5 /);
+    assert.doesNotMatch((await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ipsec0'])).stdout, /class htb 100:5 /);
     assert.ok(Date.now() - started < 150_000, `took ${Date.now() - started} ms`);
   } finally {
     for (const s of services) await s.stop();

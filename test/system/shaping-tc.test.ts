@@ -11,12 +11,13 @@ import { requireTools } from '../helpers/require-tools.ts';
 const TOOLS = ['ip', 'tc'];
 const gate = (t: TestContext) => requireTools(t, TOOLS, { root: true });
 
-/** Counts `tc -batch` runs and keeps their input, then runs the command. */
+/** Counts `tc -batch` runs that write (not only `show` lines) and keeps their input, then runs the command. */
 class CountingRunner implements CommandRunner {
   batches: string[] = [];
   constructor(private readonly inner: CommandRunner) {}
   run(cmd: string, args: string[], opts?: RunOptions) {
-    if (cmd === 'tc' && args.includes('-batch')) this.batches.push(opts?.input ?? '');
+    const writes = (opts?.input ?? '').split('\n').some((line) => line.trim() && !/^\S+ show /.test(line));
+    if (cmd === 'tc' && args.includes('-batch') && writes) this.batches.push(opts?.input ?? '');
     return this.inner.run(cmd, args, opts);
   }
 }
@@ -83,16 +84,19 @@ describe('TcShaper on the kernel', () => {
       await shaper.apply(target, { upsert: [{ key: 'new', ipv4: '10.66.9.9', ipv6: 'fd66::9:9', downloadMbit: 7, uploadMbit: 7 }], remove: [unique[3].key] });
       assert.equal(runner.batches.length, 1);
       const lines = runner.batches[0].trimEnd().split('\n');
-      assert.equal(lines.length, 4 + 2 + 2 + 4, lines.join('\n'));
+      // New: a class and its leaf per direction, and per direction its IPv4 node (group block) and IPv6 nodes (root
+      // block → group, group block → class); removed: its IPv4 node and class per direction.
+      assert.equal(lines.length, (1 + 1 + 3) * 2 + (1 + 1) * 2, lines.join('\n'));
       const qdiscs = await execIn(ns, 'tc', ['qdisc', 'show', 'dev', name]);
-      assert.match(qdiscs.stdout, /qdisc bfifo \S+ parent 1:909 /);
+      assert.match(qdiscs.stdout, /qdisc bfifo \S+ parent 109:909 /);
       const view = await shaper.show(name, 'new');
-      assert.match(view, /class 1:909 rate 7Mbit ceil 7Mbit leaf bfifo peer new 10\.66\.9\.9 fd66::9:9;/);
+      assert.match(view, /class 109:909 rate 7Mbit ceil 7Mbit leaf bfifo peer new 10\.66\.9\.9 fd66::9:9;/);
+      assert.match(view, /\n    filter 1: 200:9:90a ip6 fd66::9:9 flowid 1:109\n    filter 109: 2:9:a ip6 fd66::9:9 flowid 109:909\n/);
       // Something else changes a class behind the panel's back: ensure puts back only that.
-      await execIn(ns, 'tc', ['class', 'change', 'dev', name, 'parent', '1:', 'classid', '1:909', 'htb', 'rate', '1mbit']);
+      await execIn(ns, 'tc', ['class', 'change', 'dev', name, 'parent', '109:', 'classid', '109:909', 'htb', 'rate', '1mbit']);
       runner.batches = [];
       await new TcShaper({ runner, leafPreference: ['bfifo'] }).ensure(target, [...unique.filter((_, i) => i !== 3), { key: 'new', ipv4: '10.66.9.9', ipv6: 'fd66::9:9', downloadMbit: 7, uploadMbit: 7 }]);
-      assert.deepEqual(runner.batches, ['class replace dev ' + name + ' parent 1: classid 1:909 htb rate 7mbit ceil 7mbit burst 1600b cburst 1600b quantum 1514\n']);
+      assert.deepEqual(runner.batches, ['class replace dev ' + name + ' parent 109: classid 109:909 htb rate 7mbit ceil 7mbit burst 1600b cburst 1600b quantum 1514\n']);
       await shaper.remove(name);
       const after = await execIn(ns, 'tc', ['qdisc', 'show', 'dev', name]);
       assert.doesNotMatch(after.stdout, /htb|ingress/);
@@ -112,13 +116,13 @@ describe('TcShaper on the kernel', () => {
       const target = { name, address: '10.67.0.1/24' };
       await shaper.ensure(target, []);
       // A filter the panel does not know about holds the handle the next peer needs.
-      await execIn(ns, 'tc', ['filter', 'add', 'dev', name, 'parent', '1:', 'prio', '1', 'protocol', 'ip', 'handle', '100:5:1', 'u32', 'ht', '100:5:', 'match', 'ip', 'dst', '10.67.0.5/32', 'flowid', '1:5']);
+      await execIn(ns, 'tc', ['filter', 'add', 'dev', name, 'parent', '100:', 'prio', '1', 'protocol', 'ip', 'handle', '1:5:1', 'u32', 'ht', '1:5:', 'match', 'ip', 'dst', '10.67.0.5/32', 'flowid', '100:5']);
       await assert.rejects(shaper.apply(target, { upsert: [{ key: 'a', ipv4: '10.67.0.5', ipv6: null, downloadMbit: 1, uploadMbit: 0 }], remove: [] }), {
         name: 'ShapingError', message: /^tc: /,
       });
       await assert.rejects(shaper.apply(target, { upsert: [], remove: [] }), { message: /ensure it first/ });
       await shaper.ensure(target, [{ key: 'a', ipv4: '10.67.0.5', ipv6: null, downloadMbit: 1, uploadMbit: 0 }]);
-      assert.match(await shaper.show(name, 'a'), /class 1:5 rate 1Mbit/);
+      assert.match(await shaper.show(name, 'a'), /class 100:5 rate 1Mbit/);
     } finally {
       await destroyNamespace(ns);
     }

@@ -1,4 +1,4 @@
-// Shaping layout: the derived (never allocated) tc handles of an interface and of each peer, and their checks.
+// Shaping layout: the derived (never allocated) tc handles of an interface, its /24 groups and each peer, and their checks.
 import { createHash } from 'node:crypto';
 import { parseCidr } from '../cidr.ts';
 import { SHAPING_TEXTS, ShapingError, type ShapedPeer, type ShapingCapabilities, type ShapingTarget } from '../shaping/shaping.ts';
@@ -7,35 +7,80 @@ import { SHAPING_TEXTS, ShapingError, type ShapedPeer, type ShapingCapabilities,
 export type Direction = 'download' | 'upload';
 export const DIRECTIONS: readonly Direction[] = ['download', 'upload'];
 
-/** u32 preference (and root hash table order) of the IPv4 and IPv6 classification. */
+/** u32 preference (and root hash table order) of the IPv4 and IPv6 classification, in every filter block. */
 export const PREF_V4 = 1;
 export const PREF_V6 = 2;
-/** Level-1 hash tables (bucket = third octet for IPv4, byte 14 of the address for IPv6). */
-export const HT_V4_L1 = 0x1;
+/** The root HTB's major handle (`1:`). */
+export const ROOT_MAJOR = 1;
+/** Root block: the IPv4 table hashed on the third octet, one node per /24 group sending it to the group's class. */
+export const ROOT_HT_V4 = 0x1;
+/** Root block: IPv6 level-1 tables (byte 14) and level-2 tables (byte 15, one per level-1 bucket); a node per peer. */
 export const HT_V6_L1 = 0x2;
-/** Level-2 hash tables: one per level-1 bucket value (bucket = fourth octet / byte 15). */
-export const HT_V4_L2 = 0x100;
 export const HT_V6_L2 = 0x200;
+/** Group block: the IPv4 table hashed on the fourth octet and the IPv6 table hashed on the last byte; a node per peer. */
+export const GROUP_HT_V4 = 0x1;
+export const GROUP_HT_V6 = 0x2;
 /** u32 node ids are 12 bits. */
 export const MAX_NODE = 0xfff;
 /** The highest usable HTB class minor (0 names the qdisc, 0xffff is kept free). */
 export const MAX_MINOR = 0xfffe;
+
+/**
+ * The bucket of the kernel's per-device qdisc hash (16 buckets, `hash_32(handle, 4)`) a qdisc major lands in. HTB's
+ * invisible default leaf of every class (a `pfifo 0:`) is hashed with handle 0, so every lookup of a major sharing
+ * bucket 0 with them walks all of them: on a device with 50,000 classes each `tc class|filter ... parent M:` would cost
+ * O(peers). Group majors therefore skip that bucket.
+ */
+export function qdiscHashBucket(major: number): number {
+  return Math.imul((major << 16) >>> 0, 0x61c88647) >>> 28;
+}
+
+/** The child HTB major of each of the (at most 256) /24 groups of a window, in order: 0x100 and up, bucket 0 skipped. */
+export const GROUP_MAJORS: readonly number[] = (() => {
+  const out: number[] = [];
+  for (let major = 0x100; out.length < 256; major++) if (qdiscHashBucket(major) !== qdiscHashBucket(0)) out.push(major);
+  return out;
+})();
+
+/** One /24 of the shapeable window: a class `1:<major>` of the root whose leaf is the child HTB `<major>:`. */
+export interface GroupTc {
+  /** 0-based: the host offset of its addresses >> 8. */
+  index: number;
+  /** Its /24 network (the third octet's block), as a number. */
+  network: number;
+  /** The child HTB's major handle, also the group class's minor under the root. */
+  major: number;
+}
 
 /** How one interface is shaped: derived from its target and the kernel's capabilities. */
 export interface ShapingLayout {
   iface: string;
   /** The IFB device that carries the upload tree. */
   ifb: string;
-  /** `flow` (IPv4 classified by cls_flow's map mode, no per-peer filter) or `u32` (two-level hash tables). */
-  classifier: 'flow' | 'u32';
-  /** Leaf qdisc kind under each class, or null for HTB's default pfifo. */
+  /** Leaf qdisc kind under each peer class, or null for HTB's default pfifo. */
   leaf: string | null;
   /** The server subnet (first address, prefix) as the target gives it. */
   subnet: { network: number; prefix: number; text: string };
   /** The shapeable window: the subnet, or its first /16 when wider (hosts 1-65534). */
   window: { network: number; prefix: number };
-  /** Third-octet values of the window: one level-2 IPv4 table each. */
-  thirds: number[];
+  /** The /24 groups of the window, by index. */
+  groups: GroupTc[];
+}
+
+/** A peer filter: a u32 node in a level-2 table of one filter block (the root's, or its group's). */
+export interface U32Slot {
+  family: 4 | 6;
+  /** Address in canonical text, without prefix. */
+  addr: string;
+  /** The match words of the address (1 for IPv4, 4 for IPv6) as unsigned 32-bit numbers. */
+  words: number[];
+  /** The qdisc whose filter block holds it: {@link ROOT_MAJOR} or the group's major. */
+  block: number;
+  ht: number;
+  bucket: number;
+  node: number;
+  /** The class it sends packets to (`major:minor`): the peer's class, or its group's class (root IPv6 nodes). */
+  flow: { major: number; minor: number };
 }
 
 /** The tc objects of one shaped peer (what both directions install when their rate is not 0). */
@@ -43,23 +88,15 @@ export interface PeerTc {
   key: string;
   /** HTB class minor: the IPv4 host offset in the subnet. */
   minor: number;
+  /** The peer's /24 group (its class lives in the group's child HTB); null for a peer without limits. */
+  group: GroupTc | null;
   download: number;
   upload: number;
-  /** IPv4 address (dotted), or null for a peer without limits and without IPv4. */
-  v4: U32Slot | null;
-  v6: U32Slot | null;
-}
-
-/** A peer filter in a level-2 u32 table. */
-export interface U32Slot {
-  family: 4 | 6;
-  /** Address in canonical text, without prefix. */
-  addr: string;
-  /** The match words of the address (1 for IPv4, 4 for IPv6) as unsigned 32-bit numbers. */
-  words: number[];
-  ht: number;
-  bucket: number;
-  node: number;
+  /** Addresses in canonical text (null: none, or a peer without limits). */
+  ipv4: string | null;
+  ipv6: string | null;
+  /** Its filters, the same in both directions: IPv4 in the group block; IPv6 in the root block and the group block. */
+  slots: U32Slot[];
 }
 
 /** The IFB device name of an interface: `ifb-<iface>` when it fits IFNAMSIZ, else `ifb` + 12 hex of a hash. */
@@ -73,25 +110,20 @@ export function layoutOf(target: ShapingTarget, caps: ShapingCapabilities): Shap
   const cidr = parseCidr(target.address);
   if (!cidr || cidr.family !== 4 || !target.address.includes('/')) throw new ShapingError(SHAPING_TEXTS.badTarget(`address ${target.address} is not an IPv4 CIDR`));
   if (!caps.ifb) throw new ShapingError(SHAPING_TEXTS.noIfb);
-  if (!caps.u32 && !caps.flow) throw new ShapingError(SHAPING_TEXTS.noClassifier);
+  if (!caps.u32) throw new ShapingError(SHAPING_TEXTS.noClassifier);
   const prefix = cidr.prefix;
-  const network = Number(cidr.value) & maskOf(prefix);
+  const network = (Number(cidr.value) & maskOf(prefix)) >>> 0;
   const windowPrefix = Math.max(prefix, 16);
-  const thirds: number[] = [];
-  const first = (network >>> 8) & 0xff;
   const count = windowPrefix >= 24 ? 1 : 2 ** (24 - windowPrefix);
-  for (let i = 0; i < count; i++) thirds.push(first + i);
-  // cls_flow maps `dst & hostmask` to the minor, which is right only inside one /16: wider subnets use u32.
-  const classifier = caps.flow && prefix >= 16 ? 'flow' : caps.u32 ? 'u32' : 'flow';
-  if (classifier === 'flow' && prefix < 16) throw new ShapingError(SHAPING_TEXTS.noClassifier);
+  const first = (network & maskOf(24)) >>> 0;
+  const groups = Array.from({ length: count }, (_, index): GroupTc => ({ index, network: (first + index * 256) >>> 0, major: GROUP_MAJORS[index] }));
   return {
     iface: target.name,
     ifb: ifbName(target.name),
-    classifier,
     leaf: caps.leaf,
     subnet: { network, prefix, text: `${v4Text(network)}/${prefix}` },
     window: { network, prefix: windowPrefix },
-    thirds,
+    groups,
   };
 }
 
@@ -99,33 +131,41 @@ export function layoutOf(target: ShapingTarget, caps: ShapingCapabilities): Shap
 export function placePeer(layout: ShapingLayout, peer: ShapedPeer): PeerTc {
   const limited = peer.downloadMbit > 0 || peer.uploadMbit > 0;
   // An unlimited peer has no tc object at all, so it neither needs nor occupies a minor.
-  if (!limited) return { key: peer.key, minor: 0, download: 0, upload: 0, v4: null, v6: null };
-  let v4: U32Slot | null = null;
-  let minor = 0;
-  if (peer.ipv4 !== null) {
-    const cidr = parseCidr(peer.ipv4);
-    if (!cidr || cidr.family !== 4 || cidr.prefix !== 32) throw new ShapingError(SHAPING_TEXTS.badPeer(`ipv4 ${peer.ipv4} of ${peer.key}`));
-    const ip = Number(cidr.value);
-    const text = v4Text(ip);
-    if (((ip & maskOf(layout.subnet.prefix)) >>> 0) !== layout.subnet.network) {
-      throw new ShapingError(SHAPING_TEXTS.outsideSubnet(peer.key, text, layout.subnet.text));
-    }
-    minor = (ip - layout.subnet.network) >>> 0;
-    if (limited && (minor < 1 || minor > MAX_MINOR)) throw new ShapingError(SHAPING_TEXTS.minorRange(peer.key, text, minor));
-    v4 = { family: 4, addr: text, words: [ip >>> 0], ht: HT_V4_L2 + ((ip >>> 8) & 0xff), bucket: ip & 0xff, node: 1 };
-  } else if (limited) {
-    throw new ShapingError(SHAPING_TEXTS.noIpv4(peer.key));
+  if (!limited) return { key: peer.key, minor: 0, group: null, download: 0, upload: 0, ipv4: null, ipv6: null, slots: [] };
+  if (peer.ipv4 === null) throw new ShapingError(SHAPING_TEXTS.noIpv4(peer.key));
+  const cidr = parseCidr(peer.ipv4);
+  if (!cidr || cidr.family !== 4 || cidr.prefix !== 32) throw new ShapingError(SHAPING_TEXTS.badPeer(`ipv4 ${peer.ipv4} of ${peer.key}`));
+  const ip = Number(cidr.value);
+  const ipv4 = v4Text(ip);
+  if (((ip & maskOf(layout.subnet.prefix)) >>> 0) !== layout.subnet.network) {
+    throw new ShapingError(SHAPING_TEXTS.outsideSubnet(peer.key, ipv4, layout.subnet.text));
   }
-  let v6: U32Slot | null = null;
+  const minor = (ip - layout.subnet.network) >>> 0;
+  if (minor < 1 || minor > MAX_MINOR) throw new ShapingError(SHAPING_TEXTS.minorRange(peer.key, ipv4, minor));
+  const group = layout.groups[((ip - layout.groups[0].network) >>> 0) >>> 8];
+  const own = { major: group.major, minor };
+  const fourth = ip & 0xff;
+  const slots: U32Slot[] = [{ family: 4, addr: ipv4, words: [ip >>> 0], block: group.major, ht: GROUP_HT_V4, bucket: fourth, node: 1, flow: own }];
+  let ipv6: string | null = null;
   if (peer.ipv6 !== null) {
-    const cidr = parseCidr(peer.ipv6);
-    if (!cidr || cidr.family !== 6 || cidr.prefix !== 128) throw new ShapingError(SHAPING_TEXTS.badPeer(`ipv6 ${peer.ipv6} of ${peer.key}`));
-    const words = [96n, 64n, 32n, 0n].map((shift) => Number((cidr.value >> shift) & 0xffffffffn));
+    const v6 = parseCidr(peer.ipv6);
+    if (!v6 || v6.family !== 6 || v6.prefix !== 128) throw new ShapingError(SHAPING_TEXTS.badPeer(`ipv6 ${peer.ipv6} of ${peer.key}`));
+    const words = [96n, 64n, 32n, 0n].map((shift) => Number((v6.value >> shift) & 0xffffffffn));
     const low = words[3];
-    const text = peer.ipv6.split('/')[0];
-    v6 = { family: 6, addr: canonicalV6(text), words, ht: HT_V6_L2 + ((low >>> 8) & 0xff), bucket: low & 0xff, node: 1 + (minor % MAX_NODE) };
+    ipv6 = canonicalV6(peer.ipv6.split('/')[0]);
+    // Root: the address (last two bytes hashed) → the group's class; group: the address (last byte) → the peer's class.
+    slots.push({
+      family: 6, addr: ipv6, words, block: ROOT_MAJOR, ht: HT_V6_L2 + ((low >>> 8) & 0xff), bucket: low & 0xff, node: 1 + (minor % MAX_NODE),
+      flow: { major: ROOT_MAJOR, minor: group.major },
+    });
+    slots.push({ family: 6, addr: ipv6, words, block: group.major, ht: GROUP_HT_V6, bucket: low & 0xff, node: 1 + fourth, flow: own });
   }
-  return { key: peer.key, minor, download: peer.downloadMbit, upload: peer.uploadMbit, v4, v6 };
+  return { key: peer.key, minor, group, download: peer.downloadMbit, upload: peer.uploadMbit, ipv4, ipv6, slots };
+}
+
+/** The root-block IPv6 node of a peer (the one whose handle two peers can contend for), if any. */
+export function rootV6Slot(peer: PeerTc): U32Slot | undefined {
+  return peer.slots.find((s) => s.block === ROOT_MAJOR);
 }
 
 /** u32 handle text `ht:bucket:node` in hex, as tc takes and prints it (bucket 0 prints empty). */
@@ -133,9 +173,14 @@ export function u32Handle(ht: number, bucket: number, node: number): string {
   return `${hex(ht)}:${bucket === 0 ? '' : hex(bucket)}:${hex(node)}`;
 }
 
-/** The handle of a peer's filter. */
+/** The handle of a peer's filter (unique within its block). */
 export function slotHandle(slot: U32Slot): string {
   return u32Handle(slot.ht, slot.bucket, slot.node);
+}
+
+/** A class id as tc prints it (`100:2`). */
+export function classId(major: number, minor: number): string {
+  return `${hex(major)}:${hex(minor)}`;
 }
 
 /** Lowercase hex without prefix. */

@@ -63,8 +63,6 @@ export interface TcFilter {
   hash: string | null;
   /** Device of a mirred redirect action. */
   mirred: string | null;
-  /** cls_flow key (`src`/`dst`). */
-  flowKey: string | null;
   /** The lines tc printed for this filter. */
   text: string[];
 }
@@ -129,10 +127,34 @@ export function parseFilters(text: string): TcFilter[] {
       matches: [...body.matchAll(/^\s*match ([0-9a-f]{8})\/([0-9a-f]{8}) at (-?\d+)/gm)].map((x) => `${x[1]}/${x[2]}@${x[3]}`),
       hash: ((h) => (h ? `${h[1]}@${h[2]}` : null))(/hash mask ([0-9a-f]{8}) at (\d+)/.exec(body)),
       mirred: /Redirect to device (\S+?)\)/.exec(body)?.[1] ?? null,
-      flowKey: /\bkeys? (src|dst)\b/.exec(head)?.[1] ?? null,
       text: block,
     });
   }
+  return out;
+}
+
+/**
+ * Parses the output of one `tc -batch` of `class show dev X classid 1:<M>` + `filter show dev X parent <M>:` pairs
+ * (tc prints a child block's filters without their parent): each group class line (`... leaf <M>: ...`) opens the
+ * section of block M. A group whose class or child qdisc is missing prints nothing and gets no entry.
+ */
+export function parseGroupFilters(text: string): Map<number, TcFilter[]> {
+  const out = new Map<number, TcFilter[]>();
+  let current: TcFilter[] | null = null;
+  let chunk: string[] = [];
+  const flush = () => {
+    if (current && chunk.length) current.push(...parseFilters(chunk.join('\n')));
+    chunk = [];
+  };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('class ')) {
+      flush();
+      const leaf = /\bleaf ([0-9a-f]+):/.exec(line)?.[1];
+      current = leaf === undefined ? null : [];
+      if (current) out.set(parseInt(leaf!, 16), current);
+    } else chunk.push(line);
+  }
+  flush();
   return out;
 }
 
@@ -148,7 +170,6 @@ export function parseFh(text: string): U32Fh {
  */
 export function describeFilter(f: TcFilter): string {
   const head = `${f.protocol}/${f.pref} ${f.kind}`;
-  if (f.kind === 'flow') return `${head} keys=${f.flowKey ?? '?'}`;
   if (!f.fh) return `${head} handle=${f.handle ?? '?'}`;
   const ht = f.fh.ht >= ROOT_HT ? 'root' : f.fh.ht.toString(16);
   if (f.divisor !== null) return `${head} ht=${ht} divisor=${f.divisor}`;

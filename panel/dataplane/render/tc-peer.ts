@@ -1,12 +1,12 @@
-// Per-peer tc operations (class + classification) and their `tc -batch` lines: O(1) lines per peer change.
-import { DIRECTIONS, PREF_V4, PREF_V6, hex, slotHandle, type Direction, type PeerTc, type ShapingLayout, type U32Slot } from './tc-layout.ts';
+// Per-peer tc operations (class in its group + classification) and their `tc -batch` lines: O(1) lines per peer change.
+import { DIRECTIONS, PREF_V4, PREF_V6, classId, hex, slotHandle, type Direction, type PeerTc, type ShapingLayout, type U32Slot } from './tc-layout.ts';
 
 /** One tc object change; `phase` orders a batch so filters never point at a missing or deleted class. */
 export type TcOp =
   | { op: 'filter-del'; dir: Direction; slot: U32Slot }
-  | { op: 'class-del'; dir: Direction; minor: number }
-  | { op: 'class-set'; dir: Direction; minor: number; mbit: number; created: boolean }
-  | { op: 'filter-add'; dir: Direction; slot: U32Slot; minor: number };
+  | { op: 'class-del'; dir: Direction; major: number; minor: number }
+  | { op: 'class-set'; dir: Direction; major: number; minor: number; mbit: number; created: boolean }
+  | { op: 'filter-add'; dir: Direction; slot: U32Slot };
 
 const PHASE: Record<TcOp['op'], number> = { 'filter-del': 0, 'class-del': 1, 'class-set': 2, 'filter-add': 3 };
 
@@ -15,42 +15,38 @@ export function orderOps(ops: TcOp[]): TcOp[] {
   return ops.map((op, i) => ({ op, i })).sort((a, b) => PHASE[a.op.op] - PHASE[b.op.op] || a.i - b.i).map((x) => x.op);
 }
 
-/** The filters a peer has in one direction under `layout` (none when that direction is unlimited). */
-export function peerSlots(layout: ShapingLayout, peer: PeerTc | undefined, dir: Direction): U32Slot[] {
-  if (!peer || peer[dir] === 0) return [];
-  const slots: U32Slot[] = [];
-  // Under cls_flow the IPv4 class derives from the address: no per-peer IPv4 filter.
-  if (peer.v4 && layout.classifier === 'u32') slots.push(peer.v4);
-  if (peer.v6) slots.push(peer.v6);
-  return slots;
+/** The filters a peer has in one direction (none when that direction is unlimited). */
+export function peerSlots(peer: PeerTc | undefined, dir: Direction): U32Slot[] {
+  return !peer || peer[dir] === 0 ? [] : peer.slots;
 }
 
 /** The ops that turn peer `before` into `after` (either may be absent) in both directions. */
-export function peerOps(layout: ShapingLayout, before: PeerTc | undefined, after: PeerTc | undefined): TcOp[] {
+export function peerOps(before: PeerTc | undefined, after: PeerTc | undefined): TcOp[] {
   const ops: TcOp[] = [];
   for (const dir of DIRECTIONS) {
     const oldRate = before?.[dir] ?? 0;
     const newRate = after?.[dir] ?? 0;
-    const sameMinor = oldRate > 0 && newRate > 0 && before!.minor === after!.minor;
-    const oldSlots = peerSlots(layout, before, dir);
-    const newSlots = peerSlots(layout, after, dir);
+    const sameClass = oldRate > 0 && newRate > 0 && before!.minor === after!.minor;
+    const oldSlots = peerSlots(before, dir);
+    const newSlots = peerSlots(after, dir);
     for (const slot of oldSlots) {
-      if (!(sameMinor && newSlots.some((s) => sameSlot(s, slot)))) ops.push({ op: 'filter-del', dir, slot });
+      if (!(sameClass && newSlots.some((s) => sameSlot(s, slot)))) ops.push({ op: 'filter-del', dir, slot });
     }
-    if (oldRate > 0 && !sameMinor) ops.push({ op: 'class-del', dir, minor: before!.minor });
-    if (newRate > 0 && !(sameMinor && oldRate === newRate)) {
-      ops.push({ op: 'class-set', dir, minor: after!.minor, mbit: newRate, created: !sameMinor });
+    if (oldRate > 0 && !sameClass) ops.push({ op: 'class-del', dir, major: before!.group!.major, minor: before!.minor });
+    if (newRate > 0 && !(sameClass && oldRate === newRate)) {
+      ops.push({ op: 'class-set', dir, major: after!.group!.major, minor: after!.minor, mbit: newRate, created: !sameClass });
     }
     for (const slot of newSlots) {
-      if (!(sameMinor && oldSlots.some((s) => sameSlot(s, slot)))) ops.push({ op: 'filter-add', dir, slot, minor: after!.minor });
+      if (!(sameClass && oldSlots.some((s) => sameSlot(s, slot)))) ops.push({ op: 'filter-add', dir, slot });
     }
   }
   return ops;
 }
 
-/** Same filter: same handle and same address. */
+/** Same filter: same block, handle, address and class. */
 export function sameSlot(a: U32Slot, b: U32Slot): boolean {
-  return a.family === b.family && a.ht === b.ht && a.bucket === b.bucket && a.node === b.node && a.addr === b.addr;
+  return a.family === b.family && a.block === b.block && a.ht === b.ht && a.bucket === b.bucket && a.node === b.node &&
+    a.addr === b.addr && a.flow.major === b.flow.major && a.flow.minor === b.flow.minor;
 }
 
 /** The device a direction's tree lives on. */
@@ -77,17 +73,18 @@ export function renderOps(layout: ShapingLayout, ops: TcOp[]): string[] {
     switch (op.op) {
       case 'class-set': {
         const burst = burstBytes(op.mbit);
+        const id = classId(op.major, op.minor);
         lines.push(
-          `class replace dev ${dev} parent 1: classid 1:${hex(op.minor)} htb rate ${op.mbit}mbit ceil ${op.mbit}mbit burst ${burst}b cburst ${burst}b quantum ${QUANTUM}`,
+          `class replace dev ${dev} parent ${hex(op.major)}: classid ${id} htb rate ${op.mbit}mbit ceil ${op.mbit}mbit burst ${burst}b cburst ${burst}b quantum ${QUANTUM}`,
         );
-        if (op.created && layout.leaf) lines.push(`qdisc replace dev ${dev} parent 1:${hex(op.minor)} ${layout.leaf}`);
+        if (op.created && layout.leaf) lines.push(`qdisc replace dev ${dev} parent ${id} ${layout.leaf}`);
         break;
       }
       case 'class-del':
-        lines.push(`class del dev ${dev} classid 1:${hex(op.minor)}`);
+        lines.push(`class del dev ${dev} classid ${classId(op.major, op.minor)}`);
         break;
       case 'filter-add':
-        lines.push(filterAddLine(dev, op.dir, op.slot, op.minor));
+        lines.push(filterAddLine(dev, op.dir, op.slot));
         break;
       case 'filter-del':
         lines.push(filterDelLine(dev, op.slot));
@@ -97,16 +94,19 @@ export function renderOps(layout: ShapingLayout, ops: TcOp[]): string[] {
   return lines;
 }
 
-/** `filter add` of a peer filter in its level-2 table (explicit handle, so it can be deleted by handle). */
-export function filterAddLine(dev: string, dir: Direction, slot: U32Slot, minor: number): string {
+/** `filter add` of a peer filter in its level-2 table of its block (explicit handle, so it can be deleted by handle). */
+export function filterAddLine(dev: string, dir: Direction, slot: U32Slot): string {
   const key = dir === 'download' ? 'dst' : 'src';
   const match = slot.family === 4 ? `match ip ${key} ${slot.addr}/32` : `match ip6 ${key} ${slot.addr}/128`;
-  const [pref, proto] = slot.family === 4 ? [PREF_V4, 'ip'] : [PREF_V6, 'ipv6'];
-  return `filter add dev ${dev} parent 1: prio ${pref} protocol ${proto} handle ${slotHandle(slot)} u32 ht ${hex(slot.ht)}:${hex(slot.bucket)}: ${match} flowid 1:${hex(minor)}`;
+  return `${filterHead('add', dev, slot)} u32 ht ${hex(slot.ht)}:${hex(slot.bucket)}: ${match} flowid ${classId(slot.flow.major, slot.flow.minor)}`;
 }
 
 /** `filter del` of a peer filter by its handle. */
 export function filterDelLine(dev: string, slot: U32Slot): string {
+  return `${filterHead('del', dev, slot)} u32`;
+}
+
+function filterHead(verb: 'add' | 'del', dev: string, slot: U32Slot): string {
   const [pref, proto] = slot.family === 4 ? [PREF_V4, 'ip'] : [PREF_V6, 'ipv6'];
-  return `filter del dev ${dev} parent 1: prio ${pref} protocol ${proto} handle ${slotHandle(slot)} u32`;
+  return `filter ${verb} dev ${dev} parent ${hex(slot.block)}: prio ${pref} protocol ${proto} handle ${slotHandle(slot)}`;
 }

@@ -1,5 +1,5 @@
 // The shaped peers of one interface with O(1) indexes by key, class minor and IPv6 slot; validates whole batches.
-import { placePeer, slotHandle, type PeerTc, type ShapingLayout } from '../render/tc-layout.ts';
+import { placePeer, rootV6Slot, slotHandle, type PeerTc, type ShapingLayout } from '../render/tc-layout.ts';
 import { orderOps, peerOps, type TcOp } from '../render/tc-peer.ts';
 import { SHAPING_TEXTS, ShapingError, type ShapedPeer, type ShapingChanges } from './shaping.ts';
 
@@ -14,7 +14,7 @@ export interface StagedChange {
 /** Peers of one interface as placed under a layout. */
 export class PeerBook {
   private readonly byKey = new Map<string, PeerTc>();
-  /** Owner key of each class minor, and of each IPv6 filter handle and address (`h:`/`a:` prefixed). */
+  /** Owner key of each class minor, and of each root IPv6 filter handle and address (`h:`/`a:` prefixed). */
   private readonly owners = new Map<string, string>();
 
   constructor(readonly layout: ShapingLayout) {}
@@ -66,7 +66,7 @@ export class PeerBook {
       }
     }
     const ops: TcOp[] = [];
-    for (const [key, peer] of next) ops.push(...peerOps(this.layout, this.byKey.get(key), peer));
+    for (const [key, peer] of next) ops.push(...peerOps(this.byKey.get(key), peer));
     return {
       ops: orderOps(ops),
       commit: () => {
@@ -86,13 +86,13 @@ interface Claim {
   conflict(key: string, owner: string): string;
 }
 
-/** What a placed peer holds exclusively: its minor, its IPv6 address and its IPv6 filter handle. */
+/** What a placed peer holds exclusively: its minor, its IPv6 address and its root-block IPv6 filter handle. */
 function claimsOf(peer: PeerTc | undefined): Claim[] {
   if (!peer || (peer.download === 0 && peer.upload === 0)) return [];
-  const v4 = peer.v4!;
-  const claims: Claim[] = [{ id: `m:${peer.minor}`, conflict: (key, owner) => SHAPING_TEXTS.sameAddress(key, owner, v4.addr) }];
-  if (peer.v6) {
-    const v6 = peer.v6;
+  const v4 = peer.ipv4!;
+  const claims: Claim[] = [{ id: `m:${peer.minor}`, conflict: (key, owner) => SHAPING_TEXTS.sameAddress(key, owner, v4) }];
+  const v6 = rootV6Slot(peer);
+  if (v6) {
     claims.push({ id: `a:${v6.addr}`, conflict: (key, owner) => SHAPING_TEXTS.sameAddress(key, owner, v6.addr) });
     claims.push({ id: `h:${slotHandle(v6)}`, conflict: (key, owner) => SHAPING_TEXTS.sameBucket(key, owner) });
   }

@@ -37,16 +37,14 @@ export interface ShapingChanges {
   remove: string[];
 }
 
-/** Fair leaf qdiscs the shaper puts under each class, best first, when the kernel has them. */
+/** Fair leaf qdiscs the shaper puts under each peer class, best first, when the kernel has them. */
 export const LEAF_QDISCS = ['fq_codel', 'sfq'] as const;
 /** A leaf qdisc kind; null means HTB's default leaf (a pfifo). */
 export type LeafQdisc = string;
 
 /** What the kernel (of the namespace the shaper runs in) offers. */
 export interface ShapingCapabilities {
-  /** `cls_flow`: the class derives from the address with no per-peer filter. */
-  flow: boolean;
-  /** `cls_u32` with hash tables. */
+  /** `cls_u32` with hash tables (the only classifier the layout uses). */
   u32: boolean;
   /** IFB devices (upload shaping needs one per interface). */
   ifb: boolean;
@@ -57,20 +55,29 @@ export interface ShapingCapabilities {
 /**
  * Per-peer bandwidth shaping of WireGuard interfaces.
  *
- * Layout on an interface `wgN` with subnet `S`:
- * - download: an HTB root `1:` (`default 0`: unclassified traffic, i.e. unshaped peers, passes unlimited) on the
- *   interface's egress;
+ * Layout on an interface `wgN` with subnet `S` (the same tree per direction):
+ * - download: an HTB root `1:` (`default 0`: unclassified traffic passes unlimited) on the interface's egress;
  * - upload: an `ingress` qdisc on the interface whose one filter redirects every packet (`mirred egress redirect`)
- *   to the IFB device `ifb-wgN`, which carries the same HTB tree keyed by source address;
- * - a shaped peer gets one HTB class `1:<minor>` per limited direction (rate = ceil = its limit, under the
- *   best fair leaf qdisc the kernel has, else HTB's default pfifo); a peer without a limit gets no class.
+ *   to the IFB device `ifb-wgN`, which carries the same tree keyed by source address;
+ * - one group per /24 of `S` (at most 256, the /16 window): a class `1:<M>` of the root (100 Gbit/s, never the
+ *   limit) whose leaf is a child HTB `<M>:` (`default 0`); the root's u32 filters send a packet to its /24's group;
+ * - a shaped peer gets one HTB class `<M>:<minor>` per limited direction in its group's child HTB (rate = ceil = its
+ *   limit, under the best fair leaf qdisc the kernel has, else HTB's default pfifo), selected by a u32 node in the
+ *   group's filter block (IPv6: a node in the root block picks the group, one in the group block the class); a peer
+ *   without a limit gets nothing.
+ *
+ * Why groups: creating or deleting an HTB class makes the kernel walk every class of that qdisc (reverse filter
+ * binding), so with one flat qdisc a class costs O(peers); in a group's child HTB it walks at most 256 classes.
+ * What remains O(tc objects of the host) is the kernel's own: each HTB class carries a filter block, and binding or
+ * unbinding one scans a host-wide list of every block (`flow_indr_dev_setup_offload`, devices without tc offload),
+ * tens of nanoseconds per existing block; a rate change creates nothing and is O(1).
  *
  * Handles are derived, never allocated: the class minor is the peer's IPv4 host offset in `S` (`10.0.1.7` in
- * `10.0.1.0/24` is `1:7`), and the u32 filter handles come from the address octets. The store's addresses are
- * the desired state, so a reconcile after a restart derives the same handles and finds the live objects; an
- * address-derived class is also the only kind `cls_flow`'s map mode can select without a per-peer filter.
- * HTB class minors are 16 bits: hosts 1-65,534 of the subnet can be shaped (every host of a /16 or narrower
- * subnet); a peer beyond host 65,534 of a wider subnet is refused with a {@link ShapingError}, nothing is changed.
+ * `10.0.1.0/24` is minor 7 of the first group), the group is its /24 (major from `GROUP_MAJORS` in render/tc-layout.ts), and the u32 node
+ * handles come from the address octets. The store's addresses are the desired state, so a reconcile after a restart
+ * derives the same handles and finds the live objects. HTB class minors are 16 bits: hosts 1-65,534 of the subnet
+ * can be shaped (every host of a /16 or narrower subnet); a peer beyond host 65,534 of a wider subnet is refused with
+ * a {@link ShapingError}, nothing is changed.
  *
  * Every method validates its input and throws {@link ShapingError} with the texts of {@link SHAPING_TEXTS}.
  */
@@ -81,14 +88,14 @@ export interface Shaper {
    * Full reconcile of one interface to exactly `peers`: reads the live tc state, rebuilds the root setup only when
    * it differs (`tc -force -batch`), otherwise adds, changes and deletes only the classes and filters that differ.
    * Must run (once per process, e.g. on boot and reload) before {@link apply} on that interface, and again whenever
-   * the interface was (re)created, since its qdiscs go with the link. Cost: reads are linear; on HTB every class
-   * created or deleted makes the kernel walk all classes of the qdisc, so a rebuild of N peers is O(N²) kernel
-   * time (1.7 s at 1,000, 59 s at 10,000, 263 s at 20,000 peers measured here), a right state costs reads only.
+   * the interface was (re)created, since its qdiscs go with the link. A tree of another layout (the flat one of
+   * earlier releases) is rebuilt. Cost: reads are linear, a right state costs reads only; a rebuild creates every
+   * class, each at the kernel's per-block cost (see the layout above).
    */
   ensure(target: ShapingTarget, peers: ShapedPeer[]): Promise<void>;
   /**
-   * Incremental change: O(1) tc batch lines per peer (6 for a new peer with IPv4 and IPv6 in both directions, 1 for a
-   * rate change), in one `tc -batch`. Every check runs before anything is written. When tc fails midway the shaper
+   * Incremental change: O(1) tc batch lines per peer (8 for a new peer with IPv4 and IPv6 in both directions, 1 for a
+   * rate change), in one `tc -batch` for the whole batch. Every check runs before anything is written. When tc fails midway the shaper
    * forgets the interface: later applies throw `notEnsured` until an {@link ensure} re-reads the live state.
    */
   apply(target: ShapingTarget, changes: ShapingChanges): Promise<void>;
@@ -126,7 +133,7 @@ export const SHAPING_TEXTS = {
   sameBucket: (key: string, other: string) =>
     `shaping: peers ${key} and ${other} collide in the IPv6 filter table (same last 16 address bits and node)`,
   duplicateKey: (key: string) => `shaping: peer ${key} is listed twice`,
-  noClassifier: 'shaping: the kernel has neither the flow nor the u32 classifier',
+  noClassifier: 'shaping: the kernel has no u32 classifier',
   noIfb: 'shaping: the kernel has no ifb devices (upload shaping needs one)',
 } as const;
 
@@ -154,16 +161,19 @@ export function parseTarget(target: unknown): ShapingTarget {
   return result.data;
 }
 
+const peersSchema = z.array(shapedPeerSchema);
+const changesSchema = z.object({ upsert: peersSchema, remove: z.array(z.string().min(1).max(128)) });
+
 /** Parses peers or throws {@link ShapingError}. */
 export function parsePeers(peers: unknown): ShapedPeer[] {
-  const result = z.array(shapedPeerSchema).safeParse(peers);
+  const result = peersSchema.safeParse(peers);
   if (!result.success) throw new ShapingError(SHAPING_TEXTS.badPeer(issueText(result.error)));
   return result.data;
 }
 
 /** Parses a change batch or throws {@link ShapingError}. */
 export function parseChanges(changes: unknown): ShapingChanges {
-  const result = z.object({ upsert: z.array(shapedPeerSchema), remove: z.array(z.string().min(1).max(128)) }).safeParse(changes);
+  const result = changesSchema.safeParse(changes);
   if (!result.success) throw new ShapingError(SHAPING_TEXTS.badPeer(issueText(result.error)));
   return result.data;
 }

@@ -1,12 +1,13 @@
 // The linux shaper: HTB + IFB through tc and ip (argv arrays through the CommandRunner), changes as one `tc -batch`.
 import { randomInt } from 'node:crypto';
 import type { CommandRunner } from '../../linux/runner.ts';
-import { DIRECTIONS, canonicalV6, hex, ifbName, layoutOf, type Direction, type PeerTc, type ShapingLayout } from '../../render/tc-layout.ts';
-import { parseClasses, parseFilters, parseQdiscs } from '../../render/tc-parse.ts';
+import { ifbName, layoutOf, type ShapingLayout } from '../../render/tc-layout.ts';
+import { parseQdiscs } from '../../render/tc-parse.ts';
 import { renderOps } from '../../render/tc-peer.ts';
-import { isPeerFilter, planReconcile, type LiveDevice } from '../../render/tc-reconcile.ts';
-import { renderView, type ViewTree } from '../../render/tc-view.ts';
+import { planReconcile } from '../../render/tc-reconcile.ts';
+import { renderView } from '../../render/tc-view.ts';
 import { PeerBook } from '../peer-book.ts';
+import { linkExists, readLive, readPeerViews, viewTrees } from './tc-reads.ts';
 import {
   LEAF_QDISCS, SHAPING_TEXTS, ShapingError, parseChanges, parsePeers, parseTarget,
   type ShapedPeer, type Shaper, type ShapingCapabilities, type ShapingChanges, type ShapingTarget,
@@ -23,14 +24,16 @@ export interface TcShaperOptions {
 }
 
 /**
- * Default size of one `tc -batch` run. Creating or deleting an HTB class makes the kernel walk every class of the
- * qdisc (reverse filter binding, `tc_bind_tclass`): about 0.6 µs per existing class here, so a class costs ~30 ms
- * at 50,000 classes and a full rebuild is quadratic. Runs of at most 500 lines stay far inside the runner's
- * timeout at that size; a change of one peer is a single run.
+ * Default size of one `tc -batch` run. A class create or delete costs the kernel a walk of its group's classes (at
+ * most 256) and a scan of the host-wide list of filter blocks (one per HTB class): measured 15-40 ms per class with
+ * 100,000 classes on the host on a busy 2-core machine, so runs of at most 500 lines stay inside the runner's 30 s
+ * timeout; a change of a burst of peers is a single run.
  */
 export const BATCH_LINES = 500;
 
 interface IfaceState {
+  /** The target address the layout derives from (with the cached capabilities). */
+  address: string;
   layout: ShapingLayout;
   book: PeerBook;
 }
@@ -51,8 +54,8 @@ export class TcShaper implements Shaper {
   }
 
   /**
-   * Probes on a throwaway IFB device (or a veth pair when IFB is missing): `tc qdisc add ... htb`, then a `flow`
-   * and a `u32` hash-table filter, then each leaf qdisc under a class. No modprobe: what is not there is absent.
+   * Probes on a throwaway IFB device (or a veth pair when IFB is missing): `tc qdisc add ... htb`, then a `u32`
+   * hash-table filter, then each leaf qdisc under a class. No modprobe: what is not there is absent.
    */
   capabilities(): Promise<ShapingCapabilities> {
     this.caps ??= this.probe().catch((err) => {
@@ -67,22 +70,21 @@ export class TcShaper implements Shaper {
     const list = parsePeers(peers);
     const layout = layoutOf(t, await this.capabilities());
     const book = PeerBook.of(layout, list);
-    if (!(await this.linkExists(t.name))) throw new ShapingError(SHAPING_TEXTS.noInterface(t.name));
+    if (!(await linkExists(this.runner, t.name))) throw new ShapingError(SHAPING_TEXTS.noInterface(t.name));
     this.ifaces.delete(t.name);
     await this.ensureIfb(layout.ifb);
-    const live = await this.readLive(layout);
+    const live = await readLive(this.runner, layout);
     const plan = planReconcile(layout, book.peers(), live);
     if (plan.lines.length) await this.batch(plan.lines, plan.rebuilt.length > 0);
-    this.ifaces.set(t.name, { layout, book });
+    this.ifaces.set(t.name, { address: t.address, layout, book });
   }
 
   async apply(target: ShapingTarget, changes: ShapingChanges): Promise<void> {
     const t = parseTarget(target);
     const c = parseChanges(changes);
     const state = this.ifaces.get(t.name);
-    if (!state || JSON.stringify(state.layout) !== JSON.stringify(layoutOf(t, await this.capabilities()))) {
-      throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
-    }
+    // The layout derives from the address and the (cached) capabilities only.
+    if (!state || state.address !== t.address) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
     const staged = state.book.stage(c);
     const lines = renderOps(state.layout, staged.ops);
     if (lines.length) {
@@ -99,33 +101,29 @@ export class TcShaper implements Shaper {
 
   async remove(iface: string): Promise<void> {
     this.ifaces.delete(iface);
-    if (await this.linkExists(iface)) {
+    // The IFB device (the upload tree, built last) goes first, then the interface's trees: see planReconcile.
+    const ifb = ifbName(iface);
+    if (await linkExists(this.runner, ifb)) await this.runner.run('ip', ['link', 'del', 'dev', ifb]);
+    if (await linkExists(this.runner, iface)) {
       const qdiscs = parseQdiscs((await this.tc(['qdisc', 'show', 'dev', iface])).stdout);
       const lines: string[] = [];
-      if (qdiscs.some((q) => q.parent === 'root' && q.kind === 'htb')) lines.push(`qdisc del dev ${iface} root`);
       if (qdiscs.some((q) => q.parent === 'ingress')) lines.push(`qdisc del dev ${iface} ingress`);
+      if (qdiscs.some((q) => q.parent === 'root' && q.kind === 'htb')) lines.push(`qdisc del dev ${iface} root`);
       if (lines.length) await this.batch(lines, true);
     }
-    const ifb = ifbName(iface);
-    if (await this.linkExists(ifb)) await this.runner.run('ip', ['link', 'del', 'dev', ifb]);
   }
 
   async show(iface: string, peerKey?: string): Promise<string> {
     const state = this.ifaces.get(iface);
     if (!state) {
-      if (!(await this.linkExists(iface))) throw new ShapingError(SHAPING_TEXTS.noInterface(iface));
+      if (!(await linkExists(this.runner, iface))) throw new ShapingError(SHAPING_TEXTS.noInterface(iface));
       throw new ShapingError(SHAPING_TEXTS.notEnsured(iface));
     }
     const { layout, book } = state;
-    let only: number | undefined;
-    if (peerKey !== undefined) {
-      const peer = book.get(peerKey);
-      if (!peer || (peer.download === 0 && peer.upload === 0)) return '';
-      only = peer.minor;
-    }
-    const live = await this.readLive(layout, true);
-    const trees: ViewTree[] = DIRECTIONS.map((dir) => viewTree(layout, book, dir, live[dir]));
-    return renderView(layout, trees, only);
+    if (peerKey === undefined) return renderView(layout, viewTrees(layout, book, await readLive(this.runner, layout, true)));
+    const peer = book.get(peerKey);
+    if (!peer || (peer.download === 0 && peer.upload === 0)) return '';
+    return renderView(layout, await readPeerViews(this.runner, layout, book, peer), peer.minor);
   }
 
   /**
@@ -150,27 +148,6 @@ export class TcShaper implements Shaper {
     return this.runner.run('tc', args);
   }
 
-  private async readLive(layout: ShapingLayout, stats = false): Promise<Record<Direction, LiveDevice>> {
-    const s = stats ? ['-s'] : [];
-    const read = async (dev: string, ingress: boolean): Promise<LiveDevice> => {
-      if (!(await this.linkExists(dev))) return { qdiscs: [], classes: [], filters: [], ingressFilters: [] };
-      const [q, c, f, i] = await Promise.all([
-        this.tc([...s, 'qdisc', 'show', 'dev', dev]),
-        this.tc([...s, 'class', 'show', 'dev', dev]),
-        this.tc(['filter', 'show', 'dev', dev]),
-        ingress ? this.tc(['filter', 'show', 'dev', dev, 'ingress']) : Promise.resolve({ stdout: '' }),
-      ]);
-      return { qdiscs: parseQdiscs(q.stdout), classes: parseClasses(c.stdout), filters: parseFilters(f.stdout), ingressFilters: parseFilters(i.stdout) };
-    };
-    const [download, upload] = await Promise.all([read(layout.iface, true), read(layout.ifb, false)]);
-    return { download, upload };
-  }
-
-  private async linkExists(name: string): Promise<boolean> {
-    const result = await this.runner.run('ip', ['-o', 'link', 'show', 'dev', name], { allowFailure: true });
-    return result.exitCode === 0;
-  }
-
   private async ensureIfb(name: string): Promise<void> {
     const result = await this.runner.run('ip', ['-o', 'link', 'show', 'dev', name], { allowFailure: true });
     if (result.exitCode !== 0) await this.runner.run('ip', ['link', 'add', 'name', name, 'type', 'ifb']);
@@ -185,17 +162,16 @@ export class TcShaper implements Shaper {
     if ((await this.runner.run('ip', ['link', 'add', 'name', dev, 'type', 'ifb'], { allowFailure: true })).exitCode !== 0) {
       ifb = false;
       const made = await this.runner.run('ip', ['link', 'add', 'name', dev, 'type', 'veth', 'peer', 'name', `vhpeer${id}`], { allowFailure: true });
-      if (made.exitCode !== 0) return { flow: false, u32: false, ifb: false, leaf: null };
+      if (made.exitCode !== 0) return { u32: false, ifb: false, leaf: null };
       cleanup = ['link', 'del', 'dev', dev];
     }
     try {
       const ok = async (args: string[]) => (await this.runner.run('tc', args, { allowFailure: true })).exitCode === 0;
       if (!(await ok(['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '0']))) {
-        return { flow: false, u32: false, ifb, leaf: null };
+        return { u32: false, ifb, leaf: null };
       }
       const filter = ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip'];
-      const flow = await ok([...filter, 'prio', '1', 'handle', '1', 'flow', 'map', 'key', 'dst', 'and', '0xff', 'addend', '0xffffffff', 'baseclass', '1:1']);
-      const u32 = await ok([...filter, 'prio', '2', 'handle', '1:', 'u32', 'divisor', '256']);
+      const u32 = await ok([...filter, 'prio', '1', 'handle', '1:', 'u32', 'divisor', '256']);
       await ok(['class', 'add', 'dev', dev, 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '1mbit']);
       let leaf: string | null = null;
       for (const kind of this.opts.leafPreference ?? LEAF_QDISCS) {
@@ -204,48 +180,9 @@ export class TcShaper implements Shaper {
           break;
         }
       }
-      return { flow, u32, ifb, leaf };
+      return { u32, ifb, leaf };
     } finally {
       await this.runner.run('ip', cleanup, { allowFailure: true });
     }
   }
-}
-
-/** The view of one tree from live tc state and the book (which names the peer of each minor). */
-function viewTree(layout: ShapingLayout, book: PeerBook, dir: Direction, live: LiveDevice): ViewTree {
-  const root = live.qdiscs.find((q) => q.parent === 'root' && q.kind === 'htb' && q.handle === '1:');
-  const leafKind = new Map(live.qdiscs.map((q) => [q.parent, q.kind]));
-  const filters = new Map<string, Array<{ handle: string; family: 4 | 6; addr: string }>>();
-  for (const f of live.filters) {
-    if (!isPeerFilter(f) || !f.flowid) continue;
-    const family = f.protocol === 'ip' ? 4 : 6;
-    const list = filters.get(f.flowid) ?? [];
-    list.push({ handle: `${hex(f.fh!.ht)}:${f.fh!.bucket ? hex(f.fh!.bucket) : ''}:${hex(f.fh!.node)}`, family, addr: addrOf(family, f.matches) });
-    filters.set(f.flowid, list);
-  }
-  return {
-    dir,
-    root: root ? root.stats : null,
-    classes: live.classes.map((c) => {
-      const peer: PeerTc | undefined = book.ownerOf(c.minor);
-      const own = peer && peer[dir] > 0 ? peer : undefined;
-      return {
-        minor: c.minor,
-        rateBit: c.rateBit,
-        ceilBit: c.ceilBit,
-        leaf: c.leaf ? (leafKind.get(`1:${hex(c.minor)}`) ?? null) : null,
-        stats: c.stats,
-        peer: own ? { key: own.key, ipv4: own.v4?.addr ?? null, ipv6: own.v6?.addr ?? null } : null,
-        filters: filters.get(`1:${hex(c.minor)}`) ?? [],
-      };
-    }),
-  };
-}
-
-/** The address of a peer filter from its match words. */
-function addrOf(family: 4 | 6, matches: string[]): string {
-  const words = matches.map((m) => parseInt(m.split('/')[0], 16));
-  if (family === 4) return [24, 16, 8, 0].map((s) => String((words[0] >>> s) & 0xff)).join('.');
-  const groups = words.flatMap((w) => [(w >>> 16) & 0xffff, w & 0xffff]);
-  return canonicalV6(groups.map((g) => g.toString(16)).join(':'));
 }

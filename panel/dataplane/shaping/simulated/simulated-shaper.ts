@@ -1,8 +1,8 @@
 // The in-memory twin of the tc shaper: same layout, same checks and texts, same view format (counters stay 0).
-import { DIRECTIONS, layoutOf, slotHandle, type Direction, type ShapingLayout } from '../../render/tc-layout.ts';
+import { DIRECTIONS, ROOT_MAJOR, classId, layoutOf, slotHandle, type Direction, type ShapingLayout, type U32Slot } from '../../render/tc-layout.ts';
 import type { TcStats } from '../../render/tc-parse.ts';
 import type { TcOp } from '../../render/tc-peer.ts';
-import { renderView, type ViewClass, type ViewTree } from '../../render/tc-view.ts';
+import { renderView, type ViewClass, type ViewFilter, type ViewTree } from '../../render/tc-view.ts';
 import { PeerBook } from '../peer-book.ts';
 import {
   SHAPING_TEXTS, ShapingError, parseChanges, parsePeers, parseTarget,
@@ -11,7 +11,7 @@ import {
 
 /** Options of {@link SimulatedShaper}. */
 export interface SimulatedShaperOptions {
-  /** What the simulated kernel offers (default: u32 and ifb, no flow, no fair leaf — this sandbox's kernel). */
+  /** What the simulated kernel offers (default: u32 and ifb, no fair leaf — this sandbox's kernel). */
   capabilities?: ShapingCapabilities;
   /** Whether a WireGuard interface exists (default: every name does); e.g. the simulated driver's list. */
   interfaceExists?(name: string): boolean | Promise<boolean>;
@@ -19,11 +19,17 @@ export interface SimulatedShaperOptions {
   kernel?: SimulatedTc;
 }
 
+/**
+ * One direction's tree as the kernel holds it under the layout's scaffold (the root HTB, one class and child HTB per
+ * /24 group, the u32 tables): the peer classes of the child HTBs and the peer nodes of every filter block.
+ */
 interface SimTree {
-  classes: Map<number, number>;
-  filters: Map<string, { family: 4 | 6; addr: string; minor: number }>;
-  /** Filter handles pointing at each class minor (the kernel's per-class filter count). */
-  bound: Map<number, Set<string>>;
+  /** Peer classes by class id (`<group major>:<minor>`) → Mbit/s. */
+  classes: Map<string, number>;
+  /** Peer nodes by `<block major>/<handle>`. */
+  filters: Map<string, { family: 4 | 6; addr: string; block: number; handle: string; flowid: string }>;
+  /** Filter keys pointing at each class id (the kernel's per-class filter count). */
+  bound: Map<string, Set<string>>;
 }
 
 interface SimIface {
@@ -42,12 +48,14 @@ const ZERO: TcStats = { bytes: 0, packets: 0, dropped: 0, overlimits: 0 };
 export class SimulatedShaper implements Shaper {
   /** The peers of each ensured interface (the shaper's memory, lost on restart like the linux shaper's). */
   private readonly books = new Map<string, PeerBook>();
+  /** The target address each book's layout derives from. */
+  private readonly addresses = new Map<string, string>();
   private readonly kernel: SimulatedTc;
   private readonly caps: ShapingCapabilities;
   private counters = { ensureCalls: 0, applyCalls: 0, rebuilds: 0, objectChanges: 0 };
 
   constructor(private readonly opts: SimulatedShaperOptions = {}) {
-    this.caps = opts.capabilities ?? { flow: false, u32: true, ifb: true, leaf: null };
+    this.caps = opts.capabilities ?? { u32: true, ifb: true, leaf: null };
     this.kernel = opts.kernel ?? new SimulatedTc();
   }
 
@@ -75,6 +83,7 @@ export class SimulatedShaper implements Shaper {
     }
     this.kernel.ifaces.set(t.name, desired);
     this.books.set(t.name, book);
+    this.addresses.set(t.name, t.address);
   }
 
   async apply(target: ShapingTarget, changes: ShapingChanges): Promise<void> {
@@ -82,7 +91,8 @@ export class SimulatedShaper implements Shaper {
     const c = parseChanges(changes);
     const book = this.books.get(t.name);
     const iface = this.kernel.ifaces.get(t.name);
-    if (!book || !iface || !sameLayout(book.layout, layoutOf(t, this.caps))) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
+    // The layout derives from the address and the capabilities (fixed for this shaper) only.
+    if (!book || !iface || this.addresses.get(t.name) !== t.address) throw new ShapingError(SHAPING_TEXTS.notEnsured(t.name));
     this.counters.applyCalls++;
     const staged = book.stage(c);
     this.run(iface, staged.ops, true);
@@ -101,29 +111,38 @@ export class SimulatedShaper implements Shaper {
       await this.requireInterface(iface);
       throw new ShapingError(SHAPING_TEXTS.notEnsured(iface));
     }
-    const state = { layout: kernel.layout, book, trees: kernel.trees };
-    const trees: ViewTree[] = DIRECTIONS.map((dir) => ({
-      dir,
-      root: ZERO,
-      classes: [...state.trees[dir].classes].map(([minor, mbit]): ViewClass => {
-        const peer = state.book.ownerOf(minor);
-        return {
-          minor,
-          rateBit: mbit * 1e6,
-          ceilBit: mbit * 1e6,
-          leaf: state.layout.leaf,
-          stats: ZERO,
-          peer: peer ? { key: peer.key, ipv4: peer.v4?.addr ?? null, ipv6: peer.v6?.addr ?? null } : null,
-          filters: [...(state.trees[dir].bound.get(minor) ?? [])].map((handle) => {
-            const f = state.trees[dir].filters.get(handle)!;
-            return { handle, family: f.family, addr: f.addr };
-          }),
-        };
-      }),
-    }));
-    if (peerKey === undefined) return renderView(state.layout, trees);
-    const peer = state.book.get(peerKey);
-    return peer && (peer.download > 0 || peer.upload > 0) ? renderView(state.layout, trees, peer.minor) : '';
+    const trees: ViewTree[] = DIRECTIONS.map((dir) => {
+      const tree = kernel.trees[dir];
+      const byClass = new Map<string, ViewFilter[]>();
+      const byAddress = new Map<string, ViewFilter[]>();
+      for (const f of tree.filters.values()) {
+        const view: ViewFilter = { block: f.block, handle: f.handle, family: f.family, addr: f.addr, flowid: f.flowid };
+        const [map, key] = f.block === ROOT_MAJOR ? [byAddress, f.addr] : [byClass, f.flowid];
+        map.set(key, [...(map.get(key) ?? []), view]);
+      }
+      return {
+        dir,
+        root: ZERO,
+        classes: [...tree.classes].map(([id, mbit]): ViewClass => {
+          const [major, minor] = id.split(':').map((x) => parseInt(x, 16));
+          const owner = book.ownerOf(minor);
+          const peer = owner && owner[dir] > 0 && owner.group?.major === major ? owner : undefined;
+          return {
+            major,
+            minor,
+            rateBit: mbit * 1e6,
+            ceilBit: mbit * 1e6,
+            leaf: kernel.layout.leaf,
+            stats: ZERO,
+            peer: peer ? { key: peer.key, ipv4: peer.ipv4, ipv6: peer.ipv6 } : null,
+            filters: [...(byClass.get(id) ?? []), ...(peer?.ipv6 ? (byAddress.get(peer.ipv6) ?? []) : [])],
+          };
+        }),
+      };
+    });
+    if (peerKey === undefined) return renderView(kernel.layout, trees);
+    const peer = book.get(peerKey);
+    return peer && (peer.download > 0 || peer.upload > 0) ? renderView(kernel.layout, trees, peer.minor) : '';
   }
 
   /** Test hook: calls made and tc objects changed so far. */
@@ -136,38 +155,46 @@ export class SimulatedShaper implements Shaper {
     if (!exists) throw new ShapingError(SHAPING_TEXTS.noInterface(name));
   }
 
-  /** Applies ops with the kernel's invariants: a class with filters cannot go, a filter handle is unique. */
+  /** Applies ops with the kernel's invariants: a class with filters cannot go, a filter handle is unique in its block. */
   private run(iface: SimIface, ops: TcOp[], count: boolean): void {
     for (const op of ops) {
       const tree = iface.trees[op.dir];
       if (count) this.counters.objectChanges++;
       switch (op.op) {
         case 'class-set':
-          tree.classes.set(op.minor, op.mbit);
+          tree.classes.set(classId(op.major, op.minor), op.mbit);
           break;
-        case 'class-del':
-          if (tree.bound.get(op.minor)?.size) throw new ShapingError('tc: Error: HTB class in use');
-          tree.classes.delete(op.minor);
+        case 'class-del': {
+          const id = classId(op.major, op.minor);
+          if (tree.bound.get(id)?.size) throw new ShapingError('tc: Error: HTB class in use');
+          tree.classes.delete(id);
           break;
+        }
         case 'filter-add': {
-          const handle = slotHandle(op.slot);
-          if (tree.filters.has(handle)) throw new ShapingError('tc: RTNETLINK answers: File exists');
-          tree.filters.set(handle, { family: op.slot.family, addr: op.slot.addr, minor: op.minor });
-          if (!tree.bound.has(op.minor)) tree.bound.set(op.minor, new Set());
-          tree.bound.get(op.minor)!.add(handle);
+          const key = filterKey(op.slot);
+          if (tree.filters.has(key)) throw new ShapingError('tc: RTNETLINK answers: File exists');
+          const flowid = classId(op.slot.flow.major, op.slot.flow.minor);
+          tree.filters.set(key, { family: op.slot.family, addr: op.slot.addr, block: op.slot.block, handle: slotHandle(op.slot), flowid });
+          if (!tree.bound.has(flowid)) tree.bound.set(flowid, new Set());
+          tree.bound.get(flowid)!.add(key);
           break;
         }
         case 'filter-del': {
-          const handle = slotHandle(op.slot);
-          const filter = tree.filters.get(handle);
+          const key = filterKey(op.slot);
+          const filter = tree.filters.get(key);
           if (!filter) throw new ShapingError('tc: Error: Specified filter handle not found.');
-          tree.filters.delete(handle);
-          tree.bound.get(filter.minor)?.delete(handle);
+          tree.filters.delete(key);
+          tree.bound.get(filter.flowid)?.delete(key);
           break;
         }
       }
     }
   }
+}
+
+/** A filter's identity in the kernel: its block and its handle. */
+function filterKey(slot: U32Slot): string {
+  return `${slot.block}/${slotHandle(slot)}`;
 }
 
 function emptyTree(): SimTree {
@@ -185,11 +212,11 @@ function objectCount(iface: SimIface): number {
 /** How many class and filter changes turn tree `a` into tree `b`. */
 function treeDiff(a: SimTree, b: SimTree): number {
   let n = 0;
-  for (const [minor, mbit] of b.classes) if (a.classes.get(minor) !== mbit) n++;
-  for (const minor of a.classes.keys()) if (!b.classes.has(minor)) n++;
-  for (const [handle, f] of b.filters) {
-    const old = a.filters.get(handle);
-    if (!old || old.addr !== f.addr || old.minor !== f.minor) n++;
+  for (const [id, mbit] of b.classes) if (a.classes.get(id) !== mbit) n++;
+  for (const id of a.classes.keys()) if (!b.classes.has(id)) n++;
+  for (const [key, f] of b.filters) {
+    const old = a.filters.get(key);
+    if (!old || old.addr !== f.addr || old.flowid !== f.flowid) n++;
   }
   for (const handle of a.filters.keys()) if (!b.filters.has(handle)) n++;
   return n;
