@@ -58,6 +58,6 @@ export function accessHashHook(accessHashes: AccessHashService, trustProxy: read
     securityEvent(request.log, {
       event: 'auth_failed', reason: refusalReason(header, hash), method: request.method, url: loggableUrl(request.url), client: ip,
     }, 'access refused');
-    throw new ApiError(E.NOT_AUTHORIZED, 401);
+    throw new ApiError(E.NOT_AUTHORIZED);
   };
 }

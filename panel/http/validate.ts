@@ -15,7 +15,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const input = body === undefined || body === null ? {} : body;
-  if (!isPlainObject(input)) throw new ApiError(OWN.MALFORMED_BODY, 400);
+  if (!isPlainObject(input)) throw new ApiError(OWN.MALFORMED_BODY);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const first = result.error.issues[0];

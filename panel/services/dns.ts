@@ -168,7 +168,7 @@ export class DnsService {
   private refusal(err: unknown): unknown {
     if (err instanceof DnsConfigError || err instanceof DnsRuntimeError) {
       this.deps.logger?.warn({ err }, 'dns resolver refused the change');
-      return new ApiError(OWN.DNS_FAILED, undefined, err.message);
+      return new ApiError(OWN.DNS_FAILED, err.message);
     }
     return err;
   }

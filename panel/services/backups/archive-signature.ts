@@ -59,10 +59,10 @@ export function signatureVerdict(list: FileList, key: ManifestKey): 'valid' | 'u
  * archive is not signed ...`) unless `allowUnsigned`. Throws an ApiError with the spec's text.
  */
 export function authenticateFileList(list: FileList, key: ManifestKey, opts: { allowUnsigned?: boolean } = {}): 'valid' | 'unsigned' {
-  if (!keyCheckOpens(list, key)) throw new ApiError(E.BACKUP_READER, undefined, FOREIGN_KEY_DETAIL);
+  if (!keyCheckOpens(list, key)) throw new ApiError(E.BACKUP_READER, FOREIGN_KEY_DETAIL);
   const verdict = signatureVerdict(list, key);
   if (verdict === 'mismatch') throw new ApiError(E.BACKUP_FILE_MISMATCH);
-  if (verdict === 'unsigned' && !opts.allowUnsigned) throw new ApiError(E.BACKUP_READER, undefined, UNSIGNED_DETAIL);
+  if (verdict === 'unsigned' && !opts.allowUnsigned) throw new ApiError(E.BACKUP_READER, UNSIGNED_DETAIL);
   return verdict;
 }
 

@@ -72,7 +72,7 @@ export class OtlLinkService {
   /** DELETE /otl/<key>: revokes a link given as its listed digest or as the link key; `One-time link not found` else. */
   revoke(key: string): void {
     const digest = LINK_KEY.test(key) ? otlDigest(key) : LISTED_KEY.test(key) ? key : null;
-    if (digest === null || !this.deps.links.delete(digest)) throw new ApiError(OWN.OTL_NOT_FOUND, 404);
+    if (digest === null || !this.deps.links.delete(digest)) throw new ApiError(OWN.OTL_NOT_FOUND);
   }
 
   /** Deletes every link of an account (the account was disabled). */
