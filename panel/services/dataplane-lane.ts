@@ -64,6 +64,14 @@ export class DataplaneLane<C> {
     private readonly maxBatch = MAX_BATCH,
   ) {}
 
+  /**
+   * Whether the lane is running its tasks now (a task, a batch's flush, or the turn between a batch's tasks). The
+   * subsystem writers refuse to write otherwise (see `lane-writers.ts`).
+   */
+  get active(): boolean {
+    return this.pumping;
+  }
+
   /** Runs `task` after every earlier task has settled (or in the current unit, see {@link LaneOptions}). */
   run<T>(task: () => Promise<T> | T, opts: LaneOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -180,7 +180,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
   const hosts = new HostNetworkReader(driver, { listenAddress: deps.listenAddress ?? null });
   const stores = { servers: serverRepo, accounts: accountRepo, box: deps.secretBox, sync: dataplaneSync, hosts };
   const dns = new DnsService({
-    repo: new DnsRepository(deps.db), servers: serverRepo, dns: deps.dataplane.dns, licensed: () => license.state().valid,
+    repo: new DnsRepository(deps.db), servers: serverRepo, dns: deps.dataplane.dns, writer: dataplaneSync.writers.dns, licensed: () => license.state().valid,
     serial: (task) => dataplaneSync.serial(task), clock, logger: deps.logger,
   });
   const statistics = new TrafficStatisticsService({
@@ -230,7 +230,7 @@ export function buildServices(deps: PanelDeps): PanelServices {
   }));
   const online = new OnlineService(serverRepo, accountRepo, driver, () => systemConfig.get().wireguard_handshake_uptime, clock);
   const ikev2 = buildIkev2({
-    db: deps.db, ipsec: deps.dataplane.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
+    db: deps.db, ipsec: deps.dataplane.ipsec, ipsecWriter: dataplaneSync.writers.ipsec, servers: serverRepo, accounts: accountRepo, box: deps.secretBox, clock,
     serial: (task) => dataplaneSync.serial(task), serverDns: (server) => dns.serverDns(server), logger: deps.logger,
     beforeSasEnd: () => statistics.beforeSasEnd(),
   });
