@@ -28,7 +28,7 @@ import { buildServices, type PanelDeps, type PanelServices } from './services/in
 export type { PanelDeps, PanelServices } from './services/index.ts';
 
 /** API root. */
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 /** Route plugins registered under /api/v1, one per resource. */
 const routes: PanelRoutes[] = [

@@ -9,7 +9,7 @@ import { LicenseRepository } from '../store/repositories/license.ts';
 import { SettingsRepository } from '../store/repositories/settings.ts';
 import { defaultDataDir, readPublicKeyFile } from './serve-options.ts';
 
-export const PANEL_LICENSE_HELP = `usage: vpnhost panel license install KEY [--data DIR] [--license-public-key FILE]
+const PANEL_LICENSE_HELP = `usage: vpnhost panel license install KEY [--data DIR] [--license-public-key FILE]
 
 Verifies KEY (a license issued by \`vpnhost license issue\`) and installs it; a running panel uses it at once.
 The vendor public key comes from --license-public-key / VPNHOST_LICENSE_PUBLIC_KEY, else from the key the panel

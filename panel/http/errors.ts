@@ -59,7 +59,7 @@ export function statusForText(text: string): number {
 }
 
 /** `text` followed by its detail, for the spec's texts ending in a colon. */
-export function withDetail(text: string, detail?: string): string {
+function withDetail(text: string, detail?: string): string {
   return detail ? `${text} ${detail}` : text;
 }
 

@@ -7,10 +7,10 @@ import { errorEnvelopeSchema, successEnvelopeSchema } from '../schemas/envelope.
 import { typed, type AnyRouteSpec } from './typed-route.ts';
 
 /** Path of the document (under /api/v1, behind the access hash like every API route). */
-export const OPENAPI_PATH = '/openapi.json';
+const OPENAPI_PATH = '/openapi.json';
 
 /** `msg` of GET /openapi.json: an OpenAPI 3 document (validated as such by the tests). */
-export const openapiDocumentSchema = z.looseObject({
+const openapiDocumentSchema = z.looseObject({
   openapi: z.string(),
   info: z.looseObject({ title: z.string(), version: z.string() }),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),

@@ -42,7 +42,7 @@ type Add = <P extends z.ZodType | undefined = undefined, Q extends z.ZodType | u
 ) => void;
 
 /** The `:name` parameters of a URL. */
-export function urlParams(url: string): string[] {
+function urlParams(url: string): string[] {
   return [...url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
 }
 

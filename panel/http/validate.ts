@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { ApiError, OWN } from './errors.ts';
 
 /** Whether `value` is a key/value object (what form and JSON bodies parse to; form objects have no Object prototype). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 

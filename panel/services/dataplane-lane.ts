@@ -41,7 +41,7 @@ class BatchRetry extends Error {
 }
 
 /** The most changes one batch carries. */
-export const MAX_BATCH = 256;
+const MAX_BATCH = 256;
 
 /**
  * Serialises every data-plane task, with group commit for account changes: tasks run one after the other; a run of

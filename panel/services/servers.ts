@@ -17,11 +17,11 @@ import { dataplaneRefusal } from './refusal.ts';
 import { CREATE_PORT_RANGE, KEEP_ALIVE_CAP, checkServerCreate, checkServerUpdate, ipv6SubnetInUse, type ServerInput } from './server-checks.ts';
 
 /** DNS servers handed to clients when none are given. */
-export const DEFAULT_DNS = { dns_1: '1.1.1.1', dns_2: '8.8.8.8', dns_1_ipv6: '2606:4700:4700::1111', dns_2_ipv6: '2001:4860:4860::8888' };
+const DEFAULT_DNS = { dns_1: '1.1.1.1', dns_2: '8.8.8.8', dns_1_ipv6: '2606:4700:4700::1111', dns_2_ipv6: '2001:4860:4860::8888' };
 /** Client PersistentKeepalive when none is given (keeps NAT mappings of clients open). */
-export const DEFAULT_KEEP_ALIVE = 25;
+const DEFAULT_KEEP_ALIVE = 25;
 /** available_ips lists at most this many addresses (a /16's worth); wider subnets are cut there. */
-export const AVAILABLE_IPS_LIMIT = 65534;
+const AVAILABLE_IPS_LIMIT = 65534;
 
 /** Collaborators of the server service. */
 export interface ServerServiceDeps {

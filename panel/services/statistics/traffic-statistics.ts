@@ -12,7 +12,7 @@ import { StatisticsScheduler } from './scheduler.ts';
 import { daysInMonth, formatDay, wallClock } from './zoned-days.ts';
 
 /** Years the month query accepts; others answer `Wrong year setting`. */
-export const YEAR_RANGE = { min: 1970, max: 2100 } as const;
+const YEAR_RANGE = { min: 1970, max: 2100 } as const;
 
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {

@@ -5,9 +5,9 @@ import type { TrafficLogWriter } from '../lane-writers.ts';
 import type { StoredTrafficLogging } from '../../store/repositories/traffic-logging.ts';
 
 /** Tunnel interfaces whose traffic is logged: WireGuard servers and charon's kernel-libipsec TUN (IKEv2). */
-export const LOGGED_TUNNELS = ['wg+', 'ipsec+'];
+const LOGGED_TUNNELS = ['wg+', 'ipsec+'];
 /** Records a second per state rule for the states logged per packet (related, invalid, untracked). */
-export const PER_PACKET_CAP = 20;
+const PER_PACKET_CAP = 20;
 
 /**
  * The chains a stored config asks for: null when logging is off (or has no method), else one NFLOG rule per
