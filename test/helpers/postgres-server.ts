@@ -98,8 +98,8 @@ export async function startPostgres(): Promise<PostgresServer> {
     async stop(): Promise<void> {
       if (child.exitCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        // SIGINT: "fast" shutdown (active sessions are ended; no wait on clients).
-        child.kill('SIGINT');
+        // SIGTERM: "smart" shutdown, once the last client has gone (pools close their sockets after `end()` resolves).
+        child.kill('SIGTERM');
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });

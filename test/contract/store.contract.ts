@@ -1,0 +1,152 @@
+// Contract suite of the platform's query layer: every repository moved onto it, run against each engine (SQLite in
+// the contract tier, PostgreSQL on a private server started by the test file). Each test gets a fresh database.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test, type TestContext } from 'node:test';
+import { sql } from 'kysely';
+import { manualClock } from '../../panel/shared/clock.ts';
+import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
+import { AdminTokenQueries } from '../../module/platform/store/query/repositories/admin-tokens.ts';
+import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
+import { PriceQueries } from '../../module/platform/store/query/repositories/prices.ts';
+import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+
+/** A fresh, fully migrated store, or null when the engine's tools are missing (the test is then skipped). */
+export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; close(): Promise<void> } | null>;
+
+type Clock = ReturnType<typeof manualClock>;
+
+async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
+  const opened = await open(t);
+  if (!opened) return;
+  try {
+    await body(opened.store, manualClock(new Date('2026-11-27T10:00:00.000Z')));
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Inserts a service of `product` (the link the customer repository reads). */
+async function insertService(store: QueryStore, product: string, createdAt: string): Promise<string> {
+  const uuid = randomUUID();
+  await store.db.insertInto('services').values({
+    uuid, product_uuid: product, module: 'VpnProduct', service_data: '{}', provision_status: 'pending', status_reason: null,
+    customer_uuid: null, created_at: createdAt, updated_at: createdAt,
+  }).execute();
+  return uuid;
+}
+
+export function runStoreContract(engine: string, open: OpenStore): void {
+  describe(`store contract: ${engine}`, () => {
+    test('products: create, get, update, list in creation order, select by a JSON member', (t) => withStore(t, open, async (store, clock) => {
+      const products = new ProductQueries(store, clock);
+      const ams = await products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 20 });
+      clock.advance(1000);
+      const fra = await products.create('VpnProduct', { server_location: 'fra', plan_type: 'premium', bandwidth: 100 });
+      assert.deepEqual(ams.product_data, { server_location: 'ams', plan_type: 'basic', bandwidth: 20 });
+      assert.equal(ams.created_at, '2026-11-27T10:00:00.000Z');
+      assert.deepEqual((await products.list()).map((p) => p.uuid), [ams.uuid, fra.uuid]);
+      assert.deepEqual((await products.listAt('fra')).map((p) => p.uuid), [fra.uuid]);
+      assert.deepEqual(await products.listAt('nowhere'), []);
+      clock.advance(1000);
+      assert.equal(await products.update(ams.uuid, { server_location: 'fra', plan_type: 'basic', bandwidth: 30 }), true);
+      assert.equal(await products.update(randomUUID(), {}), false);
+      const updated = await products.get(ams.uuid);
+      assert.equal(updated?.updated_at, '2026-11-27T10:00:02.000Z');
+      assert.equal(updated?.created_at, '2026-11-27T10:00:00.000Z');
+      assert.deepEqual((await products.listAt('fra')).map((p) => p.uuid), [ams.uuid, fra.uuid]);
+      assert.equal(await products.get(randomUUID()), null);
+    }));
+
+    test('customers: e-mail unique and matched regardless of case; paging; services linked to their owner', (t) => withStore(t, open, async (store, clock) => {
+      const customers = new CustomerQueries(store, clock);
+      const dana = await customers.create({ email: 'Dana@Example.test', name: 'Dana', password_hash: 'scrypt$x' });
+      await assert.rejects(customers.create({ email: 'dana@example.TEST' }), /unique|UNIQUE/);
+      assert.equal((await customers.findByEmail('DANA@example.test'))?.uuid, dana.uuid);
+      assert.equal((await customers.get(dana.uuid))?.password_hash, 'scrypt$x');
+      assert.equal(await customers.findByEmail('nobody@example.test'), undefined);
+      const later: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        clock.advance(1000);
+        later.push((await customers.create({ email: `c${i}@example.test` })).uuid);
+      }
+      assert.deepEqual((await customers.list(2, 1)).map((c) => c.uuid), later.slice(0, 2));
+      assert.deepEqual((await customers.list()).map((c) => c.uuid), [dana.uuid, ...later]);
+      assert.ok(!('password_hash' in (await customers.list())[0]));
+      assert.equal(await customers.update(dana.uuid, { name: 'Dana S.', password_hash: null }), true);
+      assert.equal((await customers.get(dana.uuid))?.password_hash, null);
+      assert.equal((await customers.get(dana.uuid))?.email, 'Dana@Example.test');
+      assert.equal(await customers.update(randomUUID(), { name: 'x' }), false);
+
+      const product = (await new ProductQueries(store, clock).create('VpnProduct', {})).uuid;
+      const first = await insertService(store, product, '2026-11-27T11:00:00.000Z');
+      const second = await insertService(store, product, '2026-11-27T12:00:00.000Z');
+      assert.equal(await customers.assignService(second, dana.uuid), true);
+      assert.equal(await customers.assignService(first, dana.uuid), true);
+      assert.equal(await customers.assignService(randomUUID(), dana.uuid), false);
+      assert.deepEqual(await customers.serviceUuids(dana.uuid), [first, second]);
+      assert.equal(await customers.ownerOf(first), dana.uuid);
+      assert.equal(await customers.assignService(first, null), true);
+      assert.equal(await customers.ownerOf(first), null);
+      await assert.rejects(customers.assignService(second, randomUUID()), /foreign key|FOREIGN KEY/, 'the owner must exist');
+    }));
+
+    test('admin tokens: only the digest is stored, scopes kept apart, ids ascending, last use recorded', (t) => withStore(t, open, async (store, clock) => {
+      const admins = new AdminTokenQueries(store, 'admin', clock);
+      const workers = new AdminTokenQueries(store, 'worker', clock);
+      const a = await admins.create('ops');
+      const w = await workers.create('remote');
+      assert.match(a.token, /^vpa_[0-9a-f]{64}$/);
+      assert.match(w.token, /^vpw_[0-9a-f]{64}$/);
+      assert.ok(w.id > a.id);
+      const stored = await store.db.selectFrom('admin_tokens').select('digest').execute();
+      assert.ok(stored.every((row) => row.digest !== a.token && row.digest !== w.token && /^[0-9a-f]{64}$/.test(row.digest)));
+      assert.equal(await admins.verify(a.token), a.id);
+      assert.equal(await admins.verify(w.token), null);
+      assert.equal(await workers.verify(w.token), w.id);
+      assert.equal(await admins.verify(`vpa_${'0'.repeat(64)}`), null);
+      const listed = await admins.list();
+      assert.deepEqual(listed, [{ id: a.id, comment: 'ops', created_at: '2026-11-27T10:00:00.000Z', last_used_at: '2026-11-27T10:00:00.000Z' }]);
+      assert.equal(await workers.delete(a.id), false, 'a worker repository cannot delete an admin token');
+      assert.equal(await admins.delete(a.id), true);
+      assert.equal(await admins.verify(a.token), null);
+      await assert.rejects(store.db.insertInto('admin_tokens').values({ digest: 'x', scope: 'root' as 'admin', created_at: 'now' }).execute(), /check/i);
+    }));
+
+    test('prices: set is an upsert, listed by product and cycle; refund policy defaults to terminate', (t) => withStore(t, open, async (store, clock) => {
+      const products = new ProductQueries(store, clock);
+      const prices = new PriceQueries(store, clock);
+      const [p1, p2] = [(await products.create('VpnProduct', {})).uuid, (await products.create('VpnProduct', {})).uuid].sort();
+      await prices.set(p2, 'monthly', 900, 'EUR');
+      await prices.set(p1, 'monthly', 499, 'EUR');
+      await prices.set(p1, 'annually', 4990, 'EUR');
+      clock.advance(5000);
+      const replaced = await prices.set(p1, 'monthly', 550, 'USD');
+      assert.deepEqual(replaced, { product_uuid: p1, billing_cycle: 'monthly', amount_minor: 550, currency: 'USD', created_at: '2026-11-27T10:00:00.000Z', updated_at: '2026-11-27T10:00:05.000Z' });
+      assert.deepEqual((await prices.list()).map((p) => [p.product_uuid, p.billing_cycle, p.amount_minor]), [[p1, 'annually', 4990], [p1, 'monthly', 550], [p2, 'monthly', 900]]);
+      assert.deepEqual((await prices.list(p2)).map((p) => p.billing_cycle), ['monthly']);
+      assert.equal(await prices.delete(p2, 'monthly'), true);
+      assert.equal(await prices.delete(p2, 'monthly'), false);
+      assert.equal(await prices.get(p2, 'monthly'), null);
+      await assert.rejects(prices.set(p1, 'monthly', -1, 'EUR'), /check/i);
+      await assert.rejects(prices.set(randomUUID(), 'monthly', 1, 'EUR'), /foreign key|FOREIGN KEY/);
+      assert.equal(await prices.refundAction(p1), 'terminate');
+      await prices.setRefundAction(p1, 'suspend');
+      assert.equal(await prices.refundAction(p1), 'suspend');
+      await prices.setRefundAction(p1, 'terminate');
+      assert.equal(await prices.refundAction(p1), 'terminate');
+    }));
+
+    test('migrations: the seeded Administrator role, every platform scope recorded, integers read as numbers', (t) => withStore(t, open, async (store) => {
+      const roles = await sql<{ id: number; name: string; permissions: string }>`SELECT id, name, permissions FROM admin_roles`.execute(store.db);
+      assert.deepEqual(roles.rows, [{ id: 1, name: 'Administrator', permissions: '["*"]' }]);
+      const ledger = await sql<{ scope: string; version: number }>`SELECT scope, version FROM platform_migrations ORDER BY scope, version`.execute(store.db);
+      const platform = ledger.rows.filter((r) => r.scope === 'platform').map((r) => r.version);
+      assert.deepEqual(platform, platform.map((_, i) => i + 1));
+      assert.ok(platform.length >= 6);
+      for (const scope of ['tasks', 'module-logs', 'module-versions', 'sessions', 'module-host']) assert.ok(ledger.rows.some((r) => r.scope === scope), scope);
+      const count = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM platform_migrations`.execute(store.db);
+      assert.equal(count.rows[0].n, ledger.rows.length);
+    }));
+  });
+}
