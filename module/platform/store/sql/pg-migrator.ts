@@ -98,25 +98,7 @@ export async function migratePostgres(pool: pg.Pool, scopes: ScopeList, clock: C
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(CREATE_NOCASE_COLLATION);
-    await client.query(LEDGER_DDL);
-    const recorded = await client.query<{ scope: string; version: string | number }>('SELECT scope, version FROM platform_migrations');
-    const ledger = new Map<string, Set<number>>(scopes.map(([scope]) => [scope, new Set<number>()]));
-    for (const row of recorded.rows) {
-      if (!ledger.has(row.scope)) ledger.set(row.scope, new Set());
-      ledger.get(row.scope)!.add(Number(row.version));
-    }
-    const plan = planPostgres(scopes, ledger, clock);
-    for (const statement of plan.ddl) await client.query(statement);
-    for (const seed of plan.seeds) await insertRows(client, seed.table, seed.rows);
-    if (plan.seeds.length > 0) await syncIdentities(client);
-    const appliedAt = clock.now().toISOString();
-    const applied: Record<string, number[]> = Object.fromEntries(scopes.map(([scope]) => [scope, [] as number[]]));
-    for (const { scope, step } of plan.pending) {
-      await client.query('INSERT INTO platform_migrations (scope, version, name, applied_at) VALUES ($1, $2, $3, $4)', [scope, step.version, step.name, appliedAt]);
-      applied[scope].push(step.version);
-    }
+    const applied = await migrateInTransaction(client, scopes, clock);
     await client.query('COMMIT');
     return applied;
   } catch (error) {
@@ -125,4 +107,28 @@ export async function migratePostgres(pool: pg.Pool, scopes: ScopeList, clock: C
   } finally {
     client.release();
   }
+}
+
+/** `migratePostgres`'s work inside the caller's open transaction (which then holds the advisory lock until it ends). */
+export async function migrateInTransaction(client: pg.PoolClient | pg.Client, scopes: ScopeList, clock: Clock = systemClock): Promise<Record<string, number[]>> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+  await client.query(CREATE_NOCASE_COLLATION);
+  await client.query(LEDGER_DDL);
+  const recorded = await client.query<{ scope: string; version: string | number }>('SELECT scope, version FROM platform_migrations');
+  const ledger = new Map<string, Set<number>>(scopes.map(([scope]) => [scope, new Set<number>()]));
+  for (const row of recorded.rows) {
+    if (!ledger.has(row.scope)) ledger.set(row.scope, new Set());
+    ledger.get(row.scope)!.add(Number(row.version));
+  }
+  const plan = planPostgres(scopes, ledger, clock);
+  for (const statement of plan.ddl) await client.query(statement);
+  for (const seed of plan.seeds) await insertRows(client, seed.table, seed.rows);
+  if (plan.seeds.length > 0) await syncIdentities(client);
+  const appliedAt = clock.now().toISOString();
+  const applied: Record<string, number[]> = Object.fromEntries(scopes.map(([scope]) => [scope, [] as number[]]));
+  for (const { scope, step } of plan.pending) {
+    await client.query('INSERT INTO platform_migrations (scope, version, name, applied_at) VALUES ($1, $2, $3, $4)', [scope, step.version, step.name, appliedAt]);
+    applied[scope].push(step.version);
+  }
+  return applied;
 }
