@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
+import { storeCommand } from './cli-store.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -29,6 +30,7 @@ const USAGE = `usage:
   vpnhost platform admin password|delete --email ADDRESS [--password-file FILE] [--data DIR]
   vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
   vpnhost platform billing price|refund-policy|invoice|refund ...   (vpnhost platform billing --help)
+  vpnhost platform store migrate --from DIR --to postgres://...   (vpnhost platform store --help)
 
   --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
@@ -56,6 +58,7 @@ const DEFAULT_DATA = './data/platform';
 export async function platformCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'billing') return billingCommand(rest, process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA);
+  if (sub === 'store') return storeCommand(rest, process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
