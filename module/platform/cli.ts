@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
 import { storeCommand } from './cli-store.ts';
+import { assertServableStore } from './store/query/query-store.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -66,6 +67,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
       listen: { type: 'string' },
       data: { type: 'string' },
       queue: { type: 'string' },
+      store: { type: 'string' },
       workers: { type: 'string' },
       comment: { type: 'string' },
       'platform-url': { type: 'string' },
@@ -82,6 +84,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
     return sub ? 0 : 2;
   }
   const dataDir = values.data ?? process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA;
+  if (sub === 'serve' || sub === 'worker') assertServableStore(values.store, dataDir);
   const queue = values.queue ?? process.env.VPNHOST_PLATFORM_QUEUE ?? 'embedded';
   const workers = parseWorkers(values.workers ?? process.env.VPNHOST_PLATFORM_WORKERS);
   switch (sub) {

@@ -2,7 +2,8 @@
 // every table copied with equal rows and digests printed, the target refused once it holds data, and the copy read back
 // through the query layer answers what the SQLite store answers.
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { after, before, test } from 'node:test';
 import { execa } from 'execa';
 import { sql } from 'kysely';
@@ -98,4 +99,19 @@ test('store migrate copies the release fixture into PostgreSQL, refuses a non-em
     await sqlite.close();
     await postgres.close();
   }
+});
+
+test('serve and worker refuse a PostgreSQL store (this release serves from SQLite) without touching the data directory', async () => {
+  const dir = `${tempDir('store-refuse')}/never-made`;
+  for (const sub of ['serve', 'worker']) {
+    const res = await execa(process.execPath, [BIN, 'platform', sub, '--store', 'postgres://u:secret@127.0.0.1:1/db', '--data', dir], { cwd: ROOT, reject: false });
+    assert.equal(res.exitCode, 1, sub);
+    assert.match(res.stderr, /the platform serves from SQLite in this release; postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db is for `vpnhost platform store migrate\|status` only/);
+    assert.doesNotMatch(res.stderr, /secret/);
+  }
+  const bad = await execa(process.execPath, [BIN, 'platform', 'serve', '--data', dir], { cwd: ROOT, reject: false, env: { VPNHOST_PLATFORM_STORE: 'mysql://x' } });
+  assert.equal(bad.exitCode, 1);
+  assert.match(bad.stderr, /--store: expected sqlite or postgres:\/\/USER@HOST:PORT\/DB, got "mysql:\/\/x"/);
+  assert.equal(existsSync(dir), false);
+  removeDir(dirname(dir));
 });
