@@ -74,6 +74,13 @@ test('a schema-only step of a scope in use is applied as its difference; a rebui
   assert.equal((await pool.query("SELECT indexname FROM pg_indexes WHERE indexname = 'demo_items_label'")).rows.length, 1, 'refused before any statement ran');
   const ledger = await pool.query("SELECT version FROM platform_migrations WHERE scope = 'module:Test/Demo' ORDER BY version");
   assert.deepEqual(ledger.rows.map((r) => r.version), [1, 2]);
+
+  // With its `postgres` form, a step that changes rows runs there; the next step's difference starts from its schema.
+  const backfill: Migration = { version: 3, name: 'backfill', up: (db) => { db.prepare("UPDATE demo_items SET note = 'n/a' WHERE note = ''").run(); },
+    postgres: "UPDATE demo_items SET note = 'n/a' WHERE note = ''" };
+  const more: Migration = { version: 4, name: 'more', up: 'ALTER TABLE demo_items ADD COLUMN rank INTEGER NOT NULL DEFAULT 0' };
+  assert.deepEqual((await migratePostgres(pool, withDemo([...DEMO, backfill, more])))['module:Test/Demo'], [3, 4]);
+  assert.deepEqual((await pool.query('SELECT label, note, rank FROM demo_items')).rows, [{ label: 'kept', note: 'n/a', rank: 0 }]);
 });
 
 test('PostgreSQL gets SQLite\'s tables, columns, NOT NULLs and indexes', async (t) => {

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { runMigrations, type Migration } from '../migrator.ts';
 import { additiveDiffSql, CREATE_NOCASE_COLLATION, quoteIdent, schemaSql } from './pg-ddl.ts';
-import { readSqliteSchema, type SchemaModel } from './schema-model.ts';
+import { readSqliteSchema } from './schema-model.ts';
 
 /** Scope name → its ordered steps, in the order a fresh database is built. */
 export type ScopeList = ReadonlyArray<readonly [scope: string, migrations: readonly Migration[]]>;
@@ -26,41 +26,59 @@ function runReference(ref: Database.Database, steps: ScopeList, clock: Clock): v
   for (const [scope, migrations] of steps) if (migrations.length > 0) runMigrations(ref, scope, migrations, clock);
 }
 
-/** What the reference run says PostgreSQL needs: DDL and seed rows, per scope the versions it records. */
-interface Plan {
-  ddl: string[];
-  seeds: Array<{ table: string; rows: Array<Record<string, unknown>> }>;
+/** One thing to do on PostgreSQL: a statement, or rows to insert (a step's seed rows). */
+export type PlanItem = { sql: string } | { table: string; rows: Array<Record<string, unknown>> };
+
+/** What the reference run says PostgreSQL needs, and the steps it records. */
+export interface Plan {
+  items: PlanItem[];
   pending: Array<{ scope: string; step: Migration }>;
 }
 
-/** Plans the steps of `scopes` not in `ledger` (scope → recorded versions). */
+/** The rows the reference run left in `tables` (seeds such as the Administrator role). */
+function seedsOf(ref: Database.Database, tables: Array<{ name: string }>): PlanItem[] {
+  return tables.map((t) => ({ table: t.name, rows: ref.prepare(`SELECT * FROM ${quoteIdent(t.name)}`).all() as Array<Record<string, unknown>> }))
+    .filter((seed) => seed.rows.length > 0);
+}
+
+/**
+ * Plans the steps of `scopes` not in `ledger` (scope → recorded versions). A fresh database (no scope recorded) gets
+ * the whole schema the steps produce, with the rows they seed. An existing one gets each pending step in order: its
+ * `postgres` form when it has one, else the additive difference it made to the reference schema (refused for a step
+ * that runs code or changes rows: those need a `postgres` form).
+ */
 export function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>, clock: Clock = systemClock): Plan {
   const ref = new Database(':memory:');
   try {
     ref.pragma('foreign_keys = ON');
-    const applied = scopes.map(([scope, list]) => [scope, list.filter((m) => ledger.get(scope)?.has(m.version))] as const);
-    const pendingLists = scopes.map(([scope, list]) => [scope, list.filter((m) => !ledger.get(scope)?.has(m.version))] as const);
-    const started = (scope: string): boolean => (ledger.get(scope)?.size ?? 0) > 0;
-    const fresh = ![...ledger.keys()].some(started);
-    runReference(ref, applied, clock);
-    const before: SchemaModel = fresh ? { tables: [], indexes: [] } : readSqliteSchema(ref);
-    const pending = pendingLists.flatMap(([scope, list]) => list.map((step) => ({ scope, step })));
-    // A scope already holding rows can only take schema steps; a scope's first steps meet empty tables.
-    for (const { scope, step } of pending) {
-      if (started(scope)) {
-        if (typeof step.up !== 'string' || DATA_STATEMENT.test(step.up)) {
-          throw new Error(`migration ${scope} v${step.version} ${step.name} changes rows; on PostgreSQL it needs a portable form (docs/store.md)`);
-        }
-      }
+    const recorded = (scope: string, m: Migration): boolean => ledger.get(scope)?.has(m.version) ?? false;
+    runReference(ref, scopes.map(([scope, list]) => [scope, list.filter((m) => recorded(scope, m))] as const), clock);
+    const pending = scopes.flatMap(([scope, list]) => [...list].sort((a, b) => a.version - b.version)
+      .filter((m) => !recorded(scope, m)).map((step) => ({ scope, step })));
+    const fresh = ![...ledger.values()].some((versions) => versions.size > 0);
+    if (fresh) {
+      for (const { scope, step } of pending) runMigrations(ref, scope, [step], clock);
+      const model = readSqliteSchema(ref);
+      return { items: [...schemaSql(model).map((text) => ({ sql: text })), ...seedsOf(ref, model.tables)], pending };
     }
-    runReference(ref, pendingLists, clock);
-    const after = readSqliteSchema(ref);
-    const ddl = fresh ? schemaSql(after) : additiveDiffSql(before, after, 'PostgreSQL migration');
-    const known = new Set(before.tables.map((t) => t.name));
-    const seeds = after.tables.filter((t) => !known.has(t.name)).map((t) => ({
-      table: t.name, rows: ref.prepare(`SELECT * FROM ${quoteIdent(t.name)}`).all() as Array<Record<string, unknown>>,
-    })).filter((s) => s.rows.length > 0);
-    return { ddl, seeds, pending };
+    const items: PlanItem[] = [];
+    for (const { scope, step } of pending) {
+      const what = `migration ${scope} v${step.version} ${step.name}`;
+      if (step.postgres === undefined && (typeof step.up !== 'string' || DATA_STATEMENT.test(step.up))) {
+        throw new Error(`${what} changes rows; on PostgreSQL it needs a portable form (its \`postgres\` text, docs/store.md)`);
+      }
+      const before = readSqliteSchema(ref);
+      runMigrations(ref, scope, [step], clock);
+      if (step.postgres !== undefined) {
+        items.push({ sql: step.postgres });
+        continue;
+      }
+      const after = readSqliteSchema(ref);
+      items.push(...additiveDiffSql(before, after, what).map((text) => ({ sql: text })));
+      const known = new Set(before.tables.map((t) => t.name));
+      items.push(...seedsOf(ref, after.tables.filter((t) => !known.has(t.name))));
+    }
+    return { items, pending };
   } finally {
     ref.close();
   }
@@ -121,9 +139,11 @@ export async function migrateInTransaction(client: pg.PoolClient | pg.Client, sc
     ledger.get(row.scope)!.add(Number(row.version));
   }
   const plan = planPostgres(scopes, ledger, clock);
-  for (const statement of plan.ddl) await client.query(statement);
-  for (const seed of plan.seeds) await insertRows(client, seed.table, seed.rows);
-  if (plan.seeds.length > 0) await syncIdentities(client);
+  for (const item of plan.items) {
+    if ('sql' in item) await client.query(item.sql);
+    else await insertRows(client, item.table, item.rows);
+  }
+  if (plan.items.some((item) => 'rows' in item)) await syncIdentities(client);
   const appliedAt = clock.now().toISOString();
   const applied: Record<string, number[]> = Object.fromEntries(scopes.map(([scope]) => [scope, [] as number[]]));
   for (const { scope, step } of plan.pending) {
