@@ -10,6 +10,8 @@ import { AdminTokenQueries } from '../../module/platform/store/query/repositorie
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
 import { PriceQueries } from '../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 
 /** A fresh, fully migrated store, or null when the engine's tools are missing (the test is then skipped). */
 export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; close(): Promise<void> } | null>;
@@ -135,6 +137,60 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.equal(await prices.refundAction(p1), 'suspend');
       await prices.setRefundAction(p1, 'terminate');
       assert.equal(await prices.refundAction(p1), 'terminate');
+    }));
+
+    test('services: secrets sealed at rest and opened on read; status, data and product writes; counts', (t) => withStore(t, open, async (store, clock) => {
+      const box = SecretBox.fromKey(Buffer.alloc(32, 7));
+      const services = new ServiceQueries(store, box, clock);
+      const products = new ProductQueries(store, clock);
+      const [basic, premium] = [(await products.create('VpnProduct', {})).uuid, (await products.create('VpnProduct', {})).uuid];
+      const one = await services.create({ product_uuid: basic, module_name: 'VpnProduct', service_data: { username: 'ana_1', password: 'S3cretPassw0rd', extra: { api_key: 'k-1' } } });
+      assert.equal(one.provision_status, 'pending');
+      assert.equal(one.module_name, 'VpnProduct');
+      assert.deepEqual(one.service_data, { username: 'ana_1', password: 'S3cretPassw0rd', extra: { api_key: 'k-1' } });
+      const raw = await store.db.selectFrom('services').select('service_data').where('uuid', '=', one.uuid).executeTakeFirstOrThrow();
+      assert.doesNotMatch(raw.service_data, /S3cretPassw0rd|k-1/);
+      assert.match(raw.service_data, /"username":"ana_1"/);
+      clock.advance(1000);
+      const two = await services.create({ product_uuid: premium, module_name: 'VpnProduct', service_data: { username: 'bo_1' } });
+      await services.writeProvisionStatus(one.uuid, 'failed', 'panel unreachable');
+      await services.saveProvisionData(one.uuid, { panel: 'ams', private_key: 'pk' });
+      await services.setProduct(two.uuid, basic);
+      const reread = await services.get(one.uuid);
+      assert.equal(reread?.provision_status, 'failed');
+      assert.equal(reread?.status_reason, 'panel unreachable');
+      assert.deepEqual(reread?.provision_data, { panel: 'ams', private_key: 'pk' });
+      assert.deepEqual((await services.list({ product_uuid: basic })).map((s) => s.uuid), [one.uuid, two.uuid]);
+      assert.deepEqual((await services.list({ status: 'pending' })).map((s) => s.uuid), [two.uuid]);
+      assert.deepEqual(await services.countByStatus(), { failed: 1, pending: 1 });
+      await services.saveServiceData(two.uuid, { username: 'bo_2' });
+      assert.deepEqual((await services.get(two.uuid))?.service_data, { username: 'bo_2' });
+      assert.equal(await services.get(randomUUID()), null);
+    }));
+
+    test('services page: newest first, filters by status, product, location and text, total under the filters', (t) => withStore(t, open, async (store, clock) => {
+      const box = SecretBox.fromKey(Buffer.alloc(32, 7));
+      const services = new ServiceQueries(store, box, clock);
+      const products = new ProductQueries(store, clock);
+      const ams = (await products.create('VpnProduct', { server_location: 'ams' })).uuid;
+      const fra = (await products.create('VpnProduct', { server_location: 'fra' })).uuid;
+      const made: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        clock.advance(1000);
+        made.push((await services.create({ product_uuid: i % 2 ? fra : ams, module_name: 'VpnProduct', service_data: { username: `user_${i}` } })).uuid);
+      }
+      await services.writeProvisionStatus(made[3], 'failed', 'Quota exceeded');
+      const newest = [...made].reverse();
+      assert.deepEqual(await services.page({ page: 1, per_page: 3 }), { uuids: newest.slice(0, 3), total: 7 });
+      assert.deepEqual(await services.page({ page: 3, per_page: 3 }), { uuids: newest.slice(6), total: 7 });
+      assert.deepEqual(await services.page({ page: 4, per_page: 3 }), { uuids: [], total: 7 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, location: 'fra' }), { uuids: [made[5], made[3], made[1]], total: 3 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, product: ams, status: 'pending' }), { uuids: [made[6], made[4], made[2], made[0]], total: 4 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, q: 'user_5' }), { uuids: [made[5]], total: 1 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, q: 'Quota' }), { uuids: [made[3]], total: 1 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, q: 'quota' }), { uuids: [], total: 0 }, 'case-sensitive, as instr');
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, q: made[2].slice(9, 18) }), { uuids: [made[2]], total: 1 });
+      assert.deepEqual(await services.page({ page: 1, per_page: 10, location: 'nowhere' }), { uuids: [], total: 0 });
     }));
 
     test('migrations: the seeded Administrator role, every platform scope recorded, integers read as numbers', (t) => withStore(t, open, async (store) => {

@@ -1,6 +1,6 @@
 // The platform's typed query layer: one Kysely instance over SQLite (better-sqlite3, the embedded default) or PostgreSQL
 // (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
-import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { openPlatformDb, type Db } from '../db.ts';
@@ -69,27 +69,36 @@ export interface QueryStore {
   readonly db: Kysely<StoreTables>;
   /** The text of member `key` of a JSON text column (`json_extract` / `->>`), null when absent. */
   jsonText(column: string, key: string): RawBuilder<string | null>;
+  /** True when `text` occurs in `haystack`, case-sensitively (`instr` / `strpos`). */
+  contains(haystack: Expression<string | null>, text: string): RawBuilder<boolean>;
   /** Closes what this store opened (a shared SQLite handle stays open). */
   close(): Promise<void>;
 }
 
-function jsonTextOf(engine: StoreEngine): QueryStore['jsonText'] {
-  return (column, key) => engine === 'sqlite'
-    ? sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${key}`})`
-    : sql<string | null>`(${sql.ref(column)}::jsonb ->> ${key})`;
+/** The functions whose SQL differs between the engines. */
+function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'contains'> {
+  return engine === 'sqlite'
+    ? {
+      jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${key}`})`,
+      contains: (haystack, text) => sql<boolean>`instr(${haystack}, ${text}) > 0`,
+    }
+    : {
+      jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::jsonb ->> ${key})`,
+      contains: (haystack, text) => sql<boolean>`strpos(${haystack}, ${text}) > 0`,
+    };
 }
 
 /** The query layer over an open platform database handle (shared with the synchronous repositories; not closed). */
 export function sqliteQueryStore(handle: Db): QueryStore {
   const database = { prepare: (text: string) => handle.prepare(text), close: () => undefined };
   const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
-  return { engine: 'sqlite', db, jsonText: jsonTextOf('sqlite'), close: () => db.destroy() };
+  return { engine: 'sqlite', db, ...dialectFunctions('sqlite'), close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
 export function postgresQueryStore(pool: pg.Pool): QueryStore {
   const db = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
-  return { engine: 'postgres', db, jsonText: jsonTextOf('postgres'), close: () => db.destroy() };
+  return { engine: 'postgres', db, ...dialectFunctions('postgres'), close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */
