@@ -96,13 +96,15 @@ export function additiveDiffSql(before: SchemaModel, after: SchemaModel, what: s
     if (!old) continue;
     const added = table.columns.slice(old.columns.length);
     const sameColumns = JSON.stringify(old.columns) === JSON.stringify(table.columns.slice(0, old.columns.length));
-    const newChecks = table.checks.slice(old.checks.length);
-    const sameShape = tableShape({ ...old, foreignKeys: [] }) === tableShape({ ...table, checks: table.checks.slice(0, old.checks.length), foreignKeys: [] });
+    // SQLite writes an added column (and its CHECK) after the last column, before the table's own constraints.
+    const newChecks = table.checks.filter((c) => !old.checks.includes(c));
+    const checksKept = old.checks.every((c) => table.checks.includes(c));
+    const sameShape = tableShape({ ...old, checks: [], foreignKeys: [] }) === tableShape({ ...table, checks: [], foreignKeys: [] });
     const keyText = (keys: ForeignKeyModel[]): Set<string> => new Set(keys.map((k) => JSON.stringify(k)));
     const oldKeys = keyText(old.foreignKeys);
     const newKeys = table.foreignKeys.filter((k) => !oldKeys.has(JSON.stringify(k)));
     const keysKept = [...oldKeys].every((k) => keyText(table.foreignKeys).has(k));
-    if (!sameColumns || !sameShape || !keysKept) {
+    if (!sameColumns || !sameShape || !keysKept || !checksKept) {
       throw new Error(`${what}: table ${table.name} changes beyond added columns; PostgreSQL needs a portable migration (docs/store.md)`);
     }
     for (const column of added) out.push(`ALTER TABLE ${quoteIdent(table.name)} ADD COLUMN ${columnSql(table, column)}`);
