@@ -113,12 +113,17 @@ export async function syncIdentities(client: pg.PoolClient | pg.Client): Promise
  * the work done. Recorded versions the lists do not know (a newer release's) are left alone.
  */
 export async function migratePostgres(pool: pg.Pool, scopes: ScopeList, clock: Clock = systemClock): Promise<Record<string, number[]>> {
+  return inPgTransaction(pool, (client) => migrateInTransaction(client, scopes, clock));
+}
+
+/** Runs `fn` on one connection of `pool` inside a transaction: committed when it resolves, rolled back when it throws. */
+export async function inPgTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const applied = await migrateInTransaction(client, scopes, clock);
+    const value = await fn(client);
     await client.query('COMMIT');
-    return applied;
+    return value;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
