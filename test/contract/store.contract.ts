@@ -193,6 +193,21 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual(await services.page({ page: 1, per_page: 10, location: 'nowhere' }), { uuids: [], total: 0 });
     }));
 
+    test('transactions: all of the writes or none of them', (t) => withStore(t, open, async (store, clock) => {
+      const kept = await store.db.transaction().execute(async (trx) => {
+        const products = new ProductQueries({ ...store, db: trx }, clock);
+        const product = await products.create('VpnProduct', { server_location: 'ams' });
+        await new PriceQueries({ ...store, db: trx }, clock).set(product.uuid, 'monthly', 100, 'EUR');
+        return product.uuid;
+      });
+      await assert.rejects(store.db.transaction().execute(async (trx) => {
+        await new ProductQueries({ ...store, db: trx }, clock).create('VpnProduct', { server_location: 'fra' });
+        await new PriceQueries({ ...store, db: trx }, clock).set(kept, 'monthly', -5, 'EUR'); // CHECK fails
+      }), /check/i);
+      assert.deepEqual((await new ProductQueries(store, clock).list()).map((p) => p.uuid), [kept]);
+      assert.equal((await new PriceQueries(store, clock).get(kept, 'monthly'))?.amount_minor, 100);
+    }));
+
     test('migrations: the seeded Administrator role, every platform scope recorded, integers read as numbers', (t) => withStore(t, open, async (store) => {
       const roles = await sql<{ id: number; name: string; permissions: string }>`SELECT id, name, permissions FROM admin_roles`.execute(store.db);
       assert.deepEqual(roles.rows, [{ id: 1, name: 'Administrator', permissions: '["*"]' }]);
