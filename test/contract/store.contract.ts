@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import { manualClock } from '../../panel/shared/clock.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { AdminTokenQueries } from '../../module/platform/store/query/repositories/admin-tokens.ts';
@@ -12,6 +12,9 @@ import { PriceQueries } from '../../module/platform/store/query/repositories/pri
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { moduleStore, StoreScopeError, tablesOfScope } from '../../module/platform/store/query/module-store.ts';
+import { PLATFORM_STORE_SCOPES } from '../../module/platform/store/query/query-store.ts';
+import type { Migration } from '../../module/platform/store/migrator.ts';
 
 /** A fresh, fully migrated store, or null when the engine's tools are missing (the test is then skipped). */
 export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; close(): Promise<void> } | null>;
@@ -36,6 +39,17 @@ async function insertService(store: QueryStore, product: string, createdAt: stri
     customer_uuid: null, created_at: createdAt, updated_at: createdAt,
   }).execute();
   return uuid;
+}
+
+/** A module's own scope as a manifest declares it (SQL written once, for SQLite; PostgreSQL's derived from it). */
+const NOTES_SCOPE = 'module:Plugin/ContractNotes';
+const NOTES_MIGRATIONS: Migration[] = [
+  { version: 1, name: 'notes', up: 'CREATE TABLE contract_notes (id INTEGER PRIMARY KEY AUTOINCREMENT, product_uuid TEXT REFERENCES products(uuid), body TEXT NOT NULL)' },
+  { version: 2, name: 'note-tags', up: "ALTER TABLE contract_notes ADD COLUMN tag TEXT NOT NULL DEFAULT ''; CREATE TABLE contract_note_links (note_id INTEGER NOT NULL REFERENCES contract_notes(id), url TEXT NOT NULL)" },
+];
+interface NotesTables {
+  contract_notes: { id: Generated<number>; product_uuid: string | null; body: string; tag: Generated<string> };
+  contract_note_links: { note_id: number; url: string };
 }
 
 export function runStoreContract(engine: string, open: OpenStore): void {
@@ -206,6 +220,28 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       }), /check/i);
       assert.deepEqual((await new ProductQueries(store, clock).list()).map((p) => p.uuid), [kept]);
       assert.equal((await new PriceQueries(store, clock).get(kept, 'monthly'))?.amount_minor, 100);
+    }));
+
+    test('a module store: its own tables migrated from its scope, any other table refused before it runs', (t) => withStore(t, open, async (store, clock) => {
+      const tables = tablesOfScope(PLATFORM_STORE_SCOPES, NOTES_SCOPE, NOTES_MIGRATIONS);
+      assert.deepEqual(tables, ['contract_note_links', 'contract_notes']);
+      assert.deepEqual(await store.migrate([[NOTES_SCOPE, NOTES_MIGRATIONS.slice(0, 1)]]), { [NOTES_SCOPE]: [1] });
+      assert.deepEqual(await store.migrate([[NOTES_SCOPE, NOTES_MIGRATIONS]]), { [NOTES_SCOPE]: [2] }, 'an upgrade of a scope in use');
+      assert.deepEqual(await store.migrate([[NOTES_SCOPE, NOTES_MIGRATIONS]]), { [NOTES_SCOPE]: [] });
+      const notes = moduleStore<NotesTables>(store, NOTES_SCOPE, tables);
+      const product = (await new ProductQueries(store, clock).create('VpnProduct', {})).uuid;
+      const { id } = await notes.db.insertInto('contract_notes').values({ product_uuid: product, body: 'hello', tag: 'a' }).returning('id').executeTakeFirstOrThrow();
+      await notes.db.insertInto('contract_note_links').values({ note_id: id, url: 'https://example.test' }).execute();
+      const joined = await notes.db.selectFrom('contract_notes as n').innerJoin('contract_note_links as l', 'l.note_id', 'n.id').select(['n.body', 'n.tag', 'l.url']).execute();
+      assert.deepEqual(joined, [{ body: 'hello', tag: 'a', url: 'https://example.test' }]);
+      const foreign = notes.db as unknown as typeof store.db;
+      await assert.rejects(foreign.selectFrom('customers').selectAll().execute(), (e: unknown) => e instanceof StoreScopeError
+        && /module:Plugin\/ContractNotes may not use table customers \(its tables: contract_note_links, contract_notes\)/.test(e.message));
+      await assert.rejects(foreign.selectFrom('services as contract_notes').selectAll().execute(), StoreScopeError, 'an alias does not hide a table');
+      await assert.rejects(foreign.updateTable('products').set({ module: 'x' }).execute(), StoreScopeError);
+      await assert.rejects(sql`DELETE FROM products`.execute(foreign), /runs builder queries only/);
+      assert.equal((await new ProductQueries(store, clock).list()).length, 1, 'nothing ran');
+      await assert.rejects(notes.db.insertInto('contract_notes').values({ product_uuid: randomUUID(), body: 'x' }).execute(), /foreign key|FOREIGN KEY/);
     }));
 
     test('migrations: the seeded Administrator role, every platform scope recorded, integers read as numbers', (t) => withStore(t, open, async (store) => {

@@ -71,6 +71,12 @@ export interface QueryStore {
   jsonText(column: string, key: string): RawBuilder<string | null>;
   /** True when `text` occurs in `haystack`, case-sensitively (`instr` / `strpos`). */
   contains(haystack: Expression<string | null>, text: string): RawBuilder<boolean>;
+  /**
+   * Applies the steps of `scopes` not yet recorded (a module's own scope, when it is mounted) on this engine; answers
+   * the versions applied per scope. On PostgreSQL the platform's scopes are part of the reference run (a module's
+   * tables may reference the platform's).
+   */
+  migrate(scopes: ScopeList, clock?: Clock): Promise<Record<string, number[]>>;
   /** Closes what this store opened (a shared SQLite handle stays open). */
   close(): Promise<void>;
 }
@@ -92,13 +98,20 @@ function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'c
 export function sqliteQueryStore(handle: Db): QueryStore {
   const database = { prepare: (text: string) => handle.prepare(text), close: () => undefined };
   const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
-  return { engine: 'sqlite', db, ...dialectFunctions('sqlite'), close: () => db.destroy() };
+  const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
+    Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
+  return { engine: 'sqlite', db, ...dialectFunctions('sqlite'), migrate, close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
 export function postgresQueryStore(pool: pg.Pool): QueryStore {
   const db = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
-  return { engine: 'postgres', db, ...dialectFunctions('postgres'), close: () => db.destroy() };
+  const migrate = async (scopes: ScopeList, clock: Clock = systemClock) => {
+    const own = new Set(PLATFORM_STORE_SCOPES.map(([scope]) => scope));
+    const applied = await migratePostgres(pool, [...PLATFORM_STORE_SCOPES, ...scopes.filter(([scope]) => !own.has(scope))], clock);
+    return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
+  };
+  return { engine: 'postgres', db, ...dialectFunctions('postgres'), migrate, close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */
