@@ -7,9 +7,11 @@ set -euo pipefail
 # ulogd2 + ulogd2-json: traffic logging's kernel source (NFLOG read by ulogd, JSON to the panel's socket).
 # strongSwan (charon, swanctl; extauth: eap-mschapv2; extra: eap-identity, kernel-libipsec; standard: openssl for MD4): the IKEv2 gateway.
 # unbound + dnsutils (dig): the DNS resolver and its tests. vsftpd: the backup FTP upload test. chromium: the
-# browser tier (playwright-core drives Debian's chromium; no browser is ever downloaded).
+# browser tier (playwright-core drives Debian's chromium; no browser is ever downloaded). postgresql: the platform's
+# scale-out store (the store contract suite and `store migrate` tests start a private server from its binaries).
 PKGS=(wireguard-tools wireguard-go iproute2 iptables ipset conntrack iputils-ping redis-server procps g++ make python3 iperf3 systemd rsyslog
-  strongswan-swanctl charon-systemd strongswan-charon libcharon-extra-plugins libcharon-extauth-plugins libstrongswan-standard-plugins libstrongswan-extra-plugins unbound dnsutils vsftpd chromium ulogd2 ulogd2-json)
+  strongswan-swanctl charon-systemd strongswan-charon libcharon-extra-plugins libcharon-extauth-plugins libstrongswan-standard-plugins libstrongswan-extra-plugins unbound dnsutils vsftpd chromium ulogd2 ulogd2-json
+  postgresql)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

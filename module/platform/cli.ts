@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
+import { storeCommand } from './cli-store.ts';
+import { assertServableStore } from './store/query/query-store.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -29,6 +31,7 @@ const USAGE = `usage:
   vpnhost platform admin password|delete --email ADDRESS [--password-file FILE] [--data DIR]
   vpnhost platform module activate|deactivate|update TYPE/NAME [--data DIR]
   vpnhost platform billing price|refund-policy|invoice|refund ...   (vpnhost platform billing --help)
+  vpnhost platform store migrate --from DIR --to postgres://...   (vpnhost platform store --help)
 
   --workers N        job slots in this process (default 8; serve accepts 0 for an API-only process)
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
@@ -56,6 +59,7 @@ const DEFAULT_DATA = './data/platform';
 export async function platformCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'billing') return billingCommand(rest, process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA);
+  if (sub === 'store') return storeCommand(rest, process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -63,6 +67,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
       listen: { type: 'string' },
       data: { type: 'string' },
       queue: { type: 'string' },
+      store: { type: 'string' },
       workers: { type: 'string' },
       comment: { type: 'string' },
       'platform-url': { type: 'string' },
@@ -79,6 +84,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
     return sub ? 0 : 2;
   }
   const dataDir = values.data ?? process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA;
+  if (sub === 'serve' || sub === 'worker') assertServableStore(values.store, dataDir);
   const queue = values.queue ?? process.env.VPNHOST_PLATFORM_QUEUE ?? 'embedded';
   const workers = parseWorkers(values.workers ?? process.env.VPNHOST_PLATFORM_WORKERS);
   switch (sub) {

@@ -15,6 +15,13 @@ export interface Migration {
    * before it commits.
    */
   rebuildsTables?: boolean;
+  /**
+   * PostgreSQL's form of the step, run instead of the derived schema difference when the step meets an existing
+   * PostgreSQL database (sql/pg-migrator.ts): required there for a function step, a step that changes rows or one that
+   * rebuilds, renames or drops a table. It must leave the schema SQLite's step leaves. A fresh PostgreSQL database is
+   * built from the schema all steps produce and never runs it.
+   */
+  postgres?: string;
 }
 
 /** The scope of the platform's own tables (panels, products, services, tokens). */

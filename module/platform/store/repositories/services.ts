@@ -20,7 +20,8 @@ export interface StoredService {
   updated_at: string;
 }
 
-interface ServiceRow extends Omit<StoredService, 'service_data' | 'provision_data' | 'module_name'> {
+/** A `services` row as stored (the columns `StoredService` is read from). */
+export interface ServiceRow extends Omit<StoredService, 'service_data' | 'provision_data' | 'module_name'> {
   module: string;
   service_data: string;
   provision_data: string;
@@ -102,17 +103,28 @@ export class ServiceStore implements ServiceRepository {
   }
 
   private seal(data: Record<string, unknown>): string {
-    return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : this.box.seal(value))));
-  }
-
-  private unseal(text: string): Record<string, unknown> {
-    return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? this.box.open(value) : value)) as Record<string, unknown>;
+    return sealServiceData(this.box, data);
   }
 
   private toRecord(row: ServiceRow): StoredService {
-    const { module, ...rest } = row;
-    return { ...rest, module_name: module, service_data: this.unseal(row.service_data), provision_data: this.unseal(row.provision_data) };
+    return serviceRecord(this.box, row);
   }
+}
+
+/** The stored text of service or provision data: JSON with every secret-named member sealed. */
+export function sealServiceData(box: SecretBox, data: Record<string, unknown>): string {
+  return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : box.seal(value))));
+}
+
+/** Service or provision data from its stored text, secrets opened. */
+export function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
+  return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? box.open(value) : value)) as Record<string, unknown>;
+}
+
+/** A `services` row as modules see it (`module` → `module_name`, data opened). */
+export function serviceRecord(box: SecretBox, row: ServiceRow): StoredService {
+  const { module, ...rest } = row;
+  return { ...rest, module_name: module, service_data: openServiceData(box, row.service_data), provision_data: openServiceData(box, row.provision_data) };
 }
 
 /** Copy of `value` with `fn` applied to every string under a secret-named key (at any depth, inside it included). */

@@ -1,0 +1,133 @@
+// The platform's typed query layer: one Kysely instance over SQLite (better-sqlite3, the embedded default) or PostgreSQL
+// (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { openPlatformDb, type Db } from '../db.ts';
+import { MODULE_HOST_MIGRATIONS, MODULE_HOST_SCOPE } from '../../services/module-store.ts';
+import { PLATFORM_DB_SCOPES } from '../scopes.ts';
+import { runMigrations } from '../migrator.ts';
+import { migratePostgres, type ScopeList } from '../sql/pg-migrator.ts';
+import type { StoreTables } from './tables.ts';
+
+/** The environment variable naming the platform store (`--store` wins over it). */
+export const STORE_ENV = 'VPNHOST_PLATFORM_STORE';
+
+export type StoreEngine = 'sqlite' | 'postgres';
+
+/** Where the platform's data lives: `platform.db` in a data directory, or a PostgreSQL database. */
+export type StoreTarget = { engine: 'sqlite'; dataDir: string } | { engine: 'postgres'; url: string };
+
+/** Every scope the platform process migrates on its own (modules' scopes come with their manifests). */
+export const PLATFORM_STORE_SCOPES: ScopeList = [...PLATFORM_DB_SCOPES, [MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS]];
+
+/**
+ * Refuses a PostgreSQL store for `serve` and `worker`: the platform's services still run on the synchronous SQLite
+ * repositories (docs/store.md, "switch-over"), and silently serving from SQLite would split the data.
+ */
+export function assertServableStore(store: string | undefined, dataDir: string): void {
+  const target = storeTarget(store, dataDir);
+  if (target.engine === 'postgres') {
+    throw new Error(`the platform serves from SQLite in this release; ${redactUrl(target.url)} is for \`vpnhost platform store migrate|status\` only (docs/store.md)`);
+  }
+}
+
+/** `postgres://…` / `postgresql://…` → PostgreSQL; anything else (or nothing) → SQLite in `dataDir`. */
+export function storeTarget(store: string | undefined, dataDir: string): StoreTarget {
+  const spec = store ?? process.env[STORE_ENV];
+  if (spec && /^postgres(?:ql)?:\/\//.test(spec)) return { engine: 'postgres', url: spec };
+  if (spec && spec !== 'sqlite') throw new Error(`--store: expected sqlite or postgres://USER@HOST:PORT/DB, got ${JSON.stringify(redactUrl(spec))}`);
+  return { engine: 'sqlite', dataDir };
+}
+
+/** The URL without its password (for messages and logs). */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
+}
+
+/** PostgreSQL's int8 (COUNT, bigint columns) and numeric (SUM) read as numbers, as SQLite answers them. */
+const PG_TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/**
+ * A pool on `url` whose integers are numbers. An idle connection the server ends (a restart, a fail-over) is dropped
+ * from the pool and reported to `onIdleError` instead of crashing the process; the next query opens a new one.
+ */
+export function createPgPool(url: string, max = 10, onIdleError: (error: Error) => void = () => undefined): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, types: PG_TYPES });
+  pool.on('error', onIdleError);
+  return pool;
+}
+
+/** The query layer over one engine. */
+export interface QueryStore {
+  readonly engine: StoreEngine;
+  readonly db: Kysely<StoreTables>;
+  /** The text of member `key` of a JSON text column (`json_extract` / `->>`), null when absent. */
+  jsonText(column: string, key: string): RawBuilder<string | null>;
+  /** True when `text` occurs in `haystack`, case-sensitively (`instr` / `strpos`). */
+  contains(haystack: Expression<string | null>, text: string): RawBuilder<boolean>;
+  /**
+   * Applies the steps of `scopes` not yet recorded (a module's own scope, when it is mounted) on this engine; answers
+   * the versions applied per scope. On PostgreSQL the platform's scopes are part of the reference run (a module's
+   * tables may reference the platform's).
+   */
+  migrate(scopes: ScopeList, clock?: Clock): Promise<Record<string, number[]>>;
+  /** Closes what this store opened (a shared SQLite handle stays open). */
+  close(): Promise<void>;
+}
+
+/** The functions whose SQL differs between the engines. */
+function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'contains'> {
+  return engine === 'sqlite'
+    ? {
+      jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${key}`})`,
+      contains: (haystack, text) => sql<boolean>`instr(${haystack}, ${text}) > 0`,
+    }
+    : {
+      jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::jsonb ->> ${key})`,
+      contains: (haystack, text) => sql<boolean>`strpos(${haystack}, ${text}) > 0`,
+    };
+}
+
+/** The query layer over an open platform database handle (shared with the synchronous repositories; not closed). */
+export function sqliteQueryStore(handle: Db): QueryStore {
+  const database = { prepare: (text: string) => handle.prepare(text), close: () => undefined };
+  const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
+  const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
+    Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
+  return { engine: 'sqlite', db, ...dialectFunctions('sqlite'), migrate, close: () => db.destroy() };
+}
+
+/** The query layer over a PostgreSQL pool (ended by `close`). */
+export function postgresQueryStore(pool: pg.Pool): QueryStore {
+  const db = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
+  const migrate = async (scopes: ScopeList, clock: Clock = systemClock) => {
+    const own = new Set(PLATFORM_STORE_SCOPES.map(([scope]) => scope));
+    const applied = await migratePostgres(pool, [...PLATFORM_STORE_SCOPES, ...scopes.filter(([scope]) => !own.has(scope))], clock);
+    return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
+  };
+  return { engine: 'postgres', db, ...dialectFunctions('postgres'), migrate, close: () => db.destroy() };
+}
+
+/** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */
+export async function openQueryStore(target: StoreTarget, clock: Clock = systemClock): Promise<QueryStore> {
+  if (target.engine === 'sqlite') {
+    const handle = openPlatformDb(target.dataDir, clock);
+    for (const [scope, migrations] of PLATFORM_STORE_SCOPES) runMigrations(handle, scope, migrations, clock);
+    const store = sqliteQueryStore(handle);
+    return { ...store, close: async () => { await store.close(); handle.close(); } };
+  }
+  const pool = createPgPool(target.url);
+  try {
+    await migratePostgres(pool, PLATFORM_STORE_SCOPES, clock);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return postgresQueryStore(pool);
+}

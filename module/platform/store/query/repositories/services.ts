@@ -1,0 +1,94 @@
+// `services` over the query layer: the asynchronous twin of ../../repositories/services.ts (secret-named members of
+// service and provision data sealed at rest with the platform SecretBox), plus the admin list's filtered page.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { SecretBox } from '../../../../../panel/shared/secret-box.ts';
+import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
+import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
+import { sealServiceData, serviceRecord, type ServiceRow, type StoredService } from '../../repositories/services.ts';
+import type { QueryStore } from '../query-store.ts';
+
+/** Filters and page of the admin services list (`q`: a substring of the uuid, the username or the status reason). */
+export type ServicePageQuery = ServiceFilter & PageQuery & { q?: string };
+
+/** Repository of `services`. The provision status is written here only by the lifecycle (`writeProvisionStatus`). */
+export class ServiceQueries {
+  constructor(private readonly store: QueryStore, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {}
+
+  async create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): Promise<StoredService> {
+    const uuid = randomUUID();
+    const now = this.clock.now().toISOString();
+    await this.store.db.insertInto('services').values({
+      uuid, product_uuid: input.product_uuid, module: input.module_name, service_data: sealServiceData(this.box, input.service_data),
+      provision_status: 'pending', status_reason: null, provision_data: '{}', customer_uuid: null, created_at: now, updated_at: now,
+    }).execute();
+    return (await this.get(uuid))!;
+  }
+
+  async get(uuid: string): Promise<StoredService | null> {
+    const row = await this.store.db.selectFrom('services').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    return row ? serviceRecord(this.box, row as unknown as ServiceRow) : null;
+  }
+
+  /** Services by creation (ties by uuid), optionally of one status and one product. */
+  async list(filter: { status?: string; product_uuid?: string } = {}): Promise<StoredService[]> {
+    let query = this.store.db.selectFrom('services').selectAll();
+    if (filter.status !== undefined) query = query.where('provision_status', '=', filter.status);
+    if (filter.product_uuid !== undefined) query = query.where('product_uuid', '=', filter.product_uuid);
+    const rows = await query.orderBy('created_at').orderBy('uuid').execute();
+    return rows.map((row) => serviceRecord(this.box, row as unknown as ServiceRow));
+  }
+
+  /** Counts services per provision status. */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.store.db.selectFrom('services').select(['provision_status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('provision_status').execute();
+    return Object.fromEntries(rows.map((r) => [r.provision_status, Number(r.n)]));
+  }
+
+  /** The write of provision_status and its reason (the lifecycle's; modules go through it). */
+  async writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): Promise<void> {
+    await this.store.db.updateTable('services').set({ provision_status: status, status_reason: reason ?? null, updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid).execute();
+  }
+
+  async saveProvisionData(uuid: string, data: Record<string, unknown>): Promise<void> {
+    await this.store.db.updateTable('services').set({ provision_data: sealServiceData(this.box, data), updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid).execute();
+  }
+
+  async saveServiceData(uuid: string, data: Record<string, unknown>): Promise<void> {
+    await this.store.db.updateTable('services').set({ service_data: sealServiceData(this.box, data), updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid).execute();
+  }
+
+  async setProduct(uuid: string, productUuid: string): Promise<void> {
+    await this.store.db.updateTable('services').set({ product_uuid: productUuid, updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid).execute();
+  }
+
+  /**
+   * One page of the admin services list, newest first (ties by uuid), and the total under the same filters: status,
+   * product, the product's `server_location`, and `q` in the uuid, the username or the status reason.
+   */
+  async page(query: ServicePageQuery): Promise<{ uuids: string[]; total: number }> {
+    const { store } = this;
+    let from = store.db.selectFrom('services as s').leftJoin('products as p', 'p.uuid', 's.product_uuid');
+    if (query.status !== undefined) from = from.where('s.provision_status', '=', query.status);
+    if (query.product !== undefined) from = from.where('s.product_uuid', '=', query.product);
+    if (query.location !== undefined) from = from.where(store.jsonText('p.product_data', 'server_location'), '=', query.location);
+    const text = query.q;
+    if (text !== undefined) {
+      from = from.where((eb) => eb.or([
+        store.contains(sql.ref('s.uuid'), text),
+        store.contains(sql<string>`coalesce(${store.jsonText('s.service_data', 'username')}, '')`, text),
+        store.contains(sql<string>`coalesce(${sql.ref('s.status_reason')}, '')`, text),
+      ]));
+    }
+    const total = await from.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await from.select('s.uuid').orderBy('s.created_at', 'desc').orderBy('s.uuid')
+      .limit(query.per_page).offset((query.page - 1) * query.per_page).execute();
+    return { uuids: rows.map((r) => r.uuid), total: Number(total.n) };
+  }
+}

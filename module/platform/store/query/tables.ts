@@ -1,0 +1,70 @@
+// Row types of the platform tables that go through the query layer (Kysely's database interface): the columns as both
+// engines store them (timestamps ISO-8601 text, JSON as text, integers as numbers).
+import type { Generated } from 'kysely';
+
+export interface ProductsTable {
+  uuid: string;
+  module: string;
+  product_data: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomersTable {
+  uuid: string;
+  /** Case-insensitive on both engines (SQLite NOCASE; PostgreSQL the `vpnhost_nocase` collation). */
+  email: string;
+  name: Generated<string>;
+  password_hash: string | null;
+  session_version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ServicesTable {
+  uuid: string;
+  product_uuid: string;
+  module: string;
+  service_data: string;
+  provision_status: string;
+  status_reason: string | null;
+  provision_data: Generated<string>;
+  customer_uuid: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AdminTokensTable {
+  id: Generated<number>;
+  digest: string;
+  comment: Generated<string>;
+  scope: Generated<'admin' | 'worker'>;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface PricesTable {
+  product_uuid: string;
+  billing_cycle: string;
+  amount_minor: number;
+  currency: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BillingProductsTable {
+  product_uuid: string;
+  refund_action: Generated<string>;
+  dunning: string | null;
+  updated_at: string;
+}
+
+/** The platform database as the query layer sees it (tables are added here as their repositories move over). */
+export interface StoreTables {
+  products: ProductsTable;
+  customers: CustomersTable;
+  services: ServicesTable;
+  admin_tokens: AdminTokensTable;
+  prices: PricesTable;
+  billing_products: BillingProductsTable;
+}

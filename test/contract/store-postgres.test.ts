@@ -1,0 +1,20 @@
+// The store contract on PostgreSQL: one private server for the file (initdb in a temp dir), a fresh database per test.
+import { after } from 'node:test';
+import { openQueryStore } from '../../module/platform/store/query/query-store.ts';
+import { requirePostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.ts';
+import { runStoreContract } from './store.contract.ts';
+
+let server: Promise<PostgresServer> | null = null;
+let databases = 0;
+
+after(async () => {
+  if (server) await (await server).stop();
+});
+
+runStoreContract('postgres', async (t) => {
+  if (!requirePostgres(t)) return null;
+  server ??= startPostgres();
+  const url = await (await server).createDatabase(`contract_${++databases}`);
+  const store = await openQueryStore({ engine: 'postgres', url });
+  return { store, close: () => store.close() };
+});
