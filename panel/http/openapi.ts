@@ -10,7 +10,7 @@ import { FilterRuleBodySchema, FilterRuleListSchema, FirewallConfBodySchema, Fir
 import { licenseSchema } from '../schemas/license.ts';
 import { ListingQuerySchema } from '../schemas/listing.ts';
 import { PortForwardCreateBodySchema, PortForwardMapSchema } from '../schemas/port-forward.ts';
-import { TrafficStatisticsSchema } from '../schemas/statistics.ts';
+import { TrafficStatisticsRangeQuerySchema, TrafficStatisticsSchema } from '../schemas/statistics.ts';
 import { systemConfigSchema, systemConfigUpdateSchema, systemInfoSchema, systemStatusSchema } from '../schemas/system.ts';
 import { trafficLoggingConfigSchema, trafficLoggingUpdateSchema } from '../schemas/traffic-logging.ts';
 import {
@@ -42,6 +42,7 @@ const ROUTES: Record<string, RouteDoc> = {
   'GET /account/:name/config_qr': { msg: z.string() },
   'GET /account/:name/dump': { msg: AccountDumpSchema },
   'GET /account/:name/traffic_statistics/:year/:month': { msg: TrafficStatisticsSchema },
+  'GET /traffic_statistics': { msg: TrafficStatisticsSchema, query: TrafficStatisticsRangeQuerySchema },
   'GET /firewall/info': { msg: FirewallInfoSchema },
   'GET /firewall/conf': { msg: FirewallConfSchema },
   'PUT /firewall/conf': { body: FirewallConfBodySchema },
