@@ -144,6 +144,9 @@ export interface UsageEvent extends ServiceEvent {
   customer_uuid: string | null;
   used_bytes: number;
   allowance_bytes: number;
+  /** The same in decimal units for people, e.g. `8.2 GB` of `10 GB`. */
+  used: string;
+  allowance: string;
   /** Share of the allowance used, 0-100 (whole percent, capped at 100). */
   percent: number;
   /** What happens at 100 %: `throttle` (to `throttle_mbit` Mbit/s) or `suspend`, until the period renews. */

@@ -14,6 +14,7 @@ import type { PanelClient } from '../panel-client.ts';
 import { capPeriod, countUntil, type CapDirectory, type CappedService } from './cap-directory.ts';
 import { capPolicyOf, capSummary, stepCap, type CapAction, type CapEffect } from './cap-policy.ts';
 import type { CapStore } from './cap-store.ts';
+import { humanBytes } from './cap-view.ts';
 
 /** Service job methods of VpnProduct the pass queues (the account's rate to the throttle, and back to the plan's). */
 export const CAP_THROTTLE_JOB = 'capThrottleJob';
@@ -156,7 +157,7 @@ export class CapPass {
       const shown = capSummary(next, policy, today);
       const payload: UsageEvent = {
         service_uuid: service.service_uuid, module: 'VpnProduct', customer_uuid: service.customer_uuid, used_bytes: next.used_bytes,
-        allowance_bytes: policy.allowance_bytes, percent: shown.percent, action: policy.action, throttle_mbit: policy.throttle_mbit,
+        allowance_bytes: policy.allowance_bytes, used: humanBytes(next.used_bytes), allowance: humanBytes(policy.allowance_bytes), percent: shown.percent, action: policy.action, throttle_mbit: policy.throttle_mbit,
         period_start: next.period_start, period_end: next.period_end, at: this.deps.clock.now().toISOString(),
       };
       await hooks.emit(effect.level === 80 ? 'service.usage_warning' : 'service.usage_exceeded', payload);
