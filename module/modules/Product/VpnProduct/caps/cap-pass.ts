@@ -26,9 +26,9 @@ const FIRST_READ_DAYS = 61;
 const KEEP_DAYS = 93;
 
 export interface CapPassDeps {
-  directory: CapDirectory;
+  directory: Pick<CapDirectory, 'list' | 'get'>;
   store: CapStore;
-  client(panel: string): Promise<PanelClient>;
+  client(panel: string): Promise<Pick<PanelClient, 'trafficRange'>>;
   /** Queues a job: `Task.add(jobName, queue, input, tags)`. */
   addTask(jobName: string, queue: string, input: Record<string, unknown>, tags: string[]): Promise<string>;
   jobOptions: TaskOptions;
