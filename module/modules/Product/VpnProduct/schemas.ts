@@ -39,11 +39,6 @@ export function vpnProductSchema(locations: () => string[]) {
     cap_throttle_mbit: withDefault(requiredInteger('cap_throttle_mbit', MIN_BANDWIDTH, MAX_BANDWIDTH), 1),
   });
 }
-
-/** Fields with a fixed set of values, for the admin product form's select boxes (server locations: the known panels'). */
-export function productFieldOptions(locations: string[]): Record<string, string[]> {
-  return { server_location: [...locations].sort(), plan_type: [...PLAN_TYPES], cap_action: [...CAP_ACTIONS] };
-}
 export type VpnProductData = z.infer<ReturnType<typeof vpnProductSchema>>;
 
 /** Service data: username, password (generated when omitted), notes. */

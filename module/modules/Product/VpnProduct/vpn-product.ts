@@ -20,23 +20,20 @@ import type { PanelRegistry } from './panel-registry.ts';
 import type { Placement } from './placement.ts';
 import { regenerateAccountKeys } from './rekey.ts';
 import { panelOf, pendingPlacementSchema, provisionSchema, type MoveTarget, type VpnProvisionData } from './provision.ts';
-import { accountNameFor, productFieldOptions, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
+import { accountNameFor, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
 import { CAP_LIFT_JOB, CAP_THROTTLE_JOB } from './caps/cap-pass.ts';
 import { capPolicyOf } from './caps/cap-policy.ts';
-import { capView, type CapView } from './caps/cap-view.ts';
+import { capView } from './caps/cap-view.ts';
 import { attachment, postOnly, wantsHtml } from './http-answers.ts';
 import { USERNAME_TAKEN, type UsernameDirectory } from './usernames.ts';
 
 /** What the host adds to this module's context: the services of its manifest. */
 export type VpnProductContext = PlatformContext & VpnProductServices;
 
-export { VPN_JOB_DEFAULTS } from './manifest.ts';
-
 export type { VpnProvisionData } from './provision.ts';
 
 export const NOT_PROVISIONED = 'Service has no panel account yet';
 export const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
-export { POST_ONLY } from './http-answers.ts';
 export const IKEV2_UNAVAILABLE = 'IKEv2 is not available for this service.';
 
 /** Product module `VpnProduct`. */
@@ -219,11 +216,6 @@ export class VpnProduct extends Product {
     return this.updateAccount('cap_lift', { b_download: bandwidth, b_upload: bandwidth });
   }
 
-  /** Values of the product fields with a fixed set (select boxes of the admin product form). */
-  productFieldOptions(): Record<string, string[]> {
-    return productFieldOptions(this.panels.locations());
-  }
-
   /**
    * Gives the account a new key pair (re-created on its panel under the same name and address; the old configuration
    * stops working). The old public key is recorded first so a retry knows whether the re-creation happened.
@@ -264,7 +256,7 @@ export class VpnProduct extends Product {
   }
 
   async variables_usage(): Promise<Record<string, unknown>> {
-    return { ...(await usageData(await this.tabSource())), cap: this.capData() };
+    return this.usageWithCap();
   }
 
   async variables_manage(): Promise<Record<string, unknown>> {
@@ -326,13 +318,13 @@ export class VpnProduct extends Product {
   }
 
   async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {
-    return { ...(await usageData(await this.tabSource())), cap: this.capData() };
+    return this.usageWithCap();
   }
 
-  /** The Usage tab's cap bar: used / allowance, percent, days left (null for an unlimited plan). */
-  private capData(): CapView | null {
-    const own = this.ctx as Partial<VpnProductContext>;
-    return capView(this.requireService(), this.product_data, own.capStore ?? null, this.ctx.clock);
+  /** The Usage tab: daily traffic and the cap bar (used / allowance, percent, days left; null for an unlimited plan). */
+  private async usageWithCap(): Promise<Record<string, unknown>> {
+    const cap = capView(this.requireService(), this.product_data, (this.ctx as Partial<VpnProductContext>).capStore ?? null, this.ctx.clock);
+    return { ...(await usageData(await this.tabSource())), cap };
   }
 
   /** Queues regenerateKeysJob (POST; the client area lets only the service's owner reach it). */
