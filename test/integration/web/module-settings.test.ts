@@ -120,11 +120,11 @@ describe('Stripe', () => {
     await b.page(`/admin/module-settings/${gateway}`);
     const ok = await b.post(`/admin/module-settings/${gateway}/test`, {}, { headers: { host } });
     assert.equal(ok.statusCode, 200);
-    assert.match(ok.body, /class="notice ok" role="status">Stripe accepted the secret key \(test mode\)\./);
+    assert.match(ok.body, /class="flash flash-ok test-result" role="status">Stripe accepted the secret key \(test mode\)\./);
     assert.ok(stripe.double.requests.some((r) => r.path === '/v1/balance'));
     assert.equal((await b.post(`/admin/module-settings/${gateway}`, { label: 'Cards', secret_key: 'sk_test_RevokedKey000' }, { headers: { host } })).statusCode, 303);
     const wrong = await b.post(`/admin/module-settings/${gateway}/test`, {}, { headers: { host } });
-    assert.match(wrong.body, /class="notice error" role="status">Stripe refused the key/);
+    assert.match(wrong.body, /class="flash flash-error test-result" role="status">Stripe refused the key/);
     noSecrets(wrong.body, ['sk_test_RevokedKey000', WEBHOOK_SECRET]);
   });
 });
@@ -149,7 +149,7 @@ describe('Smtp', () => {
 
     const sent = await b.post(`/admin/module-settings/${channel}/test`, { to: 'admin@vpn.example' }, { headers: { host } });
     assert.equal(sent.statusCode, 200);
-    assert.match(sent.body, /class="notice ok" role="status">Test mail sent to admin@vpn.example; the server answered: 250/);
+    assert.match(sent.body, /class="flash flash-ok test-result" role="status">Test mail sent to admin@vpn.example; the server answered: 250/);
     const [mail] = await smtp.waitForMails(1);
     assert.equal(mail.subject, 'vpnhost test mail');
     assert.deepEqual(smtp.envelopes[0], ['admin@vpn.example']);
