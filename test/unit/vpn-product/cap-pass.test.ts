@@ -67,3 +67,30 @@ test('10,000 services on two panels: two requests per pass; usage per own period
   assert.equal(await pass.runIfDue(), null, 'not due within every_ms of the last pass');
   db.close();
 });
+
+test('a plan change while throttled throttles again when still over; a renewal step of an uncapped service stores nothing', async () => {
+  const db = new Database(':memory:');
+  db.exec(CAPS_MIGRATION.up as string);
+  const clock = manualClock(new Date('2026-03-20T12:00:00Z'));
+  const capped: CappedService = {
+    service_uuid: 'svc-a', provision_status: 'completed', customer_uuid: null, product_data: { data_cap_gb: 1, cap_action: 'throttle' },
+    account_name: 'acc_a', panel: 'ams', next_due_date: null, anchor_day: null,
+  };
+  const plain: CappedService = { ...capped, service_uuid: 'svc-b', account_name: 'acc_b', product_data: {} };
+  const queued: string[] = [];
+  const store = new CapStore(db, clock);
+  const pass = new CapPass({
+    directory: { list: () => [capped], get: (uuid) => [capped, plain].find((s) => s.service_uuid === uuid) ?? null },
+    store,
+    client: async () => ({ trafficRange: async () => [{ account: 'acc_a', date: '2026-03-19', traffic_download: 2 * GB, traffic_upload: 0 }] }),
+    addTask: async (_job, _queue, input) => (queued.push(String(input.method)), 'task'),
+    jobOptions: { tries: 1, backoff: 0, timeout: 10, maxExceptions: 1 }, everyMs: 300_000, clock, logger: pino({ level: 'silent' }),
+  });
+  await pass.run();
+  assert.deepEqual(queued, ['capThrottleJob']);
+  assert.deepEqual(await pass.packageChanged('svc-a'), [{ kind: 'apply', action: 'throttle' }]);
+  assert.deepEqual(queued, ['capThrottleJob', 'capThrottleJob'], 'the new plan\'s rate replaced the throttle: throttled again');
+  assert.deepEqual(await pass.stepService('svc-b'), []);
+  assert.equal(store.state('svc-b'), null);
+  db.close();
+});

@@ -108,6 +108,9 @@ export const vpnProductManifest = defineManifest<VpnProductServices>({
     hooks.on('service.renewed', async (event) => {
       if (event.service_uuid) await ext.caps!.stepService(event.service_uuid);
     });
+    hooks.on('service.package_changed', async (event) => {
+      if (event.module === 'VpnProduct') await ext.caps!.packageChanged(event.service_uuid);
+    });
   },
   close: (ext) => ext.panels.close(),
 });

@@ -76,10 +76,20 @@ export class CapPass {
     return this.#running;
   }
 
+  /**
+   * After a plan change: change_packageJob set the account's rate to the new plan's bandwidth, so a throttle in force
+   * is gone; the service is stepped again at once (throttled again when still over the new plan's allowance).
+   */
+  async packageChanged(serviceUuid: string): Promise<CapEffect[]> {
+    const state = this.deps.store.state(serviceUuid);
+    if (state?.applied === 'throttle') this.deps.store.save(serviceUuid, { ...state, applied: null });
+    return this.stepService(serviceUuid);
+  }
+
   /** Steps one service now from what is stored (no panel read): the renewal listener's lift. */
   async stepService(serviceUuid: string): Promise<CapEffect[]> {
     const service = this.deps.directory.get(serviceUuid);
-    if (!service) return [];
+    if (!service || (!this.deps.store.state(serviceUuid) && capPolicyOf(service.product_data).allowance_bytes === 0)) return [];
     return this.step(service, dateOf(this.deps.clock.now()));
   }
 

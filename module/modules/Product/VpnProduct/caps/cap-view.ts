@@ -10,8 +10,9 @@ export interface CapView {
   used_bytes: number;
   allowance_bytes: number;
   percent: number;
-  days_left: number;
-  period_end: string;
+  /** Null before the first pass measured the service (period not known yet). */
+  days_left: number | null;
+  period_end: string | null;
   /** `throttle` / `suspend` while the allowance is used up, else null. */
   applied: CapAction | null;
   throttle_mbit: number;
@@ -33,13 +34,14 @@ export function humanBytes(bytes: number): string {
   return `${shown} ${UNITS[unit]}`;
 }
 
-/** The bar of a capped plan (null when unlimited or before the first pass: nothing measured yet). */
+/** The bar of a capped plan (null when unlimited); before the first pass nothing is used and the period is not known. */
 export function capView(serviceUuid: string, product: Record<string, unknown>, store: CapStore | null, clock: Clock): CapView | null {
   const policy = capPolicyOf(product);
-  if (policy.allowance_bytes === 0 || !store) return null;
-  const state = store.state(serviceUuid);
-  if (!state) return null;
-  const summary = capSummary(state, policy, dateOf(clock.now()));
+  if (policy.allowance_bytes === 0) return null;
+  const state = store?.state(serviceUuid) ?? null;
+  const summary = state
+    ? capSummary(state, policy, dateOf(clock.now()))
+    : { used_bytes: 0, allowance_bytes: policy.allowance_bytes, percent: 0, days_left: null, period_end: null, applied: null };
   const note = policy.action === 'throttle'
     ? `When the allowance is used up, the speed drops to ${policy.throttle_mbit} Mbit/s until the period renews.`
     : 'When the allowance is used up, the VPN is suspended until the period renews.';
