@@ -29,6 +29,8 @@ export const config = {
         panel_connections: 16,
         /** New one-time links a customer may make per service in the client area, per window (each revokes the earlier ones). */
         otl_links: { limit: 5, window_minutes: 15 },
+        /** Data caps: how often every panel's traffic is read (one request per panel) and the caps applied. */
+        caps: { every_ms: 300_000 },
       },
     },
     Plugin: {
