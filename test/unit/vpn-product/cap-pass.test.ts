@@ -34,8 +34,9 @@ test('10,000 services on two panels: two requests per pass; usage per own period
   }
   const asked: string[] = [];
   const queued: string[] = [];
+  const byUuid = new Map(services.map((s) => [s.service_uuid, s]));
   const pass = new CapPass({
-    directory: { list: () => services, get: (uuid) => services.find((s) => s.service_uuid === uuid) ?? null },
+    directory: { list: () => services, get: (uuid) => byUuid.get(uuid) ?? null },
     store: new CapStore(db, clock),
     client: async (panel) => ({
       trafficRange: async (from: string) => {

@@ -52,6 +52,8 @@ export class CapPass {
   #running: Promise<CapPassSummary> | null = null;
   #hooks: Hooks | null = null;
   #lastStart: number | null = null;
+  /** Steps run one at a time (the pass, the renewal and plan-change listeners): an effect is never queued twice. */
+  #steps: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: CapPassDeps) {}
 
@@ -81,16 +83,30 @@ export class CapPass {
    * is gone; the service is stepped again at once (throttled again when still over the new plan's allowance).
    */
   async packageChanged(serviceUuid: string): Promise<CapEffect[]> {
-    const state = this.deps.store.state(serviceUuid);
-    if (state?.applied === 'throttle') this.deps.store.save(serviceUuid, { ...state, applied: null });
-    return this.stepService(serviceUuid);
+    return this.serial(async () => {
+      const state = this.deps.store.state(serviceUuid);
+      if (state?.applied === 'throttle') this.deps.store.save(serviceUuid, { ...state, applied: null });
+      return this.stepNow(serviceUuid);
+    });
   }
 
   /** Steps one service now from what is stored (no panel read): the renewal listener's lift. */
-  async stepService(serviceUuid: string): Promise<CapEffect[]> {
+  stepService(serviceUuid: string): Promise<CapEffect[]> {
+    return this.serial(() => this.stepNow(serviceUuid));
+  }
+
+  /** Steps the service as the platform has it now (nothing for an uncapped service without a cap state). */
+  private async stepNow(serviceUuid: string, today = dateOf(this.deps.clock.now())): Promise<CapEffect[]> {
     const service = this.deps.directory.get(serviceUuid);
     if (!service || (!this.deps.store.state(serviceUuid) && capPolicyOf(service.product_data).allowance_bytes === 0)) return [];
-    return this.step(service, dateOf(this.deps.clock.now()));
+    return this.step(service, today);
+  }
+
+  /** Runs `task` after every step queued before it. */
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#steps.then(task, task);
+    this.#steps = run.catch(() => undefined);
+    return run;
   }
 
   private async pass(signal?: AbortSignal): Promise<CapPassSummary> {
@@ -114,7 +130,8 @@ export class CapPass {
       }
       for (const service of services) {
         summary.services += 1;
-        for (const effect of await this.step(service, today)) summary.effects.push({ service_uuid: service.service_uuid, ...effect });
+        // Read again inside the step: a renewal may have moved the service's period since the list was read.
+        for (const effect of await this.serial(() => this.stepNow(service.service_uuid, today))) summary.effects.push({ service_uuid: service.service_uuid, ...effect });
       }
     }
     this.deps.store.pruneBefore(addDays(today, -KEEP_DAYS));
