@@ -178,6 +178,8 @@ describe('permissions', () => {
     assert.equal(list.statusCode, 200);
     assert.match(list.body, /Notification · Smtp/);
     assert.doesNotMatch(list.body, /Payment · Stripe/);
+    const roles = await (await login(ROOT)).page('/admin/roles');
+    for (const key of ['Payment-Stripe-settings', 'Notification-Smtp-settings']) assert.ok(roles.body.includes(`value="${key}"`), `${key} can be granted on the roles page`);
     const json = await app.inject({ method: 'GET', url: `/admin/module-settings/${gateway}`, headers: { accept: 'application/json', cookie: [...nobody.jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
     assert.deepEqual([json.statusCode, json.json().error], [403, 'Insufficient permissions']);
   });
