@@ -1,7 +1,8 @@
 // Data caps on a driven clock: two capped plans sold on one panel (simulated driver, its traffic counters set by the
 // test and sampled by its statistics), the cap pass reading the panel once per pass; the throttled plan crosses 80 %
 // and 100 % (mailed twice in all through a real SMTP server, throttled once: the panel account's b_download/b_upload),
-// a second pass changes nothing, the renewal lifts it; the suspending plan suspends and un-suspends likewise.
+// a second pass changes nothing, the renewal lifts it; the suspending plan suspends and un-suspends likewise; a
+// renewal paid late gives no new allowance while overdue and lifts the cap on its payment.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { UsageEvent } from '../../../hooks.ts';
@@ -185,4 +186,25 @@ test('throttle: 80 % and 100 % mailed once each, throttled once, a second pass c
   assert.equal(sends.list({ service_uuid: throttled.uuid }).filter((s) => String(s.event).startsWith('service.usage_')).length, 2);
   assert.equal(requests.perAccount, tabRequests, 'the pass never asks per account (only the Usage tab reads its own months)');
   assert.ok(requests.range >= 5);
+
+  // A renewal paid late: over the cap again in April, no new allowance while the May renewal is overdue, lifted on
+  // its payment (service.renewed, the paid period has begun).
+  await traffic(throttled, 10.4); // the panel's sample at the start of the period: nothing new
+  await stack.advanceTo('2026-04-20');
+  await traffic(throttled, 10.4 + 10.2);
+  await pass();
+  await settled(throttled.uuid, 'cap_throttle', 2);
+  assert.equal(await rate(throttled.uuid), '2/2');
+  await stack.advanceTo('2026-05-11');
+  assert.equal((await stack.api('GET', `/services/${throttled.uuid}/billing`)).body.state, 'overdue');
+  await pass();
+  assert.equal((await tasks(throttled.uuid, 'cap_lift')).length, 1, 'overdue: the April period goes on, still throttled');
+  const may = (await stack.api('GET', `/invoices?service=${throttled.uuid}`)).body.invoices.find((i: any) => i.kind === 'renewal' && i.status === 'unpaid');
+  assert.equal(may.period_start, '2026-05-10');
+  assert.equal((await stack.api('POST', `/invoices/${may.uuid}/payments`, {})).status, 200);
+  await settled(throttled.uuid, 'cap_lift', 2);
+  assert.equal(await rate(throttled.uuid), '50/50', 'lifted when the late renewal is paid');
+  assert.deepEqual(usageEvents.filter((e) => e.payload.service_uuid === throttled.uuid).map((e) => [e.name, e.payload.period_start]), [
+    ['service.usage_warning', '2026-03-10'], ['service.usage_exceeded', '2026-03-10'], ['service.usage_exceeded', '2026-04-10'],
+  ], 'April jumped past 100 %: its exceeded mail only');
 });
