@@ -4,6 +4,7 @@ import type { WebDeps } from '../web-deps.ts';
 import { customersPage } from './customers-page.ts';
 import { dashboardPage } from './dashboard-page.ts';
 import { modulesPage } from './modules-page.ts';
+import { moduleSettingsPage } from './module-settings-page.ts';
 import { panelsPage } from './panels-page.ts';
 import { productsPage } from './products-page.ts';
 import { rolesPage } from './roles-page.ts';
@@ -19,6 +20,7 @@ export function adminPages(deps: WebDeps, app: FastifyInstance): void {
   customersPage(deps, app);
   panelsPage(deps, app);
   modulesPage(deps, app);
+  moduleSettingsPage(deps, app);
   tasksPage(deps, app);
   rolesPage(deps, app);
 }
