@@ -23,7 +23,8 @@ export interface ServiceView {
   status_reason: string | null;
   service_data: Record<string, unknown>;
   provision_data: Record<string, unknown>;
-  product: { uuid: string; module: string; product_data: Record<string, unknown> } | null;
+  /** The product; `name` is what customers read (empty for products made before names). */
+  product: { uuid: string; module: string; name: string; product_data: Record<string, unknown> } | null;
   /** The billing period and state (recurring billing), or null for a service sold without a price. */
   billing: object | null;
   created_at: string;
@@ -122,7 +123,7 @@ export class ServiceAdmin {
       status_reason: service.status_reason,
       service_data: withoutSecrets(service.service_data),
       provision_data: withoutSecrets(service.provision_data),
-      product: product ? { uuid: product.uuid, module: product.module, product_data: product.product_data } : null,
+      product: product ? { uuid: product.uuid, module: product.module, name: product.name, product_data: product.product_data } : null,
       billing: this.billingOf(service.uuid),
       created_at: service.created_at,
       updated_at: service.updated_at,

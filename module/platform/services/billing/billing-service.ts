@@ -123,7 +123,7 @@ export class BillingService {
       const order = invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
       const invoice = invoices.createInvoice({
         order_uuid: order.uuid, customer_uuid: customerUuid, service_uuid: service.uuid,
-        description: `${product.module} ${String(product.product_data.plan_type ?? product.uuid)} (${input.billing_cycle})`,
+        description: `${product.name || `${product.module} ${String(product.product_data.plan_type ?? product.uuid)}`} (${input.billing_cycle})`,
         amount_minor: price.amount_minor, currency: price.currency, due_date: due,
       });
       this.deps.periods.onOrder(service.uuid, input.billing_cycle, price.amount_minor, price.currency);
