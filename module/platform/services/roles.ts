@@ -20,10 +20,13 @@ export const PLATFORM_PERMISSIONS: readonly PermissionEntry[] = [
   { name: 'Tasks', key: 'Platform-Core-tasks', description: 'See failed and stuck tasks and retry them' },
   { name: 'Customers', key: 'Platform-Core-customers', description: 'Create customers and assign services to them' },
   { name: 'Admins and roles', key: 'Platform-Core-admins', description: 'Manage admin users and edit roles' },
+  { name: 'Billing', key: 'Platform-Core-billing', description: 'See invoices with their transactions, orders, customers\' billing and billing runs' },
+  { name: 'Billing actions', key: 'Platform-Core-billing_actions', description: 'Record manual payments, refund payments, place orders, run billing and edit billing settings' },
+  { name: 'Revenue', key: 'Platform-Core-revenue', description: 'See revenue per month, MRR, new and cancelled services and the overdue amount' },
 ];
 
 export const PERMISSION = Object.fromEntries(PLATFORM_PERMISSIONS.map((p) => [p.key.slice('Platform-Core-'.length), p.key])) as Record<
-  'dashboard' | 'products' | 'services' | 'service_actions' | 'panels' | 'modules' | 'tasks' | 'customers' | 'admins',
+  'dashboard' | 'products' | 'services' | 'service_actions' | 'panels' | 'modules' | 'tasks' | 'customers' | 'admins' | 'billing' | 'billing_actions' | 'revenue',
   string
 >;
 

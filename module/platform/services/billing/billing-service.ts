@@ -145,6 +145,17 @@ export class BillingService {
     return { invoices: rows.map(invoiceView), page, per_page: perPage, total };
   }
 
+  /** A page of orders, newest first, each with its first invoice's uuid, number and status. */
+  listOrders(page: number, perPage: number): { orders: Array<OrderRow & { invoice: Pick<InvoiceView, 'uuid' | 'number' | 'status' | 'amount' | 'currency'> | null }>; page: number; per_page: number; total: number } {
+    const { rows, total } = this.deps.invoices.listOrders(perPage, (page - 1) * perPage);
+    const orders = rows.map((order) => {
+      const row = this.deps.invoices.invoiceOfOrder(order.uuid);
+      const view = row ? invoiceView(row) : null;
+      return { ...order, invoice: view ? { uuid: view.uuid, number: view.number, status: view.status, amount: view.amount, currency: view.currency } : null };
+    });
+    return { orders, page, per_page: perPage, total };
+  }
+
   /** A manual payment of the whole invoice; 409 when it is not unpaid or failed. Queues the service's create(). */
   async payManually(invoiceUuid: string, reference?: string, note?: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
     const row = this.requireInvoice(invoiceUuid);

@@ -45,6 +45,10 @@ export interface InvoiceFilter {
   status?: InvoiceStatus;
   customer?: string;
   service?: string;
+  /** Created on or after this day (YYYY-MM-DD, UTC). */
+  from?: string;
+  /** Created on or before this day (YYYY-MM-DD, UTC). */
+  to?: string;
 }
 
 const INVOICE_COLUMNS = `uuid, number, order_uuid, customer_uuid, service_uuid, kind, period_start, period_end, change_product_uuid, description,
@@ -53,6 +57,11 @@ const INVOICE_COLUMNS = `uuid, number, order_uuid, customer_uuid, service_uuid, 
 /** A new invoice: an order's by default; renewals and plan changes name their kind and period or product. */
 export type NewInvoice = Pick<InvoiceRow, 'order_uuid' | 'customer_uuid' | 'service_uuid' | 'description' | 'amount_minor' | 'currency' | 'due_date'> &
   Partial<Pick<InvoiceRow, 'kind' | 'period_start' | 'period_end' | 'change_product_uuid'>>;
+
+/** The day after `day` (YYYY-MM-DD), as the start of that day in ISO form. */
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+}
 
 /** Repository of `orders` and `invoices`. Invoice numbers are `<prefix><year>-<id, 6 digits>`, unique. */
 export class InvoiceRepository {
@@ -68,6 +77,18 @@ export class InvoiceRepository {
       .prepare('INSERT INTO orders (uuid, customer_uuid, product_uuid, service_uuid, billing_cycle, created_at) VALUES (@uuid, @customer_uuid, @product_uuid, @service_uuid, @billing_cycle, @created_at)')
       .run(row);
     return row;
+  }
+
+  /** A page of orders (newest first) and their total. */
+  listOrders(limit: number, offset: number): { rows: OrderRow[]; total: number } {
+    const rows = this.db.prepare('SELECT * FROM orders ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?').all(limit, offset) as OrderRow[];
+    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM orders').get() as { n: number };
+    return { rows, total: n };
+  }
+
+  /** The first invoice of an order. */
+  invoiceOfOrder(orderUuid: string): InvoiceRow | null {
+    return (this.db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE order_uuid = ? ORDER BY id LIMIT 1`).get(orderUuid) as InvoiceRow | undefined) ?? null;
   }
 
   order(uuid: string): OrderRow | null {
@@ -101,8 +122,11 @@ export class InvoiceRepository {
   /** A page of invoices (newest first) and the total under the filter. */
   list(filter: InvoiceFilter, limit: number, offset: number): { rows: InvoiceRow[]; total: number } {
     const where = `WHERE (@status IS NULL OR status = @status) AND (@customer IS NULL OR customer_uuid = @customer)
-      AND (@service IS NULL OR service_uuid = @service)`;
-    const params = { status: filter.status ?? null, customer: filter.customer ?? null, service: filter.service ?? null };
+      AND (@service IS NULL OR service_uuid = @service) AND (@from IS NULL OR created_at >= @from) AND (@to IS NULL OR created_at < @to)`;
+    const params = {
+      status: filter.status ?? null, customer: filter.customer ?? null, service: filter.service ?? null,
+      from: filter.from ?? null, to: filter.to ? nextDay(filter.to) : null,
+    };
     const rows = this.db.prepare(`SELECT ${INVOICE_COLUMNS} FROM invoices ${where} ORDER BY id DESC LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit, offset }) as InvoiceRow[];
     const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM invoices ${where}`).get(params) as { n: number };

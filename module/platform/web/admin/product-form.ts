@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Product } from '../../../contract/product.ts';
 import { HttpError } from '../../errors.ts';
 import { normalizeCurrency, toMinor } from '../../services/billing/money.ts';
-import { BILLING_CYCLES, type BillingCycle } from '../../services/billing/schema.ts';
+import { BILLING_CYCLES, REFUND_ACTIONS, type BillingCycle, type RefundAction } from '../../services/billing/schema.ts';
 import type { ProductRecord } from '../../store/repositories/products.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { formFields, type FormField } from './form-errors.ts';
@@ -13,6 +13,7 @@ import { panelHealth } from './panels-page.ts';
 
 export const LISTING_FIELDS = ['name', 'description', 'position', 'visible'] as const;
 export const CURRENCY_FIELD = 'currency';
+export const REFUND_FIELD = 'refund_action';
 export const priceField = (cycle: BillingCycle) => `price_${cycle}`;
 
 export interface ModuleField extends FormField {
@@ -83,8 +84,9 @@ export function listingValues(product: ProductRecord | null): Record<string, str
 
 /** The price fields of a product: the amount per cycle and one currency. */
 export function priceValues(deps: WebDeps, productUuid: string | null): Record<string, string> {
-  const out: Record<string, string> = { [CURRENCY_FIELD]: 'EUR' };
+  const out: Record<string, string> = { [CURRENCY_FIELD]: 'EUR', [REFUND_FIELD]: 'terminate' };
   if (!productUuid) return out;
+  out[REFUND_FIELD] = deps.platform.billing.refundPolicy(productUuid).refund_action;
   for (const price of deps.platform.billing.listPrices(productUuid)) {
     out[priceField(price.billing_cycle)] = price.amount;
     out[CURRENCY_FIELD] = price.currency;
@@ -96,8 +98,10 @@ export function priceValues(deps: WebDeps, productUuid: string | null): Record<s
 export type PricePlan = Array<{ cycle: BillingCycle; amount: string | null | undefined }>;
 
 /** Checks the submitted prices: what to set (an empty amount removes the cycle's price) or the bag's messages. */
-export function checkPrices(form: Record<string, string>): { plan: PricePlan; currency: string; errors: Record<string, string[]> } {
+export function checkPrices(form: Record<string, string>): { plan: PricePlan; currency: string; refund: RefundAction | null; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
+  const refund = form[REFUND_FIELD] === undefined ? null : (REFUND_ACTIONS as readonly string[]).includes(form[REFUND_FIELD]) ? (form[REFUND_FIELD] as RefundAction) : null;
+  if (form[REFUND_FIELD] !== undefined && !refund) errors[REFUND_FIELD] = ['The selected refund action is invalid.'];
   let currency = (form[CURRENCY_FIELD] ?? '').trim().toUpperCase();
   const priced = BILLING_CYCLES.some((cycle) => (form[priceField(cycle)] ?? '').trim() !== '');
   try {
@@ -116,11 +120,12 @@ export function checkPrices(form: Record<string, string>): { plan: PricePlan; cu
     }
     return { cycle, amount: priceField(cycle) in form ? amount || null : undefined };
   });
-  return { plan, currency, errors };
+  return { plan, currency, refund, errors };
 }
 
 /** Applies checked prices to a product. */
-export function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string): void {
+export function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): void {
+  if (refund) deps.platform.billing.setRefundPolicy(productUuid, refund);
   for (const { cycle, amount } of plan) {
     if (amount === undefined) continue;
     if (amount === null) deps.platform.billing.deletePrice(productUuid, cycle);

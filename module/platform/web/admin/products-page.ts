@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../errors.ts';
 import { INVALID_PRODUCT_DATA, productName } from '../../services/catalogue.ts';
-import { BILLING_CYCLES } from '../../services/billing/schema.ts';
+import { BILLING_CYCLES, REFUND_ACTIONS } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
 import type { ProductRecord } from '../../store/repositories/products.ts';
 import { adminPage, flash } from '../render.ts';
@@ -12,7 +12,7 @@ import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { errorBagOf, formFields, formInput, otherErrors } from './form-errors.ts';
 import {
-  applyPrices, checkPrices, CURRENCY_FIELD, fieldChoices, formStrings, LISTING_FIELDS, listingValues, moduleFields, priceField, priceValues,
+  applyPrices, checkPrices, CURRENCY_FIELD, REFUND_FIELD, fieldChoices, formStrings, LISTING_FIELDS, listingValues, moduleFields, priceField, priceValues,
   productModule,
 } from './product-form.ts';
 
@@ -33,7 +33,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
   } catch (error) {
     deps.platform.logger.warn({ module: state.moduleName, err: (error as Error).message }, 'getProductPage failed');
   }
-  const own = [...LISTING_FIELDS, CURRENCY_FIELD, ...BILLING_CYCLES.map(priceField)];
+  const own = [...LISTING_FIELDS, CURRENCY_FIELD, REFUND_FIELD, ...BILLING_CYCLES.map(priceField)];
   const listing = formFields(LISTING_FIELDS, state.form, state.bag);
   const uuid = state.product?.uuid ?? null;
   return adminPage(deps, request, reply, 'product-form', {
@@ -44,6 +44,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
     visible: state.form.visible === 'on',
     fields: moduleFields(names, state.values, state.bag, await fieldChoices(deps, module)),
     currency: formFields([CURRENCY_FIELD], state.form, state.bag)[0],
+    refund: { ...formFields([REFUND_FIELD], state.form, state.bag)[0], options: REFUND_ACTIONS.map((value) => ({ value, selected: value === state.form[REFUND_FIELD] })) },
     prices: BILLING_CYCLES.map((cycle) => ({ cycle, ...formFields([priceField(cycle)], state.form, state.bag)[0] })),
     other_errors: otherErrors([...names, ...own], state.bag),
     module_html: page,
@@ -59,7 +60,7 @@ async function save(deps: WebDeps, moduleName: string, product: ProductRecord | 
   const saved = product
     ? await deps.platform.catalogue.updateProduct(product.uuid, values, listing)
     : await deps.platform.catalogue.createProduct(moduleName, values, listing);
-  applyPrices(deps, saved.uuid, prices.plan, prices.currency);
+  applyPrices(deps, saved.uuid, prices.plan, prices.currency, prices.refund);
   return saved;
 }
 
