@@ -87,9 +87,15 @@ async function main(): Promise<void> {
 
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (stack.app.server.address() as { port: number }).port;
-    const check = await fetch(`http://127.0.0.1:${port}${urls[0]}`, { headers: { cookie: cookies[0], accept: 'text/html' } });
-    const body = await check.text();
-    if (check.status !== 200 || !body.includes('Bench Basic')) throw new Error(`client service page answered ${check.status}`);
+    // Each customer's browser keeps the CSRF cookie its first page set (as after logging in).
+    let body = '';
+    for (let i = 0; i < CUSTOMERS; i++) {
+      const first = await fetch(`http://127.0.0.1:${port}${urls[i]}`, { headers: { cookie: cookies[i], accept: 'text/html' } });
+      body = await first.text();
+      if (first.status !== 200 || !body.includes('Bench Basic')) throw new Error(`client service page answered ${first.status}`);
+      const csrf = first.headers.getSetCookie().find((c) => c.startsWith('vh_csrf='));
+      if (csrf) cookies[i] += `; ${csrf.split(';')[0]}`;
+    }
     let k = 0;
     const area = await autocannon({
       url: `http://127.0.0.1:${port}`, connections: CUSTOMERS, duration: SECONDS,

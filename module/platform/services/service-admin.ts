@@ -107,14 +107,20 @@ export class ServiceAdmin {
     return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
   }
 
+  /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone). */
+  describeBound(uuid: string): { view: ServiceView; module: Product } {
+    const service = this.require(uuid);
+    const product = this.products.get(service.product_uuid);
+    return { view: this.view(service, product), module: bindProduct(this.modules, uuid, service, product) };
+  }
+
   private require(uuid: string): StoredService {
     const service = this.services.get(uuid);
     if (!service) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
     return service;
   }
 
-  private view(service: StoredService): ServiceView {
-    const product = this.products.get(service.product_uuid);
+  private view(service: StoredService, product = this.products.get(service.product_uuid)): ServiceView {
     return {
       uuid: service.uuid,
       product_uuid: service.product_uuid,

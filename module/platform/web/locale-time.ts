@@ -8,12 +8,24 @@ const formatters = new Map<string, { date: Intl.DateTimeFormat; time: Intl.DateT
 /** The first well-formed language of Accept-Language that Intl knows, else `en-GB`. */
 export function requestLocale(request: FastifyRequest): string {
   const header = String(request.headers['accept-language'] ?? '').slice(0, 200);
-  for (const part of header.split(',')) {
-    const tag = part.split(';')[0].trim();
-    if (LOCALE.test(tag) && Intl.DateTimeFormat.supportedLocalesOf([tag]).length) return tag;
+  let locale = locales.get(header);
+  if (locale === undefined) {
+    locale = 'en-GB';
+    for (const part of header.split(',')) {
+      const tag = part.split(';')[0].trim();
+      if (LOCALE.test(tag) && Intl.DateTimeFormat.supportedLocalesOf([tag]).length) {
+        locale = tag;
+        break;
+      }
+    }
+    if (locales.size > 1000) locales.clear();
+    locales.set(header, locale);
   }
-  return 'en-GB';
+  return locale;
 }
+
+/** Accept-Language headers already read (browsers send a handful of distinct ones). */
+const locales = new Map<string, string>();
 
 function formattersOf(locale: string) {
   let pair = formatters.get(locale);
@@ -31,6 +43,20 @@ function formattersOf(locale: string) {
 /** `2026-11-27` (a day) or an ISO time, in `locale`; other text unchanged. */
 export function formatTime(value: unknown, locale: string): string {
   if (typeof value !== 'string' || !value) return '';
+  const key = `${locale}|${value}`;
+  let text = formatted.get(key);
+  if (text === undefined) {
+    text = format(value, locale);
+    if (formatted.size > 5000) formatted.clear();
+    formatted.set(key, text);
+  }
+  return text;
+}
+
+/** Texts already formatted (a page shows the same days again and again; Intl's format() is not cheap). */
+const formatted = new Map<string, string>();
+
+function format(value: string, locale: string): string {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(day ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(at.getTime())) return value;

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
+import { statement } from '../statement-cache.ts';
 
 /** The customer-facing part of a product, edited in the admin web beside the module's own fields. */
 export interface ProductListing {
@@ -44,8 +45,7 @@ export class ProductRepository {
   create(module: string, productData: Record<string, unknown>, uuid: string = randomUUID(), listing: Partial<ProductListing> = {}): ProductRecord {
     const now = this.clock.now().toISOString();
     const l = { ...DEFAULT_LISTING, ...listing };
-    this.db
-      .prepare(`INSERT INTO products (uuid, module, product_data, name, description, position, visible, created_at, updated_at)
+    statement(this.db, `INSERT INTO products (uuid, module, product_data, name, description, position, visible, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(uuid, module, JSON.stringify(productData), l.name, l.description, l.position, l.visible ? 1 : 0, now, now);
     return this.get(uuid)!;
@@ -58,19 +58,17 @@ export class ProductRepository {
 
   /** Every product in order page order (position, then creation). */
   list(): ProductRecord[] {
-    return (this.db.prepare('SELECT * FROM products ORDER BY position, created_at').all() as ProductRow[]).map(toRecord);
+    return (statement(this.db, 'SELECT * FROM products ORDER BY position, created_at').all() as ProductRow[]).map(toRecord);
   }
 
   update(uuid: string, productData: Record<string, unknown>): void {
-    this.db
-      .prepare('UPDATE products SET product_data = ?, updated_at = ? WHERE uuid = ?')
+    statement(this.db, 'UPDATE products SET product_data = ?, updated_at = ? WHERE uuid = ?')
       .run(JSON.stringify(productData), this.clock.now().toISOString(), uuid);
   }
 
   /** Replaces the customer-facing fields of a product. */
   updateListing(uuid: string, listing: ProductListing): void {
-    this.db
-      .prepare('UPDATE products SET name = ?, description = ?, position = ?, visible = ?, updated_at = ? WHERE uuid = ?')
+    statement(this.db, 'UPDATE products SET name = ?, description = ?, position = ?, visible = ?, updated_at = ? WHERE uuid = ?')
       .run(listing.name, listing.description, listing.position, listing.visible ? 1 : 0, this.clock.now().toISOString(), uuid);
   }
 }

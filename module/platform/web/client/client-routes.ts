@@ -8,6 +8,8 @@ import type { ModuleRequest } from '../../../contract/http.ts';
 import type { Product } from '../../../contract/product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
+import type { ServiceBillingView } from '../../services/billing/periods.ts';
+import type { ServiceView } from '../../services/service-admin.ts';
 import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
@@ -26,8 +28,7 @@ export function ownedService(deps: WebDeps, request: FastifyRequest, uuid: strin
 }
 
 /** One service of the customer as the client area shows it (product name, status, where it runs). */
-function serviceSummary(deps: WebDeps, uuid: string) {
-  const s = deps.platform.serviceAdmin.describe(uuid);
+function summary(s: ServiceView) {
   return {
     uuid: s.uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), module: s.module, created_at: s.created_at,
     product: s.product ? productName(s.product) : s.module,
@@ -35,17 +36,23 @@ function serviceSummary(deps: WebDeps, uuid: string) {
   };
 }
 
+/** The service (view and bound Product) when the request's customer owns it; 404 otherwise, as ownedService. */
+function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string): { view: ServiceView; module: Product } {
+  const owner = deps.customers.repo.ownerOf(uuid);
+  if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+  return deps.platform.serviceAdmin.describeBound(uuid);
+}
+
 /** The customer's services with product and status. */
 function myServices(deps: WebDeps, customerUuid: string) {
-  return deps.customers.repo.serviceUuids(customerUuid).map((uuid) => serviceSummary(deps, uuid));
+  return deps.customers.repo.serviceUuids(customerUuid).map((uuid) => summary(deps.platform.serviceAdmin.describe(uuid)));
 }
 
 /** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */
-export function awaitedInvoice(deps: WebDeps, serviceUuid: string): { uuid: string; number: string; amount: string; currency: string; status: string } | null {
-  const billing = deps.platform.recurring.periods.view(serviceUuid);
+export function awaitedInvoice(billing: ServiceBillingView | null): { uuid: string; number: string; amount: string; currency: string } | null {
   if (!billing || billing.state !== 'pending') return null;
-  const open = deps.platform.billing.listInvoices({ service: serviceUuid }, 1, 5).invoices.find((i) => i.status === 'unpaid' || i.status === 'failed');
-  return open ? { uuid: open.uuid, number: open.number, amount: open.amount, currency: open.currency, status: open.status } : null;
+  const open = billing.open_invoices[0];
+  return open ? { uuid: open.uuid, number: open.number, amount: open.amount, currency: billing.currency } : null;
 }
 
 /** What a tab shows while the service waits for payment: the invoice to pay, instead of the module's content. */
@@ -81,13 +88,13 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
 
     area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: UUID } }, async (request, reply) => {
-      const module = ownedService(deps, request, request.params.uuid);
+      const { view, module } = ownedServiceView(deps, request, request.params.uuid);
       const menu = module.getClientAreaMenuConfig();
       const keys = Object.keys(menu);
       const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
-      const service = serviceSummary(deps, request.params.uuid);
-      const billing = deps.platform.recurring.periods.view(service.uuid);
-      const waiting = awaitedInvoice(deps, service.uuid);
+      const service = summary(view);
+      const billing = view.billing as ServiceBillingView | null;
+      const waiting = awaitedInvoice(billing);
       return clientPage(deps, request, reply, 'service', {
         title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
         billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
@@ -100,7 +107,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
       const module = ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      const waiting = awaitedInvoice(deps, request.params.uuid);
+      const waiting = awaitedInvoice(deps.platform.recurring.periods.view(request.params.uuid));
       return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, csrfToken(reply)));
     });
 
