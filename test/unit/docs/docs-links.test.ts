@@ -7,9 +7,14 @@ import { test } from 'node:test';
 const root = resolve(new URL('../../../', import.meta.url).pathname);
 const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
+/** Markdown text without fenced code blocks. */
+function unfenced(text: string): string {
+  return text.replace(/^```[\s\S]*?^```/gm, '');
+}
+
 /** Markdown text without fenced code blocks and inline code spans (links there are not links). */
 function prose(text: string): string {
-  return text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  return unfenced(text).replace(/`[^`\n]*`/g, '');
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
@@ -20,7 +25,7 @@ function slug(heading: string): string {
 function anchorsOf(file: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
-  for (const match of prose(readFileSync(file, 'utf8')).matchAll(/^#{1,6} (.+)$/gm)) {
+  for (const match of unfenced(readFileSync(file, 'utf8')).matchAll(/^#{1,6} (.+)$/gm)) {
     const base = slug(match[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'));
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
