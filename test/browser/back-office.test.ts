@@ -2,7 +2,7 @@
 // cap when the VpnProduct module offers one) in the product form, a customer orders it (a refused order keeps what was
 // typed), pays on the Stripe double's page, is thanked and follows the link to the Connect tab of the provisioned
 // service; the admin finds the invoice, refunds part of it through the gateway, and the revenue table of the month
-// grows by the payment minus the refund (the uPlot charts drawn). Screenshots under test-artifacts/ (README: Back office).
+// grows by the payment minus the refund (the uPlot charts drawn). Screenshots under test-artifacts/ (docs/billing.md: Back office).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';

@@ -10,7 +10,7 @@ import { requireTools } from '../helpers/require-tools.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const UNITS = join(ROOT, 'bin/systemd');
-/** Where the README tells operators to put the project. */
+/** Where docs/operations.md tells operators to put the project. */
 const INSTALL_DIR = '/opt/vpnhost';
 
 type Unit = Record<string, Record<string, string[]>>;

@@ -158,7 +158,7 @@ interface SoldService {
 }
 
 /**
- * The due date of a service sold before recurring billing (the rule the README documents): a service whose order
+ * The due date of a service sold before recurring billing (the rule docs/billing.md documents): a service whose order
  * invoice was paid keeps its period anchored on the day of that payment, and its next due date is the first cycle
  * boundary on or after the day of the migration — so nobody is overdue because of the upgrade, and its first renewal
  * invoice comes with the lead time. An unpaid order stays `pending` (its payment starts the first period); a
