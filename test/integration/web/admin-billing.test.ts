@@ -163,6 +163,16 @@ describe('billing in the admin web', { concurrency: false }, () => {
     const later = new Date(Date.parse(`${due}T00:00:00Z`) + 10 * 86_400_000).toISOString().slice(0, 10);
     assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/next-due`, { next_due_date: later })).statusCode, 303);
     assert.equal(stack.platform.recurring.service(placed.service_uuid).next_due_date, later);
+
+    // A prorated plan change to a dearer plan of the same module, from the service page: a change invoice.
+    const premium = await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'enterprise', disk_space: 20, bandwidth: 200 }, { name: 'Amsterdam Enterprise' });
+    stack.platform.billing.setPrice(premium.uuid, 'monthly', '30.00', 'EUR');
+    assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /id="change-plan-form"[\s\S]*Amsterdam Enterprise/);
+    assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/change-plan`, { product_uuid: premium.uuid })).statusCode, 303);
+    assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /Plan change invoiced \([\d.]+ EUR\)/);
+    const change = stack.platform.billing.listInvoices({ service: placed.service_uuid, status: 'unpaid' }, 1, 10).invoices.find((i) => i.kind === 'change');
+    assert.ok(change, 'a change invoice');
+    assert.match(change.description, /^Plan change to Amsterdam Enterprise/);
   });
 
   test('every new page and action refuses a role without its permission: 403 Insufficient permissions', async () => {
