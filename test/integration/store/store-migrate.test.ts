@@ -34,9 +34,12 @@ after(async () => {
 
 const run = (args: string[]) => execa(process.execPath, [BIN, 'platform', 'store', ...args], { cwd: ROOT, reject: false, timeout: 120_000 });
 
-/** Row counts of the fixture, read straight from its file. */
+/**
+ * Row counts of the copied data directory, read straight from its file after `migrate` (which first brings a release's
+ * database up to this release in place: the ledger gains the later steps' rows).
+ */
 function fixtureCounts(): Map<string, number> {
-  const db = new Database(`${FIXTURE}/platform.db`, { readonly: true });
+  const db = new Database(`${dataDir}/platform.db`, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
     return new Map(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));

@@ -44,7 +44,7 @@ const isLimitText = (message: string) => Array.from({ length: BOUND.window_minut
 const listedKey = (url: string) => createHash('sha256').update(/\/otl\/([0-9a-f]{80})$/.exec(url)![1]).digest('hex');
 
 test('one live link per service, one made at a time, at most the bound per window', async () => {
-  assert.equal((await liveLinks()).length, 1, 'the "VPN is ready" mail made a link (logged, no SMTP channel)');
+  assert.equal((await liveLinks()).length, 0, 'the "VPN is ready" mail, only recorded (no SMTP channel), made no link');
   const b = new Browser(stack.app);
   await b.loginCustomer(stack.customer.email, stack.customer.password);
   await b.get(`/client/services/${stack.service}`);
