@@ -13,6 +13,8 @@ import { AdminTokenQueries } from '../../../module/platform/store/query/reposito
 import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { PriceQueries } from '../../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
+import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { removeDir, ROOT, tempDir } from '../../fixtures/platform/processes.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../../helpers/postgres-server.ts';
 
@@ -89,6 +91,14 @@ test('store migrate copies the release fixture into PostgreSQL, refuses a non-em
     await both(async (s) => Promise.all((await new CustomerQueries(s).list()).map((c) => new CustomerQueries(s).serviceUuids(c.uuid))));
     assert.equal((await both((s) => new PriceQueries(s).list())).length, 3);
     await both((s) => new AdminTokenQueries(s).list());
+    // Sealed secrets open with the data directory's key on both sides; the admin list's pages answer alike.
+    const box = SecretBox.open(dataDir);
+    const services = await both((s) => new ServiceQueries(s, box).list());
+    assert.equal(services.length, 4);
+    assert.ok(services.some((svc) => svc.service_data.password === 'Rel3asePassw0rd'));
+    await both((s) => new ServiceQueries(s, box).page({ page: 1, per_page: 3 }));
+    await both((s) => new ServiceQueries(s, box).page({ page: 2, per_page: 3, location: 'ams' }));
+    await both((s) => new ServiceQueries(s, box).countByStatus());
     const invoices = sql<{ number: string; status: string; amount_minor: number }>`SELECT number, status, amount_minor FROM invoices ORDER BY id`;
     const rows = await both(async (s) => (await invoices.execute(s.db)).rows);
     assert.deepEqual(rows.map((r) => r.status).sort(), ['paid', 'paid', 'refunded', 'unpaid']);
