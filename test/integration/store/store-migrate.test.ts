@@ -52,6 +52,10 @@ test('store migrate copies the release fixture into PostgreSQL, refuses a non-em
   server = await startPostgres();
   const usage = await run(['migrate', '--from', dataDir]);
   assert.equal(usage.exitCode, 2, 'no --to and no VPNHOST_PLATFORM_STORE');
+  const nowhere = await run(['migrate', '--from', `${dataDir}/missing`, '--to', server.url]);
+  assert.equal(nowhere.exitCode, 1);
+  assert.match(nowhere.stderr, /missing holds no platform\.db/);
+  assert.equal(existsSync(`${dataDir}/missing`), false, 'no empty platform made on the way');
 
   const copied = await run(['migrate', '--from', dataDir, '--to', server.url]);
   assert.equal(copied.exitCode, 0, copied.stderr);
