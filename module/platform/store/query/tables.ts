@@ -59,6 +59,13 @@ export interface BillingProductsTable {
   updated_at: string;
 }
 
+export interface ModuleVersionsTable {
+  module_type: string;
+  module_name: string;
+  version: string;
+  updated_at: string;
+}
+
 /** The platform database as the query layer sees it (tables are added here as their repositories move over). */
 export interface StoreTables {
   products: ProductsTable;
@@ -67,4 +74,5 @@ export interface StoreTables {
   admin_tokens: AdminTokensTable;
   prices: PricesTable;
   billing_products: BillingProductsTable;
+  module_versions: ModuleVersionsTable;
 }
