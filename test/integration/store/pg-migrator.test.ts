@@ -81,6 +81,14 @@ test('a schema-only step of a scope in use is applied as its difference; a rebui
   const more: Migration = { version: 4, name: 'more', up: 'ALTER TABLE demo_items ADD COLUMN rank INTEGER NOT NULL DEFAULT 0' };
   assert.deepEqual((await migratePostgres(pool, withDemo([...DEMO, backfill, more])))['module:Test/Demo'], [3, 4]);
   assert.deepEqual((await pool.query('SELECT label, note, rank FROM demo_items')).rows, [{ label: 'kept', note: 'n/a', rank: 0 }]);
+  // A function form runs inside the migration's transaction: when it throws, nothing of the run stays.
+  const ranked: Migration = { version: 5, name: 'ranked', up: (db) => { db.prepare('UPDATE demo_items SET rank = 1').run(); },
+    postgres: async (client) => { await client.query('UPDATE demo_items SET rank = (SELECT COUNT(*) FROM demo_items)'); } };
+  const broken: Migration = { version: 6, name: 'broken', up: 'CREATE TABLE demo_more (x TEXT)', postgres: async (client) => { await client.query('SELECT no_such_column FROM demo_items'); } };
+  await assert.rejects(migratePostgres(pool, withDemo([...DEMO, backfill, more, ranked, broken])), /no_such_column/);
+  assert.deepEqual((await pool.query('SELECT rank FROM demo_items')).rows, [{ rank: 0 }], 'step 5 rolled back with step 6');
+  assert.deepEqual((await migratePostgres(pool, withDemo([...DEMO, backfill, more, ranked])))['module:Test/Demo'], [5]);
+  assert.deepEqual((await pool.query('SELECT rank FROM demo_items')).rows, [{ rank: 1 }]);
 });
 
 test('PostgreSQL gets SQLite\'s tables, columns, NOT NULLs and indexes', async (t) => {
