@@ -29,6 +29,8 @@ export const config = {
         panel_connections: 16,
         /** New one-time links a customer may make per service in the client area, per window (each revokes the earlier ones). */
         otl_links: { limit: 5, window_minutes: 15 },
+        /** Data caps: how often every panel's traffic is read (one request per panel) and the caps applied. */
+        caps: { every_ms: 300_000 },
       },
     },
     Plugin: {
@@ -44,7 +46,10 @@ export const config = {
       Stripe: {
         enabled: true,
         version: '1.0.0',
-        /** Public base URL of the platform: the settings page shows `<public_url>/webhooks/payment/<gateway_uuid>`. */
+        /**
+         * Public base URL of the platform, used where no request says it: the admin's settings page shows the webhook URL
+         * on the address the admin reached the platform at (`<that address>/webhooks/payment/<gateway_uuid>`).
+         */
         public_url: 'http://127.0.0.1:8090',
       },
     },

@@ -139,6 +139,24 @@ export interface PasswordResetEvent {
   at: string;
 }
 
+/** Payload of the data-cap events (VpnProduct): a capped service used 80 % / 100 % of its period's allowance. */
+export interface UsageEvent extends ServiceEvent {
+  customer_uuid: string | null;
+  used_bytes: number;
+  allowance_bytes: number;
+  /** The same in decimal units for people, e.g. `8.2 GB` of `10 GB`. */
+  used: string;
+  allowance: string;
+  /** Share of the allowance used, 0-100 (whole percent, capped at 100). */
+  percent: number;
+  /** What happens at 100 %: `throttle` (to `throttle_mbit` Mbit/s) or `suspend`, until the period renews. */
+  action: 'throttle' | 'suspend';
+  throttle_mbit: number;
+  /** The cap period `[period_start, period_end)` (ISO dates). */
+  period_start: string;
+  period_end: string;
+}
+
 /** Event name → payload. */
 export interface HookEvents {
   /** An order (or an admin) created an unpaid invoice. */
@@ -191,6 +209,10 @@ export interface HookEvents {
   'payment.method_saved': PaymentMethodEvent;
   /** A saved payment method was removed. */
   'payment.method_removed': PaymentMethodEvent;
+  /** A capped service used 80 % of its period's data allowance (once per period). */
+  'service.usage_warning': UsageEvent;
+  /** A capped service used its whole allowance: its plan's action (throttle or suspend) is queued (once per period). */
+  'service.usage_exceeded': UsageEvent;
 }
 
 export type HookEventName = keyof HookEvents;

@@ -9,6 +9,7 @@ import { registerMetrics } from './http/metrics-route.ts';
 import { openapiRoutes, registerOpenApi } from './http/openapi.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import type { PanelRoutes } from './http/route-plugin.ts';
+import type { AnyRouteSpec } from './http/typed-route.ts';
 import { licenseRoutes } from './routes/license.ts';
 import { systemRoutes } from './routes/system.ts';
 import { accountRoutes } from './routes/accounts.ts';
@@ -27,7 +28,7 @@ import { buildServices, type PanelDeps, type PanelServices } from './services/in
 export type { PanelDeps, PanelServices } from './services/index.ts';
 
 /** API root. */
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 /** Route plugins registered under /api/v1, one per resource. */
 const routes: PanelRoutes[] = [
@@ -50,6 +51,8 @@ const routes: PanelRoutes[] = [
 export interface RouteEntry {
   method: string;
   url: string;
+  /** The schemas the route declared (`typed(app)`); absent for routes outside /api/v1. */
+  spec?: AnyRouteSpec;
 }
 
 declare module 'fastify' {
@@ -81,7 +84,8 @@ export function buildApp(deps: PanelDeps): FastifyInstance {
   app.decorate('services', services);
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url });
+    const spec = (route.config as { spec?: AnyRouteSpec } | undefined)?.spec;
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, spec });
   });
   if (deps.logger) addAccessLog(app, deps.logger);
   app.setErrorHandler(errorHandler);

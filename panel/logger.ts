@@ -3,7 +3,7 @@ import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Paths pino replaces with `[redacted]` wherever they appear in a log object. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.cookie',
   'req.headers.authorization',
   'req.headers["x-access-hash"]',
@@ -43,7 +43,7 @@ export const FLUSH_INTERVAL_MS = 250;
 export const LOG_LOSS_BOUND_MS = 1000;
 
 /** Marks a log line as security-relevant; always logged at warn, so it is written synchronously. */
-export const SECURITY_EVENT = 'security';
+const SECURITY_EVENT = 'security';
 
 /** The part of a logger a security event needs (pino loggers and fastify's request loggers have it). */
 export interface SecurityLog {
@@ -111,7 +111,7 @@ export function loggableText(text: string): string {
 }
 
 /** pino serializers: a request is method, redacted URL and client address; an error has its texts redacted. */
-export const SAFE_SERIALIZERS = {
+const SAFE_SERIALIZERS = {
   req(req: { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } }) {
     return { method: req.method, url: loggableUrl(req.url ?? ''), remoteAddress: req.ip ?? req.socket?.remoteAddress };
   },

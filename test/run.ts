@@ -1,19 +1,14 @@
-// Test entry (`npm test`): runs every tier with node's test runner and prints one closing count line.
-// Tiers run one after another; system tests run one file at a time (they share /var/run/wireguard and iptables).
+// Test entry (`npm test`): runs the selected tiers with node's test runner and prints one closing count line.
+// Tiers run one after another. By default only the tiers that need nothing from the host (unit, contract,
+// integration); system and browser run when asked (`npm test -- system`, `--all`, VPNHOST_TEST_SYSTEM=1,
+// VPNHOST_TEST_BROWSER=1) and always with CI=true.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { selectTiers, skippedNotice } from './helpers/test-tiers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-/** `testTimeoutMin`: longest one test (or suite) may run before it fails as cancelled, so a hang costs minutes, not the tier. */
-const tiers: Array<{ name: string; dir: string; concurrency: number; testTimeoutMin: number }> = [
-  { name: 'unit', dir: 'test/unit', concurrency: 2, testTimeoutMin: 5 },
-  { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10 },
-  { name: 'integration', dir: 'test/integration', concurrency: 2, testTimeoutMin: 10 },
-  { name: 'system', dir: 'test/system', concurrency: 2, testTimeoutMin: 20 },
-  { name: 'browser', dir: 'test/browser', concurrency: 1, testTimeoutMin: 10 },
-];
 
 function findTests(dir: string): string[] {
   let entries: string[];
@@ -29,10 +24,9 @@ function findTests(dir: string): string[] {
   });
 }
 
-const only = process.argv.slice(2);
-const unknown = only.filter((name) => !tiers.some((tier) => tier.name === name));
-if (unknown.length) {
-  process.stderr.write(`unknown tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})\n`);
+const selection = selectTiers(process.argv.slice(2), process.env);
+if (selection.error) {
+  process.stderr.write(`${selection.error}\n`);
   process.exit(2);
 }
 /** Longest any one tier may run (`VPNHOST_TIER_TIMEOUT_MIN`, default 40 minutes). */
@@ -43,8 +37,7 @@ let failed = 0;
 let skipped = 0;
 let exitCode = 0;
 
-for (const tier of tiers) {
-  if (only.length && !only.includes(tier.name)) continue;
+for (const tier of selection.run) {
   const files = findTests(join(root, tier.dir)).sort();
   if (files.length === 0) continue;
   const tap = join(tapDir, `${tier.name}.tap`);
@@ -87,5 +80,6 @@ function sumOf(text: string, label: string): number {
 }
 
 if (failed > 0) exitCode = 1;
+for (const tier of selection.skipped) process.stdout.write(`\n${skippedNotice(tier)}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 process.exit(exitCode);

@@ -9,6 +9,8 @@ import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { recurringBillingRoutes } from './routes/billing-recurring.ts';
+import { revenueMetrics, revenueRoutes } from './routes/revenue.ts';
+import { platformRevenue } from './web/admin/revenue-page.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { productRoutes } from './routes/products.ts';
 import { serviceRoutes } from './routes/services.ts';
@@ -64,11 +66,20 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
       await api.register(moduleRoutes(platform.moduleAdmin, platform.moduleLogs));
       await api.register(billingRoutes(platform.billing));
       await api.register(recurringBillingRoutes(platform.recurring, platform.queue));
+      await api.register(revenueRoutes(() => platformRevenue(platform)));
       for (const { manifest, ext } of platform.modules.mounted()) if (manifest.adminApi) await api.register(manifest.adminApi(ext));
       api.setNotFoundHandler(notFoundInEnvelope);
     },
     { prefix: '/api/admin' },
   );
+  // The platform's Prometheus text (revenue gauges), behind an admin token like the admin API.
+  await app.register(async (metrics) => {
+    requireAdminToken(metrics, platform.tokens);
+    metrics.get('/metrics', async (_request, reply) => {
+      const { type, text } = await revenueMetrics(platformRevenue(platform));
+      return reply.type(type).send(text);
+    });
+  });
   await app.register(
     async (api) => {
       requireWorkerToken(api, platform.workerTokens);

@@ -6,7 +6,7 @@ import { databasePath, openDatabase } from '../store/db.ts';
 import { AccessHashRepository } from '../store/repositories/access-hashes.ts';
 import { defaultDataDir } from './serve-options.ts';
 
-export const ACCESS_HASH_HELP = `usage:
+const ACCESS_HASH_HELP = `usage:
   vpnhost panel access-hash create --ip IP [--comment TEXT] [--data DIR]   prints the new hash (shown only once)
   vpnhost panel access-hash list [--json] [--data DIR]                     id, ip, created, comment (never the hash)
   vpnhost panel access-hash delete ID [--data DIR]

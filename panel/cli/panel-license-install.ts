@@ -9,7 +9,7 @@ import { LicenseRepository } from '../store/repositories/license.ts';
 import { SettingsRepository } from '../store/repositories/settings.ts';
 import { defaultDataDir, readPublicKeyFile } from './serve-options.ts';
 
-export const PANEL_LICENSE_HELP = `usage: vpnhost panel license install KEY [--data DIR] [--license-public-key FILE]
+const PANEL_LICENSE_HELP = `usage: vpnhost panel license install KEY [--data DIR] [--license-public-key FILE]
 
 Verifies KEY (a license issued by \`vpnhost license issue\`) and installs it; a running panel uses it at once.
 The vendor public key comes from --license-public-key / VPNHOST_LICENSE_PUBLIC_KEY, else from the key the panel
@@ -43,7 +43,7 @@ export async function panelLicenseCommand(argv: string[]): Promise<number> {
   try {
     const settings = new SettingsRepository(db);
     const pem = readPublicKeyFile(values['license-public-key'] ?? process.env.VPNHOST_LICENSE_PUBLIC_KEY) ?? settings.get<string>(LICENSE_PUBLIC_KEY_SETTING) ?? null;
-    const service = new LicenseService(new LicenseRepository(db), SecretBox.open(dataDir), toLicensePublicKey(pem));
+    const service = new LicenseService({ repo: new LicenseRepository(db), secretBox: SecretBox.open(dataDir), publicKey: toLicensePublicKey(pem) });
     const claims = service.install(positionals[0]);
     process.stdout.write(`license installed: ${claims.accounts} accounts, expires ${isoWithOffset(new Date(claims.exp * 1000))}\n`);
     return 0;

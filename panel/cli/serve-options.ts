@@ -46,7 +46,7 @@ export function readPublicKeyFile(file: string | undefined): string | null {
  * The GET /metrics bearer token from a file (first line, trimmed; a file keeps it out of argv and `ps`); null when
  * no file is named. At least 16 visible ASCII characters.
  */
-export function readMetricsToken(file: string | undefined): string | null {
+function readMetricsToken(file: string | undefined): string | null {
   if (!file) return null;
   const token = readFileSync(file, 'utf8').split('\n')[0].trim();
   if (!/^[\x21-\x7e]{16,}$/.test(token)) throw new Error(`--metrics-token-file ${file} must hold a token of at least 16 visible ASCII characters`);

@@ -11,8 +11,10 @@ export type DataplaneKind = 'linux' | 'simulated';
 /**
  * Everything the panel drives on a gateway, one seam per subsystem. Each seam has a linux implementation, a
  * simulated twin and a contract suite under `test/contract/`; the bundle is built by `createDataplane` and handed
- * to `buildApp(deps)`. Only `DataplaneSync` (panel/services/dataplane-sync.ts) writes through it; the services read
- * live WireGuard state (dumps, handshakes) through `wireguard`.
+ * to `buildApp(deps)`. Only `DataplaneSync` (panel/services/dataplane-sync.ts) holds it for writing: WireGuard,
+ * firewall and shaping are written by the sync itself; DNS, IPsec and the traffic-log chains by one service each
+ * through the sync's lane-bound writers (`panel/services/lane-writers.ts`). The services read live state (dumps,
+ * handshakes, SAs, daemon state) through the seams' read methods.
  *
  * Who owns what on the host:
  * - `wireguard`: the `wgN` links, their keys, addresses, MTU and peers (`wg set`, `ip`); no iptables, no tc.
@@ -30,12 +32,12 @@ export interface Dataplane {
   readonly shaper: Shaper;
   /**
    * DNS resolver (unbound, run and supervised by the panel; see `dns/dns.ts`): listens on the servers' addresses,
-   * answers their subnets. Written through `DnsService` (panel/services/dns.ts) inside the sync's lane.
+   * answers their subnets. Written by `DnsService` (panel/services/dns.ts) through `DataplaneSync.writers.dns`.
    */
   readonly dns: Dns;
   /**
    * IPsec/IKEv2 responder (strongSwan's charon, run by the panel, driven over vici; see `ipsec/ipsec.ts`). Written
-   * through `Ikev2Sync` (panel/services/ikev2/) inside the sync's lane.
+   * by `Ikev2Sync` (panel/services/ikev2/) through `DataplaneSync.writers.ipsec`.
    */
   readonly ipsec: Ipsec;
   /** Releases what the subsystems hold (not the kernel state: links, rules and classes outlive the panel). */

@@ -6,13 +6,13 @@ import { ApiError, E } from './errors.ts';
 import { loggableUrl, securityEvent } from '../logger.ts';
 
 /** Name of the cookie carrying the access hash. */
-export const ACCESS_HASH_COOKIE = 'access_hash';
+const ACCESS_HASH_COOKIE = 'access_hash';
 
 /** The only accepted form of an access hash: exactly 80 lower-case hex characters. */
 const EXACT_HASH = /^[0-9a-f]{80}$/;
 
 /** The address a request is judged by (socket peer, or X-Forwarded-For behind a trusted proxy). */
-export function requestClientIp(request: FastifyRequest, trustProxy: readonly string[]): string | null {
+function requestClientIp(request: FastifyRequest, trustProxy: readonly string[]): string | null {
   return clientIp(request.socket?.remoteAddress ?? request.ip, request.headers['x-forwarded-for'], trustProxy);
 }
 
@@ -58,6 +58,6 @@ export function accessHashHook(accessHashes: AccessHashService, trustProxy: read
     securityEvent(request.log, {
       event: 'auth_failed', reason: refusalReason(header, hash), method: request.method, url: loggableUrl(request.url), client: ip,
     }, 'access refused');
-    throw new ApiError(E.NOT_AUTHORIZED, 401);
+    throw new ApiError(E.NOT_AUTHORIZED);
   };
 }

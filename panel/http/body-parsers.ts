@@ -19,7 +19,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(textBody));
     } catch {
-      done(new ApiError(OWN.MALFORMED_BODY, 400), undefined);
+      done(new ApiError(OWN.MALFORMED_BODY), undefined);
     }
   });
 }

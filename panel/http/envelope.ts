@@ -40,4 +40,4 @@ export function sendJsonBody(reply: FastifyReply, body: { length: number; chunks
 }
 
 /** The string most operations return in `msg`. */
-export const SUCCESS = 'success';
+export const SUCCESS = 'success' as const;

@@ -20,12 +20,12 @@ const FASTIFY_CLIENT_TEXTS: Record<string, string> = {
 };
 
 /**
- * Maps an error to status and text. `ApiError` keeps its text and status; fastify validation errors carrying a
+ * Maps an error to status and text; every refusal text's status comes from the catalogue (`statusForText`). `ApiError` keeps its text; fastify validation errors carrying a
  * zod custom message use that message; fastify's own 4xx errors (body parsing, media type, size) get fixed texts;
  * everything else is unexpected: 500 `Internal server error (request id <id>)`, never a stack or a message.
  */
 export function mapError(err: unknown, requestId: string): MappedError {
-  if (isApiError(err)) return { httpStatus: err.httpStatus, text: err.message, unexpected: false };
+  if (isApiError(err)) return { httpStatus: statusForText(err.text), text: err.message, unexpected: false };
   const e = err as Partial<FastifyError> & { validation?: Array<{ message?: string; params?: { message?: string } }> };
   if (Array.isArray(e?.validation) && e.validation.length > 0) {
     const message = e.validation[0]?.message;
@@ -34,8 +34,9 @@ export function mapError(err: unknown, requestId: string): MappedError {
   }
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
-    const text = (e.code && FASTIFY_CLIENT_TEXTS[e.code]) || (e instanceof SyntaxError ? OWN.MALFORMED_BODY : OWN.BAD_REQUEST);
-    return { httpStatus: status, text, unexpected: false };
+    const known = (e.code && FASTIFY_CLIENT_TEXTS[e.code]) || (e instanceof SyntaxError ? OWN.MALFORMED_BODY : undefined);
+    // a text of ours takes the catalogue's status; any other fastify 4xx keeps fastify's status with `Bad request`
+    return known ? { httpStatus: statusForText(known), text: known, unexpected: false } : { httpStatus: status, text: OWN.BAD_REQUEST, unexpected: false };
   }
   return { httpStatus: 500, text: `${OWN.INTERNAL} (request id ${requestId})`, unexpected: true };
 }

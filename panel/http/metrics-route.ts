@@ -5,7 +5,7 @@ import type { PanelDeps, PanelServices } from '../services/index.ts';
 import { accessHashHook } from './auth.ts';
 
 /** Path of the metrics endpoint. */
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 function bearer(header: string | undefined): string | undefined {

@@ -1,96 +1,40 @@
-// GET /api/v1/openapi.json: (in the envelope's msg) the OpenAPI 3 document @fastify/swagger builds from the routes and their zod schemas.
+// GET /api/v1/openapi.json: (in the envelope's msg) the OpenAPI 3 document generated from the routes' own zod schemas.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ok } from './envelope.ts';
-import { AccountCreateBodySchema, AccountDumpSchema, AccountListSchema, AccountSchema, AccountUpdateBodySchema } from '../schemas/account.ts';
-import { errorEnvelopeSchema, successEnvelopeSchema, successStringSchema } from '../schemas/envelope.ts';
-import { FilterRuleBodySchema, FilterRuleListSchema, FirewallConfBodySchema, FirewallConfSchema, FirewallInfoSchema, MangleRuleListSchema, NatRuleListSchema } from '../schemas/firewall.ts';
-import { licenseSchema } from '../schemas/license.ts';
-import { ListingQuerySchema } from '../schemas/listing.ts';
-import { PortForwardCreateBodySchema, PortForwardMapSchema } from '../schemas/port-forward.ts';
-import { TrafficStatisticsSchema } from '../schemas/statistics.ts';
-import { systemConfigSchema, systemConfigUpdateSchema, systemInfoSchema, systemStatusSchema } from '../schemas/system.ts';
-import { trafficLoggingConfigSchema, trafficLoggingUpdateSchema } from '../schemas/traffic-logging.ts';
-import {
-  AvailableIpsSchema, WireguardCreateBodySchema, WireguardDumpSchema, WireguardInfoSchema, WireguardOnlineSchema, WireguardPeersSchema,
-  WireguardServerMapSchema, WireguardServerSchema, WireguardUpdateBodySchema,
-} from '../schemas/wireguard.ts';
+import { errorEnvelopeSchema, successEnvelopeSchema } from '../schemas/envelope.ts';
+import { typed, type AnyRouteSpec } from './typed-route.ts';
 
 /** Path of the document (under /api/v1, behind the access hash like every API route). */
-export const OPENAPI_PATH = '/openapi.json';
+const OPENAPI_PATH = '/openapi.json';
 
-/** The zod schemas of one route: `msg` of the success envelope, the request body, the query. */
-interface RouteDoc {
-  msg?: z.ZodType;
-  body?: z.ZodType;
-  query?: z.ZodType;
-}
+/** `msg` of GET /openapi.json: an OpenAPI 3 document (validated as such by the tests). */
+const openapiDocumentSchema = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
 
-/**
- * The schemas each route validates with or answers, keyed `METHOD /path` (paths relative to /api/v1). A route not
- * listed is still documented (path parameters, the envelope with an untyped `msg`).
- */
-const ROUTES: Record<string, RouteDoc> = {
-  'GET /account': { msg: AccountListSchema, query: ListingQuerySchema },
-  'POST /account': { msg: AccountSchema, body: AccountCreateBodySchema },
-  'GET /account/:name': { msg: AccountSchema },
-  'PUT /account/:name': { msg: AccountSchema, body: AccountUpdateBodySchema },
-  'DELETE /account/:name': { msg: successStringSchema },
-  'GET /account/:name/config_text': { msg: z.string() },
-  'GET /account/:name/config_qr': { msg: z.string() },
-  'GET /account/:name/dump': { msg: AccountDumpSchema },
-  'GET /account/:name/traffic_statistics/:year/:month': { msg: TrafficStatisticsSchema },
-  'GET /firewall/info': { msg: FirewallInfoSchema },
-  'GET /firewall/conf': { msg: FirewallConfSchema },
-  'PUT /firewall/conf': { body: FirewallConfBodySchema },
-  'GET /firewall/rules/filter': { msg: FilterRuleListSchema },
-  'POST /firewall/rules/filter/top': { body: FilterRuleBodySchema },
-  'POST /firewall/rules/filter/end': { body: FilterRuleBodySchema },
-  'GET /firewall/rules/nat': { msg: NatRuleListSchema },
-  'GET /firewall/rules/mangle': { msg: MangleRuleListSchema },
-  'GET /license': { msg: licenseSchema },
-  'GET /port_forward': { msg: PortForwardMapSchema },
-  'POST /port_forward': { body: PortForwardCreateBodySchema },
-  'GET /system/status': { msg: systemStatusSchema },
-  'GET /system/info': { msg: systemInfoSchema },
-  'GET /system/config': { msg: systemConfigSchema },
-  'PUT /system/config': { body: systemConfigUpdateSchema },
-  'GET /traffic_logging': { msg: trafficLoggingConfigSchema },
-  'PUT /traffic_logging': { body: trafficLoggingUpdateSchema },
-  'GET /wireguard': { msg: WireguardServerMapSchema },
-  'POST /wireguard': { msg: WireguardServerSchema, body: WireguardCreateBodySchema },
-  'GET /wireguard/info': { msg: WireguardInfoSchema },
-  'GET /wireguard/online': { msg: WireguardOnlineSchema, query: ListingQuerySchema },
-  'GET /wireguard/:name': { msg: WireguardServerSchema },
-  'PUT /wireguard/:name': { msg: WireguardServerSchema, body: WireguardUpdateBodySchema },
-  'DELETE /wireguard/:name': { msg: successStringSchema },
-  'GET /wireguard/:name/dump': { msg: WireguardDumpSchema },
-  'GET /wireguard/:name/available_ips': { msg: AvailableIpsSchema },
-  'GET /wireguard/:name/peers': { msg: WireguardPeersSchema, query: ListingQuerySchema },
-};
-
-/** The zod route schema of a route: path parameters from the URL, body/query/success `msg` from {@link ROUTES}. */
-function routeSchema(method: string, url: string): Record<string, unknown> {
-  const doc = ROUTES[`${method} ${url.replace(/^\/api\/v1/, '')}`] ?? {};
-  const names = [...url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+/** The fastify route schema the zod transform documents, from what the route declared (see `typed-route.ts`). */
+function routeSchema(spec: AnyRouteSpec): Record<string, unknown> {
   const schema: Record<string, unknown> = {
-    response: { 200: successEnvelopeSchema(doc.msg ?? z.unknown()), '4XX': errorEnvelopeSchema, '5XX': errorEnvelopeSchema },
+    response: { 200: spec.produces ? z.string() : successEnvelopeSchema(spec.msg), '4XX': errorEnvelopeSchema, '5XX': errorEnvelopeSchema },
   };
-  if (names.length) schema.params = z.object(Object.fromEntries(names.map((n) => [n, z.string()])));
-  if (doc.query) schema.querystring = doc.query;
-  if (doc.body) {
-    schema.body = doc.body;
+  if (spec.params) schema.params = spec.params;
+  if (spec.query) schema.querystring = spec.query;
+  if (spec.body) {
+    schema.body = spec.body;
     schema.consumes = ['application/x-www-form-urlencoded', 'application/json'];
   }
   return schema;
 }
 
 /**
- * Registers @fastify/swagger (before the routes, so it sees each one). Routes validate with `parseInput` rather
- * than fastify's schema option, so the document's schemas come from {@link ROUTES} through the zod type provider's
- * `jsonSchemaTransform`; only /api/v1 routes are described (HEAD twins and the /metrics text are left out).
+ * Registers @fastify/swagger (before the routes, so it sees each one). Every /api/v1 route declares its schemas on
+ * itself (`typed(app)`, kept in the route's `config.spec`); the zod type provider's `jsonSchemaTransform` turns them
+ * into the document. Only /api/v1 routes are described (HEAD twins and the /metrics text are left out); an API
+ * route without a declared spec fails the document's generation.
  */
 export function registerOpenApi(app: FastifyInstance, version: string): void {
   void app.register(swagger, {
@@ -105,12 +49,19 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
     exposeHeadRoutes: false,
     transform: ({ schema, url, route, ...rest }) => {
       if (!url.startsWith('/api/v1/')) return { schema: { ...schema, hide: true }, url };
-      return jsonSchemaTransform({ schema: routeSchema(String(route.method), url) as never, url, route, ...rest });
+      const spec = (route.config as { spec?: AnyRouteSpec } | undefined)?.spec;
+      if (!spec) throw new Error(`${String(route.method)} ${url}: an API route without declared schemas (register it with typed(app))`);
+      const out = jsonSchemaTransform({ schema: routeSchema(spec) as never, url, route, ...rest });
+      if (spec.produces) {
+        const response = (out.schema as { response: Record<string, unknown> }).response;
+        response[200] = { description: `the ${spec.produces} content, no envelope`, content: { [spec.produces]: { schema: { type: 'string', format: 'binary' } } } };
+      }
+      return out;
     },
   });
 }
 
 /** The route plugin answering the document in the envelope's `msg`, like every /api/v1 answer. */
 export async function openapiRoutes(app: FastifyInstance): Promise<void> {
-  app.get(OPENAPI_PATH, async () => ok(app.swagger()));
+  typed(app).get(OPENAPI_PATH, { msg: openapiDocumentSchema }, () => app.swagger() as unknown as z.output<typeof openapiDocumentSchema>);
 }

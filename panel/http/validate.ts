@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { ApiError, OWN } from './errors.ts';
 
 /** Whether `value` is a key/value object (what form and JSON bodies parse to; form objects have no Object prototype). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
@@ -15,7 +15,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const input = body === undefined || body === null ? {} : body;
-  if (!isPlainObject(input)) throw new ApiError(OWN.MALFORMED_BODY, 400);
+  if (!isPlainObject(input)) throw new ApiError(OWN.MALFORMED_BODY);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const first = result.error.issues[0];

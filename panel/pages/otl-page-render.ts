@@ -6,7 +6,7 @@ import Handlebars from 'handlebars';
 import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../schemas/otl.ts';
 
 /** Directory of the page templates. */
-export const OTL_VIEWS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'views', 'panel', 'otl');
+const OTL_VIEWS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'views', 'panel', 'otl');
 
 /** One of the six optional buttons, shown when both its label and its link are set. */
 export interface OtlButton {

@@ -5,7 +5,7 @@ import { wgQuickFilename, type OtlDownloadKind, type OtlService, type OtlViewDat
 import { otlButtons, OtlPageRenderer, type OtlConfigView } from './otl-page-render.ts';
 
 /** Path prefix of the page. */
-export const OTL_PAGE_PREFIX = '/otl';
+const OTL_PAGE_PREFIX = '/otl';
 
 /** Download routes' last segment → the file kind. */
 const DOWNLOADS: Record<string, OtlDownloadKind> = { 'wireguard.conf': 'wireguard', 'ca.pem': 'ca', profile: 'profile' };

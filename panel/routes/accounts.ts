@@ -1,41 +1,47 @@
 // Account routes: list/create/read/edit/delete, client configuration as text and QR code, live dump, live mangle/tc views.
-import { ENVELOPE_CLOSE, ENVELOPE_OPEN, ok, sendJsonBody, SUCCESS } from '../http/envelope.ts';
+import { z } from 'zod';
+import { ENVELOPE_CLOSE, ENVELOPE_OPEN, sendJsonBody, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
-import { AccountCreateBodySchema, AccountUpdateBodySchema } from '../schemas/account.ts';
+import { typed } from '../http/typed-route.ts';
+import {
+  AccountConfigQrSchema, AccountConfigTextSchema, AccountCreateBodySchema, AccountDumpSchema, AccountListSchema, AccountSchema,
+  AccountUpdateBodySchema,
+} from '../schemas/account.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
 import { ListingQuerySchema } from '../schemas/listing.ts';
 
 export const accountRoutes: PanelRoutes = async (app, { services }) => {
   const { accounts, accountConfig, networkViews } = services;
-  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+  const route = typed(app);
+  const named = { params: NameParamsSchema };
 
-  app.get('/account', async (request, reply) =>
-    sendJsonBody(reply, accounts.listBody(parseInput(ListingQuerySchema, request.query), ENVELOPE_OPEN, ENVELOPE_CLOSE)));
+  route.get('/account', { query: ListingQuerySchema, msg: AccountListSchema }, ({ query, reply }) =>
+    sendJsonBody(reply, accounts.listBody(query(), ENVELOPE_OPEN, ENVELOPE_CLOSE)));
 
-  app.post('/account', async (request) => ok(await accounts.create(parseInput(AccountCreateBodySchema, request.body))));
+  route.post('/account', { body: AccountCreateBodySchema, msg: AccountSchema }, ({ body }) => accounts.create(body()));
 
-  app.get('/account/:name', async (request) => ok(accounts.get(nameOf(request.params))));
+  route.get('/account/:name', { ...named, msg: AccountSchema }, ({ params }) => accounts.get(params().name));
 
-  app.put('/account/:name', async (request) => {
-    const name = nameOf(request.params);
-    return ok(await accounts.update(name, parseInput(AccountUpdateBodySchema, request.body)));
+  route.put('/account/:name', { ...named, body: AccountUpdateBodySchema, msg: AccountSchema }, ({ params, body }) => {
+    const { name } = params();
+    return accounts.update(name, body());
   });
 
-  app.delete('/account/:name', async (request) => {
-    await accounts.remove(nameOf(request.params));
-    return ok(SUCCESS);
+  route.delete('/account/:name', { ...named, msg: successStringSchema }, async ({ params }) => {
+    await accounts.remove(params().name);
+    return SUCCESS;
   });
 
-  app.get('/account/:name/config_text', async (request) =>
-    ok(accountConfig.configText(accounts.require(nameOf(request.params)))));
+  route.get('/account/:name/config_text', { ...named, msg: AccountConfigTextSchema }, ({ params }) =>
+    accountConfig.configText(accounts.require(params().name)));
 
-  app.get('/account/:name/config_qr', async (request) =>
-    ok(await accountConfig.configQr(accounts.require(nameOf(request.params)))));
+  route.get('/account/:name/config_qr', { ...named, msg: AccountConfigQrSchema }, ({ params }) =>
+    accountConfig.configQr(accounts.require(params().name)));
 
-  app.get('/account/:name/dump', async (request) => ok(await accountConfig.dump(accounts.require(nameOf(request.params)))));
+  route.get('/account/:name/dump', { ...named, msg: AccountDumpSchema }, ({ params }) => accountConfig.dump(accounts.require(params().name)));
 
-  app.get('/account/:name/firewall_mangle_rules', async (request) => ok(await networkViews.accountMangleRules(nameOf(request.params))));
+  route.get('/account/:name/firewall_mangle_rules', { ...named, msg: z.string() }, ({ params }) => networkViews.accountMangleRules(params().name));
 
-  app.get('/account/:name/traffic_control', async (request) => ok(await networkViews.accountTrafficControl(nameOf(request.params))));
+  route.get('/account/:name/traffic_control', { ...named, msg: z.string() }, ({ params }) => networkViews.accountTrafficControl(params().name));
 };

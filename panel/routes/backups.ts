@@ -1,33 +1,38 @@
 // Backup routes: list, create, download (no envelope), restore, and the schedule config.
 import { createReadStream } from 'node:fs';
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
-import { backupConfigUpdateSchema, backupCreateSchema, backupRestoreSchema } from '../schemas/backups.ts';
+import { typed } from '../http/typed-route.ts';
+import {
+  backupConfigSchema, backupConfigUpdateSchema, backupCreateSchema, backupListSchema, BackupNameParamsSchema, backupRestoreSchema,
+  backupSchema,
+} from '../schemas/backups.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
+import { z } from 'zod';
 
 export const backupRoutes: PanelRoutes = async (app, { services }) => {
-  app.get('/backups', async () => ok({ backups: services.backups.list() }));
+  const route = typed(app);
 
-  app.post('/backups', async (request) => {
-    const { statistics } = parseInput(backupCreateSchema, request.body);
-    return ok(await services.backups.create(statistics ?? false));
+  route.get('/backups', { msg: backupListSchema }, () => ({ backups: services.backups.list() }));
+
+  route.post('/backups', { body: backupCreateSchema, msg: backupSchema }, ({ body }) => services.backups.create(body().statistics ?? false));
+
+  route.put('/backups/restore', { body: backupRestoreSchema, msg: successStringSchema }, async ({ body }) => {
+    await services.backups.restore(body().backup_name);
+    return SUCCESS;
   });
 
-  app.put('/backups/restore', async (request) => {
-    const { backup_name } = parseInput(backupRestoreSchema, request.body);
-    await services.backups.restore(backup_name);
-    return ok(SUCCESS);
-  });
+  route.get('/backups/config', { msg: backupConfigSchema }, () => services.backupConfig.get());
 
-  app.get('/backups/config', async () => ok(services.backupConfig.get()));
+  route.put('/backups/config', { body: backupConfigUpdateSchema, msg: backupConfigSchema }, ({ body }) => services.backupConfig.update(body()));
 
-  app.put('/backups/config', async (request) => ok(services.backupConfig.update(parseInput(backupConfigUpdateSchema, request.body))));
-
-  app.get<{ Params: { backup_name: string } }>('/backups/:backup_name', async (request, reply) => {
-    const path = services.backups.pathOf(request.params.backup_name);
+  /** The archive itself (application/zip), no envelope. */
+  route.get('/backups/:backup_name', { params: BackupNameParamsSchema, msg: z.never(), produces: 'application/zip' }, ({ params, reply }) => {
+    const { backup_name } = params();
+    const path = services.backups.pathOf(backup_name);
     return reply
       .header('content-type', 'application/zip')
-      .header('content-disposition', `attachment; filename="${request.params.backup_name}"`)
+      .header('content-disposition', `attachment; filename="${backup_name}"`)
       .header('cache-control', 'no-store')
       .send(createReadStream(path));
   });

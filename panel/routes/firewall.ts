@@ -1,39 +1,41 @@
 // Firewall routes: info, conf (read, change), filter rules (list, add at top or end, delete), NAT and mangle listings.
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
-import { FilterRuleBodySchema, FirewallConfBodySchema, RuleNameParamsSchema } from '../schemas/firewall.ts';
+import { typed } from '../http/typed-route.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
+import {
+  FilterRuleBodySchema, FilterRuleListSchema, FirewallConfBodySchema, FirewallConfSchema, FirewallInfoSchema, MangleRuleListSchema,
+  NatRuleListSchema, RuleNameParamsSchema,
+} from '../schemas/firewall.ts';
 
 export const firewallRoutes: PanelRoutes = async (app, { services }) => {
   const { firewall, networkViews } = services;
+  const route = typed(app);
 
-  app.get('/firewall/info', async () => ok(await firewall.info()));
+  route.get('/firewall/info', { msg: FirewallInfoSchema }, () => firewall.info());
 
-  app.get('/firewall/conf', async () => ok(firewall.getConf()));
+  route.get('/firewall/conf', { msg: FirewallConfSchema }, () => firewall.getConf());
 
-  app.put('/firewall/conf', async (request) => {
-    await firewall.updateConf(parseInput(FirewallConfBodySchema, request.body));
-    return ok(SUCCESS);
+  route.put('/firewall/conf', { body: FirewallConfBodySchema, msg: successStringSchema }, async ({ body }) => {
+    await firewall.updateConf(body());
+    return SUCCESS;
   });
 
-  app.get('/firewall/rules/filter', async () => ok(firewall.listRules()));
+  route.get('/firewall/rules/filter', { msg: FilterRuleListSchema }, () => firewall.listRules());
 
-  app.post('/firewall/rules/filter/top', async (request) => {
-    await firewall.addRule(parseInput(FilterRuleBodySchema, request.body), 'top');
-    return ok(SUCCESS);
+  for (const position of ['top', 'end'] as const) {
+    route.post(`/firewall/rules/filter/${position}`, { body: FilterRuleBodySchema, msg: successStringSchema }, async ({ body }) => {
+      await firewall.addRule(body(), position);
+      return SUCCESS;
+    });
+  }
+
+  route.delete('/firewall/rules/filter/:rule_name', { params: RuleNameParamsSchema, msg: successStringSchema }, async ({ params }) => {
+    await firewall.deleteRule(params().rule_name);
+    return SUCCESS;
   });
 
-  app.post('/firewall/rules/filter/end', async (request) => {
-    await firewall.addRule(parseInput(FilterRuleBodySchema, request.body), 'end');
-    return ok(SUCCESS);
-  });
+  route.get('/firewall/rules/nat', { msg: NatRuleListSchema }, () => networkViews.natList());
 
-  app.delete('/firewall/rules/filter/:rule_name', async (request) => {
-    await firewall.deleteRule(parseInput(RuleNameParamsSchema, request.params).rule_name);
-    return ok(SUCCESS);
-  });
-
-  app.get('/firewall/rules/nat', async () => ok(await networkViews.natList()));
-
-  app.get('/firewall/rules/mangle', async () => ok(await networkViews.mangleList()));
+  route.get('/firewall/rules/mangle', { msg: MangleRuleListSchema }, () => networkViews.mangleList());
 };

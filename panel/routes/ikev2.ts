@@ -1,46 +1,50 @@
 // IKEv2 routes: /ikev2/* (config, PKI, enable, advanced settings, online, info) and the account profiles.
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { z } from 'zod';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
+import { typed } from '../http/typed-route.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
 import {
-  advancedSettingsSchema, generateCaSchema, generateServerSchema, ikev2EnableSchema, importCaSchema,
+  advancedSettingsSchema, generateCaSchema, generateServerSchema, ikev2AdvancedSettingsSchema, ikev2ConfigSchema, ikev2EnableSchema,
+  ikev2InfoSchema, ikev2OnlineSchema, importCaSchema,
 } from '../schemas/ikev2.ts';
 
 export const ikev2Routes: PanelRoutes = async (app, { services }) => {
   const { service, sessions, profiles } = services.ikev2;
-  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+  const route = typed(app);
+  const config = { msg: ikev2ConfigSchema };
+  const advanced = { msg: ikev2AdvancedSettingsSchema };
 
-  app.get('/ikev2/info', async () => ok(await sessions.info()));
-  app.get('/ikev2/config', async () => ok(service.config()));
-  app.put('/ikev2/import_ca_rsa', async (request) => {
-    const body = parseInput(importCaSchema, request.body);
-    return ok(await service.importCa(body.ca_cert, body.ca_key));
+  route.get('/ikev2/info', { msg: ikev2InfoSchema }, () => sessions.info());
+  route.get('/ikev2/config', config, () => service.config());
+  route.put('/ikev2/import_ca_rsa', { ...config, body: importCaSchema }, ({ body }) => {
+    const { ca_cert, ca_key } = body();
+    return service.importCa(ca_cert, ca_key);
   });
-  app.put('/ikev2/generate_ca_rsa', async (request) => ok(await service.generateCa(parseInput(generateCaSchema, request.body))));
-  app.delete('/ikev2/delete_ca_rsa', async () => ok(await service.deleteCa()));
-  app.put('/ikev2/generate_server_rsa', async (request) =>
-    ok(await service.generateServer(parseInput(generateServerSchema, request.body))));
-  app.delete('/ikev2/delete_server_rsa', async () => ok(await service.deleteServer()));
-  app.put('/ikev2', async (request) => ok(await service.setEnabled(parseInput(ikev2EnableSchema, request.body).enabled)));
-  app.get('/ikev2/advanced_settings', async () => ok(service.advanced()));
-  app.put('/ikev2/advanced_settings', async (request) =>
-    ok(await service.setAdvanced(parseInput(advancedSettingsSchema, request.body))));
-  app.put('/ikev2/advanced_settings/default', async () => ok(await service.resetAdvanced()));
-  app.get('/ikev2/online', async () => ok(await sessions.online()));
-  app.delete('/ikev2/online/:name', async (request) => {
-    await sessions.drop(nameOf(request.params));
-    return ok(SUCCESS);
+  route.put('/ikev2/generate_ca_rsa', { ...config, body: generateCaSchema }, ({ body }) => service.generateCa(body()));
+  route.delete('/ikev2/delete_ca_rsa', config, () => service.deleteCa());
+  route.put('/ikev2/generate_server_rsa', { ...config, body: generateServerSchema }, ({ body }) => service.generateServer(body()));
+  route.delete('/ikev2/delete_server_rsa', config, () => service.deleteServer());
+  route.put('/ikev2', { ...config, body: ikev2EnableSchema }, ({ body }) => service.setEnabled(body().enabled));
+  route.get('/ikev2/advanced_settings', advanced, () => service.advanced());
+  route.put('/ikev2/advanced_settings', { ...advanced, body: advancedSettingsSchema }, ({ body }) => service.setAdvanced(body()));
+  route.put('/ikev2/advanced_settings/default', advanced, () => service.resetAdvanced());
+  route.get('/ikev2/online', { msg: ikev2OnlineSchema }, () => sessions.online());
+  route.delete('/ikev2/online/:name', { params: NameParamsSchema, msg: successStringSchema }, async ({ params }) => {
+    await sessions.drop(params().name);
+    return SUCCESS;
   });
   // Extension: whether profiles carry the account password (off by default; the apps store it in clear).
-  app.put('/ikev2/profile_password', async (request) => {
-    service.setProfilePassword(parseInput(ikev2EnableSchema, request.body).enabled);
-    return ok(SUCCESS);
+  route.put('/ikev2/profile_password', { body: ikev2EnableSchema, msg: successStringSchema }, ({ body }) => {
+    service.setProfilePassword(body().enabled);
+    return SUCCESS;
   });
 
-  app.get('/account/:name/ikev2_profile', async (request) => ok(profiles.sswan(nameOf(request.params))));
+  const profile = { params: NameParamsSchema, msg: z.string() };
+  route.get('/account/:name/ikev2_profile', profile, ({ params }) => profiles.sswan(params().name));
   // Extension: the same account as an Apple configuration profile (XML plist text).
-  app.get('/account/:name/ikev2_mobileconfig', async (request) => ok(profiles.mobileconfig(nameOf(request.params))));
+  route.get('/account/:name/ikev2_mobileconfig', profile, ({ params }) => profiles.mobileconfig(params().name));
   // Extension: a PowerShell script that sets up Windows' built-in IKEv2 client for the account.
-  app.get('/account/:name/ikev2_windows', async (request) => ok(profiles.windows(nameOf(request.params))));
+  route.get('/account/:name/ikev2_windows', profile, ({ params }) => profiles.windows(params().name));
 };

@@ -1,27 +1,34 @@
 // One-time-link routes: GET /account/<name>/otl, GET /otl/list and the settings; PUT /otl/config*, DELETE /otl/<key> (extensions).
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { z } from 'zod';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
+import { typed } from '../http/typed-route.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { otlIkev2ConfigUpdateSchema, otlPageConfigUpdateSchema, otlWireguardConfigUpdateSchema } from '../schemas/otl.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
+import {
+  otlIkev2ConfigSchema, otlIkev2ConfigUpdateSchema, OtlKeyParamsSchema, otlListSchema, otlPageConfigSchema, otlPageConfigUpdateSchema,
+  otlWireguardConfigSchema, otlWireguardConfigUpdateSchema,
+} from '../schemas/otl.ts';
 
 export const otlRoutes: PanelRoutes = async (app, { services }) => {
   const { links, settings } = services.otl;
+  const route = typed(app);
 
-  app.get('/account/:name/otl', async (request) => ok(links.create(parseInput(NameParamsSchema, request.params).name)));
+  /** Answers the link (`{baseUrl}/otl/<key>`). */
+  route.get('/account/:name/otl', { params: NameParamsSchema, msg: z.string() }, ({ params }) => links.create(params().name));
 
-  app.get('/otl/list', async () => ok(links.list()));
-  app.get('/otl/config', async () => ok(settings.page()));
-  app.get('/otl/config_wireguard', async () => ok(settings.wireguard()));
-  app.get('/otl/config_ikev2', async () => ok(settings.ikev2()));
+  route.get('/otl/list', { msg: otlListSchema }, () => links.list());
+  route.get('/otl/config', { msg: otlPageConfigSchema }, () => settings.page());
+  route.get('/otl/config_wireguard', { msg: otlWireguardConfigSchema }, () => settings.wireguard());
+  route.get('/otl/config_ikev2', { msg: otlIkev2ConfigSchema }, () => settings.ikev2());
 
-  app.put('/otl/config', async (request) => ok(settings.updatePage(parseInput(otlPageConfigUpdateSchema, request.body))));
-  app.put('/otl/config_wireguard', async (request) =>
-    ok(settings.updateWireguard(parseInput(otlWireguardConfigUpdateSchema, request.body))));
-  app.put('/otl/config_ikev2', async (request) => ok(settings.updateIkev2(parseInput(otlIkev2ConfigUpdateSchema, request.body))));
+  route.put('/otl/config', { body: otlPageConfigUpdateSchema, msg: otlPageConfigSchema }, ({ body }) => settings.updatePage(body()));
+  route.put('/otl/config_wireguard', { body: otlWireguardConfigUpdateSchema, msg: otlWireguardConfigSchema }, ({ body }) =>
+    settings.updateWireguard(body()));
+  route.put('/otl/config_ikev2', { body: otlIkev2ConfigUpdateSchema, msg: otlIkev2ConfigSchema }, ({ body }) => settings.updateIkev2(body()));
 
-  app.delete<{ Params: { key: string } }>('/otl/:key', async (request) => {
-    links.revoke(request.params.key);
-    return ok(SUCCESS);
+  route.delete('/otl/:key', { params: OtlKeyParamsSchema, msg: successStringSchema }, ({ params }) => {
+    links.revoke(params().key);
+    return SUCCESS;
   });
 };

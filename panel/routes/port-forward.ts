@@ -1,33 +1,38 @@
 // Port-forward routes: list per server, create, delete; the short `/port_forward` form and the server-scoped forms
 // under `/wireguard/<name>/port_forward` and the published alias `/wireguard/<name>/port_forwarding`.
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
+import { typed } from '../http/typed-route.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { PortForwardCreateBodySchema, PortForwardParamsSchema, ServerPortForwardParamsSchema } from '../schemas/port-forward.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
+import {
+  PortForwardCreateBodySchema, PortForwardMapSchema, PortForwardParamsSchema, PortForwardSchema, ServerPortForwardParamsSchema,
+} from '../schemas/port-forward.ts';
 
 export const portForwardRoutes: PanelRoutes = async (app, { services }) => {
   const { portForwards } = services;
-  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+  const route = typed(app);
 
   for (const base of ['/wireguard/:name/port_forward', '/wireguard/:name/port_forwarding']) {
-    app.get(base, async (request) => ok(portForwards.listOf(nameOf(request.params))));
+    route.get(base, { params: NameParamsSchema, msg: PortForwardMapSchema }, ({ params }) => portForwards.listOf(params().name));
 
-    app.post(base, async (request) =>
-      ok(await portForwards.create(parseInput(PortForwardCreateBodySchema, request.body), nameOf(request.params))));
+    route.post(base, { params: NameParamsSchema, body: PortForwardCreateBodySchema, msg: PortForwardSchema }, ({ params, body }) => {
+      const change = body();
+      return portForwards.create(change, params().name);
+    });
 
-    app.delete(`${base}/:dst_port/:protocol`, async (request) => {
-      const { name, dst_port, protocol } = parseInput(ServerPortForwardParamsSchema, request.params);
+    route.delete(`${base}/:dst_port/:protocol`, { params: ServerPortForwardParamsSchema, msg: successStringSchema }, async ({ params }) => {
+      const { name, dst_port, protocol } = params();
       await portForwards.remove(dst_port, protocol, name);
-      return ok(SUCCESS);
+      return SUCCESS;
     });
   }
 
-  app.post('/port_forward', async (request) => ok(await portForwards.create(parseInput(PortForwardCreateBodySchema, request.body))));
+  route.post('/port_forward', { body: PortForwardCreateBodySchema, msg: PortForwardSchema }, ({ body }) => portForwards.create(body()));
 
-  app.delete('/port_forward/:dst_port/:protocol', async (request) => {
-    const { dst_port, protocol } = parseInput(PortForwardParamsSchema, request.params);
+  route.delete('/port_forward/:dst_port/:protocol', { params: PortForwardParamsSchema, msg: successStringSchema }, async ({ params }) => {
+    const { dst_port, protocol } = params();
     await portForwards.remove(dst_port, protocol);
-    return ok(SUCCESS);
+    return SUCCESS;
   });
 };

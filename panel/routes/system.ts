@@ -1,26 +1,26 @@
 // System routes: status, host info, reload, configuration (get, change, reset).
-import { ok, SUCCESS } from '../http/envelope.ts';
+import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
-import { systemConfigUpdateSchema } from '../schemas/system.ts';
+import { typed } from '../http/typed-route.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
+import { systemConfigSchema, systemConfigUpdateSchema, systemInfoSchema, systemStatusSchema } from '../schemas/system.ts';
 import { collectSystemInfo } from '../services/system-info.ts';
 
 export const systemRoutes: PanelRoutes = async (app, { services }) => {
-  app.get('/system/status', async () => ok(await services.system.status()));
+  const route = typed(app);
 
-  app.get('/system/info', async () => ok(collectSystemInfo()));
+  route.get('/system/status', { msg: systemStatusSchema }, () => services.system.status());
 
-  app.put('/system/reload', async () => {
+  route.get('/system/info', { msg: systemInfoSchema }, () => collectSystemInfo());
+
+  route.put('/system/reload', { msg: successStringSchema }, async () => {
     await services.system.reload();
-    return ok(SUCCESS);
+    return SUCCESS;
   });
 
-  app.get('/system/config', async () => ok(services.systemConfig.get()));
+  route.get('/system/config', { msg: systemConfigSchema }, () => services.systemConfig.get());
 
-  app.put('/system/config', async (request) => {
-    const change = parseInput(systemConfigUpdateSchema, request.body);
-    return ok(services.systemConfig.update(change));
-  });
+  route.put('/system/config', { body: systemConfigUpdateSchema, msg: systemConfigSchema }, ({ body }) => services.systemConfig.update(body()));
 
-  app.put('/system/config/default', async () => ok(services.systemConfig.reset()));
+  route.put('/system/config/default', { msg: systemConfigSchema }, () => services.systemConfig.reset());
 };

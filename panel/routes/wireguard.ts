@@ -1,53 +1,60 @@
 // WireGuard server routes: list/create/read/edit/delete, info, online sessions, dump, free addresses, peers, live
 // firewall/tc text views and set_bandwidth.
-import { ENVELOPE_CLOSE, ENVELOPE_OPEN, ok, sendJsonBody, SUCCESS } from '../http/envelope.ts';
+import { z } from 'zod';
+import { ENVELOPE_CLOSE, ENVELOPE_OPEN, sendJsonBody, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
-import { parseInput } from '../http/validate.ts';
+import { typed } from '../http/typed-route.ts';
 import { NameParamsSchema } from '../schemas/common-wire.ts';
+import { successStringSchema } from '../schemas/envelope.ts';
 import { ListingQuerySchema } from '../schemas/listing.ts';
-import { WireguardCreateBodySchema, WireguardUpdateBodySchema } from '../schemas/wireguard.ts';
+import {
+  AvailableIpsSchema, WireguardCreateBodySchema, WireguardDumpSchema, WireguardInfoSchema, WireguardOnlineSchema, WireguardPeersSchema,
+  WireguardServerMapSchema, WireguardServerSchema, WireguardUpdateBodySchema,
+} from '../schemas/wireguard.ts';
 
 export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
   const { servers, accounts, online, networkViews, serverBandwidth } = services;
-  const nameOf = (params: unknown) => parseInput(NameParamsSchema, params).name;
+  const route = typed(app);
+  const named = { params: NameParamsSchema };
+  const text = { ...named, msg: z.string() };
 
-  app.get('/wireguard/info', async () => ok(await servers.info()));
+  route.get('/wireguard/info', { msg: WireguardInfoSchema }, () => servers.info());
 
-  app.get('/wireguard/online', async (request) => ok(await online.list(parseInput(ListingQuerySchema, request.query))));
+  route.get('/wireguard/online', { query: ListingQuerySchema, msg: WireguardOnlineSchema }, ({ query }) => online.list(query()));
 
-  app.get('/wireguard', async () => ok(servers.list()));
+  route.get('/wireguard', { msg: WireguardServerMapSchema }, () => servers.list());
 
-  app.post('/wireguard', async (request) => ok(await servers.create(parseInput(WireguardCreateBodySchema, request.body))));
+  route.post('/wireguard', { body: WireguardCreateBodySchema, msg: WireguardServerSchema }, ({ body }) => servers.create(body()));
 
-  app.get('/wireguard/:name', async (request) => ok(servers.get(nameOf(request.params))));
+  route.get('/wireguard/:name', { ...named, msg: WireguardServerSchema }, ({ params }) => servers.get(params().name));
 
-  app.put('/wireguard/:name', async (request) => {
-    const name = nameOf(request.params);
-    return ok(await servers.update(name, parseInput(WireguardUpdateBodySchema, request.body)));
+  route.put('/wireguard/:name', { ...named, body: WireguardUpdateBodySchema, msg: WireguardServerSchema }, ({ params, body }) => {
+    const { name } = params();
+    return servers.update(name, body());
   });
 
-  app.delete('/wireguard/:name', async (request) => {
-    await servers.remove(nameOf(request.params));
-    return ok(SUCCESS);
+  route.delete('/wireguard/:name', { ...named, msg: successStringSchema }, async ({ params }) => {
+    await servers.remove(params().name);
+    return SUCCESS;
   });
 
-  app.get('/wireguard/:name/dump', async (request) => ok(await servers.dump(nameOf(request.params))));
+  route.get('/wireguard/:name/dump', { ...named, msg: WireguardDumpSchema }, ({ params }) => servers.dump(params().name));
 
-  app.get('/wireguard/:name/available_ips', async (request) => ok(servers.availableIps(nameOf(request.params))));
+  route.get('/wireguard/:name/available_ips', { ...named, msg: AvailableIpsSchema }, ({ params }) => servers.availableIps(params().name));
 
-  app.get('/wireguard/:name/peers', async (request, reply) => {
-    const server = servers.require(nameOf(request.params));
-    return sendJsonBody(reply, accounts.peersBody(server, parseInput(ListingQuerySchema, request.query), ENVELOPE_OPEN, ENVELOPE_CLOSE));
+  route.get('/wireguard/:name/peers', { ...named, query: ListingQuerySchema, msg: WireguardPeersSchema }, ({ params, query, reply }) => {
+    const server = servers.require(params().name);
+    return sendJsonBody(reply, accounts.peersBody(server, query(), ENVELOPE_OPEN, ENVELOPE_CLOSE));
   });
 
-  app.get('/wireguard/:name/firewall_nat_rules', async (request) => ok(await networkViews.serverNatRules(nameOf(request.params))));
+  route.get('/wireguard/:name/firewall_nat_rules', text, ({ params }) => networkViews.serverNatRules(params().name));
 
-  app.get('/wireguard/:name/firewall_filter_rules', async (request) => ok(await networkViews.serverFilterRules(nameOf(request.params))));
+  route.get('/wireguard/:name/firewall_filter_rules', text, ({ params }) => networkViews.serverFilterRules(params().name));
 
-  app.get('/wireguard/:name/traffic_control', async (request) => ok(await networkViews.serverTrafficControl(nameOf(request.params))));
+  route.get('/wireguard/:name/traffic_control', text, ({ params }) => networkViews.serverTrafficControl(params().name));
 
-  app.put('/wireguard/:name/set_bandwidth', async (request) => {
-    await serverBandwidth.setBandwidth(nameOf(request.params));
-    return ok('');
+  route.put('/wireguard/:name/set_bandwidth', { ...named, msg: z.literal('') }, async ({ params }) => {
+    await serverBandwidth.setBandwidth(params().name);
+    return '' as const;
   });
 };

@@ -89,3 +89,9 @@ export const backupCreateSchema = z.object({
 export const backupRestoreSchema = z.object({
   backup_name: field(E.BACKUP_NO_SUCH, (v) => (typeof v === 'string' ? v : undefined)),
 });
+
+/** GET /backups. */
+export const backupListSchema = z.object({ backups: z.array(backupSchema) });
+
+/** GET /backups/<backup_name> (the archive itself, no envelope). */
+export const BackupNameParamsSchema = z.object({ backup_name: z.string() });

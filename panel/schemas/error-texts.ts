@@ -187,6 +187,8 @@ export const OWN = {
   // One-time links (PUT /otl/config*, DELETE /otl/<key>: extensions the spec gives no text for)
   OTL_WRONG_LIFETIME: 'Wrong lifetime format (whole days 1-365)',
   OTL_NOT_FOUND: 'One-time link not found',
+  // GET /traffic_statistics (every account's days: an extension of the spec)
+  WRONG_DATE_RANGE: 'Wrong date range (from and to as YYYY-MM-DD, from not after to, at most 62 days)',
   // PUT /traffic_logging: formats the spec gives no text for
   TL_WRONG_SYSLOG_SERVER: 'Wrong remote_syslog_server format (IPv4 address)',
   TL_WRONG_SYSLOG_PORT: 'Wrong remote_syslog_server_port format (1-65535)',

@@ -192,9 +192,22 @@ export const advancedSettingsSchema = z.object({
   type: oneOf(['tunnel', 'transport', 'transport_proxy', 'passthrough', 'drop'], E.IKE_TYPE),
 }) as unknown as z.ZodType<Ikev2AdvancedSettings>;
 
+/** Ikev2AdvancedSettings as answered (GET/PUT /ikev2/advanced_settings). */
+export const ikev2AdvancedSettingsSchema = z.object({
+  ...(Object.fromEntries(CHARONDEBUG_SUBSYSTEMS.map((s) => [`charondebug_${s}`, z.number().int()])) as Record<DebugKey, z.ZodNumber>),
+  uniqueids: z.string(), strictcrlpolicy: z.string(), authby: z.string(), closeaction: z.string(), compress: z.string(),
+  dpdaction: z.string(), dpddelay: z.number().int(), dpdtimeout: z.number().int(), inactivity: z.number().int(), esp: z.string(),
+  forceencaps: z.string(), fragmentation: z.string(), ike: z.string(), ikelifetime: z.number().int(), installpolicy: z.string(),
+  keyingtries: z.number().int(), lifetime: z.number().int(), margintime: z.number().int(), mobike: z.string(), modeconfig: z.string(),
+  reauth: z.string(), rekey: z.string(), rekeyfuzz: z.number().int(), type: z.string(),
+}) as unknown as z.ZodType<Ikev2AdvancedSettings>;
+
 /** GET /ikev2/online entry. */
 export const ikev2OnlineEntrySchema = z.object({
   name: z.string(), username: z.string(), wg_name: z.string(), allowed_IPs: z.string(), b_download: z.string(),
   b_upload: z.string(), status: z.string(), endpoint: z.string(), uptime: z.string(),
 });
 export type Ikev2OnlineEntry = z.infer<typeof ikev2OnlineEntrySchema>;
+
+/** GET /ikev2/online. */
+export const ikev2OnlineSchema = z.array(ikev2OnlineEntrySchema);

@@ -121,3 +121,6 @@ export const otlIkev2ConfigUpdateSchema = z.object({
 });
 export type OtlIkev2ConfigUpdate = z.infer<typeof otlIkev2ConfigUpdateSchema>;
 
+
+/** DELETE /otl/<key>: the link's key. */
+export const OtlKeyParamsSchema = z.object({ key: z.string() });

@@ -19,3 +19,7 @@ export type TrafficStatisticsEntry = z.infer<typeof TrafficStatisticsEntrySchema
 
 /** The answer: one entry per day of the month (up to today for the current month). */
 export const TrafficStatisticsSchema = z.array(TrafficStatisticsEntrySchema);
+
+/** GET /traffic_statistics?from=YYYY-MM-DD[&to=YYYY-MM-DD] (every account's stored days: an extension of the spec). */
+export const TrafficStatisticsRangeQuerySchema = z.object({ from: z.string().optional(), to: z.string().optional() });
+export type TrafficStatisticsRangeQuery = z.infer<typeof TrafficStatisticsRangeQuerySchema>;

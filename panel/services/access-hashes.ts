@@ -5,7 +5,7 @@ import type { AccessHashRepository, AccessHashRow } from '../store/repositories/
 import { securityEvent, type SecurityLog } from '../logger.ts';
 
 /** Random bytes in a hash; its text is twice as many hex characters. */
-export const ACCESS_HASH_BYTES = 40;
+const ACCESS_HASH_BYTES = 40;
 const HASH_PATTERN = /^[0-9a-f]{80}$/;
 
 /** What may be listed about a hash (never the hash, never its digest). */
@@ -17,7 +17,7 @@ export interface AccessHashInfo {
 }
 
 /** SHA-256 of a hash text as 32 bytes. */
-export function hashDigest(hash: string): Buffer {
+function hashDigest(hash: string): Buffer {
   return createHash('sha256').update(hash, 'utf8').digest();
 }
 

@@ -1,8 +1,6 @@
 // Accounts (peers): CRUD with generated unique values, each change mirrored by one batched call per subsystem.
 import { randomInt } from 'node:crypto';
-import { FirewallError } from '../dataplane/firewall/firewall.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
-import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
@@ -13,6 +11,7 @@ import { checkAccountCreate, checkAccountUpdate, type AccountInput } from './acc
 import { AccountListing } from './account-listing.ts';
 import type { JsonBody } from './listing-fragments.ts';
 import { formatIpv4, peerIpv6 } from './addressing.ts';
+import { dataplaneRefusal } from './refusal.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
 
@@ -91,7 +90,7 @@ export class AccountService {
         await sync.applyAccountChange(server, null, row);
       } catch (err) {
         accounts.delete(row.id);
-        throw refusal(err);
+        throw dataplaneRefusal(err);
       }
       return this.toWire({ ...row, wg_name: server.name });
     }, { batch: true });
@@ -120,7 +119,7 @@ export class AccountService {
         await sync.applyAccountChange(server, before, after);
       } catch (err) {
         accounts.update(before);
-        throw refusal(err);
+        throw dataplaneRefusal(err);
       }
       if (after.status !== 'enable') this.deps.otlLinks?.killForAccount(after.id);
       return this.toWire(after);
@@ -142,7 +141,7 @@ export class AccountService {
       } catch (err) {
         accounts.restore(row, dependents);
         if (dependents.forwards.length) await sync.reapplyForwards(server).catch(() => undefined);
-        throw refusal(err);
+        throw dataplaneRefusal(err);
       }
     }, { batch: true });
   }
@@ -196,17 +195,6 @@ export class AccountService {
       public_key: keys.publicKey,
     };
   }
-}
-
-/**
- * A data-plane refusal of the peer as the API error it answers (422 with the subsystem's text): the shaper's checks
- * (e.g. a limited peer beyond host 65,534 of a wider-than-/16 subnet: HTB class minors are 16 bits) and the
- * firewall's (e.g. a mark out of range). A failed tool run (`tc: ...`) stays unexpected (500, logged).
- */
-function refusal(err: unknown): unknown {
-  if (err instanceof FirewallError) return new ApiError(err.text);
-  if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
-  return err;
 }
 
 /** `base`, or `base_<k>` for the smallest k that is free (someone may have picked the generated name by hand). */

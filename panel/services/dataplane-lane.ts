@@ -41,7 +41,7 @@ class BatchRetry extends Error {
 }
 
 /** The most changes one batch carries. */
-export const MAX_BATCH = 256;
+const MAX_BATCH = 256;
 
 /**
  * Serialises every data-plane task, with group commit for account changes: tasks run one after the other; a run of
@@ -63,6 +63,14 @@ export class DataplaneLane<C> {
     private readonly flush: (changes: C[]) => Promise<void>,
     private readonly maxBatch = MAX_BATCH,
   ) {}
+
+  /**
+   * Whether the lane is running its tasks now (a task, a batch's flush, or the turn between a batch's tasks). The
+   * subsystem writers refuse to write otherwise (see `lane-writers.ts`).
+   */
+  get active(): boolean {
+    return this.pumping;
+  }
 
   /** Runs `task` after every earlier task has settled (or in the current unit, see {@link LaneOptions}). */
   run<T>(task: () => Promise<T> | T, opts: LaneOptions = {}): Promise<T> {

@@ -1,24 +1,26 @@
 // The one way into the data plane: a serialized lane driving WireGuard, firewall and shaping from store changes.
-import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { Driver } from '../dataplane/driver.ts';
 import type { FilterRule, FirewallConf, PortForwardRule, RulePosition } from '../dataplane/firewall/firewall.ts';
 import type { AccountRow } from '../store/repositories/accounts.ts';
 import type { ServerRow } from '../store/repositories/servers.ts';
 import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { planAccountBatch, type AccountChange, type ServerBatch } from './dataplane-batch.ts';
+import { wireguardBatchStep } from './dataplane-wireguard-step.ts';
 import { DataplaneLane, type LaneOptions } from './dataplane-lane.ts';
-import { interfaceSpec, serverFirewallSpec, shapedPeer, shapingTarget, wireguardPeer, type DesiredPeer } from './dataplane-specs.ts';
+import { interfaceSpec, serverFirewallSpec, shapedPeer, shapingTarget, type DesiredPeer } from './dataplane-specs.ts';
 import { reconcileStore } from './dataplane-reconcile.ts';
 import { NO_POLICY, type DataplaneSyncDeps, type PolicySource, type SyncFollower, type SyncReconcileReport } from './dataplane-sync-deps.ts';
 import { desiredServer } from './desired-state.ts';
 import { dataplaneViews, requireServer, type DataplaneViews } from './dataplane-views.ts';
 import { Ikev2Shaping } from './ikev2/ikev2-shaping.ts';
+import { laneWriters, type LaneWriters } from './lane-writers.ts';
+import { UndoLedger, type SyncSubsystem, type UndoStep } from './dataplane-undo.ts';
 
 export { peerChanges } from './dataplane-specs.ts';
-export type { LaneOptions } from './dataplane-lane.ts';
-export type { DataplaneViews } from './dataplane-views.ts';
 export { DEFAULT_FIREWALL_CONF } from './dataplane-sync-deps.ts';
 export type { DataplaneSyncDeps, PolicySource, SyncFollower, SyncReconcileReport } from './dataplane-sync-deps.ts';
+export type { LaneOptions } from './dataplane-lane.ts';
+export type { DataplaneViews } from './dataplane-views.ts';
 
 /**
  * The data-plane side of every store change, per subsystem: WireGuard (links, peers), firewall (NAT, marks,
@@ -36,6 +38,11 @@ export type { DataplaneSyncDeps, PolicySource, SyncFollower, SyncReconcileReport
  * their rows one after the other and then share one call per subsystem and interface — one `wg set` with all their
  * peers, one `ipset restore`, one `tc -batch` — each request answered once the batch is in the kernel. A failed batch
  * is undone and its changes rerun one by one, so a refused change fails alone, exactly as without batching.
+ *
+ * One writer per subsystem: WireGuard, firewall and shaping are written here only; DNS, IPsec and the traffic-log
+ * chains through {@link writers}, which refuse to write outside the lane. An undo that fails is logged and marks its
+ * subsystem and interface for reconcile ({@link needsReconcile}): the firewall and shaping of that interface are set
+ * up again from the store by its next change, and the next full reconcile repairs everything.
  */
 export class DataplaneSync {
   private readonly lane = new DataplaneLane<AccountChange>((changes) => this.applyAccountChanges(changes));
@@ -44,19 +51,31 @@ export class DataplaneSync {
   /** Interfaces the shaper / firewall were set up for in this process (apply needs a prior ensure). */
   private readonly shaped = new Set<string>();
   private readonly walled = new Set<string>();
+  /** Failed undos: logged, and their subsystem marked for reconcile. */
+  private readonly undos: UndoLedger;
   /** Live views (see {@link DataplaneViews}). */
   readonly views: DataplaneViews;
+  /** The write side of DNS, IPsec and the traffic-log chains, usable only inside the lane (see {@link LaneWriters}). */
+  readonly writers: LaneWriters;
   /** The shaping tree of IKEv2 clients on charon's TUN (rebuilt after each daemon start, changed with each account). */
   readonly ikev2Shaping: Ikev2Shaping;
 
   constructor(private readonly deps: DataplaneSyncDeps) {
     this.views = dataplaneViews(deps);
-    this.ikev2Shaping = new Ikev2Shaping(deps);
+    const { shaper, ipsec, dns, firewall } = deps.dataplane;
+    this.ikev2Shaping = new Ikev2Shaping({ shaper, device: () => ipsec.device(), servers: deps.servers, accounts: deps.accounts, logger: deps.logger });
+    this.writers = laneWriters({ dns, ipsec, firewall }, () => this.lane.active);
+    // after a failed undo, the interface's firewall and shaping are set up again from the store by its next change
+    const forget = (iface: string) => [this.walled, this.shaped].forEach((set) => set.delete(iface));
+    this.undos = new UndoLedger((step) => step.subsystem !== 'wireguard' && forget(step.iface), deps.logger);
   }
 
-  /** The data-plane bundle. */
-  get dataplane(): Dataplane {
-    return this.deps.dataplane;
+  /**
+   * The `subsystem:interface` entries whose undo failed since the last full reconcile (sorted): their live state may
+   * differ from the store until the next change of that interface (firewall, shaping) or the next reconcile.
+   */
+  needsReconcile(): string[] {
+    return this.undos.marked();
   }
 
   /** The WireGuard seam, for reads (dumps, handshakes, host networks). */
@@ -102,8 +121,9 @@ export class DataplaneSync {
       await this.ensureServerPolicy(row, []);
       if (row.ikev2 === 1) await this.reshapeIkev2();
     } catch (err) {
-      await this.removeServerPolicy(row.interface_name).catch(() => undefined);
-      if (!opts.keepLinkOnFailure?.(err)) await wireguard.removeInterface(row.interface_name).catch(() => undefined);
+      const iface = row.interface_name;
+      await this.undos.run({ subsystem: 'firewall', iface, run: () => this.removeServerPolicy(iface) });
+      if (!opts.keepLinkOnFailure?.(err)) await this.undos.run({ subsystem: 'wireguard', iface, run: () => wireguard.removeInterface(iface) });
       throw err;
     }
   }
@@ -140,8 +160,11 @@ export class DataplaneSync {
         }
       }
     } catch (err) {
-      if (wgChanged) await wireguard.ensureInterface(oldSpec).catch(() => undefined);
-      if (fwChanged || tcChanged) await this.ensureServerPolicy(before, desiredServer(before, this.deps.accounts).peers).catch(() => undefined);
+      const iface = before.interface_name;
+      if (wgChanged) await this.undos.run({ subsystem: 'wireguard', iface, run: () => wireguard.ensureInterface(oldSpec) });
+      if (fwChanged || tcChanged) {
+        await this.undos.run({ subsystem: 'firewall', iface, run: () => this.ensureServerPolicy(before, desiredServer(before, this.deps.accounts).peers) });
+      }
       throw err;
     }
     for (const f of this.followers) await f.serverChanged(before, after).catch((err: unknown) => this.followerFailed(f, err));
@@ -183,11 +206,11 @@ export class DataplaneSync {
   async applyAccountChanges(changes: AccountChange[]): Promise<void> {
     const started = performance.now();
     const batches = planAccountBatch(changes);
-    const undo: Array<() => Promise<void>> = [];
+    const undo: UndoStep[] = [];
     try {
       for (const batch of batches) await this.applyServerBatch(batch, undo);
     } catch (err) {
-      for (const step of undo.reverse()) await step().catch(() => undefined);
+      for (const step of undo.reverse()) await this.undos.run(step);
       throw err;
     }
     this.deps.logger?.debug({ changes: changes.length, ms: Math.round(performance.now() - started) }, 'account changes applied');
@@ -203,40 +226,28 @@ export class DataplaneSync {
    * subsystems are independent and run side by side, so a batch costs the slowest tool, not the sum; each one that
    * succeeded leaves its undo, and the first failure is rethrown once all have settled.
    */
-  private async applyServerBatch(batch: ServerBatch, undo: Array<() => Promise<void>>): Promise<void> {
+  private async applyServerBatch(batch: ServerBatch, undo: UndoStep[]): Promise<void> {
     const { server } = batch;
     const iface = server.interface_name;
-    const steps = [() => this.wireguardStep(batch), () => this.firewallStep(batch), () => this.shapingStep(batch)];
+    const steps: Array<[SyncSubsystem, () => Promise<(() => Promise<void>) | null>]> = [
+      ['wireguard', () => wireguardBatchStep(this.deps.dataplane.wireguard, this.deps.accounts, batch)], ['firewall', () => this.firewallStep(batch)], ['shaping', () => this.shapingStep(batch)],
+    ];
     if (!this.walled.has(iface) || !this.shaped.has(iface)) {
       // A full setup of the server's firewall and shaping from the store (after a failure or before any reconcile).
-      for (const step of steps) {
+      for (const [subsystem, step] of steps) {
         const back = await step();
-        if (back) undo.push(back);
+        if (back) undo.push({ subsystem, iface, run: back });
       }
     } else {
-      const outcomes = await Promise.allSettled(steps.map((step) => step()));
-      for (const o of outcomes) if (o.status === 'fulfilled' && o.value) undo.push(o.value);
+      const outcomes = await Promise.allSettled(steps.map(([, step]) => step()));
+      outcomes.forEach((o, i) => {
+        if (o.status === 'fulfilled' && o.value) undo.push({ subsystem: steps[i][0], iface, run: o.value });
+      });
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
     }
     // Deleted accounts' peers leave last: a refused mark or class keeps the peer (and its counters) untouched.
     if (batch.wgLeaving.length) await this.deps.dataplane.wireguard.applyPeers(iface, { upsert: [], remove: batch.wgLeaving });
-  }
-
-  /** The batch's `wg set` but deleted peers (suspended peers parked, kept endpoints put back); returns its undo. */
-  private async wireguardStep(batch: ServerBatch): Promise<(() => Promise<void>) | null> {
-    if (!batch.wg) return null;
-    const { wireguard } = this.deps.dataplane;
-    const iface = batch.server.interface_name;
-    const resumed = batch.resumed.map((r) => ({ ...r, endpoint: this.deps.accounts.lastEndpoint(r.accountId) })).filter((r) => r.endpoint);
-    const endpoints = new Map(resumed.map((r) => [r.peer.publicKey, r.endpoint!]));
-    const upsert = batch.wg.upsert.map((p) => (endpoints.has(p.publicKey) ? { ...p, endpoint: endpoints.get(p.publicKey)!, persistentKeepalive: 1 } : p));
-    await wireguard.applyPeers(iface, { upsert, remove: batch.wg.remove });
-    // Turning keepalive on made the server send one (a handshake initiation); off again keeps the desired state.
-    if (resumed.length) await wireguard.applyPeers(iface, { upsert: resumed.map((r) => wireguardPeer(r.peer)), remove: [] });
-    for (const r of resumed) this.deps.accounts.setLastEndpoint(r.accountId, null);
-    const wgUndo = batch.wgUndo;
-    return () => wireguard.applyPeers(iface, wgUndo);
   }
 
   /** The batch's `ipset restore` (and the forwards of peers that appeared or moved); returns its undo. */
@@ -255,7 +266,7 @@ export class DataplaneSync {
     try {
       await this.restoreForwards(server, batch.readdressed);
     } catch (err) {
-      await back().catch(() => undefined);
+      await this.undos.run({ subsystem: 'firewall', iface, run: back });
       throw err;
     }
     return back;
@@ -337,7 +348,8 @@ export class DataplaneSync {
 
   /** Makes every subsystem match the whole store (boot, `PUT /system/reload`), in the lane: see {@link reconcileStore}. */
   reconcileAll(onProgress?: (done: number, total: number) => void): Promise<SyncReconcileReport> {
-    return this.serial(() => reconcileStore({ ...this.deps, policy: this.policy, followers: this.followers, walled: this.walled, shaped: this.shaped }, onProgress));
+    const ctx = { ...this.deps, policy: this.policy, followers: this.followers, walled: this.walled, shaped: this.shaped };
+    return this.serial(() => this.undos.settle(() => reconcileStore(ctx, onProgress)));
   }
 
   // ---- internals ----

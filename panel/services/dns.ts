@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { networkOf } from '../dataplane/cidr.ts';
 import { DnsConfigError, DnsRuntimeError, type Dns, type DnsConfig } from '../dataplane/dns/dns.ts';
+import type { DnsWriter } from './lane-writers.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { DnsStatus, DnsUpdate } from '../schemas/dns.ts';
 import type { DnsRepository, DnsSettings } from '../store/repositories/dns.ts';
@@ -11,7 +12,10 @@ import type { ServerRow, ServersRepository } from '../store/repositories/servers
 export interface DnsServiceDeps {
   repo: DnsRepository;
   servers: ServersRepository;
-  dns: Dns;
+  /** Reads of the resolver (state, version). */
+  dns: Pick<Dns, 'state' | 'version'>;
+  /** The resolver's writer (`DataplaneSync.writers.dns`): writes only inside the lane. */
+  writer: DnsWriter;
   /** Whether a valid license is installed (GET/PUT /dns answer `The license is not active` otherwise). */
   licensed: () => boolean;
   /** The data plane's serial lane (`DataplaneSync.serial`). */
@@ -76,7 +80,7 @@ export class DnsService {
       };
       this.deps.repo.put(after, this.deps.clock());
       try {
-        await this.deps.dns.apply(this.desired(after));
+        await this.deps.writer.apply(this.desired(after));
       } catch (err) {
         this.deps.repo.put(before, this.deps.clock());
         throw this.refusal(err);
@@ -92,14 +96,14 @@ export class DnsService {
   /** Makes the resolver match the store (boot, `PUT /system/reload`): started if enabled and not running, same config. */
   reconcile(): Promise<void> {
     return this.deps.serial(async () => {
-      await this.deps.dns.apply(this.desired(this.deps.repo.get()));
+      await this.deps.writer.apply(this.desired(this.deps.repo.get()));
     });
   }
 
   /** After a server change, inside the lane: the listen addresses and ACL follow. Failures are logged, not thrown. */
   async serversChanged(): Promise<void> {
     try {
-      await this.deps.dns.apply(this.desired(this.deps.repo.get()));
+      await this.deps.writer.apply(this.desired(this.deps.repo.get()));
     } catch (err) {
       this.deps.logger?.error({ err }, 'dns resolver not updated after a wireguard server change');
     }
@@ -168,7 +172,7 @@ export class DnsService {
   private refusal(err: unknown): unknown {
     if (err instanceof DnsConfigError || err instanceof DnsRuntimeError) {
       this.deps.logger?.warn({ err }, 'dns resolver refused the change');
-      return new ApiError(OWN.DNS_FAILED, undefined, err.message);
+      return new ApiError(OWN.DNS_FAILED, err.message);
     }
     return err;
   }

@@ -1,16 +1,14 @@
 // Firewall: global conf (policies, ip_forward, internal_traffic) and the operator's INPUT rules, stored then applied.
 import { checkFilterRule } from '../dataplane/firewall/firewall-checks.ts';
-import { FIREWALL_TEXTS } from '../dataplane/firewall/firewall-texts.ts';
 import {
   CONTROLPANEL_RULE,
-  FirewallError,
   type FilterRule,
   type FirewallConf,
   type PortForwardRule,
   type RulePosition,
   type Verdict,
 } from '../dataplane/firewall/firewall.ts';
-import { ShapingError } from '../dataplane/shaping/shaping.ts';
+import { dataplaneRefusal } from './refusal.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
 import type { TextScalar } from '../schemas/common-wire.ts';
 import type { FilterRuleBody, FilterRuleWire, FirewallConfBody, FirewallInfo } from '../schemas/firewall.ts';
@@ -52,23 +50,6 @@ export class ChangeLane {
     this.tail = run.catch(() => undefined);
     return run;
   }
-}
-
-/** Firewall texts of our own that describe a clash with the state rather than a malformed value (HTTP 422). */
-const UNPROCESSABLE_OWN = new Set<string>([FIREWALL_TEXTS.DST_IS_API_PORT, FIREWALL_TEXTS.MARK_IN_USE]);
-
-/**
- * A subsystem refusal as the API error it answers: a `FirewallError` keeps its text (a spec seed text or one of
- * `FIREWALL_TEXTS`); a shaper refusal (`shaping: ...`, e.g. a peer beyond host 65,534 of a wide subnet) answers 422
- * with its text, as an account change does; anything else (a failed tool run) passes unchanged and is answered 500.
- */
-export function policyError(err: unknown): unknown {
-  if (err instanceof FirewallError || (err instanceof Error && err.name === 'FirewallError' && 'text' in err)) {
-    const text = (err as FirewallError).text;
-    return new ApiError(text, UNPROCESSABLE_OWN.has(text) ? 422 : undefined);
-  }
-  if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
-  return err;
 }
 
 /** Collaborators of the firewall service. */
@@ -123,7 +104,7 @@ export class FirewallService {
       } catch (err) {
         await sync.serial(() => conf.setFirewallConf(before));
         await sync.applyFirewallGlobal(before, rules.listFilterRules()).catch(() => undefined);
-        throw policyError(err);
+        throw dataplaneRefusal(err);
       }
     });
   }
@@ -159,7 +140,7 @@ export class FirewallService {
             d_port: str(body.d_port),
           });
         } catch (err) {
-          throw policyError(err);
+          throw dataplaneRefusal(err);
         }
         rules.add(checked, at);
         return checked;
@@ -168,7 +149,7 @@ export class FirewallService {
         await sync.addFilterRule(rule, at);
       } catch (err) {
         await sync.serial(() => rules.delete(rule.name));
-        throw policyError(err);
+        throw dataplaneRefusal(err);
       }
     });
   }
@@ -188,7 +169,7 @@ export class FirewallService {
         await sync.deleteFilterRule(name);
       } catch (err) {
         await sync.serial(() => rules.restore(row));
-        throw policyError(err);
+        throw dataplaneRefusal(err);
       }
     });
   }

@@ -8,9 +8,6 @@ export interface HostNetworkView {
   overlapping(cidr: Cidr): string | null;
 }
 
-/** A view that overlaps nothing (a check that was not given the host's networks). */
-export const NO_HOST_NETWORKS: HostNetworkView = { overlapping: () => null };
-
 /** Options of {@link HostNetworkReader}. */
 export interface HostNetworkReaderOptions {
   /** The address the panel listens on; an unspecified one (`0.0.0.0`, `::`) adds nothing, the links cover it. */

@@ -33,19 +33,28 @@ export interface LicenseState {
  * Reads the license from SQLite on every call (so a key installed by the CLI counts at once); the signature of a
  * given stored key is verified once and cached, expiry is checked against the clock on every call.
  */
+/** Collaborators of {@link LicenseService}. */
+export interface LicenseServiceDeps {
+  repo: LicenseRepository;
+  secretBox: SecretBox;
+  /** The vendor key that signs licenses; null: only the free tier. */
+  publicKey: KeyObject | null;
+  /** Default `() => new Date()`. */
+  clock?: () => Date;
+  log?: SecurityLog;
+}
+
 export class LicenseService {
   private cache: Verified | null = null;
   /** The sealed key last seen (null: none installed; undefined: not read yet), to log a key changed by another process. */
   private seenSealed: string | null | undefined = undefined;
 
   /** `log` receives a security event, written at once, whenever the installed key changes (here or from elsewhere). */
-  constructor(
-    private readonly repo: LicenseRepository,
-    private readonly secretBox: SecretBox,
-    private readonly publicKey: KeyObject | null,
-    private readonly clock: () => Date = () => new Date(),
-    private readonly log?: SecurityLog,
-  ) {}
+  constructor(private readonly deps: LicenseServiceDeps) {}
+
+  private now(): Date {
+    return this.deps.clock?.() ?? new Date();
+  }
 
   /** Account limit: the valid license's `accounts`, else the free tier (50). */
   accountLimit(): number {
@@ -57,7 +66,7 @@ export class LicenseService {
   state(): LicenseState {
     const verified = this.load();
     if (!verified || !verified.signatureOk || !verified.claims) return { valid: false, claims: null };
-    const valid = verified.claims.exp * 1000 > this.clock().getTime();
+    const valid = verified.claims.exp * 1000 > this.now().getTime();
     return { valid, claims: valid ? verified.claims : null };
   }
 
@@ -75,7 +84,7 @@ export class LicenseService {
     this.cache = null;
     const state = this.state();
     const key = this.load()?.key ?? '';
-    const row = this.repo.get();
+    const row = this.deps.repo.get();
     if (!state.valid || !state.claims || !row) throw new ApiError(E.LICENSE_NOT_ACTIVE);
     return {
       accounts: state.claims.accounts,
@@ -89,42 +98,42 @@ export class LicenseService {
   /** Verifies and stores a key (sealed). Throws LicenseInstallError when malformed, foreign or expired. */
   install(key: string): LicenseClaims {
     const trimmed = key.trim();
-    const verdict = verifyLicenseKey(trimmed, this.publicKey, this.clock());
+    const verdict = verifyLicenseKey(trimmed, this.deps.publicKey, this.now());
     if (!verdict.ok) throw new LicenseInstallError(verdict.problem);
-    const now = this.clock().toISOString();
-    const sealed = this.secretBox.seal(trimmed);
-    this.repo.put(sealed, now, now);
+    const now = this.now().toISOString();
+    const sealed = this.deps.secretBox.seal(trimmed);
+    this.deps.repo.put(sealed, now, now);
     this.cache = { sealed, key: trimmed, claims: verdict.claims, signatureOk: true };
     this.seenSealed = sealed;
-    securityEvent(this.log, { event: 'license_changed', accounts: verdict.claims.accounts, expires: new Date(verdict.claims.exp * 1000).toISOString() }, 'license installed');
+    securityEvent(this.deps.log, { event: 'license_changed', accounts: verdict.claims.accounts, expires: new Date(verdict.claims.exp * 1000).toISOString() }, 'license installed');
     return verdict.claims;
   }
 
   private load(): Verified | null {
-    const row = this.repo.get();
+    const row = this.deps.repo.get();
     const changed = this.seenSealed !== undefined && this.seenSealed !== (row?.key_sealed ?? null);
     this.seenSealed = row?.key_sealed ?? null;
     if (!row) {
       this.cache = null;
-      if (changed) securityEvent(this.log, { event: 'license_changed', source: 'other process', accounts: null }, 'license removed');
+      if (changed) securityEvent(this.deps.log, { event: 'license_changed', source: 'other process', accounts: null }, 'license removed');
       return null;
     }
     if (this.cache && this.cache.sealed === row.key_sealed) return this.cache;
     let key: string;
     try {
-      key = this.secretBox.open(row.key_sealed);
+      key = this.deps.secretBox.open(row.key_sealed);
     } catch {
       this.cache = { sealed: row.key_sealed, key: '', claims: null, signatureOk: false };
-      if (changed) securityEvent(this.log, { event: 'license_changed', source: 'other process', valid: false }, 'license installed');
+      if (changed) securityEvent(this.deps.log, { event: 'license_changed', source: 'other process', valid: false }, 'license installed');
       return this.cache;
     }
-    const verdict = verifyLicenseKey(key, this.publicKey, this.clock());
+    const verdict = verifyLicenseKey(key, this.deps.publicKey, this.now());
     const signatureOk = verdict.ok || verdict.problem === 'expired';
     this.cache = { sealed: row.key_sealed, key, claims: verdict.claims ?? null, signatureOk };
-    if (signatureOk) this.repo.touchLastCheck(row.key_sealed, this.clock().toISOString());
+    if (signatureOk) this.deps.repo.touchLastCheck(row.key_sealed, this.now().toISOString());
     if (changed) {
       const claims = verdict.claims;
-      securityEvent(this.log, {
+      securityEvent(this.deps.log, {
         event: 'license_changed', source: 'other process', valid: signatureOk,
         accounts: claims?.accounts ?? null, expires: claims ? new Date(claims.exp * 1000).toISOString() : null,
       }, 'license installed');

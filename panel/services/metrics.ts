@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Driver } from '../dataplane/driver.ts';
 
 /** Upper bounds (seconds) of the handshake-age buckets; peers that never shook hands are `never`. */
-export const HANDSHAKE_AGE_BUCKETS = [120, 300, 900, 3600, 86_400] as const;
+const HANDSHAKE_AGE_BUCKETS = [120, 300, 900, 3600, 86_400] as const;
 
 /** What the scrape reads: servers and their account counts per state. */
 export interface MetricsSource {

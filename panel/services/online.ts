@@ -7,20 +7,23 @@ import type { ListingPage } from '../schemas/listing.ts';
 import { formatIpv4 } from './addressing.ts';
 import { OnlineIndex } from './online-index.ts';
 
+/** Collaborators of {@link OnlineService}. */
+export interface OnlineServiceDeps {
+  servers: ServersRepository;
+  accounts: AccountsRepository;
+  driver: Driver;
+  /** `wireguard_handshake_uptime` of the system config, in seconds. */
+  handshakeUptime: () => number;
+  clock: () => Date;
+}
+
 /** Lists online WireGuard sessions from the live interfaces. */
 export class OnlineService {
   /** Public key → account, patched from the accounts' change feed (see {@link OnlineIndex}). */
   private readonly index: OnlineIndex;
 
-  constructor(
-    private readonly servers: ServersRepository,
-    private readonly accounts: AccountsRepository,
-    private readonly driver: Driver,
-    /** `wireguard_handshake_uptime` of the system config, in seconds. */
-    private readonly handshakeUptime: () => number,
-    private readonly clock: () => Date,
-  ) {
-    this.index = new OnlineIndex(accounts);
+  constructor(private readonly deps: OnlineServiceDeps) {
+    this.index = new OnlineIndex(deps.accounts);
   }
 
   /**
@@ -30,8 +33,8 @@ export class OnlineService {
    * index. `page` (limit/offset) narrows the answer; the work stops once the page is full.
    */
   async list(page: ListingPage = {}): Promise<WireguardOnlineEntry[]> {
-    const now = Math.floor(this.clock().getTime() / 1000);
-    const since = now - this.handshakeUptime();
+    const now = Math.floor(this.deps.clock().getTime() / 1000);
+    const since = now - this.deps.handshakeUptime();
     const skip = page.offset ?? 0;
     const end = page.limit === undefined ? Infinity : skip + page.limit;
     const out: WireguardOnlineEntry[] = [];
@@ -43,9 +46,9 @@ export class OnlineService {
       return text;
     };
     let seen = 0;
-    for (const server of this.servers.list()) {
+    for (const server of this.deps.servers.list()) {
       if (seen >= end) break;
-      const peers = (await this.driver.sessions(server.interface_name, since)) ?? [];
+      const peers = (await this.deps.driver.sessions(server.interface_name, since)) ?? [];
       for (let i = 0; i < peers.length && seen < end; i++) {
         const peer = peers[i];
         const account = this.index.get(peer.publicKey);

@@ -7,7 +7,8 @@ import type { PortForward, PortForwardCreateBody, PortForwardMap } from '../sche
 import type { AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { PortForwardEntry, PortForwardsRepository, PortForwardValues } from '../store/repositories/port-forwards.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
-import { ChangeLane, policyError, type PolicySync } from './firewall.ts';
+import { ChangeLane, type PolicySync } from './firewall.ts';
+import { dataplaneRefusal } from './refusal.ts';
 
 /** Collaborators of the port-forward service. */
 export interface PortForwardServiceDeps {
@@ -94,7 +95,7 @@ export class PortForwardService {
       await sync.applyForwards(server.name, forwards.listForwards(server.id));
     } catch (err) {
       await sync.serial(undo);
-      throw policyError(err);
+      throw dataplaneRefusal(err);
     }
   }
 
@@ -133,7 +134,7 @@ export function checkForwardCreate(
   const listenPorts = servers.list().map((s) => s.listen_port);
   if (listenPorts.some((p) => !Number.isInteger(p) || p < PORT_MIN || p > PORT_MAX)) throw new ApiError(E.PF_LISTEN_PORT_ERROR);
   if (listenPorts.includes(dstPort)) throw new ApiError(E.PF_DST_IS_LISTEN_PORT);
-  if (protocol === 'tcp' && dstPort === stores.apiPort) throw new ApiError(FIREWALL_TEXTS.DST_IS_API_PORT, 422);
+  if (protocol === 'tcp' && dstPort === stores.apiPort) throw new ApiError(FIREWALL_TEXTS.DST_IS_API_PORT);
   const toPort = port(body.to_port, E.PF_TO_PORT_RANGE);
   const peer = body.to_peer === undefined ? undefined : accounts.get(String(body.to_peer));
   if (!peer || (server && peer.server_id !== server.id)) throw new ApiError(E.PF_INCORRECT_PEER);

@@ -2,7 +2,8 @@
 import { ApiError, E } from '../http/errors.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
-import { ChangeLane, policyError, type PolicySync } from './firewall.ts';
+import { ChangeLane, type PolicySync } from './firewall.ts';
+import { dataplaneRefusal } from './refusal.ts';
 
 /** Collaborators of the bandwidth service. */
 export interface ServerBandwidthServiceDeps {
@@ -35,7 +36,7 @@ export class ServerBandwidthService {
       } catch (err) {
         await sync.serial(() => accounts.restoreBandwidths(before));
         await sync.applyServerBandwidth(server.name).catch(() => undefined);
-        throw policyError(err);
+        throw dataplaneRefusal(err);
       }
     });
   }

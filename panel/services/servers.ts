@@ -1,8 +1,6 @@
 // WireGuard servers: create/edit/delete with generated defaults, kept in step with the data plane; info and dumps.
 import type { DefaultRoute, DefaultRouteProbe } from '../dataplane/default-route.ts';
 import { DataplaneError, InterfaceHeldError } from '../dataplane/driver.ts';
-import { FirewallError } from '../dataplane/firewall/firewall.ts';
-import { ShapingError } from '../dataplane/shaping/shaping.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
@@ -15,14 +13,15 @@ import type { ServerRow, ServersRepository, ServerValues } from '../store/reposi
 import { freeAddresses, formatV4Cidr, parseV4Cidr, pickServerSubnet } from './addressing.ts';
 import type { DataplaneSync } from './dataplane-sync.ts';
 import type { HostNetworkReader, HostNetworkView } from './host-networks.ts';
+import { dataplaneRefusal } from './refusal.ts';
 import { CREATE_PORT_RANGE, KEEP_ALIVE_CAP, checkServerCreate, checkServerUpdate, ipv6SubnetInUse, type ServerInput } from './server-checks.ts';
 
 /** DNS servers handed to clients when none are given. */
-export const DEFAULT_DNS = { dns_1: '1.1.1.1', dns_2: '8.8.8.8', dns_1_ipv6: '2606:4700:4700::1111', dns_2_ipv6: '2001:4860:4860::8888' };
+const DEFAULT_DNS = { dns_1: '1.1.1.1', dns_2: '8.8.8.8', dns_1_ipv6: '2606:4700:4700::1111', dns_2_ipv6: '2001:4860:4860::8888' };
 /** Client PersistentKeepalive when none is given (keeps NAT mappings of clients open). */
-export const DEFAULT_KEEP_ALIVE = 25;
+const DEFAULT_KEEP_ALIVE = 25;
 /** available_ips lists at most this many addresses (a /16's worth); wider subnets are cut there. */
-export const AVAILABLE_IPS_LIMIT = 65534;
+const AVAILABLE_IPS_LIMIT = 65534;
 
 /** Collaborators of the server service. */
 export interface ServerServiceDeps {
@@ -180,8 +179,8 @@ export class ServerService {
    * wireguard-go is `Interface already in use` (the daemon's real message is logged). Others pass unchanged.
    */
   private driverRefusal(err: unknown): unknown {
-    if (err instanceof FirewallError) return new ApiError(err.text);
-    if (err instanceof ShapingError && err.message.startsWith('shaping:')) return new ApiError(err.message, 422);
+    const refused = dataplaneRefusal(err);
+    if (refused !== err) return refused;
     if (err instanceof InterfaceHeldError) {
       this.deps.logger?.warn({ iface: err.iface, cause: err.detail }, 'interface name held by another WireGuard daemon');
       return new ApiError(E.INTERFACE_IN_USE);

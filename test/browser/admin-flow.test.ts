@@ -33,13 +33,13 @@ describe('admin pages', { concurrency: 3 }, () => {
         assert.ok(await fitsWidth(page), 'dashboard fits the viewport');
 
         await page.goto(`${s.url}/admin/products/new?module=VpnProduct`);
-        await page.fill('input[name=server_location]', 'atlantis');
-        await page.fill('input[name=plan_type]', 'gold');
+        // Location and plan type are select boxes (the panels' locations, the module's plan types): left unchosen.
         await page.fill('input[name=bandwidth]', '0');
-        await page.click('main button[type=submit]');
+        await page.click('.product-form button[type=submit]');
         const err = (field: string) => page.locator(`.field-error[data-field=${field}]`);
-        assert.equal((await err('server_location').textContent())?.trim(), 'The selected server location is invalid.');
-        assert.match((await err('plan_type').textContent()) ?? '', /plan type is invalid/i);
+        assert.equal((await err('name').textContent())?.trim(), 'The name field is required.');
+        assert.equal((await err('server_location').textContent())?.trim(), 'The server location field is required.');
+        assert.match((await err('plan_type').textContent()) ?? '', /plan type field is required/i);
         assert.match((await err('bandwidth').textContent()) ?? '', /at least 1/);
         assert.ok(await err('bandwidth').isVisible());
         // Each message sits right under its own input.
@@ -48,10 +48,11 @@ describe('admin pages', { concurrency: 3 }, () => {
         assert.ok(input && message && message.y >= input.y + input.height - 1 && message.y - (input.y + input.height) < 40, 'error below its field');
         await screenshot(page, `admin-product-422-${tag}`);
 
-        await page.fill('input[name=server_location]', 'ams');
-        await page.fill('input[name=plan_type]', 'basic');
+        await page.fill('input[name=name]', `Amsterdam ${tag}`);
+        await page.selectOption('select[name=server_location]', 'ams');
+        await page.selectOption('select[name=plan_type]', 'basic');
         await page.fill('input[name=bandwidth]', '100');
-        await Promise.all([page.waitForURL(/\/admin\/products\/[0-9a-f-]{36}$/), page.click('main button[type=submit]')]);
+        await Promise.all([page.waitForURL(/\/admin\/products\/[0-9a-f-]{36}$/), page.click('.product-form button[type=submit]')]);
         assert.match(await page.locator('.flash').textContent() ?? '', /created/);
         const productUuid = page.url().split('/').pop()!;
 

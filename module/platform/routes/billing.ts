@@ -22,12 +22,14 @@ const InvoiceQuery = pageQuerySchema.extend({
   status: z.enum(INVOICE_STATUSES).optional(),
   customer: uuid.optional(),
   service: uuid.optional(),
+  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+  to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
 });
 const url = z.url().max(2000);
 
 /**
  * `GET /prices?product=`, `PUT|DELETE /products/:uuid/prices/:cycle`, `GET|PUT /products/:uuid/refund-policy`,
- * `POST /orders`, `GET /invoices?status=&customer=&service=&page=&per_page=`, `GET /invoices/:uuid`,
+ * `POST /orders`, `GET /invoices?status=&customer=&service=&from=&to=&page=&per_page=`, `GET /orders`, `GET /invoices/:uuid`,
  * `POST /invoices/:uuid/payments` (manual), `POST /invoices/:uuid/payment-session`, `POST /transactions/:uuid/refund`,
  * `POST|GET /customers`.
  */
@@ -56,6 +58,8 @@ export const billingRoutes = (billing: BillingService): FastifyPluginAsyncZod =>
     const { page, per_page, ...filter } = request.query;
     return billing.listInvoices(filter, page, per_page);
   });
+
+  app.get('/orders', { schema: { querystring: pageQuerySchema } }, async (request) => billing.listOrders(request.query.page, request.query.per_page));
 
   app.get('/invoices/:uuid', { schema: { params: z.object({ uuid }) } }, async (request) => billing.invoice(request.params.uuid));
 

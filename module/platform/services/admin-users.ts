@@ -6,6 +6,7 @@ import type { Db } from '../store/db.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { grants, type Role, type RoleRepository } from './roles.ts';
 import type { SessionStore } from './sessions.ts';
+import { statement } from '../store/statement-cache.ts';
 
 export interface AdminUser {
   id: number;
@@ -39,30 +40,29 @@ export class AdminUsers {
     if (this.findByEmail(email)) throw new HttpError(422, `an admin with the address ${email} exists`);
     const now = this.clock.now().toISOString();
     const hash = await hashPassword(input.password);
-    const id = this.db
-      .prepare('INSERT INTO admin_users (email, name, password_hash, role_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+    const id = statement(this.db, 'INSERT INTO admin_users (email, name, password_hash, role_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(email, input.name?.trim() ?? '', hash, role.id, now, now).lastInsertRowid;
     return this.get(Number(id))!;
   }
 
   get(id: number): AdminUser | null {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM admin_users WHERE id = ?`).get(id) as AdminUser | undefined) ?? null;
+    return (statement(this.db, `SELECT ${COLUMNS} FROM admin_users WHERE id = ?`).get(id) as AdminUser | undefined) ?? null;
   }
 
   findByEmail(email: string): AdminUser | null {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM admin_users WHERE email = ?`).get(email.trim()) as AdminUser | undefined) ?? null;
+    return (statement(this.db, `SELECT ${COLUMNS} FROM admin_users WHERE email = ?`).get(email.trim()) as AdminUser | undefined) ?? null;
   }
 
   list(): AdminUser[] {
-    return this.db.prepare(`SELECT ${COLUMNS} FROM admin_users ORDER BY id`).all() as AdminUser[];
+    return statement(this.db, `SELECT ${COLUMNS} FROM admin_users ORDER BY id`).all() as AdminUser[];
   }
 
   /** The admin when `email` and `password` match (time of a failed check does not tell whether the address exists). */
   async authenticate(email: string, password: string): Promise<AdminUser | null> {
-    const row = this.db.prepare('SELECT id, password_hash FROM admin_users WHERE email = ?').get(email.trim()) as { id: number; password_hash: string } | undefined;
+    const row = statement(this.db, 'SELECT id, password_hash FROM admin_users WHERE email = ?').get(email.trim()) as { id: number; password_hash: string } | undefined;
     const ok = await verifyPassword(password, row?.password_hash);
     if (!ok || !row) return null;
-    this.db.prepare('UPDATE admin_users SET last_login_at = ? WHERE id = ?').run(this.clock.now().toISOString(), row.id);
+    statement(this.db, 'UPDATE admin_users SET last_login_at = ? WHERE id = ?').run(this.clock.now().toISOString(), row.id);
     return this.get(row.id);
   }
 
@@ -70,7 +70,7 @@ export class AdminUsers {
   setRole(id: number, roleId: number): AdminUser {
     if (!this.roles.get(roleId)) throw new HttpError(422, `unknown role: ${roleId}`);
     this.db.transaction(() => {
-      if (!this.db.prepare('UPDATE admin_users SET role_id = ?, updated_at = ? WHERE id = ?').run(roleId, this.clock.now().toISOString(), id).changes) {
+      if (!statement(this.db, 'UPDATE admin_users SET role_id = ?, updated_at = ? WHERE id = ?').run(roleId, this.clock.now().toISOString(), id).changes) {
         throw new HttpError(404, `admin not found: ${id}`);
       }
       this.sessions.endAll('admin', String(id));
@@ -83,7 +83,7 @@ export class AdminUsers {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
     this.db.transaction(() => {
-      if (!this.db.prepare('UPDATE admin_users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, this.clock.now().toISOString(), id).changes) {
+      if (!statement(this.db, 'UPDATE admin_users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, this.clock.now().toISOString(), id).changes) {
         throw new HttpError(404, `admin not found: ${id}`);
       }
       this.sessions.endAll('admin', String(id));
@@ -95,7 +95,7 @@ export class AdminUsers {
     const admin = this.get(id);
     if (!admin) throw new HttpError(404, `admin not found: ${id}`);
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM admin_users WHERE id = ?').run(id);
+      statement(this.db, 'DELETE FROM admin_users WHERE id = ?').run(id);
       this.sessions.endAll('admin', String(id));
     })();
     return admin;

@@ -5,6 +5,7 @@ import { permissionEntrySchema, type PermissionEntry } from '../../contract/plug
 import type { Module } from '../../contract/module.ts';
 import { HttpError } from '../errors.ts';
 import type { Db } from '../store/db.ts';
+import { statement } from '../store/statement-cache.ts';
 
 /** Every key at once (the Administrator role). */
 export const ALL_PERMISSIONS = '*';
@@ -20,10 +21,13 @@ export const PLATFORM_PERMISSIONS: readonly PermissionEntry[] = [
   { name: 'Tasks', key: 'Platform-Core-tasks', description: 'See failed and stuck tasks and retry them' },
   { name: 'Customers', key: 'Platform-Core-customers', description: 'Create customers and assign services to them' },
   { name: 'Admins and roles', key: 'Platform-Core-admins', description: 'Manage admin users and edit roles' },
+  { name: 'Billing', key: 'Platform-Core-billing', description: 'See invoices with their transactions, orders, customers\' billing and billing runs' },
+  { name: 'Billing actions', key: 'Platform-Core-billing_actions', description: 'Record manual payments, refund payments, place orders, run billing and edit billing settings' },
+  { name: 'Revenue', key: 'Platform-Core-revenue', description: 'See revenue per month, MRR, new and cancelled services and the overdue amount' },
 ];
 
 export const PERMISSION = Object.fromEntries(PLATFORM_PERMISSIONS.map((p) => [p.key.slice('Platform-Core-'.length), p.key])) as Record<
-  'dashboard' | 'products' | 'services' | 'service_actions' | 'panels' | 'modules' | 'tasks' | 'customers' | 'admins',
+  'dashboard' | 'products' | 'services' | 'service_actions' | 'panels' | 'modules' | 'tasks' | 'customers' | 'admins' | 'billing' | 'billing_actions' | 'revenue',
   string
 >;
 
@@ -62,16 +66,16 @@ export class RoleRepository {
   constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
 
   list(): Role[] {
-    return (this.db.prepare('SELECT * FROM admin_roles ORDER BY id').all() as RoleRow[]).map(toRole);
+    return (statement(this.db, 'SELECT * FROM admin_roles ORDER BY id').all() as RoleRow[]).map(toRole);
   }
 
   get(id: number): Role | null {
-    const row = this.db.prepare('SELECT * FROM admin_roles WHERE id = ?').get(id) as RoleRow | undefined;
+    const row = statement(this.db, 'SELECT * FROM admin_roles WHERE id = ?').get(id) as RoleRow | undefined;
     return row ? toRole(row) : null;
   }
 
   findByName(name: string): Role | null {
-    const row = this.db.prepare('SELECT * FROM admin_roles WHERE name = ?').get(name) as RoleRow | undefined;
+    const row = statement(this.db, 'SELECT * FROM admin_roles WHERE name = ?').get(name) as RoleRow | undefined;
     return row ? toRole(row) : null;
   }
 
@@ -81,16 +85,14 @@ export class RoleRepository {
     if (!clean || clean.length > 64) throw new HttpError(422, 'role name must be 1-64 characters');
     if (this.findByName(clean)) throw new HttpError(422, `a role named ${clean} exists`);
     const now = this.clock.now().toISOString();
-    const id = this.db
-      .prepare('INSERT INTO admin_roles (name, permissions, created_at, updated_at) VALUES (?, ?, ?, ?)')
+    const id = statement(this.db, 'INSERT INTO admin_roles (name, permissions, created_at, updated_at) VALUES (?, ?, ?, ?)')
       .run(clean, JSON.stringify(unique(permissions)), now, now).lastInsertRowid;
     return this.get(Number(id))!;
   }
 
   /** Replaces a role's keys; 404 when it does not exist. */
   setPermissions(id: number, permissions: readonly string[]): Role {
-    const changed = this.db
-      .prepare('UPDATE admin_roles SET permissions = ?, updated_at = ? WHERE id = ?')
+    const changed = statement(this.db, 'UPDATE admin_roles SET permissions = ?, updated_at = ? WHERE id = ?')
       .run(JSON.stringify(unique(permissions)), this.clock.now().toISOString(), id).changes;
     if (!changed) throw new HttpError(404, `role not found: ${id}`);
     return this.get(id)!;

@@ -23,7 +23,8 @@ export interface ServiceView {
   status_reason: string | null;
   service_data: Record<string, unknown>;
   provision_data: Record<string, unknown>;
-  product: { uuid: string; module: string; product_data: Record<string, unknown> } | null;
+  /** The product; `name` is what customers read (empty for products made before names). */
+  product: { uuid: string; module: string; name: string; product_data: Record<string, unknown> } | null;
   /** The billing period and state (recurring billing), or null for a service sold without a price. */
   billing: object | null;
   created_at: string;
@@ -106,14 +107,20 @@ export class ServiceAdmin {
     return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
   }
 
+  /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone). */
+  describeBound(uuid: string): { view: ServiceView; module: Product } {
+    const service = this.require(uuid);
+    const product = this.products.get(service.product_uuid);
+    return { view: this.view(service, product), module: bindProduct(this.modules, uuid, service, product) };
+  }
+
   private require(uuid: string): StoredService {
     const service = this.services.get(uuid);
     if (!service) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
     return service;
   }
 
-  private view(service: StoredService): ServiceView {
-    const product = this.products.get(service.product_uuid);
+  private view(service: StoredService, product = this.products.get(service.product_uuid)): ServiceView {
     return {
       uuid: service.uuid,
       product_uuid: service.product_uuid,
@@ -122,7 +129,7 @@ export class ServiceAdmin {
       status_reason: service.status_reason,
       service_data: withoutSecrets(service.service_data),
       provision_data: withoutSecrets(service.provision_data),
-      product: product ? { uuid: product.uuid, module: product.module, product_data: product.product_data } : null,
+      product: product ? { uuid: product.uuid, module: product.module, name: product.name, product_data: product.product_data } : null,
       billing: this.billingOf(service.uuid),
       created_at: service.created_at,
       updated_at: service.updated_at,

@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 import type { Db } from '../store/db.ts';
 import type { Migration } from '../store/migrator.ts';
+import { statement } from '../store/statement-cache.ts';
 
 export const SESSIONS_SCOPE = 'sessions';
 
@@ -67,8 +68,8 @@ export class SessionStore {
   start(kind: SessionKind, subject: string): string {
     const now = this.clock.now().getTime();
     const id = randomBytes(32).toString('base64url');
-    this.db.prepare('DELETE FROM web_sessions WHERE expires_at <= ? OR seen_at <= ?').run(now, now - this.policy.idleMs);
-    this.db.prepare('INSERT INTO web_sessions (digest, kind, subject, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+    statement(this.db, 'DELETE FROM web_sessions WHERE expires_at <= ? OR seen_at <= ?').run(now, now - this.policy.idleMs);
+    statement(this.db, 'INSERT INTO web_sessions (digest, kind, subject, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(digestOf(id), kind, subject, now, now, now + this.policy.absoluteMs);
     return id;
   }
@@ -77,25 +78,25 @@ export class SessionStore {
   read(id: string | undefined, kind: SessionKind): string | null {
     if (!id || id.length > MAX_ID_LENGTH) return null;
     const digest = digestOf(id);
-    const row = this.db.prepare('SELECT kind, subject, seen_at, expires_at FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
+    const row = statement(this.db, 'SELECT kind, subject, seen_at, expires_at FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
     if (!row || row.kind !== kind) return null;
     const now = this.clock.now().getTime();
     if (now >= row.expires_at || now - row.seen_at >= this.policy.idleMs) {
-      this.db.prepare('DELETE FROM web_sessions WHERE digest = ?').run(digest);
+      statement(this.db, 'DELETE FROM web_sessions WHERE digest = ?').run(digest);
       return null;
     }
-    if (now - row.seen_at >= this.policy.touchMs) this.db.prepare('UPDATE web_sessions SET seen_at = ? WHERE digest = ? AND seen_at < ?').run(now, digest, now);
+    if (now - row.seen_at >= this.policy.touchMs) statement(this.db, 'UPDATE web_sessions SET seen_at = ? WHERE digest = ? AND seen_at < ?').run(now, digest, now);
     return row.subject;
   }
 
   /** Ends the session with cookie value `id` (logout); false when there was none. */
   end(id: string | undefined): boolean {
     if (!id || id.length > MAX_ID_LENGTH) return false;
-    return this.db.prepare('DELETE FROM web_sessions WHERE digest = ?').run(digestOf(id)).changes > 0;
+    return statement(this.db, 'DELETE FROM web_sessions WHERE digest = ?').run(digestOf(id)).changes > 0;
   }
 
   /** Ends every session of `subject`; answers how many there were. */
   endAll(kind: SessionKind, subject: string): number {
-    return this.db.prepare('DELETE FROM web_sessions WHERE kind = ? AND subject = ?').run(kind, subject).changes;
+    return statement(this.db, 'DELETE FROM web_sessions WHERE kind = ? AND subject = ?').run(kind, subject).changes;
   }
 }

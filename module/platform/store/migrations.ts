@@ -2,6 +2,7 @@
 
 import { RECURRING_BILLING_MIGRATION } from '../services/billing/recurring-schema.ts';
 import { ORDERS_INVOICES_MIGRATION } from '../services/billing/schema.ts';
+import { PRODUCT_LISTING_MIGRATION } from '../services/catalogue-schema.ts';
 import type { Migration } from './migrator.ts';
 
 /** Scope `platform`, applied by `runMigrations` in ascending version order; a step is never edited after release. */
@@ -108,4 +109,5 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
   },
   ORDERS_INVOICES_MIGRATION,
   RECURRING_BILLING_MIGRATION,
+  PRODUCT_LISTING_MIGRATION,
 ];

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Module } from '../../contract/module.ts';
 import { buildSidebar, type CurrentPage } from './admin/sidebar.ts';
+import { requestLocale } from './locale-time.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const FLASH_COOKIE = 'vh_flash';
@@ -56,6 +57,7 @@ export async function adminPage(
     csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: admin ? { email: admin.email, name: admin.name, role: admin.role.name } : null,
+    locale: requestLocale(request),
     sidebar,
   }, { layout: 'layouts/admin.hbs' });
 }
@@ -67,6 +69,7 @@ export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: 
     csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: request.customer,
+    locale: requestLocale(request),
   }, { layout: 'layouts/client.hbs' });
 }
 

@@ -20,6 +20,7 @@ import { adminAuthRoutes } from './admin/auth-routes.ts';
 import { adminPages } from './admin/pages.ts';
 import { requireAdmin } from './admin/admin-session.ts';
 import { moduleAdminRoutes } from './admin/module-routes.ts';
+import { uplotDir } from './admin/revenue-page.ts';
 import { clientRoutes } from './client/client-routes.ts';
 import { CustomerAccounts } from './client/customer-accounts.ts';
 import { createViewEngine } from './view-engine.ts';
@@ -91,9 +92,12 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
       engine: { handlebars: createViewEngine() },
       root: join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform'),
       production: true,
-      options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs' } },
+      options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs', revenue: 'partials/revenue.hbs' } },
     });
     await web.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', decorateReply: false, maxAge: 3_600_000 });
+    // uPlot for the revenue charts, from the installed package (the charts are left out when it is missing).
+    const uplot = uplotDir();
+    if (uplot) await web.register(fastifyStatic, { root: uplot, prefix: '/assets/vendor/uplot/', decorateReply: false, maxAge: 86_400_000, allowedPath: (path) => /^\/?uPlot\.(iife\.min\.js|min\.css)$/.test(path) });
     // Pages link /assets/favicon.svg; what a browser asks for on its own (a JSON answer, a download) gets it too.
     const favicon = readFileSync(join(ASSETS_DIR, 'favicon.svg'));
     web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon));

@@ -99,6 +99,10 @@ export const productSchema = z.object({
   uuid: z.string(),
   module: z.string(),
   product_data: data,
+  name: z.string().default(''),
+  description: z.string().default(''),
+  position: z.number().int().default(0),
+  visible: z.boolean().default(true),
   created_at: z.string(),
   updated_at: z.string(),
 });

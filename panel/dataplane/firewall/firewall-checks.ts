@@ -55,7 +55,7 @@ function shape<T>(schema: { safeParse(v: unknown): { success: true; data: T } | 
 }
 
 /** A bare canonical address of the family, from `addr` or `addr/32|/128`; throws `text` otherwise. */
-export function bareAddress(text: string, family: 4 | 6, error: string): string {
+function bareAddress(text: string, family: 4 | 6, error: string): string {
   const v4 = family === 4 ? IPV4_HOST.exec(text) : null;
   if (v4 && v4.slice(1, 5).every((octet) => Number(octet) <= 255)) return text.split('/')[0];
   const cidr = parseCidr(text);
@@ -92,7 +92,7 @@ export function checkPeers(values: unknown[]): Map<number, NormalPeer> {
 }
 
 /** Address → mark of every peer. */
-export function indexAddresses(peers: Map<number, NormalPeer>): Map<string, number> {
+function indexAddresses(peers: Map<number, NormalPeer>): Map<string, number> {
   const index = new Map<string, number>();
   for (const peer of peers.values()) {
     index.set(peer.address, peer.mark);

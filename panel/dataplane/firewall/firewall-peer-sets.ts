@@ -11,7 +11,7 @@ import { FAMILIES, FirewallError, type Family } from './firewall.ts';
 export type SetState = Map<Family, SavedSet | null>;
 
 /** A peer's addresses: IPv4, and IPv6 when it has one. */
-export function addressesOf(peer: NormalPeer): string[] {
+function addressesOf(peer: NormalPeer): string[] {
   return peer.addressIpv6 ? [peer.address, peer.addressIpv6] : [peer.address];
 }
 

@@ -12,7 +12,7 @@ import { TABLES } from './firewall-reads.ts';
  * Puts a shared top chain with one server's lines replaced by `lines` into the plan, with its hook jump; nothing
  * when the chain is not live and would stay empty.
  */
-export function planTopChain(plan: RestorePlan, live: CountedSnapshot, top: OwnedChain, name: string, lines: string[]): void {
+function planTopChain(plan: RestorePlan, live: CountedSnapshot, top: OwnedChain, name: string, lines: string[]): void {
   const current = live.get(top.table)?.get(top.chain)?.rules.map((r) => r.rule) ?? [];
   const merged = mergeTopChain(current, name, lines);
   if (merged.length === 0 && !live.get(top.table)?.has(top.chain)) return;

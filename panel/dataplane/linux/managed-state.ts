@@ -11,7 +11,7 @@ interface StateFile {
 }
 
 /** File name inside the state directory. */
-export const MANAGED_STATE_FILE = 'dataplane-interfaces.json';
+const MANAGED_STATE_FILE = 'dataplane-interfaces.json';
 
 /** Reads and writes `<stateDir>/dataplane-interfaces.json` (written atomically: temp file + rename). */
 export class ManagedState {

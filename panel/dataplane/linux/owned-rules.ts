@@ -30,7 +30,7 @@ export interface ResetOptions {
 }
 
 /** Prefix of every ipset the panel owns. */
-export const OWNED_SET_PREFIX = 'vpnhost-';
+const OWNED_SET_PREFIX = 'vpnhost-';
 
 const FAMILIES = [
   { family: 'IPv4', save: 'iptables-save', restore: 'iptables-restore', tool: 'iptables' },

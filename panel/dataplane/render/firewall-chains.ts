@@ -40,11 +40,6 @@ export const IN_SYS_CHAIN = 'VPNHOST-IN-SYS';
 
 /** The owned top-level chains of the per-server part. */
 export const SERVER_TOP_CHAINS: OwnedChain[] = [MARK_CHAIN, PRE_CHAIN, NATOUT_CHAIN, POST_CHAIN, FWD_CHAIN];
-/** The owned top-level chains of the global part. */
-export const GLOBAL_TOP_CHAINS: OwnedChain[] = [IN_CHAIN, OUT_CHAIN];
-/** Every owned top-level chain. */
-export const ALL_TOP_CHAINS: OwnedChain[] = [...SERVER_TOP_CHAINS, ...GLOBAL_TOP_CHAINS];
-
 /** Sub-chain of a server under a top chain: `VPNHOST-MARK-wg0`, `VPNHOST-PRE-wg0`, `VPNHOST-POST-wg0`, `VPNHOST-FWD-wg0`. */
 export function serverChain(top: OwnedChain, iface: string): string {
   return `${top.chain}-${iface}`;

@@ -20,7 +20,7 @@ export interface SavedSet {
 }
 
 /** Size limit of a mark set: past it `ipset` refuses `add` ("Hash is full"). */
-export const SET_MAXELEM = 1048576;
+const SET_MAXELEM = 1048576;
 
 /** The `create` line of a mark set: `hash:ip` with `skbinfo` (the mark) and `counters` (per-peer counters). */
 export function renderSetCreate(name: string, family: Family): string {

@@ -62,7 +62,7 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 const comment = (name: string) => `-m comment --comment "vpnhost:rule:${name}"`;
 
 /** Whether a server has rules of this family (it has a subnet of it). */
-export function serverHasFamily(s: ServerRuleInput, family: Family): boolean {
+function serverHasFamily(s: ServerRuleInput, family: Family): boolean {
   return s.networks[family].length > 0;
 }
 

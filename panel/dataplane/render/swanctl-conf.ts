@@ -10,7 +10,7 @@ export function quote(value: string): string {
 }
 
 /** A tree as swanctl.conf sections (lists joined with commas). */
-export function renderTree(tree: ViciTree, indent = ''): string {
+function renderTree(tree: ViciTree, indent = ''): string {
   const out: string[] = [];
   for (const [key, value] of Object.entries(tree)) {
     if (typeof value === 'string') out.push(`${indent}${key} = ${quote(value)}`);

@@ -4,7 +4,7 @@ import { connName, poolName, secretName, type IpsecUser } from '../ipsec/ipsec.t
 import type { ViciTree } from '../ipsec/linux/vici-client.ts';
 
 /** Name of the connection loaded with every full load to check the proposals (its identity never matches). */
-export const PROBE_CONN = 'vpnhost-probe';
+const PROBE_CONN = 'vpnhost-probe';
 const PROBE_ID = 'vpnhost-probe.invalid';
 
 /** swanctl proposals from an ipsec.conf list: the trailing `!` (strict) dropped, swanctl lists are always strict. */

@@ -21,9 +21,9 @@ export const HT_V6_L2 = 0x200;
 export const GROUP_HT_V4 = 0x1;
 export const GROUP_HT_V6 = 0x2;
 /** u32 node ids are 12 bits. */
-export const MAX_NODE = 0xfff;
+const MAX_NODE = 0xfff;
 /** The highest usable HTB class minor (0 names the qdisc, 0xffff is kept free). */
-export const MAX_MINOR = 0xfffe;
+const MAX_MINOR = 0xfffe;
 
 /**
  * The bucket of the kernel's per-device qdisc hash (16 buckets, `hash_32(handle, 4)`) a qdisc major lands in. HTB's

@@ -159,7 +159,7 @@ export function parseGroupFilters(text: string): Map<number, TcFilter[]> {
 }
 
 /** Splits `ht:bucket:node` (hex, empty parts are 0). */
-export function parseFh(text: string): U32Fh {
+function parseFh(text: string): U32Fh {
   const [ht, bucket, node] = text.split(':');
   return { ht: parseInt(ht || '0', 16), bucket: parseInt(bucket || '0', 16), node: parseInt(node || '0', 16) };
 }

@@ -44,7 +44,7 @@ export function peerOps(before: PeerTc | undefined, after: PeerTc | undefined): 
 }
 
 /** Same filter: same block, handle, address and class. */
-export function sameSlot(a: U32Slot, b: U32Slot): boolean {
+function sameSlot(a: U32Slot, b: U32Slot): boolean {
   return a.family === b.family && a.block === b.block && a.ht === b.ht && a.bucket === b.bucket && a.node === b.node &&
     a.addr === b.addr && a.flow.major === b.flow.major && a.flow.minor === b.flow.minor;
 }
@@ -58,12 +58,12 @@ export function deviceOf(layout: ShapingLayout, dir: Direction): string {
  * Burst of a class in bytes: 1 ms of its rate, at least 1,600 bytes (tc's own default underflows to 0 bytes at
  * 10 Gbit/s, which would stall the class).
  */
-export function burstBytes(mbit: number): number {
+function burstBytes(mbit: number): number {
   return Math.max(1600, mbit * 125);
 }
 
 /** HTB quantum of every class: explicit, so the kernel never logs "quantum of class is big" per class. */
-export const QUANTUM = 1514;
+const QUANTUM = 1514;
 
 /** `tc -batch` lines of `ops` (already ordered), one or two lines each. */
 export function renderOps(layout: ShapingLayout, ops: TcOp[]): string[] {
@@ -95,14 +95,14 @@ export function renderOps(layout: ShapingLayout, ops: TcOp[]): string[] {
 }
 
 /** `filter add` of a peer filter in its level-2 table of its block (explicit handle, so it can be deleted by handle). */
-export function filterAddLine(dev: string, dir: Direction, slot: U32Slot): string {
+function filterAddLine(dev: string, dir: Direction, slot: U32Slot): string {
   const key = dir === 'download' ? 'dst' : 'src';
   const match = slot.family === 4 ? `match ip ${key} ${slot.addr}/32` : `match ip6 ${key} ${slot.addr}/128`;
   return `${filterHead('add', dev, slot)} u32 ht ${hex(slot.ht)}:${hex(slot.bucket)}: ${match} flowid ${classId(slot.flow.major, slot.flow.minor)}`;
 }
 
 /** `filter del` of a peer filter by its handle. */
-export function filterDelLine(dev: string, slot: U32Slot): string {
+function filterDelLine(dev: string, slot: U32Slot): string {
   return `${filterHead('del', dev, slot)} u32`;
 }
 

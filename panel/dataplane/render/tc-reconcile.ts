@@ -36,7 +36,7 @@ export function isPeerFilter(f: TcFilter, block: number): boolean {
 }
 
 /** The match words tc prints for a peer filter (`value/mask@offset`). */
-export function slotMatches(slot: U32Slot, dir: Direction): string[] {
+function slotMatches(slot: U32Slot, dir: Direction): string[] {
   if (slot.family === 4) return [`${word(slot.words[0])}/ffffffff@${dir === 'download' ? 16 : 12}`];
   const base = dir === 'download' ? 24 : 8;
   return slot.words.map((w, i) => `${word(w)}/ffffffff@${base + 4 * i}`);

@@ -25,9 +25,9 @@ export interface TrafficLogChainSpec {
 }
 
 /** The chain the hooks jump to: dispatch of tunnel traffic to {@link LOG_STATE_CHAIN}. */
-export const LOG_CHAIN = LOG_CHAINS[0].chain;
+const LOG_CHAIN = LOG_CHAINS[0].chain;
 /** The NFLOG rules, one per selected state. */
-export const LOG_STATE_CHAIN = `${LOG_CHAIN}-STATE`;
+const LOG_STATE_CHAIN = `${LOG_CHAIN}-STATE`;
 const TABLE: Table = 'mangle';
 
 /**

@@ -2,7 +2,7 @@
 import type { PeerChanges } from '../driver.ts';
 
 /** Peers per `wg set` call; one call carries the whole batch unless it is larger than this. */
-export const WG_SET_CHUNK = 500;
+const WG_SET_CHUNK = 500;
 
 /**
  * Renders the argv (after `wg`) of the `wg set` calls applying `changes` on `iface`:

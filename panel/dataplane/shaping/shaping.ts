@@ -5,7 +5,7 @@ import { z } from 'zod';
  * The largest rate in Mbit/s a peer may get (the spec's `b_download`/`b_upload` range is 0-10000). The unit is
  * megabit per second (10^6 bit/s, tc's `mbit`); `0` means unlimited, which installs no class at all.
  */
-export const MAX_MBIT = 10_000;
+const MAX_MBIT = 10_000;
 
 /** One peer as the store wants it shaped. */
 export interface ShapedPeer {
@@ -140,7 +140,7 @@ export const SHAPING_TEXTS = {
 const address = z.string().min(1).max(64);
 
 /** Input schema of a {@link ShapedPeer} (zod at the seam). */
-export const shapedPeerSchema = z.object({
+const shapedPeerSchema = z.object({
   key: z.string().min(1).max(128),
   ipv4: address.nullable(),
   ipv6: address.nullable(),
@@ -149,7 +149,7 @@ export const shapedPeerSchema = z.object({
 });
 
 /** Input schema of a {@link ShapingTarget}. */
-export const shapingTargetSchema = z.object({
+const shapingTargetSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/),
   address: z.string().min(9).max(18),
 });

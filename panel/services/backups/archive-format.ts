@@ -15,7 +15,7 @@ export const STATISTICS_TABLES = ['traffic_statistics'] as const;
 export const BASELINE_TABLE = 'traffic_baseline_sets';
 
 /** One archived file. */
-export const listedFileSchema = z.object({
+const listedFileSchema = z.object({
   name: z.string().min(1).max(255),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),

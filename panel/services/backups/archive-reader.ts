@@ -28,18 +28,18 @@ function readEntries(zip: yauzl.ZipFile, max: number): Promise<yauzl.Entry[]> {
     const entries: yauzl.Entry[] = [];
     zip.on('entry', (entry: yauzl.Entry) => {
       if (!isSafeEntryName(entry.fileName)) {
-        reject(new ApiError(E.BACKUP_CREATE_FILE, undefined, `unsafe path in archive: ${JSON.stringify(entry.fileName.slice(0, 120))}`));
+        reject(new ApiError(E.BACKUP_CREATE_FILE, `unsafe path in archive: ${JSON.stringify(entry.fileName.slice(0, 120))}`));
         return;
       }
       entries.push(entry);
-      if (entries.length > max) reject(new ApiError(E.BACKUP_READER, undefined, `more than ${max} entries`));
+      if (entries.length > max) reject(new ApiError(E.BACKUP_READER, `more than ${max} entries`));
       else zip.readEntry();
     });
     zip.on('end', () => resolveAll(entries));
     zip.on('error', (err: Error) => {
       // yauzl refuses absolute and `..` paths itself while reading the central directory.
-      if (/absolute path|invalid relative path|invalid characters/i.test(err.message)) reject(new ApiError(E.BACKUP_CREATE_FILE, undefined, err.message));
-      else reject(new ApiError(E.BACKUP_OPEN_ARCHIVE, undefined, err.message));
+      if (/absolute path|invalid relative path|invalid characters/i.test(err.message)) reject(new ApiError(E.BACKUP_CREATE_FILE, err.message));
+      else reject(new ApiError(E.BACKUP_OPEN_ARCHIVE, err.message));
     });
     zip.readEntry();
   });
@@ -58,7 +58,7 @@ function boundedHasher(limit: number, name: string) {
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (bytes > limit) return done(new ApiError(E.BACKUP_UNZIP_FILE, undefined, `${name} is larger than its listed size or the limit`));
+      if (bytes > limit) return done(new ApiError(E.BACKUP_UNZIP_FILE, `${name} is larger than its listed size or the limit`));
       hash.update(chunk);
       done(null, chunk);
     },
@@ -68,18 +68,18 @@ function boundedHasher(limit: number, name: string) {
 
 /** Reads one entry fully into memory (the file list), bounded. */
 async function readSmallEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, limit: number): Promise<string> {
-  if (entry.uncompressedSize > limit) throw new ApiError(E.BACKUP_READER, undefined, `${FILE_LIST_NAME} is too large`);
+  if (entry.uncompressedSize > limit) throw new ApiError(E.BACKUP_READER, `${FILE_LIST_NAME} is too large`);
   const chunks: Buffer[] = [];
   let bytes = 0;
   try {
     for await (const chunk of await openEntry(zip, entry)) {
       bytes += (chunk as Buffer).length;
-      if (bytes > limit) throw new ApiError(E.BACKUP_READER, undefined, `${FILE_LIST_NAME} is too large`);
+      if (bytes > limit) throw new ApiError(E.BACKUP_READER, `${FILE_LIST_NAME} is too large`);
       chunks.push(chunk as Buffer);
     }
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new ApiError(E.BACKUP_UNZIP_FILE, undefined, `${FILE_LIST_NAME}: ${(err as Error).message}`);
+    throw new ApiError(E.BACKUP_UNZIP_FILE, `${FILE_LIST_NAME}: ${(err as Error).message}`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -89,13 +89,13 @@ function parseFileList(text: string): FileList {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ApiError(E.BACKUP_READER, undefined, `${FILE_LIST_NAME} is not JSON`);
+    throw new ApiError(E.BACKUP_READER, `${FILE_LIST_NAME} is not JSON`);
   }
   if (json && typeof json === 'object' && Array.isArray((json as { files?: unknown }).files) && (json as { files: unknown[] }).files.length === 0) {
     throw new ApiError(E.BACKUP_EMPTY_FILE_LIST);
   }
   const parsed = fileListSchema.safeParse(json);
-  if (!parsed.success) throw new ApiError(E.BACKUP_READER, undefined, `${FILE_LIST_NAME} is not a panel backup file list`);
+  if (!parsed.success) throw new ApiError(E.BACKUP_READER, `${FILE_LIST_NAME} is not a panel backup file list`);
   return parsed.data;
 }
 
@@ -118,13 +118,13 @@ export async function extractArchive(
   try {
     zip = await openZip(path);
   } catch (err) {
-    throw new ApiError(E.BACKUP_OPEN_ARCHIVE, undefined, (err as Error).message);
+    throw new ApiError(E.BACKUP_OPEN_ARCHIVE, (err as Error).message);
   }
   try {
     if (zip.entryCount === 0) throw new ApiError(E.BACKUP_EMPTY_ARCHIVE);
     const entries = await readEntries(zip, limits.maxEntries);
     const listEntry = entries.find((e) => e.fileName === FILE_LIST_NAME);
-    if (!listEntry) throw new ApiError(E.BACKUP_READER, undefined, `no ${FILE_LIST_NAME} in the archive`);
+    if (!listEntry) throw new ApiError(E.BACKUP_READER, `no ${FILE_LIST_NAME} in the archive`);
     const list = parseFileList(await readSmallEntry(zip, listEntry, limits.maxFileListBytes));
     authenticate(list);
     const others = entries.filter((e) => e !== listEntry);
@@ -138,37 +138,37 @@ export async function extractArchive(
     }
     let total = 0;
     for (const e of others) {
-      if (e.uncompressedSize > limits.maxEntryBytes) throw new ApiError(E.BACKUP_UNZIP_FILE, undefined, `${e.fileName} is larger than the limit`);
+      if (e.uncompressedSize > limits.maxEntryBytes) throw new ApiError(E.BACKUP_UNZIP_FILE, `${e.fileName} is larger than the limit`);
       total += e.uncompressedSize;
-      if (total > limits.maxTotalBytes) throw new ApiError(E.BACKUP_UNZIP_FILE, undefined, 'the archive is larger than the limit');
+      if (total > limits.maxTotalBytes) throw new ApiError(E.BACKUP_UNZIP_FILE, 'the archive is larger than the limit');
     }
     try {
       mkdirSync(workDir, { recursive: false, mode: 0o700 });
     } catch (err) {
-      throw new ApiError(E.BACKUP_CREATE_FOLDER, undefined, (err as Error).message);
+      throw new ApiError(E.BACKUP_CREATE_FOLDER, (err as Error).message);
     }
     const root = resolve(workDir);
     for (const e of others) {
       const file = listed.get(e.fileName)!;
       const target = resolve(root, e.fileName);
-      if (!target.startsWith(root + sep)) throw new ApiError(E.BACKUP_CREATE_FILE, undefined, `unsafe path in archive: ${e.fileName}`);
+      if (!target.startsWith(root + sep)) throw new ApiError(E.BACKUP_CREATE_FILE, `unsafe path in archive: ${e.fileName}`);
       try {
         mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
       } catch (err) {
-        throw new ApiError(E.BACKUP_CREATE_FOLDER, undefined, (err as Error).message);
+        throw new ApiError(E.BACKUP_CREATE_FOLDER, (err as Error).message);
       }
       const hasher = boundedHasher(Math.min(file.size, limits.maxEntryBytes), e.fileName);
       let out;
       try {
         out = createWriteStream(target, { flags: 'wx', mode: 0o600 });
       } catch (err) {
-        throw new ApiError(E.BACKUP_CREATE_FILE, undefined, (err as Error).message);
+        throw new ApiError(E.BACKUP_CREATE_FILE, (err as Error).message);
       }
       try {
         await pipeline(await openEntry(zip, e), hasher.stream, out);
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        throw new ApiError(E.BACKUP_UNZIP_FILE, undefined, `${e.fileName}: ${(err as Error).message}`);
+        throw new ApiError(E.BACKUP_UNZIP_FILE, `${e.fileName}: ${(err as Error).message}`);
       }
       if (hasher.bytes() !== file.size || hasher.digest() !== file.sha256) throw new ApiError(E.BACKUP_FILE_MISMATCH);
     }

@@ -4,7 +4,7 @@ import type { SecretBox } from '../../shared/secret-box.ts';
 import { FILE_LIST_VERSION, KEY_CHECK_PLAIN, type FileList } from './archive-format.ts';
 
 /** Purpose of the key {@link SecretBox.mac} derives from the data key for manifests. */
-export const MANIFEST_MAC_PURPOSE = 'backup-manifest/1';
+const MANIFEST_MAC_PURPOSE = 'backup-manifest/1';
 
 /** What signs and verifies manifests: the panel's SecretBox, or one built from a key unwrapped by the passphrase. */
 export type ManifestKey = Pick<SecretBox, 'open' | 'mac' | 'verifyMac'>;
@@ -15,7 +15,7 @@ export const UNSIGNED_DETAIL =
   '`vpnhost panel backup-key sign --data DIR --archive FILE` and restore again';
 
 /** Detail of the refusal of an archive whose secrets another data key sealed. */
-export const FOREIGN_KEY_DETAIL =
+const FOREIGN_KEY_DETAIL =
   'the archive is sealed with another data key (copy secret.key of the panel that made it into the data directory, ' +
   'or use `vpnhost panel backup-key restore` with its backup passphrase)';
 
@@ -23,7 +23,7 @@ export const FOREIGN_KEY_DETAIL =
  * The bytes the signature covers: every field of the file list but the signature, and each listed file as
  * `[name, size, sha256]` in list order, as one JSON array (no field can be moved into another unnoticed).
  */
-export function manifestText(list: FileList): string {
+function manifestText(list: FileList): string {
   return JSON.stringify([
     'vpnhost-panel-backup-manifest', list.format, list.version, list.created_at, list.panel_version, list.statistics,
     list.schema_versions, list.key_check, list.files.map((f) => [f.name, f.size, f.sha256]),
@@ -59,10 +59,10 @@ export function signatureVerdict(list: FileList, key: ManifestKey): 'valid' | 'u
  * archive is not signed ...`) unless `allowUnsigned`. Throws an ApiError with the spec's text.
  */
 export function authenticateFileList(list: FileList, key: ManifestKey, opts: { allowUnsigned?: boolean } = {}): 'valid' | 'unsigned' {
-  if (!keyCheckOpens(list, key)) throw new ApiError(E.BACKUP_READER, undefined, FOREIGN_KEY_DETAIL);
+  if (!keyCheckOpens(list, key)) throw new ApiError(E.BACKUP_READER, FOREIGN_KEY_DETAIL);
   const verdict = signatureVerdict(list, key);
   if (verdict === 'mismatch') throw new ApiError(E.BACKUP_FILE_MISMATCH);
-  if (verdict === 'unsigned' && !opts.allowUnsigned) throw new ApiError(E.BACKUP_READER, undefined, UNSIGNED_DETAIL);
+  if (verdict === 'unsigned' && !opts.allowUnsigned) throw new ApiError(E.BACKUP_READER, UNSIGNED_DETAIL);
   return verdict;
 }
 

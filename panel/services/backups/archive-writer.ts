@@ -37,7 +37,7 @@ export interface ArchiveInput {
 const ALWAYS_EMPTIED = [BASELINE_TABLE, 'access_hashes'];
 
 /** SHA-256 (hex) and size of a file, streamed. */
-export async function fileDigest(path: string): Promise<{ sha256: string; size: number }> {
+async function fileDigest(path: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of createReadStream(path)) {

@@ -106,7 +106,7 @@ export class BackupService {
         this.folder.stamp(name, now);
       } catch (err) {
         this.deps.logger?.error({ err, origin }, 'backup creation failed');
-        throw new ApiError(E.BACKUP_CREATION, undefined, (err as Error).message);
+        throw new ApiError(E.BACKUP_CREATION, (err as Error).message);
       }
       const config = this.deps.config.get();
       const removed = this.folder.prune(config.number_backups);
@@ -125,7 +125,7 @@ export class BackupService {
     } catch (err) {
       const reason = (err as Error).message.replaceAll(target.password || '\u0000', '***');
       this.deps.logger?.error({ origin, server: target.server, reason }, `${E.BACKUP_FTP_UPLOAD} ${reason}`);
-      throw new ApiError(E.BACKUP_FTP_UPLOAD, undefined, reason);
+      throw new ApiError(E.BACKUP_FTP_UPLOAD, reason);
     }
   }
 
@@ -168,7 +168,7 @@ export class BackupService {
     try {
       const archive = await extractArchive(path, work, this.deps.limits ?? DEFAULT_LIMITS, (list) => {
         authenticateFileList(list, this.deps.box);
-        if (!list.files.some((f) => f.name === DATABASE_NAME)) throw new ApiError(E.BACKUP_READER, undefined, `no ${DATABASE_NAME} in the archive`);
+        if (!list.files.some((f) => f.name === DATABASE_NAME)) throw new ApiError(E.BACKUP_READER, `no ${DATABASE_NAME} in the archive`);
       });
       const dbPath = extractedPath(archive, DATABASE_NAME);
       prepareSnapshot(dbPath, archive.list.schema_versions);
@@ -177,7 +177,7 @@ export class BackupService {
     } catch (err) {
       if (!isApiError(err)) this.deps.logger?.error({ err, backup: name }, 'restore failed');
       else this.deps.logger?.warn({ backup: name, refused: err.message }, 'backup archive refused; nothing changed');
-      throw isApiError(err) ? err : new ApiError(E.BACKUP_READER, undefined, (err as Error).message);
+      throw isApiError(err) ? err : new ApiError(E.BACKUP_READER, (err as Error).message);
     }
   }
 
@@ -187,7 +187,7 @@ export class BackupService {
       await this.deps.exclusive(replace);
     } catch (err) {
       if (!isApiError(err)) this.deps.logger?.error({ err, backup: name }, 'store swap failed');
-      throw isApiError(err) ? err : new ApiError(E.BACKUP_DELETE_OLD_CONFIG, undefined, (err as Error).message);
+      throw isApiError(err) ? err : new ApiError(E.BACKUP_DELETE_OLD_CONFIG, (err as Error).message);
     } finally {
       this.deps.afterRestore();
       this.deps.config.reloaded();
@@ -206,7 +206,7 @@ export class BackupService {
       throw new ApiError(E.CONTROLPANEL_STATUS_NOT_OK);
     }
     this.deps.logger?.warn({ backup: name }, 'previous store back after a refused restore');
-    throw new ApiError(E.BACKUP_READER, undefined, `the data plane refused the archive (${reason}); the previous configuration is back`);
+    throw new ApiError(E.BACKUP_READER, `the data plane refused the archive (${reason}); the previous configuration is back`);
   }
 
   /** `backup-key.json` (the data key wrapped by the operator's passphrase) when one was set. */

@@ -46,7 +46,7 @@ const ANOTHER_KEY = 'a secret sealed with another data key (a row of another pan
 /** `Error backup reader: <what>: <reason>` for the first bad row. */
 function refuse(what: string, err: unknown): never {
   const reason = err instanceof FirewallError ? err.text : err instanceof Error ? err.message : String(err);
-  throw new ApiError(E.BACKUP_READER, undefined, `${what}: ${reason}`);
+  throw new ApiError(E.BACKUP_READER, `${what}: ${reason}`);
 }
 
 /** Runs `check` for one row; any failure names the row. */

@@ -35,7 +35,7 @@ export function prepareSnapshot(path: string, expectedVersions: number[]): void 
     migrate(snap);
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new ApiError(E.BACKUP_READER, undefined, `panel.db is not a usable panel database (${(err as Error).message})`);
+    throw new ApiError(E.BACKUP_READER, `panel.db is not a usable panel database (${(err as Error).message})`);
   } finally {
     snap?.close();
   }
@@ -91,7 +91,7 @@ export function applySnapshot(live: Db, snapshotPath: string): void {
       if (broken.length) throw new Error(`${broken.length} rows of the archive break foreign keys`);
     }).immediate();
   } catch (err) {
-    throw new ApiError(E.BACKUP_DELETE_OLD_CONFIG, undefined, (err as Error).message);
+    throw new ApiError(E.BACKUP_DELETE_OLD_CONFIG, (err as Error).message);
   } finally {
     live.pragma(`foreign_keys = ${fkWas ? 'ON' : 'OFF'}`);
     live.exec('DETACH DATABASE snap');

@@ -1,6 +1,7 @@
 // Builds the IKEv2 services (sync, PKI/settings, sessions, profiles) over one IPsec seam and the store.
 import type { Logger } from 'pino';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
+import type { IpsecWriter } from '../lane-writers.ts';
 import { ApiError, E } from '../../http/errors.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -24,7 +25,10 @@ export interface Ikev2Services {
 /** What {@link buildIkev2} needs. */
 export interface Ikev2BuildDeps {
   db: Db;
-  ipsec: Ipsec;
+  /** Reads of charon (SAs, status). */
+  ipsec: Pick<Ipsec, 'listSas' | 'status'>;
+  /** charon's writer (`DataplaneSync.writers.ipsec`): the only way the IKEv2 services change the daemon. */
+  ipsecWriter: IpsecWriter;
   servers: ServersRepository;
   accounts: AccountsRepository;
   box: SecretBox;
@@ -40,11 +44,11 @@ export interface Ikev2BuildDeps {
 export function buildIkev2(deps: Ikev2BuildDeps): Ikev2Services {
   const repo = new Ikev2Repository(deps.db);
   const sync = new Ikev2Sync({
-    ipsec: deps.ipsec, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, serverDns: deps.serverDns, beforeTerminate: deps.beforeSasEnd, logger: deps.logger,
+    ipsec: deps.ipsecWriter, repo, servers: deps.servers, accounts: deps.accounts, box: deps.box, serverDns: deps.serverDns, beforeTerminate: deps.beforeSasEnd, logger: deps.logger,
   });
   const service = new Ikev2Service({ repo, box: deps.box, sync, clock: deps.clock, serial: deps.serial });
   const sessions = new Ikev2Sessions({
-    ipsec: deps.ipsec, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,
+    ipsec: deps.ipsec, writer: deps.ipsecWriter, accounts: deps.accounts, nameByUsername: accountNameByUsername(deps.db), serial: deps.serial,
     beforeTerminate: deps.beforeSasEnd,
   });
   const profiles = new Ikev2Profiles({

@@ -18,7 +18,7 @@ export interface Ikev2ProfilesDeps {
 }
 
 /** A UUID (RFC 4122 layout, version 5 bits) derived from `parts`: the same account always gets the same one. */
-export function stableUuid(...parts: string[]): string {
+function stableUuid(...parts: string[]): string {
   const h = createHash('sha256').update(parts.join('\u0000')).digest();
   h[6] = (h[6] & 0x0f) | 0x50;
   h[8] = (h[8] & 0x3f) | 0x80;

@@ -170,7 +170,7 @@ export class Ikev2Service {
           const undo = Object.fromEntries(Object.keys(change).map((k) => [k, before[k as keyof Ikev2Row]])) as Partial<Ikev2Row>;
           repo.update(undo, clock());
           await sync.applyAll().catch(() => undefined);
-          if (err instanceof IpsecError) throw new ApiError(OWN.IKE_DAEMON_FAILED, 422, err.message);
+          if (err instanceof IpsecError) throw new ApiError(OWN.IKE_DAEMON_FAILED, err.message);
           throw err;
         }
       }

@@ -1,5 +1,6 @@
 // IKEv2 sessions and daemon facts: GET /ikev2/online, DELETE /ikev2/online/<name>, GET /ikev2/info.
 import type { Ipsec, IpsecSa } from '../../dataplane/ipsec/ipsec.ts';
+import type { IpsecWriter } from '../lane-writers.ts';
 import { ApiError, E } from '../../http/errors.ts';
 import type { Ikev2Info, Ikev2OnlineEntry } from '../../schemas/ikev2.ts';
 import type { AccountsRepository } from '../../store/repositories/accounts.ts';
@@ -7,7 +8,10 @@ import { formatIpv4 } from '../addressing.ts';
 
 /** Collaborators of {@link Ikev2Sessions}. */
 export interface Ikev2SessionsDeps {
-  ipsec: Ipsec;
+  /** Reads of charon (SAs, status). */
+  ipsec: Pick<Ipsec, 'listSas' | 'status'>;
+  /** charon's writer (SA terminations, inside the lane). */
+  writer: Pick<IpsecWriter, 'terminate'>;
   accounts: AccountsRepository;
   nameByUsername(username: string): string | undefined;
   serial<T>(task: () => Promise<T> | T): Promise<T>;
@@ -44,7 +48,7 @@ export class Ikev2Sessions {
     if (!account) throw new ApiError(E.ACCOUNT_NOT_FOUND);
     await this.deps.serial(async () => {
       await this.deps.beforeTerminate?.().catch(() => undefined);
-      return this.deps.ipsec.terminate(account.username);
+      return this.deps.writer.terminate(account.username);
     });
   }
 

@@ -1,7 +1,6 @@
 // Bandwidth limits of IKEv2 clients: one HTB tree (egress = download) plus its IFB (upload) on charon's TUN device.
 import type { Logger } from 'pino';
-import type { Dataplane } from '../../dataplane/dataplane.ts';
-import type { ShapingChanges, ShapingTarget } from '../../dataplane/shaping/shaping.ts';
+import type { Shaper, ShapingChanges, ShapingTarget } from '../../dataplane/shaping/shaping.ts';
 import type { AccountsRepository } from '../../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../../store/repositories/servers.ts';
 import { ipsecShapingTarget, shapedPeer } from '../dataplane-specs.ts';
@@ -9,7 +8,10 @@ import { desiredServer } from '../desired-state.ts';
 
 /** Collaborators of {@link Ikev2Shaping}. */
 export interface Ikev2ShapingDeps {
-  dataplane: Dataplane;
+  /** The shaper, written only by DataplaneSync (which owns this tree) inside the lane. */
+  shaper: Shaper;
+  /** charon's TUN device (a read of the IPsec seam), null while it does not run. */
+  device: () => Promise<string | null>;
   servers: ServersRepository;
   accounts: AccountsRepository;
   logger?: Logger;
@@ -35,8 +37,8 @@ export class Ikev2Shaping {
    * or existence changed. Without a device or an IKEv2 server, removes what is left (its IFB device).
    */
   async ensure(): Promise<void> {
-    const { ipsec, shaper } = this.deps.dataplane;
-    const device = await ipsec.device();
+    const { shaper } = this.deps;
+    const device = await this.deps.device();
     const rows = this.deps.servers.list();
     const target = device ? ipsecShapingTarget(device, rows) : null;
     const held = this.target;
@@ -58,7 +60,7 @@ export class Ikev2Shaping {
   async apply(server: ServerRow, changes: ShapingChanges): Promise<void> {
     if (server.ikev2 !== 1 || !this.target) return;
     try {
-      await this.deps.dataplane.shaper.apply(this.target, changes);
+      await this.deps.shaper.apply(this.target, changes);
     } catch (err) {
       this.target = null;
       this.deps.logger?.error({ err: (err as Error).message }, 'ikev2 shaping change failed; the next reconcile rebuilds it');

@@ -1,6 +1,7 @@
 // Drives the IPsec seam from the store: full loads (enable, settings, certificates, reconcile) and per-account changes.
 import type { Logger } from 'pino';
-import type { Ipsec, IpsecDesired, IpsecUser } from '../../dataplane/ipsec/ipsec.ts';
+import type { IpsecDesired, IpsecUser } from '../../dataplane/ipsec/ipsec.ts';
+import type { IpsecWriter } from '../lane-writers.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../../store/repositories/accounts.ts';
 import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
@@ -10,7 +11,8 @@ import type { SyncFollower } from '../dataplane-sync.ts';
 
 /** Collaborators of {@link Ikev2Sync}. */
 export interface Ikev2SyncDeps {
-  ipsec: Ipsec;
+  /** charon's writer (`DataplaneSync.writers.ipsec`): writes only inside the lane. */
+  ipsec: IpsecWriter;
   repo: Ikev2Repository;
   servers: ServersRepository;
   accounts: AccountsRepository;

@@ -4,7 +4,7 @@ import forge from 'node-forge';
 import { ApiError, E } from '../../http/errors.ts';
 
 /** EKU "IP security IKE intermediate" (RFC 4945 §5.1.3.12); macOS/iOS look for it next to serverAuth. */
-export const EKU_IKE_INTERMEDIATE = '1.3.6.1.5.5.8.2.2';
+const EKU_IKE_INTERMEDIATE = '1.3.6.1.5.5.8.2.2';
 /** RSA modulus of generated keys. */
 const RSA_BITS = 2048;
 const DAY_MS = 86_400_000;

@@ -20,8 +20,3 @@ export interface Ikev2Downloads {
   profile(accountName: string): Promise<OtlDownload | null>;
 }
 
-/** The stand-in while the panel has no IKEv2 service: nothing is offered. */
-export const noIkev2Downloads: Ikev2Downloads = {
-  caCertificate: async () => null,
-  profile: async () => null,
-};

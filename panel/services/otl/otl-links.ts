@@ -5,9 +5,9 @@ import type { OtlList } from '../../schemas/otl.ts';
 import type { OtlLinksRepository } from '../../store/repositories/otl-links.ts';
 
 /** Bytes of a link key (shown as 80 hex characters, like an access hash). */
-export const OTL_KEY_BYTES = 40;
+const OTL_KEY_BYTES = 40;
 /** Bytes of a consuming view's download token. */
-export const OTL_VIEW_BYTES = 32;
+const OTL_VIEW_BYTES = 32;
 /** How long the downloads of the consuming view keep working after it (ms): 10 minutes. */
 export const OTL_DOWNLOAD_GRACE_MS = 10 * 60_000;
 
@@ -72,7 +72,7 @@ export class OtlLinkService {
   /** DELETE /otl/<key>: revokes a link given as its listed digest or as the link key; `One-time link not found` else. */
   revoke(key: string): void {
     const digest = LINK_KEY.test(key) ? otlDigest(key) : LISTED_KEY.test(key) ? key : null;
-    if (digest === null || !this.deps.links.delete(digest)) throw new ApiError(OWN.OTL_NOT_FOUND, 404);
+    if (digest === null || !this.deps.links.delete(digest)) throw new ApiError(OWN.OTL_NOT_FOUND);
   }
 
   /** Deletes every link of an account (the account was disabled). */

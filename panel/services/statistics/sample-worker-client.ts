@@ -61,9 +61,9 @@ const IDLE_MS = 15 * 60_000;
  * Longest wait for a started worker to say it listens. Loading its module graph (TypeScript through tsx's hooks)
  * took 0.3 s on an idle 2-core machine and 5-7 s, once over 20 s, under a load average of 15.
  */
-export const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 30_000;
 /** Longest wait for one answer (a sample of 50,000 peers takes about a second). */
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 /** Longest wait for a terminated worker's thread to end (it only fails to when stuck in native code). */
 const EXIT_WAIT_MS = 5_000;
 

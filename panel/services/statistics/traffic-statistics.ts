@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Driver } from '../../dataplane/driver.ts';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
-import { ApiError, E } from '../../http/errors.ts';
+import { ApiError, E, OWN } from '../../http/errors.ts';
 import type { TrafficStatisticsEntry } from '../../schemas/statistics.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
@@ -12,7 +12,10 @@ import { StatisticsScheduler } from './scheduler.ts';
 import { daysInMonth, formatDay, wallClock } from './zoned-days.ts';
 
 /** Years the month query accepts; others answer `Wrong year setting`. */
-export const YEAR_RANGE = { min: 1970, max: 2100 } as const;
+const YEAR_RANGE = { min: 1970, max: 2100 } as const;
+
+/** Days GET /traffic_statistics answers at most in one range. */
+export const RANGE_MAX_DAYS = 62;
 
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {
@@ -148,6 +151,20 @@ export class TrafficStatisticsService {
       out.push({ account: name, date, traffic_download: row?.traffic_download ?? 0, traffic_upload: row?.traffic_upload ?? 0 });
     }
     return out;
+  }
+
+  /**
+   * GET /traffic_statistics?from=&to=: every account's stored days from `from` to `to` (default today), days without
+   * traffic left out, ordered by account and day: one request reads a whole panel's usage (a platform's cap pass).
+   * The range is at most {@link RANGE_MAX_DAYS} days; anything else answers `Wrong date range ...`.
+   */
+  range(fromText: string | undefined, toText: string | undefined): TrafficStatisticsEntry[] {
+    const now = wallClock(this.deps.clock.now().getTime(), this.deps.timeZone);
+    const to = toText ?? formatDay(now.year, now.month, now.day);
+    const valid = (text: string | undefined): text is string => typeof text === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`));
+    if (!valid(fromText) || !valid(to) || fromText > to) throw new ApiError(OWN.WRONG_DATE_RANGE);
+    if ((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${fromText}T00:00:00Z`)) / 86_400_000 >= RANGE_MAX_DAYS) throw new ApiError(OWN.WRONG_DATE_RANGE);
+    return this.deps.repo.allDays(fromText, to).map((r) => ({ account: r.account, date: r.day, traffic_download: r.traffic_download, traffic_upload: r.traffic_upload }));
   }
 
   /** Removes the parked peers `result` counted (see {@link sampleAndSettle}). */

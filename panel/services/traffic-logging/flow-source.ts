@@ -27,7 +27,7 @@ export interface FlowSource {
 }
 
 /** Default NFLOG group of the panel's rules and how many packets the kernel batches per hand-over. */
-export const DEFAULT_NFLOG = { group: 4747, threshold: 16 } as const;
+const DEFAULT_NFLOG = { group: 4747, threshold: 16 } as const;
 
 /** Where distributions put ulogd's plugins (Debian: the multiarch directory). */
 const ULOGD_PLUGIN_DIRS = ['/usr/lib/x86_64-linux-gnu/ulogd', '/usr/lib/aarch64-linux-gnu/ulogd', '/usr/lib64/ulogd', '/usr/lib/ulogd', '/usr/local/lib/ulogd'];

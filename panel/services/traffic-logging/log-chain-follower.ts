@@ -1,12 +1,13 @@
 // Keeps traffic logging's NFLOG chains (firewall `setTrafficLog`) in step with the stored config, in the sync's lane.
 import { LOG_STATES, type TrafficLogChainSpec } from '../../dataplane/render/traffic-log-chain.ts';
-import type { DataplaneSync, SyncFollower } from '../dataplane-sync.ts';
+import type { SyncFollower } from '../dataplane-sync.ts';
+import type { TrafficLogWriter } from '../lane-writers.ts';
 import type { StoredTrafficLogging } from '../../store/repositories/traffic-logging.ts';
 
 /** Tunnel interfaces whose traffic is logged: WireGuard servers and charon's kernel-libipsec TUN (IKEv2). */
-export const LOGGED_TUNNELS = ['wg+', 'ipsec+'];
+const LOGGED_TUNNELS = ['wg+', 'ipsec+'];
 /** Records a second per state rule for the states logged per packet (related, invalid, untracked). */
-export const PER_PACKET_CAP = 20;
+const PER_PACKET_CAP = 20;
 
 /**
  * The chains a stored config asks for: null when logging is off (or has no method), else one NFLOG rule per
@@ -32,10 +33,13 @@ export function chainSpecFor(config: StoredTrafficLogging, nflog: { group: numbe
 export class LogChainFollower implements SyncFollower {
   readonly name = 'traffic-logging';
 
-  constructor(private readonly sync: DataplaneSync, private readonly desired: () => TrafficLogChainSpec | null) {}
+  constructor(
+    private readonly lane: { serial<T>(task: () => Promise<T>): Promise<T>; readonly writers: { readonly trafficLog: TrafficLogWriter } },
+    private readonly desired: () => TrafficLogChainSpec | null,
+  ) {}
 
   apply(): Promise<void> {
-    return this.sync.serial(() => this.reconcile());
+    return this.lane.serial(() => this.reconcile());
   }
 
   async accountChanged(): Promise<void> {}
@@ -44,6 +48,6 @@ export class LogChainFollower implements SyncFollower {
 
   /** Runs inside the lane (reconcileAll calls it there). */
   reconcile(): Promise<void> {
-    return this.sync.dataplane.firewall.setTrafficLog(this.desired());
+    return this.lane.writers.trafficLog.setTrafficLog(this.desired());
   }
 }

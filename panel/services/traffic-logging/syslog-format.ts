@@ -3,11 +3,11 @@ import type { FlowRecord } from './flow-event.ts';
 import type { TrafficLoggingFlag } from '../../schemas/traffic-logging.ts';
 
 /** The SD-ID of the flow element: `flow@32473` (32473 is the private enterprise number RFC 5612 sets aside for examples). */
-export const SD_ID = 'flow@32473';
+const SD_ID = 'flow@32473';
 /** PRI of every message: facility local0 (16), severity informational (6) → 134. */
-export const SYSLOG_PRI = 16 * 8 + 6;
-export const APP_NAME = 'vpnhost-panel';
-export const MSG_ID = 'flow';
+const SYSLOG_PRI = 16 * 8 + 6;
+const APP_NAME = 'vpnhost-panel';
+const MSG_ID = 'flow';
 
 /** Escapes a PARAM-VALUE (RFC 5424 §6.3.3: `"`, `\` and `]` get a backslash). */
 export function escapeParam(value: string): string {
@@ -21,7 +21,7 @@ function headerField(value: string, max: number): string {
 }
 
 /** The flow's parameters in the order they are written, limited to the attributes `flags` select. */
-export function flowParams(record: FlowRecord, flags: Readonly<Record<TrafficLoggingFlag, boolean>>): Array<[string, string]> {
+function flowParams(record: FlowRecord, flags: Readonly<Record<TrafficLoggingFlag, boolean>>): Array<[string, string]> {
   const e = record.event;
   const out: Array<[string, string]> = [
     ['account', record.account],

@@ -8,7 +8,7 @@ import type { BatchSink } from './shipper.ts';
 setLogger({ error: () => undefined, warn: () => undefined });
 
 /** Measurement name of every point. */
-export const MEASUREMENT = 'vpn_flow';
+const MEASUREMENT = 'vpn_flow';
 
 /** Where and as whom to write. */
 export interface TsdbTarget {

@@ -41,6 +41,7 @@ export class TrafficStatisticsRepository {
   private readonly keysStmt: Statement<[], [string, number, number]>;
   private readonly usernameStmt: Statement<[string], number>;
   private readonly monthStmt: Statement<[number, string, string], TrafficDayRow>;
+  private readonly rangeStmt: Statement<[string, string], TrafficDayRow & { account: string }>;
   private readonly pruneStmt: Statement<[string]>;
   private readonly sampledAtStmt: Statement<[string], number>;
   private readonly writeTx;
@@ -63,6 +64,10 @@ export class TrafficStatisticsRepository {
     this.usernameStmt = db.prepare<[string], number>('SELECT id FROM accounts WHERE username = ?').pluck();
     this.monthStmt = db.prepare(
       'SELECT day, traffic_download, traffic_upload FROM traffic_statistics WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day',
+    );
+    this.rangeStmt = db.prepare(
+      `SELECT a.name AS account, s.day AS day, s.traffic_download AS traffic_download, s.traffic_upload AS traffic_upload
+       FROM traffic_statistics s JOIN accounts a ON a.id = s.account_id WHERE s.day >= ? AND s.day <= ? ORDER BY a.name, s.day`,
     );
     this.pruneStmt = db.prepare('DELETE FROM traffic_statistics WHERE day < ?');
     this.sampledAtStmt = db.prepare<[string], number>('SELECT sampled_at FROM traffic_baseline_sets WHERE source = ?').pluck();
@@ -141,6 +146,11 @@ export class TrafficStatisticsRepository {
   /** The stored days of one account between `first` and `last` (inclusive, `YYYY-MM-DD`). */
   days(accountId: number, first: string, last: string): TrafficDayRow[] {
     return this.monthStmt.all(accountId, first, last);
+  }
+
+  /** Every account's stored rows of the days `first`..`last` (days without traffic have none), by account name and day. */
+  allDays(first: string, last: string): Array<TrafficDayRow & { account: string }> {
+    return this.rangeStmt.all(first, last);
   }
 
   /** Deletes every row of a day before `firstKept`; returns how many. */

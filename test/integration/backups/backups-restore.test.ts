@@ -23,7 +23,7 @@ test('round trip: servers, accounts, forwards, rules, settings and statistics co
     const stats = before['/account/alice/traffic_statistics/2026/3'] as any;
     assert.ok(stats.msg.some((d: any) => Number(d.traffic_download) > 0), 'the store holds statistics');
     const made = await p.ok('POST', '/backups', { statistics: '1' });
-    const dataplaneBefore = p.app.services.dataplaneSync.dataplane;
+    const dataplaneBefore = p.dataplane;
 
     // change and delete things
     await p.ok('DELETE', '/port_forward/8080/tcp');
@@ -43,7 +43,7 @@ test('round trip: servers, accounts, forwards, rules, settings and statistics co
     const answers = before as any;
     assert.deepEqual(await peers('wg0'), [answers['/account/alice'].msg.public_key]);
     assert.deepEqual(await peers('wg1'), [answers['/account/carol'].msg.public_key]);
-    assert.equal(p.app.services.dataplaneSync.dataplane, dataplaneBefore);
+    assert.equal(p.dataplane, dataplaneBefore);
     assert.equal((await p.ok('GET', '/system/status')).status, 'OK');
     // the archive itself is still listed, and a new account can be made (sequences restored, no clash)
     assert.ok((await p.ok('GET', '/backups')).backups.some((b: any) => b.backup_name === made.backup_name));

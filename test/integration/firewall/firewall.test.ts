@@ -11,7 +11,7 @@ const DEFAULT_CONF = { internal_traffic: true, ip_forward: true, policy_forward:
 const rule = (name: string, extra: Record<string, string> = {}) => ({
   name, action: 'DROP', chain: 'INPUT', protocol: 'TCP', s_ip: '198.51.100.0/24', d_ip: '', s_port: '', d_port: '22', ...extra,
 });
-const dump = (p: TestPanel) => p.app.services.dataplaneSync.dataplane.firewall.dump();
+const dump = (p: TestPanel) => p.dataplane.firewall.dump();
 
 test('GET /firewall/info answers the versions and ip_forward as strings', async () => {
   const p = await makePanel();
@@ -161,7 +161,7 @@ test('rules and conf come back after a firewall reset on PUT /system/reload, ide
     await p.ok('POST', '/firewall/rules/filter/end', rule('b1'));
     await p.ok('POST', '/firewall/rules/filter/top', rule('a0', { d_port: '80' }));
     const before = await policySnapshot(p);
-    await p.app.services.dataplaneSync.dataplane.firewall.resetAll();
+    await p.dataplane.firewall.resetAll();
     assert.notEqual(await policySnapshot(p), before);
     await p.ok('PUT', '/system/reload');
     assert.equal(await policySnapshot(p), before);

@@ -7,7 +7,7 @@ import type { TestPanel } from '../wireguard/panel-fixture.ts';
  * counters stripped), every interface's tc state, the policy tables and the accounts' bandwidths.
  */
 export async function policySnapshot(p: TestPanel): Promise<string> {
-  const dp = p.app.services.dataplaneSync.dataplane;
+  const dp = p.dataplane;
   const parts = [await dp.firewall.dump()];
   for (const iface of (await dp.wireguard.listInterfaces()).sort()) {
     parts.push(`# tc ${iface}`, await dp.shaper.show(iface).catch((err: Error) => `(no shaping: ${err.message})`));

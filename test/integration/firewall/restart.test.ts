@@ -34,10 +34,10 @@ test('a restart on the same store brings the whole network policy back identical
       assert.notEqual(await policySnapshot(second), before, 'the fresh data plane starts empty');
       await second.app.services.system.reconcileOnBoot();
       assert.equal(await policySnapshot(second), before);
-      const writes = second.app.services.dataplaneSync.dataplane.firewall.stats();
+      const writes = second.dataplane.firewall.stats();
       await second.ok('PUT', '/system/reload');
       assert.equal(await policySnapshot(second), before);
-      assert.deepEqual(second.app.services.dataplaneSync.dataplane.firewall.stats(), writes, 'a right state costs reads only');
+      assert.deepEqual(second.dataplane.firewall.stats(), writes, 'a right state costs reads only');
       await second.ok('PUT', '/account/b', { status: 'enable' });
       assert.match(await second.ok<string>('GET', '/wireguard/srv/firewall_nat_rules'), /--dport 8081 .*--to-destination 10\.0\.1\.3:53/);
     } finally {

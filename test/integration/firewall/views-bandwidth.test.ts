@@ -116,7 +116,7 @@ test('set_bandwidth gives every peer of the server its rates (0 lifts the limit)
 test('a data-plane failure during set_bandwidth, a forward, a rule or the conf leaves store and kernel as they were', async () => {
   const p = await setup();
   try {
-    const dp = p.app.services.dataplaneSync.dataplane;
+    const dp = p.dataplane;
     await p.ok('PUT', '/wireguard/srv', { b_download: '8', b_upload: '4' });
     const cases: Array<[object, string, 'PUT' | 'POST' | 'DELETE', string, Record<string, string> | undefined]> = [
       [dp.shaper, 'apply', 'PUT', '/wireguard/srv/set_bandwidth', undefined],

@@ -166,7 +166,7 @@ test('forwards come back after a firewall reset on PUT /system/reload, with no d
   try {
     await p.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'a', to_port: '80' });
     const before = await policySnapshot(p);
-    await p.app.services.dataplaneSync.dataplane.firewall.resetAll();
+    await p.dataplane.firewall.resetAll();
     assert.notEqual(await policySnapshot(p), before);
     await p.ok('PUT', '/system/reload');
     assert.equal(await policySnapshot(p), before);
@@ -209,7 +209,7 @@ test('a peer delete the data plane refuses brings the peer back with its forward
     await p.ok('POST', '/port_forward', { dst_port: '8080', protocol: 'tcp', to_peer: 'a', to_port: '80' });
     const before = await policySnapshot(p);
     const listing = await p.ok('GET', '/wireguard/srv/port_forward');
-    const shaper = p.app.services.dataplaneSync.dataplane.shaper as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const shaper = p.dataplane.shaper as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const original = shaper.apply;
     shaper.apply = async () => {
       shaper.apply = original;

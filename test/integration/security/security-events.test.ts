@@ -67,7 +67,7 @@ describe('panel security lines', () => {
       h.app.services.license.install(first);
       assert.deepEqual(events(h, mark).map((e) => [e.event, e.accounts, e.level]), [['license_changed', 120, 40]]);
       const second = await issueLicenseKey(vendor.privateKey, { accounts: 300, expires: new Date('2030-12-31T23:59:59Z') }, now);
-      new LicenseService(new LicenseRepository(other), SecretBox.open(h.dir), vendor.publicKey, () => now).install(second);
+      new LicenseService({ repo: new LicenseRepository(other), secretBox: SecretBox.open(h.dir), publicKey: vendor.publicKey, clock: () => now }).install(second);
       mark = h.logs.length;
       assert.equal((await status(h)).statusCode, 200);
       assert.deepEqual(events(h, mark).map((e) => [e.event, e.accounts, e.source]), [['license_changed', 300, 'other process']]);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type PanelDeps } from '../../../panel/app.ts';
+import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import type { SampleResult } from '../../../panel/services/statistics/sampler.ts';
@@ -16,6 +17,8 @@ export interface StatsPanel {
   app: FastifyInstance;
   db: Db;
   driver: SimulatedDriver;
+  /** The data plane the app drives (inspect it; writes go through the app). */
+  dataplane: Dataplane;
   clock: ReturnType<typeof manualClock>;
   dir: string;
   call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, form?: Record<string, string>): Promise<{ status: number; body: any }>;
@@ -35,8 +38,9 @@ export async function makeStatsPanel(
   const db = openDatabase(join(dir, 'panel.db'));
   const clock = manualClock(new Date(opts.start ?? '2026-03-15T12:00:00Z'));
   const driver = opts.driver ?? new SimulatedDriver({ now: () => Math.floor(clock.now().getTime() / 1000) });
+  const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
-    db, dataplane: createSimulatedDataplane({ wireguard: driver }), dataDir: dir, secretBox: SecretBox.open(dir),
+    db, dataplane, dataDir: dir, secretBox: SecretBox.open(dir),
     baseUrl: 'http://127.0.0.1', version: 'test', clock: () => clock.now(), timeZone: opts.timeZone ?? 'UTC',
     statisticsWorker: opts.worker,
   });
@@ -51,7 +55,7 @@ export async function makeStatsPanel(
     return { status: res.statusCode, body: res.json() };
   };
   return {
-    app, db, driver, clock, dir, call,
+    app, db, driver, dataplane, clock, dir, call,
     ok: async (method, path, form) => {
       const answer = await call(method, path, form);
       if (answer.body.status !== 'success') throw new Error(`${method} ${path} failed: ${answer.status} ${answer.body.error}`);

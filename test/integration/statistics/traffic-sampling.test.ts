@@ -198,7 +198,7 @@ test('a delete the data plane refuses restores the account with its statistics',
     await p.sample();
     const before = await month(p, 'alice', 2026, 3);
     assert.deepEqual(before, { '2026-03-15': [80_000, 1_500] });
-    failOnce(p.app.services.dataplaneSync.dataplane.wireguard);
+    failOnce(p.dataplane.wireguard);
     assert.equal((await p.call('DELETE', '/account/alice')).status, 500);
     assert.deepEqual(await month(p, 'alice', 2026, 3), before);
   } finally {
@@ -212,7 +212,7 @@ test('a delete refused by the firewall leaves the peer and its counters as they 
     p.counters(iface, alice, 1_000, 50_000);
     await p.sample();
     p.counters(iface, alice, 1_500, 80_000);
-    failOnce(p.app.services.dataplaneSync.dataplane.firewall);
+    failOnce(p.dataplane.firewall);
     const calls = p.driver.stats().applyPeersCalls;
     assert.equal((await p.call('DELETE', '/account/alice')).status, 500);
     assert.equal(p.driver.stats().applyPeersCalls, calls, 'WireGuard comes after the refused step: never touched');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../panel/app.ts';
+import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { SimulatedFlowSource } from '../../../panel/services/traffic-logging/flow-source.ts';
@@ -16,6 +17,8 @@ export interface TlHarness {
   app: FastifyInstance;
   db: Db;
   source: SimulatedFlowSource;
+  /** The data plane the app drives (inspect it; writes go through the app). */
+  dataplane: Dataplane;
   call(method: 'GET' | 'PUT' | 'POST', url: string, form?: Record<string, string>, cookie?: boolean): Promise<LightMyRequestResponse>;
   /** PUT with a JSON body. */
   putJson(url: string, body: unknown): Promise<LightMyRequestResponse>;
@@ -28,8 +31,9 @@ export async function makeTlHarness(shipper?: ShipperOptions): Promise<TlHarness
   const db = openDatabase(databasePath(dir));
   const driver = new SimulatedDriver();
   const source = new SimulatedFlowSource();
+  const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
-    db, dataplane: createSimulatedDataplane({ wireguard: driver }), dataDir: dir, secretBox: SecretBox.open(dir),
+    db, dataplane, dataDir: dir, secretBox: SecretBox.open(dir),
     baseUrl: 'http://panel.test', version: '9.9.9-test', trafficLogging: { source, shipper },
   });
   await app.ready();
@@ -43,7 +47,7 @@ export async function makeTlHarness(shipper?: ShipperOptions): Promise<TlHarness
   const putJson: TlHarness['putJson'] = (url, body) =>
     app.inject({ method: 'PUT', url, headers: { cookie: `access_hash=${hash}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   return {
-    app, db, source, call, putJson,
+    app, db, source, dataplane, call, putJson,
     async close() {
       await app.services.trafficLogging.stop();
       await app.close();

@@ -13,7 +13,7 @@ describe('traffic logging rules', () => {
   it('follow the config: selected states in both families, removed when disabled, re-created by reconcile', async () => {
     const h = await makeTlHarness();
     try {
-      const firewall = h.app.services.dataplaneSync.dataplane.firewall;
+      const firewall = h.dataplane.firewall;
       const enable = { enabled: '1', enabled_remote_syslog: '1', remote_syslog_server: '127.0.0.1', remote_syslog_server_port: '5514' };
       assert.equal(env(await h.call('PUT', '/api/v1/traffic_logging', { ...enable, related: '1', untracked: '1' })).status, 'success');
       const dump = await firewall.dump();

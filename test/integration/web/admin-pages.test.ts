@@ -35,16 +35,19 @@ test('product form: the module page is shown, the 422 bag sits at each field, fi
   assert.match(fieldError(bad.body, 'plan_type') ?? '', /selected plan type is invalid/i);
   assert.equal(fieldError(bad.body, 'disk_space'), 'The disk space field must not be greater than 1000.');
   assert.equal(fieldError(bad.body, 'bandwidth'), 'The bandwidth field must be an integer.');
-  assert.match(bad.body, /name="plan_type" value="gold"/, 'entered values are kept');
+  assert.equal(fieldError(bad.body, 'name'), 'The name field is required.');
+  assert.match(bad.body, /<option value="gold" selected>/, 'entered values are kept (a fixed-value field is a select box)');
+  assert.match(bad.body, /<select id="f-plan_type" name="plan_type"/);
   assert.equal(stack.platform.catalogue.list().length, 0);
-  const ok = await b.post('/admin/products', { module: 'TabProduct', server_location: 'ams', plan_type: 'premium', disk_space: '50', bandwidth: '100' });
+  const ok = await b.post('/admin/products', { module: 'TabProduct', name: 'Premium', server_location: 'ams', plan_type: 'premium', disk_space: '50', bandwidth: '100' });
   assert.equal(ok.statusCode, 303);
   const [product] = stack.platform.catalogue.list();
   assert.deepEqual(product.product_data, { server_location: 'ams', plan_type: 'premium', disk_space: 50, bandwidth: 100 });
-  const edit = await b.post(`/admin/products/${product.uuid}`, { server_location: 'ams', plan_type: 'premium', disk_space: '0', bandwidth: '100' });
+  assert.equal(product.name, 'Premium');
+  const edit = await b.post(`/admin/products/${product.uuid}`, { name: 'Premium', server_location: 'ams', plan_type: 'premium', disk_space: '0', bandwidth: '100' });
   assert.equal(edit.statusCode, 422);
   assert.equal(fieldError(edit.body, 'disk_space'), 'The disk space field must be at least 1.');
-  assert.equal((await b.post(`/admin/products/${product.uuid}`, { server_location: 'fra', plan_type: 'basic', disk_space: '10', bandwidth: '20' })).statusCode, 303);
+  assert.equal((await b.post(`/admin/products/${product.uuid}`, { name: 'Basic', server_location: 'fra', plan_type: 'basic', disk_space: '10', bandwidth: '20' })).statusCode, 303);
   assert.equal(stack.platform.catalogue.get(product.uuid)!.product_data.server_location, 'fra');
 });
 

@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fail, ok } from '../../../panel/http/envelope.ts';
 import { mapError } from '../../../panel/http/error-handler.ts';
-import { ApiError, CHARONDEBUG_SUBSYSTEMS, E, OWN, charondebugError, statusForText } from '../../../panel/http/errors.ts';
+import { FirewallError } from '../../../panel/dataplane/firewall/firewall.ts';
+import { SHAPING_TEXTS, ShapingError } from '../../../panel/dataplane/shaping/shaping.ts';
+import { ApiError, CHARONDEBUG_SUBSYSTEMS, E, FIREWALL_TEXTS, OWN, REFUSAL_STATUS, charondebugError, statusForText } from '../../../panel/http/errors.ts';
+import { dataplaneRefusal } from '../../../panel/services/refusal.ts';
 
 function specTexts(): string[] {
   const text = readFileSync(new URL('../../fixtures/panel-core/spec-errors.md', import.meta.url), 'utf8');
@@ -49,12 +52,36 @@ describe('error catalogue', () => {
     for (const t of [OWN.WRONG_ADDRESS, OWN.WRONG_MTU, OWN.WRONG_STATUS, OWN.BAD_REQUEST]) assert.equal(statusForText(t), 400, t);
   });
 
+  it('gives every status from the one table, whose every text is a catalogue text', () => {
+    const known = new Set<string>([...Object.values(E), ...Object.values(OWN), ...Object.values(FIREWALL_TEXTS)]);
+    assert.deepEqual([...REFUSAL_STATUS.keys()].filter((t) => !known.has(t)), [], 'status entries for unknown texts');
+    for (const [text, status] of REFUSAL_STATUS) assert.equal(statusForText(text), status, text);
+    // each prefix text (a text followed by detail) is a host failure (500) unless listed otherwise
+    const prefixes = [...known].filter((t) => t.endsWith(':'));
+    assert.ok(prefixes.length >= 10, String(prefixes.length));
+    for (const t of prefixes) assert.ok(t === E.BACKUP_READER || REFUSAL_STATUS.has(t), `no status chosen for ${t}`);
+  });
+
+  it('answers one status for every "already in use" text, through every route (Mark already in use is 409)', () => {
+    const inUse = [...Object.values(E), ...Object.values(OWN), ...Object.values(FIREWALL_TEXTS)].filter((t) => /already in use/.test(t));
+    assert.ok(inUse.length >= 6, inUse.join(', '));
+    for (const t of inUse) assert.equal(statusForText(t), 409, t);
+    // the data-plane refusal is converted in one place: the firewall's and the shaper's texts keep their status
+    const mark = dataplaneRefusal(new FirewallError(FIREWALL_TEXTS.MARK_IN_USE));
+    assert.deepEqual(mapError(mark, 'r'), { httpStatus: 409, text: FIREWALL_TEXTS.MARK_IN_USE, unexpected: false });
+    const shaping = SHAPING_TEXTS.noInterface('wg9');
+    assert.deepEqual(mapError(dataplaneRefusal(new ShapingError(shaping)), 'r'), { httpStatus: 422, text: shaping, unexpected: false });
+    const toolFailure = new ShapingError('tc: RTNETLINK answers: File exists');
+    assert.equal(dataplaneRefusal(toolFailure), toolFailure);
+    assert.equal(mapError(toolFailure, 'r').httpStatus, 500);
+  });
+
   it('ApiError carries text, status and the detail after a colon text', () => {
-    const err = new ApiError(E.BACKUP_FTP_UPLOAD, undefined, '530 Login incorrect');
+    const err = new ApiError(E.BACKUP_FTP_UPLOAD, '530 Login incorrect');
     assert.equal(err.message, 'FTP upload error: 530 Login incorrect');
     assert.equal(err.httpStatus, 500);
     assert.equal(new ApiError(E.ACCOUNT_NOT_FOUND).httpStatus, 404);
-    assert.equal(new ApiError(E.WRONG_IP, 422).httpStatus, 422);
+    assert.equal(new ApiError(E.WRONG_IP).httpStatus, 400);
   });
 });
 

@@ -15,6 +15,10 @@ import { renderFacts } from './messages/compose.ts';
 import type { SendOrigin } from './send-store.ts';
 import { isConfigured, parseSmtpSettings, SmtpSettingsError, type SmtpSettings } from './settings.ts';
 import { smtpTransport, toSmtpFailure, type MailTransport } from './transport.ts';
+import type { ModuleResponse } from '../../../contract/http.ts';
+import { settingsForm } from '../../../contract/settings-form.ts';
+import { settingsPagePath, settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
+import { sendTestMail, SMTP_FIELDS } from './settings-page.ts';
 
 /** What the host adds to this module's context: the services of its manifest. */
 export type SmtpContext = PlatformContext & SmtpServices;
@@ -24,6 +28,8 @@ export { UNKNOWN_SEND };
 
 /** Answer of a queued or logged send. */
 export type SmtpSendResult = SendResult | { status: 'success'; send_uuid: string; delivery: 'queued' | 'logged'; task_id?: string };
+
+const SMTP_SURFACE = settingsSurface('Notification', 'Smtp', 'SMTP');
 
 /** Notification module `Smtp`. */
 export class Smtp extends Notification {
@@ -54,6 +60,40 @@ export class Smtp extends Notification {
     if (!parsed.success) throw new SmtpSettingsError(parsed.errors);
     this.module_data = { ...parsed.data };
     return this.module_data;
+  }
+
+  /** The settings page: the channel's form (the password never shown back) and the "send a test mail" button. */
+  getSettingsPage(data: Partial<SettingsPageData> = {}): string {
+    return this.view('settings', { configured: isConfigured(this.module_data), form: data.action ? settingsForm(data as SettingsPageData, SMTP_FIELDS) : null });
+  }
+
+  /** "Send a test mail": one mail to `input.to` through the saved settings, at once; answers the server's reply. */
+  async testSettings(input: Record<string, unknown> = {}): Promise<SettingsTestResult> {
+    const result = await sendTestMail({
+      settings: this.module_data, to: input.to, brand: this.settings.brand,
+      transport: (settings) => Smtp.transport(settings, this.settings.smtp_timeout_ms), clean: (text) => this.withoutSecrets(text),
+    });
+    if (result.ok) this.logInfo('testSettings', { to: input.to }, result.message);
+    else this.logError('testSettings', { to: input.to }, result.message);
+    return result;
+  }
+
+  /** The settings page's permission key, sidebar entry and the route it links through. */
+  adminPermissions() {
+    return [SMTP_SURFACE.permission];
+  }
+
+  adminWebRoutes() {
+    return [SMTP_SURFACE.route];
+  }
+
+  adminSidebar() {
+    return [SMTP_SURFACE.sidebar];
+  }
+
+  /** The sidebar link's controller: on to the platform's settings page of this module. */
+  settingsLink(): ModuleResponse {
+    return { status: 303, body: '', headers: { location: settingsPagePath('Notification', 'Smtp'), 'content-type': 'text/plain; charset=utf-8' } };
   }
 
   /** The spec's send: 422 error bag, or success once the mail is queued for delivery (or logged without a server). */

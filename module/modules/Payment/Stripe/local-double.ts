@@ -214,6 +214,9 @@ export class StripeLocalDouble {
       });
     });
 
+    // The settings page's "test the keys": any authenticated read (the key check above refuses a wrong key).
+    app.get('/v1/balance', async () => ({ object: 'balance', livemode: false, available: [{ amount: 0, currency: 'eur' }], pending: [] }));
+
     app.post('/v1/customers', async (request) => {
       const form = request.body as Record<string, string>;
       return once(request.headers['idempotency-key'], () => {

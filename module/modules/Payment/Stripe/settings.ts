@@ -10,9 +10,9 @@ export const SIGNATURE_TOLERANCE_S = 300;
 
 export const StripeSettingsSchema = z.object({
   /** `sk_test_…` / `sk_live_…` (or a restricted `rk_…` key with PaymentIntents, Checkout and Refunds write). */
-  secret_key: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{4,}$/, 'secret_key must be a Stripe secret key (sk_test_… or sk_live_…)'),
+  secret_key: z.string({ error: 'secret_key is required: the Stripe secret key (sk_test_… or sk_live_…)' }).regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{4,}$/, 'secret_key must be a Stripe secret key (sk_test_… or sk_live_…)'),
   /** The endpoint's signing secret `whsec_…`. */
-  webhook_secret: z.string().regex(/^whsec_[A-Za-z0-9+/=_-]{8,}$/, 'webhook_secret must be the endpoint signing secret (whsec_…)'),
+  webhook_secret: z.string({ error: 'webhook_secret is required: the endpoint signing secret (whsec_…)' }).regex(/^whsec_[A-Za-z0-9+/=_-]{8,}$/, 'webhook_secret must be the endpoint signing secret (whsec_…)'),
   /** Stripe's API by default; `http(s)://host:port` of a local double for tests and the demo. */
   api_base: z.url({ protocol: /^https?$/ }).optional(),
   /** Statement/product name shown on the Checkout page. */
@@ -22,17 +22,27 @@ export const StripeSettingsSchema = z.object({
 
 export type StripeSettings = z.infer<typeof StripeSettingsSchema>;
 
-/** An error the platform answers with 422 and this text. */
+/** An error the platform answers with 422 and this text (the first bad field); `errors` holds every field's messages. */
 export class StripeSettingsError extends Error {
   readonly statusCode = 422;
+  constructor(message: string, readonly errors: Record<string, string[]> = {}) {
+    super(message);
+  }
 }
+
+/** Optional members an empty form field clears. */
+const OPTIONAL_TEXT = ['api_base', 'product_name'] as const;
 
 /** Checks the module_data (after the base sanitizer); throws StripeSettingsError naming the first bad field. */
 export function parseSettings(data: Record<string, unknown>): StripeSettings {
-  const parsed = StripeSettingsSchema.safeParse(data);
+  const input = { ...data };
+  for (const key of OPTIONAL_TEXT) if (input[key] === '' || input[key] === null) delete input[key];
+  const parsed = StripeSettingsSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new StripeSettingsError(`${issue.path.join('.') || 'module_data'}: ${issue.message}`);
+    const errors: Record<string, string[]> = {};
+    for (const each of parsed.error.issues) (errors[each.path.join('.') || '_'] ??= []).push(each.message);
+    throw new StripeSettingsError(`${issue.path.join('.') || 'module_data'}: ${issue.message}`, errors);
   }
   return parsed.data;
 }

@@ -6,12 +6,23 @@ import { Payment, type ChargeAnswer, type Invoice, type OffSessionCharge, type P
 import { currencyExponent, formatMinor } from '../../../platform/services/billing/money.ts';
 import { isCardError, stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
 import { failureOf, paymentOf, setupOf, signedAt } from './events.ts';
+import { collectSecretValues, scrub } from '../../../contract/log.ts';
+import { settingsPagePath, settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
+import { settingsForm, type SettingsField } from '../../../contract/settings-form.ts';
 import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
 
 export const NO_LEDGER = 'the platform ledger is not available in this process';
 export const NOT_THIS_GATEWAY = (uuid: string) => `transaction ${uuid} was not paid through this gateway`;
 export const SIGNED_IN_FUTURE = (seconds: number) => `signature timestamp ${seconds} s ahead of the platform clock (tolerance ${SIGNATURE_TOLERANCE_S} s)`;
 const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8090';
+const STRIPE_SURFACE = settingsSurface('Payment', 'Stripe', 'Stripe');
+/** The settings form's fields (module_data members). */
+const STRIPE_FIELDS: readonly SettingsField[] = [
+  { name: 'secret_key', label: 'Secret key', type: 'password', secret: true, help: 'sk_test_… or sk_live_… (Dashboard → Developers → API keys)' },
+  { name: 'webhook_secret', label: 'Webhook signing secret', type: 'password', secret: true, help: 'whsec_… of the endpoint below' },
+  { name: 'product_name', label: 'Name on the payment page', type: 'text', secret: false, help: 'Optional; default "Invoice"' },
+  { name: 'api_base', label: 'API base URL', type: 'url', secret: false, help: 'Leave empty for Stripe; a local double in tests and the demo' },
+];
 
 export class Stripe extends Payment {
   static override version = '1.0.0';
@@ -26,17 +37,52 @@ export class Stripe extends Payment {
     return this.module_data;
   }
 
-  /** The settings page: the generated `webhook_url` of this gateway, the events to enable, the key's mode. */
-  override getSettingsPage(data: Record<string, unknown> = {}): string {
+  /**
+   * The settings page: the generated `webhook_url` of this gateway (on the platform's base URL as the admin reached it),
+   * the events to enable, the key's mode and, on the platform's settings page, the form (secrets blank: a blank field
+   * keeps them) with each field's errors and the "test the keys" button.
+   */
+  override getSettingsPage(data: Partial<SettingsPageData> = {}): string {
     const base = String(data.base_url ?? this.config<string>('public_url') ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
     const secret = typeof this.module_data.secret_key === 'string' ? this.module_data.secret_key : '';
     return this.view('settings', {
-      webhook_url: `${base}/webhooks/payment/${this.payment_gateway_uuid ?? ''}`,
+      webhook_url: this.payment_gateway_uuid ? `${base}/webhooks/payment/${this.payment_gateway_uuid}` : null,
       events: STRIPE_EVENTS,
       mode: secret ? keyMode(secret) : null,
       api_base: this.module_data.api_base ?? null,
       has_webhook_secret: typeof this.module_data.webhook_secret === 'string',
+      form: data.action ? settingsForm(data as SettingsPageData, STRIPE_FIELDS) : null,
     });
+  }
+
+  /** "Test the keys": one authenticated read of Stripe's API (the balance) with the saved secret key. */
+  async testSettings(_input: Record<string, unknown> = {}): Promise<SettingsTestResult> {
+    try {
+      await this.client().balance.retrieve();
+      return { ok: true, message: `Stripe accepted the secret key (${keyMode(this.settings().secret_key)} mode).` };
+    } catch (error) {
+      const secrets = collectSecretValues({ m: this.module_data });
+      this.logError('testSettings', {}, String(scrub((error as Error).message, secrets)));
+      return { ok: false, message: `Stripe refused the key: ${String(scrub((error as Error).message, secrets))}` };
+    }
+  }
+
+  /** The settings page's permission key, sidebar entry and the route it links through. */
+  adminPermissions() {
+    return [STRIPE_SURFACE.permission];
+  }
+
+  adminWebRoutes() {
+    return [STRIPE_SURFACE.route];
+  }
+
+  adminSidebar() {
+    return [STRIPE_SURFACE.sidebar];
+  }
+
+  /** The sidebar link's controller: on to the platform's settings page of this module. */
+  settingsLink(): ModuleResponse {
+    return { status: 303, body: '', headers: { location: settingsPagePath('Payment', 'Stripe'), 'content-type': 'text/plain; charset=utf-8' } };
   }
 
   /**

@@ -12,6 +12,18 @@ import { LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bou
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
 import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
+import { Task } from '../../../task/task.ts';
+import type { TaskOptions } from '../../../task/queue.ts';
+import { CapDirectory } from './caps/cap-directory.ts';
+import { CapPass } from './caps/cap-pass.ts';
+import { CAPS_MIGRATION, CapStore } from './caps/cap-store.ts';
+
+/** Job options unless config.ts says otherwise. */
+export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
+/** How often the data-cap pass reads the panels' traffic unless config.ts says otherwise (at least every 15 min). */
+export const CAP_PASS_EVERY_MS = 300_000;
+/** How often the scheduler looks whether a pass is due. */
+const CAP_TICK_MS = 10_000;
 
 /** VpnProduct's config.ts section. */
 export const vpnProductConfigSchema = z.object({
@@ -22,6 +34,8 @@ export const vpnProductConfigSchema = z.object({
   job: z.object({ tries: z.number().int().min(1), backoff: z.number().min(0), timeout: z.number().positive(), maxExceptions: z.number().int().min(1) }).partial().optional(),
   /** New one-time links a customer may make per service and window (client area). */
   otl_links: linkBoundSchema.optional(),
+  /** Data caps: how often the pass reads every panel's traffic (one request per panel). */
+  caps: z.object({ every_ms: z.number().int().min(10_000).max(900_000) }).partial().optional(),
 });
 
 /** The module's services, merged into its context (`ctx.panels`, `ctx.usernames`). */
@@ -36,6 +50,9 @@ export interface VpnProductServices {
   panelAdmin: PanelAdmin | null;
   /** Platform process only: when the client area made each service's one-time links (the bound on them). */
   linkIssues: LinkIssueLog | null;
+  /** Platform process only: the data-cap pass and its store. */
+  caps: CapPass | null;
+  capStore: CapStore | null;
 }
 
 /** A PanelRegistry over `directory` with `panel_connections` sockets per panel and `api_timeout_ms` per call. */
@@ -54,25 +71,46 @@ function services(env: ExtensionEnv): VpnProductServices {
   if (env.db && env.sealer) {
     const panelStore = new PanelStore(env.db, env.sealer, env.clock);
     const panels = createPanelRegistry(panelStore, env.config, env.clock);
+    const capStore = new CapStore(env.db, env.clock);
+    const settings = vpnProductConfigSchema.partial().parse(env.config);
+    const caps = new CapPass({
+      directory: new CapDirectory(env.db), store: capStore, client: (panel) => panels.client(panel),
+      addTask: (job, queue, input, tags) => Task.add(job, queue, input, tags),
+      jobOptions: { ...VPN_JOB_DEFAULTS, ...(settings.job ?? {}) }, clock: env.clock, logger: env.logger,
+      everyMs: settings.caps?.every_ms ?? CAP_PASS_EVERY_MS,
+    });
     return {
       panels, placement: createPlacement(panels, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore),
-      linkIssues: new LinkIssueLog(env.db, env.clock),
+      linkIssues: new LinkIssueLog(env.db, env.clock), caps, capStore,
     };
   }
   if (env.worker) {
     const panels = createPanelRegistry(new RemotePanelDirectory(env.worker), env.config, env.clock);
-    return { panels, placement: createPlacement(panels, env.clock), usernames: null, panelStore: null, panelAdmin: null, linkIssues: null };
+    return { panels, placement: createPlacement(panels, env.clock), usernames: null, panelStore: null, panelAdmin: null, linkIssues: null, caps: null, capStore: null };
   }
   throw new Error('VpnProduct needs the platform database or the worker API');
 }
 
 export const vpnProductManifest = defineManifest<VpnProductServices>({
   config: vpnProductConfigSchema,
-  migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION],
+  migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION, CAPS_MIGRATION],
   services,
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
   workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
   adminPanels: (ext) => vpnProductAdminPanels(ext.panelStore!, ext.panelAdmin!),
   clientRoutes: () => clientAssetRoutes,
+  scheduled: [{ name: 'data-caps', everyMs: CAP_TICK_MS, run: async (ext) => void (await ext.caps?.runIfDue()) }],
+  hooks: (hooks, ext) => {
+    if (!ext.caps) return;
+    ext.caps.attachHooks(hooks);
+    // A paid renewal whose period has begun (paid on or after its due date) lifts the cap at once; one paid early is
+    // lifted by the pass on the day the new period begins.
+    hooks.on('service.renewed', async (event) => {
+      if (event.service_uuid) await ext.caps!.stepService(event.service_uuid);
+    });
+    hooks.on('service.package_changed', async (event) => {
+      if (event.module === 'VpnProduct') await ext.caps!.packageChanged(event.service_uuid);
+    });
+  },
   close: (ext) => ext.panels.close(),
 });

@@ -189,6 +189,15 @@ export class PanelClient {
     return this.call('GET', `/account/${encodeURIComponent(name)}/traffic_statistics/${year}/${mm}`, TrafficStatisticsSchema, undefined, signal);
   }
 
+  /**
+   * GET /traffic_statistics?from=&to=: every account's stored days from `from` to `to` (`YYYY-MM-DD`; `to` default the
+   * panel's today), days without traffic left out: the whole panel's usage in one request (the data-cap pass).
+   */
+  trafficRange(from: string, to?: string, signal?: AbortSignal): Promise<TrafficStatisticsEntry[]> {
+    const query = new URLSearchParams({ from, ...(to ? { to } : {}) });
+    return this.call('GET', `/traffic_statistics?${query}`, TrafficStatisticsSchema, undefined, signal);
+  }
+
   listServers(signal?: AbortSignal): Promise<Record<string, WireguardServer>> {
     return this.call('GET', '/wireguard', WireguardServerMapSchema, undefined, signal);
   }

@@ -1,14 +1,26 @@
 // Product and service data of the VPN product: validation (error bags) and the password generator.
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
+import { CAP_ACTIONS } from './caps/cap-policy.ts';
 import { PLAN_TYPES, passwordSchema, requiredEnum, requiredInteger, requiredString, usernameSchema } from '../../../contract/validation.ts';
 
 /** Bandwidth limits the panel accepts for b_download / b_upload (Mbit/s). */
 export const MIN_BANDWIDTH = 1;
 export const MAX_BANDWIDTH = 10000;
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+/** Largest monthly allowance (GB) a plan may carry. */
+export const MAX_DATA_CAP_GB = 1_000_000;
 
-/** Product data: the panel location, plan, bandwidth and optionally a WireGuard server on that panel. */
+/** An optional field: missing, null or '' takes `fallback`, anything else goes through `schema`. */
+function withDefault<T extends z.ZodType>(schema: T, fallback: unknown) {
+  return z.preprocess((v) => (v === undefined || v === null || v === '' ? fallback : v), schema);
+}
+
+/**
+ * Product data: the panel location, plan, bandwidth, optionally a WireGuard server on that panel, and the data cap:
+ * `data_cap_gb` (monthly allowance, 0 = unlimited), `cap_action` (`throttle` or `suspend` when it is used up) and
+ * `cap_throttle_mbit` (the throttled rate). Products saved before caps existed read as unlimited.
+ */
 export function vpnProductSchema(locations: () => string[]) {
   return z.object({
     server_location: requiredString('server_location').refine((value) => locations().includes(value), {
@@ -22,6 +34,9 @@ export function vpnProductSchema(locations: () => string[]) {
         .regex(SERVER_NAME, { error: 'The wg server field must only contain letters, numbers, dashes, and underscores.' })
         .nullable(),
     ),
+    data_cap_gb: withDefault(requiredInteger('data_cap_gb', 0, MAX_DATA_CAP_GB), 0),
+    cap_action: withDefault(requiredEnum('cap_action', CAP_ACTIONS), 'throttle'),
+    cap_throttle_mbit: withDefault(requiredInteger('cap_throttle_mbit', MIN_BANDWIDTH, MAX_BANDWIDTH), 1),
   });
 }
 export type VpnProductData = z.infer<ReturnType<typeof vpnProductSchema>>;

@@ -14,26 +14,26 @@ import {
 import { createAccountIdempotent } from './create-account.ts';
 import { DEFAULT_LINK_BOUND, LINK_REPLACES, linkBoundSchema, newClientLink } from './link-bound.ts';
 import { ACCOUNT_LIMIT_EXCEEDED, isIkev2Off, PanelError, type PanelClient } from './panel-client.ts';
-import { vpnProductManifest, type VpnProductServices } from './manifest.ts';
+import { VPN_JOB_DEFAULTS, vpnProductManifest, type VpnProductServices } from './manifest.ts';
 import { deleteAccountIfPresent, moveAccount } from './move-account.ts';
 import type { PanelRegistry } from './panel-registry.ts';
 import type { Placement } from './placement.ts';
 import { regenerateAccountKeys } from './rekey.ts';
 import { panelOf, pendingPlacementSchema, provisionSchema, type MoveTarget, type VpnProvisionData } from './provision.ts';
 import { accountNameFor, vpnProductSchema, vpnServiceSchema } from './schemas.ts';
+import { CAP_LIFT_JOB, CAP_THROTTLE_JOB } from './caps/cap-pass.ts';
+import { capPolicyOf } from './caps/cap-policy.ts';
+import { capView } from './caps/cap-view.ts';
+import { attachment, postOnly, wantsHtml } from './http-answers.ts';
 import { USERNAME_TAKEN, type UsernameDirectory } from './usernames.ts';
 
 /** What the host adds to this module's context: the services of its manifest. */
 export type VpnProductContext = PlatformContext & VpnProductServices;
 
-/** Job options unless config.ts says otherwise. */
-export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
-
 export type { VpnProvisionData } from './provision.ts';
 
 export const NOT_PROVISIONED = 'Service has no panel account yet';
 export const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
-export const POST_ONLY = 'This action needs a POST request.';
 export const IKEV2_UNAVAILABLE = 'IKEv2 is not available for this service.';
 
 /** Product module `VpnProduct`. */
@@ -201,7 +201,19 @@ export class VpnProduct extends Product {
   }
 
   override serviceJobMethods(): readonly string[] {
-    return [REGENERATE_KEYS_JOB];
+    return [REGENERATE_KEYS_JOB, CAP_THROTTLE_JOB, CAP_LIFT_JOB];
+  }
+
+  /** Data cap used up (action `throttle`): the account's rate down to the plan's `cap_throttle_mbit`, both ways. */
+  async capThrottleJob(): Promise<JobResult> {
+    const rate = capPolicyOf(this.product_data).throttle_mbit;
+    return this.updateAccount('cap_throttle', { b_download: rate, b_upload: rate });
+  }
+
+  /** The period renewed (or the cap was raised): the account's rate back to the plan's bandwidth. */
+  async capLiftJob(): Promise<JobResult> {
+    const bandwidth = Number(this.product_data.bandwidth);
+    return this.updateAccount('cap_lift', { b_download: bandwidth, b_upload: bandwidth });
   }
 
   /**
@@ -244,7 +256,7 @@ export class VpnProduct extends Product {
   }
 
   async variables_usage(): Promise<Record<string, unknown>> {
-    return { ...(await usageData(await this.tabSource())) };
+    return this.usageWithCap();
   }
 
   async variables_manage(): Promise<Record<string, unknown>> {
@@ -306,7 +318,13 @@ export class VpnProduct extends Product {
   }
 
   async controllerClient_usageGet(_request: ModuleRequest): Promise<unknown> {
-    return usageData(await this.tabSource());
+    return this.usageWithCap();
+  }
+
+  /** The Usage tab: daily traffic and the cap bar (used / allowance, percent, days left; null for an unlimited plan). */
+  private async usageWithCap(): Promise<Record<string, unknown>> {
+    const cap = capView(this.requireService(), this.product_data, (this.ctx as Partial<VpnProductContext>).capStore ?? null, this.ctx.clock);
+    return { ...(await usageData(await this.tabSource())), cap };
   }
 
   /** Queues regenerateKeysJob (POST; the client area lets only the service's owner reach it). */
@@ -377,19 +395,4 @@ export class VpnProduct extends Product {
     if (!this.service_uuid) throw new Error('no current service');
     return this.service_uuid;
   }
-}
-
-/** A file download answer. */
-function attachment(text: string, filename: string, type: string): ModuleResponse {
-  return { status: 200, body: text, headers: { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' } };
-}
-
-/** A plain form post of a browser without JavaScript (it accepts HTML, not JSON). */
-function wantsHtml(request: ModuleRequest): boolean {
-  const accept = String(request.headers.accept ?? '');
-  return accept.includes('text/html') && !accept.includes('application/json');
-}
-
-function postOnly(): ModuleResponse {
-  return { status: 405, body: { success: false, message: POST_ONLY }, headers: { allow: 'POST' } };
 }

@@ -123,7 +123,7 @@ export class BillingService {
       const order = invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
       const invoice = invoices.createInvoice({
         order_uuid: order.uuid, customer_uuid: customerUuid, service_uuid: service.uuid,
-        description: `${product.module} ${String(product.product_data.plan_type ?? product.uuid)} (${input.billing_cycle})`,
+        description: `${product.name || `${product.module} ${String(product.product_data.plan_type ?? product.uuid)}`} (${input.billing_cycle})`,
         amount_minor: price.amount_minor, currency: price.currency, due_date: due,
       });
       this.deps.periods.onOrder(service.uuid, input.billing_cycle, price.amount_minor, price.currency);
@@ -143,6 +143,17 @@ export class BillingService {
   listInvoices(filter: InvoiceFilter, page: number, perPage: number): { invoices: InvoiceView[]; page: number; per_page: number; total: number } {
     const { rows, total } = this.deps.invoices.list(filter, perPage, (page - 1) * perPage);
     return { invoices: rows.map(invoiceView), page, per_page: perPage, total };
+  }
+
+  /** A page of orders, newest first, each with its first invoice's uuid, number and status. */
+  listOrders(page: number, perPage: number): { orders: Array<OrderRow & { invoice: Pick<InvoiceView, 'uuid' | 'number' | 'status' | 'amount' | 'currency'> | null }>; page: number; per_page: number; total: number } {
+    const { rows, total } = this.deps.invoices.listOrders(perPage, (page - 1) * perPage);
+    const orders = rows.map((order) => {
+      const row = this.deps.invoices.invoiceOfOrder(order.uuid);
+      const view = row ? invoiceView(row) : null;
+      return { ...order, invoice: view ? { uuid: view.uuid, number: view.number, status: view.status, amount: view.amount, currency: view.currency } : null };
+    });
+    return { orders, page, per_page: perPage, total };
   }
 
   /** A manual payment of the whole invoice; 409 when it is not unpaid or failed. Queues the service's create(). */

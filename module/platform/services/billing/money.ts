@@ -16,8 +16,16 @@ export function normalizeCurrency(code: string): string {
 
 /** Decimals of the currency's minor unit (EUR 2, JPY 0, KWD 3), as Intl defines them. */
 export function currencyExponent(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = exponents.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    // Only codes Intl accepted get here (it throws on others), so the map stays bounded by the ISO 4217 list.
+    exponents.set(currency, digits);
+  }
+  return digits;
 }
+
+const exponents = new Map<string, number>();
 
 /** `9.99` EUR → 999; exact on the decimal text, refuses more decimals than the currency has or a negative value. */
 export function toMinor(amount: string | number, currency: string): number {

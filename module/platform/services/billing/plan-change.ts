@@ -71,7 +71,8 @@ export class PlanChanges {
         proration: { ...proration, currency: billing.currency, balance: formatMinor(proration.balance_minor, billing.currency) },
       };
       if (proration.balance_minor > 0) {
-        const plan = String(this.deps.products.get(productUuid)!.product_data.plan_type ?? productUuid);
+        const target = this.deps.products.get(productUuid)!;
+        const plan = target.name || String(target.product_data.plan_type ?? productUuid);
         const row = this.deps.invoices.createInvoice({
           order_uuid: null, customer_uuid: this.deps.periods.billed(serviceUuid)?.customer_uuid ?? null, service_uuid: serviceUuid, kind: 'change',
           change_product_uuid: productUuid, amount_minor: proration.balance_minor, currency: billing.currency, due_date: today(this.deps.clock),

@@ -6,6 +6,11 @@ export interface ProductsTable {
   uuid: string;
   module: string;
   product_data: string;
+  name: Generated<string>;
+  description: Generated<string>;
+  position: Generated<number>;
+  /** 1 = offered on the order page. */
+  visible: Generated<number>;
   created_at: string;
   updated_at: string;
 }

@@ -2,6 +2,7 @@
 // is the sum per currency. A use is keyed by its invoice, so an invoice consumes credit once.
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
+import { statement } from '../statement-cache.ts';
 
 export interface CreditEntry {
   id: number;
@@ -25,7 +26,7 @@ export class CustomerCreditRepository {
   }
 
   add(entry: Omit<CreditEntry, 'id' | 'created_at'>): boolean {
-    return this.db.prepare(`INSERT INTO customer_credits (customer_uuid, currency, amount_minor, reason, service_uuid, invoice_uuid, created_at)
+    return statement(this.db, `INSERT INTO customer_credits (customer_uuid, currency, amount_minor, reason, service_uuid, invoice_uuid, created_at)
       VALUES (@customer_uuid, @currency, @amount_minor, @reason, @service_uuid, @invoice_uuid, @at) ON CONFLICT DO NOTHING`)
       .run({ ...entry, at: this.clock.now().toISOString() }).changes === 1;
   }
@@ -36,8 +37,8 @@ export class CustomerCreditRepository {
 
   /** The balance per currency and the entries, newest first. */
   of(customerUuid: string): { balances: Record<string, number>; entries: CreditEntry[] } {
-    const sums = this.db.prepare('SELECT currency, sum(amount_minor) AS n FROM customer_credits WHERE customer_uuid = ? GROUP BY currency').all(customerUuid) as Array<{ currency: string; n: number }>;
-    const entries = this.db.prepare('SELECT * FROM customer_credits WHERE customer_uuid = ? ORDER BY id DESC LIMIT 200').all(customerUuid) as CreditEntry[];
+    const sums = statement(this.db, 'SELECT currency, sum(amount_minor) AS n FROM customer_credits WHERE customer_uuid = ? GROUP BY currency').all(customerUuid) as Array<{ currency: string; n: number }>;
+    const entries = statement(this.db, 'SELECT * FROM customer_credits WHERE customer_uuid = ? ORDER BY id DESC LIMIT 200').all(customerUuid) as CreditEntry[];
     return { balances: Object.fromEntries(sums.map((s) => [s.currency, s.n])), entries };
   }
 }

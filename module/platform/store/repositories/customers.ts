@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
+import { statement } from '../statement-cache.ts';
 
 /** One customer as stored; `password_hash` is never part of an API answer. */
 export interface CustomerRow {
@@ -24,32 +25,29 @@ export class CustomerRepository {
   create(input: { email: string; name?: string; password_hash?: string | null }): Customer {
     const now = this.clock.now().toISOString();
     const uuid = randomUUID();
-    this.db
-      .prepare('INSERT INTO customers (uuid, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+    statement(this.db, 'INSERT INTO customers (uuid, email, name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(uuid, input.email, input.name ?? '', input.password_hash ?? null, now, now);
     return { uuid, email: input.email, name: input.name ?? '', created_at: now, updated_at: now };
   }
 
   get(uuid: string): CustomerRow | undefined {
-    return this.db.prepare('SELECT * FROM customers WHERE uuid = ?').get(uuid) as CustomerRow | undefined;
+    return statement(this.db, 'SELECT * FROM customers WHERE uuid = ?').get(uuid) as CustomerRow | undefined;
   }
 
   findByEmail(email: string): CustomerRow | undefined {
-    return this.db.prepare('SELECT * FROM customers WHERE email = ?').get(email) as CustomerRow | undefined;
+    return statement(this.db, 'SELECT * FROM customers WHERE email = ?').get(email) as CustomerRow | undefined;
   }
 
   /** A page of customers ordered by creation (newest last). */
   list(limit = 100, offset = 0): Customer[] {
-    return this.db
-      .prepare('SELECT uuid, email, name, created_at, updated_at FROM customers ORDER BY created_at, uuid LIMIT ? OFFSET ?')
+    return statement(this.db, 'SELECT uuid, email, name, created_at, updated_at FROM customers ORDER BY created_at, uuid LIMIT ? OFFSET ?')
       .all(limit, offset) as Customer[];
   }
 
   update(uuid: string, fields: { email?: string; name?: string; password_hash?: string | null }): boolean {
     const row = this.get(uuid);
     if (!row) return false;
-    this.db
-      .prepare('UPDATE customers SET email = ?, name = ?, password_hash = ?, updated_at = ? WHERE uuid = ?')
+    statement(this.db, 'UPDATE customers SET email = ?, name = ?, password_hash = ?, updated_at = ? WHERE uuid = ?')
       .run(fields.email ?? row.email, fields.name ?? row.name,
         fields.password_hash === undefined ? row.password_hash : fields.password_hash, this.clock.now().toISOString(), uuid);
     return true;
@@ -57,18 +55,18 @@ export class CustomerRepository {
 
   /** Links a service to its owner (or unlinks it with null). */
   assignService(serviceUuid: string, customerUuid: string | null): boolean {
-    return this.db.prepare('UPDATE services SET customer_uuid = ? WHERE uuid = ?').run(customerUuid, serviceUuid).changes === 1;
+    return statement(this.db, 'UPDATE services SET customer_uuid = ? WHERE uuid = ?').run(customerUuid, serviceUuid).changes === 1;
   }
 
   /** The uuid of the service's owner, or null. */
   ownerOf(serviceUuid: string): string | null {
-    const row = this.db.prepare('SELECT customer_uuid FROM services WHERE uuid = ?').get(serviceUuid) as { customer_uuid: string | null } | undefined;
+    const row = statement(this.db, 'SELECT customer_uuid FROM services WHERE uuid = ?').get(serviceUuid) as { customer_uuid: string | null } | undefined;
     return row?.customer_uuid ?? null;
   }
 
   /** The uuids of a customer's services, oldest first. */
   serviceUuids(customerUuid: string): string[] {
-    return (this.db.prepare('SELECT uuid FROM services WHERE customer_uuid = ? ORDER BY created_at, uuid').all(customerUuid) as Array<{ uuid: string }>)
+    return (statement(this.db, 'SELECT uuid FROM services WHERE customer_uuid = ? ORDER BY created_at, uuid').all(customerUuid) as Array<{ uuid: string }>)
       .map((r) => r.uuid);
   }
 }

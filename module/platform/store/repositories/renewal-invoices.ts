@@ -23,7 +23,8 @@ const DUE_FROM = `FROM service_billing b
 
 const COLUMNS = `SELECT ${UUID_SQL}, 'tmp:' || b.service_uuid || ':' || b.next_due_date, s.customer_uuid, b.service_uuid, 'renewal',
     b.next_due_date, b.next_period_end,
-    s.module || ' ' || coalesce(json_extract(p.product_data, '$.plan_type'), p.uuid) || ' (' || b.billing_cycle || '), '
+    CASE WHEN p.name <> '' THEN p.name ELSE s.module || ' ' || coalesce(json_extract(p.product_data, '$.plan_type'), p.uuid) END
+      || ' (' || b.billing_cycle || '), '
       || b.next_due_date || ' to ' || b.next_period_end,
     b.recurring_minor, b.currency, b.next_due_date, 'unpaid', @at, @at`;
 

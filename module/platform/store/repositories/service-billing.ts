@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { BillingState } from '../../services/billing/recurring-schema.ts';
 import type { BillingCycle } from '../../services/billing/schema.ts';
 import type { Db } from '../db.ts';
+import { statement } from '../statement-cache.ts';
 
 export interface ServiceBillingRow {
   service_uuid: string;
@@ -53,7 +54,7 @@ export class ServiceBillingRepository {
   /** The billing of a newly ordered service: `pending` until its first invoice is paid. */
   create(input: { service_uuid: string; billing_cycle: BillingCycle; recurring_minor: number; currency: string }): ServiceBillingRow {
     const at = this.now();
-    this.db.prepare(`INSERT INTO service_billing (service_uuid, billing_cycle, recurring_minor, currency, state, created_at, updated_at)
+    statement(this.db, `INSERT INTO service_billing (service_uuid, billing_cycle, recurring_minor, currency, state, created_at, updated_at)
       VALUES (@service_uuid, @billing_cycle, @recurring_minor, @currency, 'pending', @at, @at)`).run({ ...input, at });
     return this.get(input.service_uuid)!;
   }
@@ -68,57 +69,57 @@ export class ServiceBillingRepository {
 
   /** The first payment: the period starts, anchored on its day; false when the service was not `pending`. */
   startFirstPeriod(serviceUuid: string, p: { anchor_day: number; paid_on: string; next_due_date: string; next_period_end: string }): boolean {
-    return this.db.prepare(`UPDATE service_billing SET state = 'active', anchor_day = @anchor_day, first_paid_at = @paid_on,
+    return statement(this.db, `UPDATE service_billing SET state = 'active', anchor_day = @anchor_day, first_paid_at = @paid_on,
         next_due_date = @next_due_date, next_period_end = @next_period_end, updated_at = @at
       WHERE service_uuid = @service AND state = 'pending'`).run({ ...p, service: serviceUuid, at: this.now() }).changes === 1;
   }
 
   /** A paid renewal: paid through `to` (from the previous due date `from`); false when `from` is not the next due date. */
   extend(serviceUuid: string, from: string, to: string, periodEnd: string): boolean {
-    return this.db.prepare(`UPDATE service_billing SET next_due_date = @to, next_period_end = @end, updated_at = @at
+    return statement(this.db, `UPDATE service_billing SET next_due_date = @to, next_period_end = @end, updated_at = @at
       WHERE service_uuid = @service AND next_due_date = @from`).run({ service: serviceUuid, from, to, end: periodEnd, at: this.now() }).changes === 1;
   }
 
   /** An admin's correction of the next due date (and the end of the period after it). */
   moveDue(serviceUuid: string, nextDueDate: string, periodEnd: string): void {
-    this.db.prepare('UPDATE service_billing SET next_due_date = ?, next_period_end = ?, updated_at = ? WHERE service_uuid = ?')
+    statement(this.db, 'UPDATE service_billing SET next_due_date = ?, next_period_end = ?, updated_at = ? WHERE service_uuid = ?')
       .run(nextDueDate, periodEnd, this.now(), serviceUuid);
   }
 
   /** Moves the state (from one of `from`); false when it was elsewhere. */
   setState(serviceUuid: string, state: BillingState, from: readonly BillingState[]): boolean {
     const ended = state === 'cancelled' || state === 'terminated';
-    return this.db.prepare(`UPDATE service_billing SET state = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ?
+    return statement(this.db, `UPDATE service_billing SET state = ?, ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ?
       WHERE service_uuid = ? AND state IN (${from.map(() => '?').join(', ')})`)
       .run(state, ended ? 1 : 0, this.now(), this.now(), serviceUuid, ...from).changes === 1;
   }
 
   /** The recurring amount after a plan change. */
   setRecurring(serviceUuid: string, amountMinor: number): void {
-    this.db.prepare('UPDATE service_billing SET recurring_minor = ?, updated_at = ? WHERE service_uuid = ?').run(amountMinor, this.now(), serviceUuid);
+    statement(this.db, 'UPDATE service_billing SET recurring_minor = ?, updated_at = ? WHERE service_uuid = ?').run(amountMinor, this.now(), serviceUuid);
   }
 
   /** Records a cancellation (the day the service ends) or, with null, withdraws it. */
   setCancellation(serviceUuid: string, cancelAt: string | null, by: string | null): void {
-    this.db.prepare(`UPDATE service_billing SET cancel_at = ?, cancel_requested_at = ?, cancel_by = ?, updated_at = ? WHERE service_uuid = ?`)
+    statement(this.db, `UPDATE service_billing SET cancel_at = ?, cancel_requested_at = ?, cancel_by = ?, updated_at = ? WHERE service_uuid = ?`)
       .run(cancelAt, cancelAt === null ? null : this.now(), by, this.now(), serviceUuid);
   }
 
   /** Services whose cancellation takes effect on or before `today` and that still run. */
   dueCancellations(today: string, limit: number): ServiceBillingRow[] {
-    return this.db.prepare(`SELECT * FROM service_billing WHERE cancel_at IS NOT NULL AND cancel_at <= ? AND state IN ('active', 'overdue', 'suspended')
+    return statement(this.db, `SELECT * FROM service_billing WHERE cancel_at IS NOT NULL AND cancel_at <= ? AND state IN ('active', 'overdue', 'suspended')
       ORDER BY cancel_at LIMIT ?`).all(today, limit) as ServiceBillingRow[];
   }
 
   /** Services an admin terminated (provision status `terminated`) whose billing still runs. */
   terminatedElsewhere(limit: number): ServiceBillingRow[] {
-    return this.db.prepare(`SELECT b.* FROM service_billing b JOIN services s ON s.uuid = b.service_uuid
+    return statement(this.db, `SELECT b.* FROM service_billing b JOIN services s ON s.uuid = b.service_uuid
       WHERE b.state IN ('pending', 'active', 'overdue', 'suspended') AND s.provision_status = 'terminated' LIMIT ?`).all(limit) as ServiceBillingRow[];
   }
 
   /** Counts per billing state (dashboards, tests). */
   countByState(): Record<string, number> {
-    const rows = this.db.prepare('SELECT state, COUNT(*) AS n FROM service_billing GROUP BY state').all() as Array<{ state: string; n: number }>;
+    const rows = statement(this.db, 'SELECT state, COUNT(*) AS n FROM service_billing GROUP BY state').all() as Array<{ state: string; n: number }>;
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 }

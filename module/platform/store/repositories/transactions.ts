@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { TransactionKind } from '../../services/billing/schema.ts';
 import type { Db } from '../db.ts';
+import { statement } from '../statement-cache.ts';
 
 export interface TransactionRow {
   uuid: string;
@@ -40,23 +41,22 @@ export class TransactionRepository {
       gateway_uuid: null, external_id: null, parent_uuid: null, note: '', ...input,
       uuid: randomUUID(), refunded_minor: 0, created_at: this.clock.now().toISOString(),
     };
-    this.db
-      .prepare(`INSERT INTO transactions (uuid, invoice_uuid, kind, gateway, gateway_uuid, external_id, parent_uuid, amount_minor, currency, refunded_minor, note, created_at)
+    statement(this.db, `INSERT INTO transactions (uuid, invoice_uuid, kind, gateway, gateway_uuid, external_id, parent_uuid, amount_minor, currency, refunded_minor, note, created_at)
         VALUES (@uuid, @invoice_uuid, @kind, @gateway, @gateway_uuid, @external_id, @parent_uuid, @amount_minor, @currency, @refunded_minor, @note, @created_at)`)
       .run(row);
     return row;
   }
 
   get(uuid: string): TransactionRow | null {
-    return (this.db.prepare('SELECT * FROM transactions WHERE uuid = ?').get(uuid) as TransactionRow | undefined) ?? null;
+    return (statement(this.db, 'SELECT * FROM transactions WHERE uuid = ?').get(uuid) as TransactionRow | undefined) ?? null;
   }
 
   forInvoice(invoiceUuid: string): TransactionRow[] {
-    return this.db.prepare('SELECT * FROM transactions WHERE invoice_uuid = ? ORDER BY created_at, rowid').all(invoiceUuid) as TransactionRow[];
+    return statement(this.db, 'SELECT * FROM transactions WHERE invoice_uuid = ? ORDER BY created_at, rowid').all(invoiceUuid) as TransactionRow[];
   }
 
   addRefunded(uuid: string, amountMinor: number): void {
-    this.db.prepare('UPDATE transactions SET refunded_minor = refunded_minor + ? WHERE uuid = ?').run(amountMinor, uuid);
+    statement(this.db, 'UPDATE transactions SET refunded_minor = refunded_minor + ? WHERE uuid = ?').run(amountMinor, uuid);
   }
 
   /** Claims a gateway event id: true the first time, false when it was handled before (call inside the transaction). */
@@ -66,11 +66,11 @@ export class TransactionRepository {
 
   /** Records what handling the claimed event did (`paid`, `mismatch`, ...). */
   settleEvent(gatewayUuid: string, eventId: string, outcome: string, invoiceUuid: string | null): void {
-    this.db.prepare('UPDATE payment_events SET outcome = ?, invoice_uuid = ? WHERE gateway_uuid = ? AND event_id = ?').run(outcome, invoiceUuid, gatewayUuid, eventId);
+    statement(this.db, 'UPDATE payment_events SET outcome = ?, invoice_uuid = ? WHERE gateway_uuid = ? AND event_id = ?').run(outcome, invoiceUuid, gatewayUuid, eventId);
   }
 
   /** Events handled for a gateway (tests, audits). */
   events(gatewayUuid: string): Array<{ event_id: string; type: string; outcome: string; invoice_uuid: string | null; created_at: string }> {
-    return this.db.prepare('SELECT event_id, type, outcome, invoice_uuid, created_at FROM payment_events WHERE gateway_uuid = ? ORDER BY created_at, rowid').all(gatewayUuid) as never;
+    return statement(this.db, 'SELECT event_id, type, outcome, invoice_uuid, created_at FROM payment_events WHERE gateway_uuid = ? ORDER BY created_at, rowid').all(gatewayUuid) as never;
   }
 }

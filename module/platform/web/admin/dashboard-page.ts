@@ -6,6 +6,7 @@ import { adminPage } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { panelHealth } from './panels-page.ts';
+import { platformRevenue, revenueView, uplotDir } from './revenue-page.ts';
 
 export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/', async (request, reply) => {
@@ -17,8 +18,9 @@ export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
     const byStatus = PROVISION_STATUSES.map((status) => ({ status, count: counts[status] ?? 0 }));
     const failed = await deps.platform.queue.list({ status: 'failed', limit: 10 });
     const panels = request.admin!.hasPermission(PERMISSION.panels) ? await panelHealth(deps) : null;
+    const revenue = request.admin!.hasPermission(PERMISSION.revenue) ? revenueView(platformRevenue(deps.platform).report(12), uplotDir() !== null) : null;
     return adminPage(deps, request, reply, 'dashboard', {
-      title: 'Dashboard', byStatus, total: byStatus.reduce((n, s) => n + s.count, 0), failed, panels,
+      title: 'Dashboard', byStatus, total: byStatus.reduce((n, s) => n + s.count, 0), failed, panels, revenue,
     }, { platform: 'dashboard' });
   });
 }

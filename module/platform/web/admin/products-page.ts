@@ -1,92 +1,119 @@
-// Products: the list, and create / edit forms whose fields come from the module's getProductData(); the module's
-// getProductPage() is shown with the form and its saveProductData() 422 error bag is shown at each field.
+// Products: the list (name, module, prices, visible) and create / edit forms holding the listing, the module's fields
+// (getProductData, select boxes for fixed values, its getProductPage() beside) and a price per billing cycle; one 422
+// error bag (listing, the module's saveProductData, prices) is shown at each field, and what was typed is kept.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Product } from '../../../contract/product.ts';
 import { HttpError } from '../../errors.ts';
+import { INVALID_PRODUCT_DATA, productName } from '../../services/catalogue.ts';
+import { BILLING_CYCLES, REFUND_ACTIONS } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
+import type { ProductRecord } from '../../store/repositories/products.ts';
 import { adminPage, flash } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { errorBagOf, formFields, formInput, otherErrors } from './form-errors.ts';
+import {
+  applyPrices, checkPrices, CURRENCY_FIELD, REFUND_FIELD, fieldChoices, formStrings, LISTING_FIELDS, listingValues, moduleFields, priceField, priceValues,
+  productModule,
+} from './product-form.ts';
 
-/** The module's fields and its admin product page for `data`. */
-function productForm(deps: WebDeps, moduleName: string, data: Record<string, unknown>): { fields: string[]; page: string } {
-  if (!deps.platform.modules.has('Product', moduleName)) throw new HttpError(404, `unknown module: ${moduleName}`);
-  const module = deps.platform.modules.instance<Product>('Product', moduleName);
-  const normalized = module.getProductData(data);
+interface FormState {
+  moduleName: string;
+  product: ProductRecord | null;
+  values: Record<string, unknown>;
+  form: Record<string, string>;
+  bag: Record<string, string[]> | null;
+}
+
+async function renderForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, state: FormState): Promise<FastifyReply> {
+  const module = productModule(deps, state.moduleName);
+  const names = Object.keys(module.getProductData(state.values));
   let page = '';
   try {
     page = module.getProductPage();
   } catch (error) {
-    deps.platform.logger.warn({ module: moduleName, err: (error as Error).message }, 'getProductPage failed');
+    deps.platform.logger.warn({ module: state.moduleName, err: (error as Error).message }, 'getProductPage failed');
   }
-  return { fields: Object.keys(normalized), page };
+  const own = [...LISTING_FIELDS, CURRENCY_FIELD, REFUND_FIELD, ...BILLING_CYCLES.map(priceField)];
+  const listing = formFields(LISTING_FIELDS, state.form, state.bag);
+  const uuid = state.product?.uuid ?? null;
+  return adminPage(deps, request, reply, 'product-form', {
+    title: uuid ? `Edit ${productName(state.product!)}` : 'New product',
+    module: state.moduleName, uuid,
+    action: uuid ? `/admin/products/${uuid}` : '/admin/products',
+    listing: Object.fromEntries(listing.map((f) => [f.name, f])),
+    visible: state.form.visible === 'on',
+    fields: moduleFields(names, state.values, state.bag, await fieldChoices(deps, module)),
+    currency: formFields([CURRENCY_FIELD], state.form, state.bag)[0],
+    refund: { ...formFields([REFUND_FIELD], state.form, state.bag)[0], options: REFUND_ACTIONS.map((value) => ({ value, selected: value === state.form[REFUND_FIELD] })) },
+    prices: BILLING_CYCLES.map((cycle) => ({ cycle, ...formFields([priceField(cycle)], state.form, state.bag)[0] })),
+    other_errors: otherErrors([...names, ...own], state.bag),
+    module_html: page,
+  }, { platform: 'products' }, state.bag ? 422 : 200);
 }
 
-function renderForm(
-  deps: WebDeps, request: FastifyRequest, reply: FastifyReply,
-  opts: { moduleName: string; values: Record<string, unknown>; bag: Record<string, string[]> | null; uuid?: string },
-): Promise<FastifyReply> {
-  const { fields, page } = productForm(deps, opts.moduleName, opts.values);
-  return adminPage(deps, request, reply, 'product-form', {
-    title: opts.uuid ? 'Edit product' : 'New product',
-    module: opts.moduleName,
-    uuid: opts.uuid ?? null,
-    action: opts.uuid ? `/admin/products/${opts.uuid}` : '/admin/products',
-    fields: formFields(fields, opts.values, opts.bag),
-    other_errors: otherErrors(fields, opts.bag),
-    module_html: page,
-  }, { platform: 'products' }, opts.bag ? 422 : 200);
+/** Saves the product (create when `product` is null) and its prices; throws one 422 bag with every field's messages. */
+async function save(deps: WebDeps, moduleName: string, product: ProductRecord | null, values: Record<string, unknown>, form: Record<string, string>): Promise<ProductRecord> {
+  const prices = checkPrices(form);
+  const listing = { name: form.name ?? '', description: form.description ?? '', position: form.position ?? '', visible: form.visible === 'on' };
+  const bag = { ...(errorBagOf(await deps.platform.catalogue.check(moduleName, values, listing).then(() => null, (e: unknown) => e)) ?? {}), ...prices.errors };
+  if (Object.keys(bag).length) throw new HttpError(422, INVALID_PRODUCT_DATA, { errors: bag });
+  const saved = product
+    ? await deps.platform.catalogue.updateProduct(product.uuid, values, listing)
+    : await deps.platform.catalogue.createProduct(moduleName, values, listing);
+  applyPrices(deps, saved.uuid, prices.plan, prices.currency, prices.refund);
+  return saved;
 }
 
 export function productsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const products = deps.platform.catalogue.list().map((p) => ({ ...p, data: Object.entries(p.product_data).map(([k, v]) => ({ k, v: String(v ?? '') })) }));
+    const prices = deps.platform.billing.listPrices();
+    const products = deps.platform.catalogue.list().map((p) => ({
+      ...p, label: productName(p),
+      data: Object.entries(p.product_data).map(([k, v]) => ({ k, v: String(v ?? '') })),
+      prices: prices.filter((x) => x.product_uuid === p.uuid).map((x) => `${x.amount} ${x.currency} ${x.billing_cycle}`),
+    }));
     return adminPage(deps, request, reply, 'products', { title: 'Products', products, modules: deps.platform.modules.names('Product') }, { platform: 'products' });
   });
 
   app.get<{ Querystring: { module?: string } }>('/products/new', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const moduleName = request.query.module ?? deps.platform.modules.names('Product')[0] ?? '';
-    return renderForm(deps, request, reply, { moduleName, values: {}, bag: null });
+    return renderForm(deps, request, reply, { moduleName, product: null, values: {}, form: { ...listingValues(null), ...priceValues(deps, null) }, bag: null });
   });
+
+  const submit = async (request: FastifyRequest, reply: FastifyReply, moduleName: string, product: ProductRecord | null) => {
+    const names = Object.keys(productModule(deps, moduleName).getProductData(product?.product_data ?? {}));
+    const values = formInput(request.body, names);
+    const form = formStrings(request.body);
+    try {
+      const saved = await save(deps, moduleName, product, values, form);
+      flash(deps, reply, `Product ${productName(saved)} ${product ? 'saved' : 'created'}.`);
+      return reply.redirect(`/admin/products/${saved.uuid}`, 303);
+    } catch (error) {
+      const bag = errorBagOf(error);
+      if (!bag) throw error;
+      return renderForm(deps, request, reply, { moduleName, product, values, form, bag });
+    }
+  };
 
   app.post('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const moduleName = String((request.body as Record<string, unknown> | undefined)?.module ?? '');
-    const { fields } = productForm(deps, moduleName, {});
-    const values = formInput(request.body, fields);
-    try {
-      const created = await deps.platform.catalogue.createProduct(moduleName, values);
-      flash(deps, reply, `Product ${created.uuid} created.`);
-      return reply.redirect(`/admin/products/${created.uuid}`, 303);
-    } catch (error) {
-      const bag = errorBagOf(error);
-      if (!bag) throw error;
-      return renderForm(deps, request, reply, { moduleName, values, bag });
-    }
+    return submit(request, reply, moduleName, null);
   });
 
   app.get<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const product = deps.platform.catalogue.require(request.params.uuid);
-    return renderForm(deps, request, reply, { moduleName: product.module, values: product.product_data, bag: null, uuid: product.uuid });
+    return renderForm(deps, request, reply, {
+      moduleName: product.module, product, values: product.product_data, form: { ...listingValues(product), ...priceValues(deps, product.uuid) }, bag: null,
+    });
   });
 
   app.post<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const product = deps.platform.catalogue.require(request.params.uuid);
-    const { fields } = productForm(deps, product.module, product.product_data);
-    const values = formInput(request.body, fields);
-    try {
-      await deps.platform.catalogue.updateProduct(product.uuid, values);
-      flash(deps, reply, `Product ${product.uuid} saved.`);
-      return reply.redirect(`/admin/products/${product.uuid}`, 303);
-    } catch (error) {
-      const bag = errorBagOf(error);
-      if (!bag) throw error;
-      return renderForm(deps, request, reply, { moduleName: product.module, values, bag, uuid: product.uuid });
-    }
+    return submit(request, reply, product.module, product);
   });
 }

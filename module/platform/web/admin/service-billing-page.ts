@@ -9,6 +9,8 @@ import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
 const CancelForm = z.object({ when: z.enum(['period_end', 'immediate']) });
+const NextDueForm = z.object({ next_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) });
+const ChangePlanForm = z.object({ product_uuid: z.string().min(1).max(64) });
 
 export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
   const recurring = deps.platform.recurring;
@@ -28,6 +30,28 @@ export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
     return act(request.params.uuid, reply, () => {
       const billing = recurring.cancel(request.params.uuid, form.success ? form.data.when : 'period_end', 'admin');
       return billing.state === 'cancelled' ? 'Cancelled now: terminate() queued.' : `Cancelled at the period end: the service ends on ${billing.cancel_at}.`;
+    });
+  });
+
+  app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/next-due', async (request, reply) => {
+    hasPermission(request, PERMISSION.billing_actions);
+    const form = NextDueForm.safeParse(request.body ?? {});
+    return act(request.params.uuid, reply, () => {
+      if (!form.success) throw new HttpError(422, 'Give the new due date as a day (YYYY-MM-DD).');
+      const billing = recurring.setNextDue(request.params.uuid, form.data.next_due_date);
+      return `Paid through ${billing.next_due_date} now.`;
+    });
+  });
+
+  app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/change-plan', async (request, reply) => {
+    hasPermission(request, PERMISSION.billing_actions);
+    const form = ChangePlanForm.safeParse(request.body ?? {});
+    return act(request.params.uuid, reply, () => {
+      if (!form.success) throw new HttpError(422, 'Choose the plan to change to.');
+      const answer = recurring.changePlan(request.params.uuid, form.data.product_uuid);
+      return answer.outcome === 'invoiced'
+        ? `Plan change invoiced (${answer.proration.balance} ${answer.proration.currency}): it applies once the invoice is paid.`
+        : 'Plan changed now; the unused part was credited to the customer.';
     });
   });
 

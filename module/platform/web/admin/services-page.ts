@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PROVISION_ACTIONS, PROVISION_STATUSES } from '../../../contract/provision-status.ts';
 import { HttpError } from '../../errors.ts';
+import { productName } from '../../services/catalogue.ts';
 import { PERMISSION } from '../../services/roles.ts';
 import { adminPage, flash } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -27,13 +28,9 @@ export function pager(path: string, query: Record<string, unknown>, page: number
   return { page, pages, total, prev: page > 1 ? link(page - 1) : null, next: page < pages ? link(page + 1) : null };
 }
 
-/** A short label of a product: its non-empty values joined. */
-function productLabel(data: Record<string, unknown>): string {
-  return Object.values(data).filter((v) => v !== null && v !== '').join(' · ');
-}
 
 function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
-  const products = deps.platform.catalogue.list().map((p) => ({ uuid: p.uuid, label: `${p.module} · ${productLabel(p.product_data)}`, selected: p.uuid === values.product_uuid }));
+  const products = deps.platform.catalogue.list().map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
   return adminPage(deps, request, reply, 'service-new', {
     title: 'New service', products, customer_email: values.customer_email ?? '',
     fields: formFields(SERVICE_FIELDS, values, bag), other_errors: otherErrors(SERVICE_FIELDS, bag),
@@ -98,9 +95,11 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
       owner: owner ? deps.customers.repo.get(owner)?.email ?? owner : null,
       actions: request.admin!.hasPermission(PERMISSION.service_actions) ? PROVISION_ACTIONS.filter((a) => a !== 'change_package') : [],
       change_products: request.admin!.hasPermission(PERMISSION.service_actions)
-        ? deps.platform.catalogue.list().filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productLabel(p.product_data) }))
+        ? deps.platform.catalogue.list().filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
         : [],
       can_assign: request.admin!.hasPermission(PERMISSION.customers),
+      owner_uuid: owner,
+      billing_actions: request.admin!.hasPermission(PERMISSION.billing_actions),
     }, { platform: 'services' });
   });
 

@@ -13,6 +13,11 @@
     if (body !== undefined) { opts.headers['content-type'] = 'application/json'; opts.body = JSON.stringify(body); }
     return fetch(url, opts).then(function (r) { return r.json(); });
   };
+  /** Times (not days) the server wrote in UTC, shown in the browser's own time zone and language. */
+  document.querySelectorAll('time[data-local]').forEach(function (el) {
+    var at = new Date(el.getAttribute('datetime'));
+    if (!isNaN(at.getTime())) el.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  });
   /** Script URLs this page has run (the page's own, then those of tabs loaded in place). */
   var ran = {};
   document.querySelectorAll('script[src]').forEach(function (s) { ran[s.src] = true; });

@@ -7,6 +7,9 @@ import { callClientAreaController, CLIENT_AREA_METHOD, clientAreaVariables } fro
 import type { ModuleRequest } from '../../../contract/http.ts';
 import type { Product } from '../../../contract/product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
+import { productName } from '../../services/catalogue.ts';
+import type { ServiceBillingView } from '../../services/billing/periods.ts';
+import type { ServiceView } from '../../services/service-admin.ts';
 import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
@@ -24,12 +27,39 @@ export function ownedService(deps: WebDeps, request: FastifyRequest, uuid: strin
   return deps.platform.serviceAdmin.productForService(uuid);
 }
 
+/** One service of the customer as the client area shows it (product name, status, where it runs). */
+function summary(s: ServiceView) {
+  return {
+    uuid: s.uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), module: s.module, created_at: s.created_at,
+    product: s.product ? productName(s.product) : s.module,
+    location: String(s.product?.product_data.server_location ?? ''), plan: String(s.product?.product_data.plan_type ?? ''),
+  };
+}
+
+/** The service (view and bound Product) when the request's customer owns it; 404 otherwise, as ownedService. */
+function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string): { view: ServiceView; module: Product } {
+  const owner = deps.customers.repo.ownerOf(uuid);
+  if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+  return deps.platform.serviceAdmin.describeBound(uuid);
+}
+
 /** The customer's services with product and status. */
 function myServices(deps: WebDeps, customerUuid: string) {
-  return deps.customers.repo.serviceUuids(customerUuid).map((uuid) => deps.platform.serviceAdmin.describe(uuid)).map((s) => ({
-    uuid: s.uuid, status: s.provision_status, username: s.service_data.username ?? '', module: s.module,
-    location: s.product?.product_data.server_location ?? '', plan: s.product?.product_data.plan_type ?? '',
-  }));
+  return deps.customers.repo.serviceUuids(customerUuid).map((uuid) => summary(deps.platform.serviceAdmin.describe(uuid)));
+}
+
+/** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */
+export function awaitedInvoice(billing: ServiceBillingView | null): { uuid: string; number: string; amount: string; currency: string } | null {
+  if (!billing || billing.state !== 'pending') return null;
+  const open = billing.open_invoices[0];
+  return open ? { uuid: open.uuid, number: open.number, amount: open.amount, currency: billing.currency } : null;
+}
+
+/** What a tab shows while the service waits for payment: the invoice to pay, instead of the module's content. */
+function waitingHtml(invoice: { uuid: string; number: string; amount: string; currency: string }): string {
+  const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<p class="note waiting" id="awaiting-payment">This service waits for payment: it is set up as soon as invoice `
+    + `<a href="/client/invoices/${esc(invoice.uuid)}">${esc(invoice.number)}</a> (${esc(invoice.amount)} ${esc(invoice.currency)}) is paid.</p>`;
 }
 
 /** The tab's template rendered with `variables_<tab>()` plus the page's CSRF token (`csrf`, for the tab's forms). */
@@ -58,25 +88,27 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
 
     area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: UUID } }, async (request, reply) => {
-      const module = ownedService(deps, request, request.params.uuid);
+      const { view, module } = ownedServiceView(deps, request, request.params.uuid);
       const menu = module.getClientAreaMenuConfig();
       const keys = Object.keys(menu);
       const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
-      const service = myServices(deps, request.customer!.uuid).find((s) => s.uuid === request.params.uuid)!;
-      const billing = deps.platform.recurring.periods.view(service.uuid);
+      const service = summary(view);
+      const billing = view.billing as ServiceBillingView | null;
+      const waiting = awaitedInvoice(billing);
       return clientPage(deps, request, reply, 'service', {
-        title: `Service ${service.username || service.uuid}`, service,
+        title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
         billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
         tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
         tab: current ?? null,
-        tab_html: current ? await tabHtml(module, current, csrfToken(reply)) : '',
+        tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, csrfToken(reply)) : '',
       });
     });
 
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
       const module = ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      return reply.type('text/html; charset=utf-8').send(await tabHtml(module, request.params.tab, csrfToken(reply)));
+      const waiting = awaitedInvoice(deps.platform.recurring.periods.view(request.params.uuid));
+      return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, csrfToken(reply)));
     });
 
     const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {

@@ -8,6 +8,7 @@ import type { Db } from '../../store/db.ts';
 import { CustomerRepository, type Customer } from '../../store/repositories/customers.ts';
 import type { SessionStore } from '../../services/sessions.ts';
 import type { TokenSigner } from '../signed-tokens.ts';
+import { statement } from '../../store/statement-cache.ts';
 
 /** A logged-in customer. */
 export interface CustomerSession {
@@ -53,7 +54,7 @@ export class CustomerAccounts {
 
   /** The customer of a session, or null when the account is gone. */
   session(uuid: string): CustomerSession | null {
-    const row = this.db.prepare('SELECT uuid, email, name FROM customers WHERE uuid = ?').get(uuid) as CustomerSession | undefined;
+    const row = statement(this.db, 'SELECT uuid, email, name FROM customers WHERE uuid = ?').get(uuid) as CustomerSession | undefined;
     return row ?? null;
   }
 
@@ -62,7 +63,7 @@ export class CustomerAccounts {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
     this.db.transaction(() => {
-      this.db.prepare('UPDATE customers SET password_hash = ?, updated_at = ? WHERE uuid = ?').run(hash, this.clock.now().toISOString(), uuid);
+      statement(this.db, 'UPDATE customers SET password_hash = ?, updated_at = ? WHERE uuid = ?').run(hash, this.clock.now().toISOString(), uuid);
       this.sessions.endAll('customer', uuid);
     })();
   }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
-import { UNKNOWN_INVOICE, type InvoiceView } from '../../services/billing/billing-service.ts';
+import { UNKNOWN_INVOICE, type InvoiceView, type TransactionView } from '../../services/billing/billing-service.ts';
 import { clientPage } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
@@ -12,8 +12,8 @@ const Params = z.object({ uuid: z.string().max(64) });
 const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please contact us to pay this invoice.';
 
 /** The invoice when the request's customer owns it; 404 otherwise (never telling whether it exists). */
-export function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): InvoiceView {
-  let invoice: InvoiceView;
+export function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): InvoiceView & { transactions: TransactionView[] } {
+  let invoice: InvoiceView & { transactions: TransactionView[] };
   try {
     invoice = deps.platform.billing.invoice(uuid);
   } catch {
@@ -45,6 +45,17 @@ async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: Inv
   return forms;
 }
 
+/** The service's tab where the customer connects (a tab whose key or name says connect; else the first tab). */
+function connectHref(deps: WebDeps, serviceUuid: string): string {
+  try {
+    const menu = deps.platform.serviceAdmin.productForService(serviceUuid).getClientAreaMenuConfig();
+    const key = Object.keys(menu).find((k) => /connect/i.test(k) || /connect/i.test(menu[k].name)) ?? Object.keys(menu)[0];
+    return key ? `/client/services/${serviceUuid}?tab=${encodeURIComponent(key)}` : `/client/services/${serviceUuid}`;
+  } catch {
+    return `/client/services/${serviceUuid}`;
+  }
+}
+
 export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
   area.get('/invoices', async (request, reply) => {
     const { invoices } = deps.platform.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
@@ -55,10 +66,13 @@ export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
     const invoice = ownedInvoice(deps, request, request.params.uuid);
     const payable = invoice.status === 'unpaid' || invoice.status === 'failed';
     const payments = payable ? await paymentForms(deps, request, invoice) : [];
+    const failure = invoice.status === 'failed' ? invoice.transactions.filter((t) => t.kind === 'failure').at(-1) : undefined;
     return clientPage(deps, request, reply, 'invoice', {
       title: `Invoice ${invoice.number}`, invoice, payable, payments,
       unavailable: payable && payments.length === 0 ? PAYMENT_UNAVAILABLE : null,
       returned: payable && request.query.paid === '1',
+      declined: failure ? failure.note || 'The payment was declined.' : null,
+      thanks: invoice.status === 'paid' ? { connect: invoice.service_uuid ? connectHref(deps, invoice.service_uuid) : null } : null,
     });
   });
 }

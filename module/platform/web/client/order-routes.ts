@@ -1,56 +1,79 @@
-// Client area "Order a plan": the products that have a price (per billing cycle), and the order form whose POST places
-// the order for the logged-in customer through the billing service (pending service + unpaid invoice), then shows
-// the invoice.
-import type { FastifyInstance } from 'fastify';
+// Client area "Order a plan": the visible products that have a price (by position), each with its name, description,
+// prices per billing cycle and only the service fields its module asks for; the POST places the order for the
+// logged-in customer through the billing service (pending service + unpaid invoice) and shows the invoice. A refused
+// order shows the page again with the module's messages at each field and what the customer typed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Product } from '../../../contract/product.ts';
 import { HttpError } from '../../errors.ts';
+import { productName } from '../../services/catalogue.ts';
 import { BILLING_CYCLES } from '../../services/billing/schema.ts';
+import { formFields, otherErrors, type FormField } from '../admin/form-errors.ts';
 import { clientPage, flash } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const OrderForm = z.object({
   product_uuid: z.string().min(1).max(64),
   billing_cycle: z.enum(BILLING_CYCLES),
-  username: z.string().trim().max(200).default(''),
-  domain: z.string().trim().max(253).default(''),
 });
 
-/** The service fields the form offers (the product's module validates them); empty ones are left out. */
-const SERVICE_FIELDS = ['username', 'domain'] as const;
+/** The customer-facing service fields the platform's order form can offer; the product's module keeps the ones it uses. */
+const CUSTOMER_FIELDS = ['username', 'domain'] as const;
 
-/** A product on offer: its description and its prices, one per billing cycle. */
+/** A product on offer: its name, description, prices (one per billing cycle) and the fields its module asks for. */
 export interface OfferView {
   uuid: string;
   module: string;
-  plan: string;
-  location: string;
-  prices: Array<{ cycle: string; amount: string; currency: string }>;
+  name: string;
+  description: string;
+  prices: Array<{ cycle: string; amount: string; currency: string; checked: boolean }>;
+  fields: FormField[];
+  errors: string[];
 }
 
-/** The products with at least one price whose Product module is loaded, in catalogue order; cycles shortest first. */
-export function offers(deps: WebDeps): OfferView[] {
+/** The service fields the module of a product asks a customer for: those its getServiceData keeps. */
+export function customerFields(module: Product): string[] {
+  const kept = module.getServiceData(Object.fromEntries(CUSTOMER_FIELDS.map((f) => [f, 'x'])));
+  return CUSTOMER_FIELDS.filter((f) => f in kept);
+}
+
+interface Refusal {
+  product_uuid: string;
+  billing_cycle: string;
+  values: Record<string, string>;
+  bag: Record<string, string[]>;
+}
+
+/** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
+export function offers(deps: WebDeps, refusal: Refusal | null = null): OfferView[] {
   const prices = deps.platform.billing.listPrices();
   return deps.platform.products.list()
-    .filter((product) => deps.platform.modules.has('Product', product.module))
-    .map((product) => ({
-      uuid: product.uuid, module: product.module,
-      plan: String(product.product_data.plan_type ?? ''), location: String(product.product_data.server_location ?? ''),
-      prices: prices.filter((p) => p.product_uuid === product.uuid)
-        .sort((a, b) => BILLING_CYCLES.indexOf(a.billing_cycle) - BILLING_CYCLES.indexOf(b.billing_cycle))
-        .map((p) => ({ cycle: p.billing_cycle, amount: p.amount, currency: p.currency })),
-    }))
+    .filter((product) => product.visible && deps.platform.modules.has('Product', product.module))
+    .map((product) => {
+      const mine = refusal?.product_uuid === product.uuid ? refusal : null;
+      const names = customerFields(deps.platform.modules.instance<Product>('Product', product.module));
+      const own = prices.filter((p) => p.product_uuid === product.uuid)
+        .sort((a, b) => BILLING_CYCLES.indexOf(a.billing_cycle) - BILLING_CYCLES.indexOf(b.billing_cycle));
+      const chosen = own.some((p) => p.billing_cycle === mine?.billing_cycle) ? mine!.billing_cycle : own[0]?.billing_cycle;
+      return {
+        uuid: product.uuid, module: product.module, name: productName(product), description: product.description,
+        prices: own.map((p) => ({ cycle: p.billing_cycle, amount: p.amount, currency: p.currency, checked: p.billing_cycle === chosen })),
+        fields: formFields(names, mine?.values ?? {}, mine?.bag ?? null),
+        errors: mine ? otherErrors(names, mine.bag) : [],
+      };
+    })
     .filter((offer) => offer.prices.length > 0);
 }
 
-/** ` (field: message; …)` of a module's error bag, or nothing. */
-function fieldErrors(bag: unknown): string {
-  if (!bag || typeof bag !== 'object') return '';
-  const parts = Object.entries(bag as Record<string, unknown>).map(([field, messages]) => `${field}: ${[messages].flat().join(', ')}`);
-  return parts.length ? ` (${parts.join('; ')})` : '';
+function orderPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, refusal: Refusal | null) {
+  const list = offers(deps, refusal);
+  // A refusal of a product not on the page (no price, hidden) is shown above the offers.
+  const general = refusal && !list.some((o) => o.uuid === refusal.product_uuid) ? otherErrors([], refusal.bag) : [];
+  return clientPage(deps, request, reply, 'order', { title: 'Order a plan', offers: list, refused: refusal !== null, general }, refusal ? 422 : 200);
 }
 
 export function orderRoutes(deps: WebDeps, area: FastifyInstance): void {
-  area.get('/order', async (request, reply) => clientPage(deps, request, reply, 'order', { title: 'Order a plan', offers: offers(deps) }));
+  area.get('/order', async (request, reply) => orderPage(deps, request, reply, null));
 
   area.post('/order', async (request, reply) => {
     const parsed = OrderForm.safeParse(request.body ?? {});
@@ -59,17 +82,23 @@ export function orderRoutes(deps: WebDeps, area: FastifyInstance): void {
       return reply.redirect('/client/order', 303);
     }
     const form = parsed.data;
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const product = deps.platform.products.get(form.product_uuid);
+    const names = product && product.visible && deps.platform.modules.has('Product', product.module)
+      ? customerFields(deps.platform.modules.instance<Product>('Product', product.module)) : [];
+    const values = Object.fromEntries(names.map((key) => [key, String(body[key] ?? '').trim().slice(0, 253)]));
     try {
+      if (!product || !product.visible) throw new HttpError(404, 'This plan is not on offer.');
       const placed = await deps.platform.billing.order({
         customer_uuid: request.customer!.uuid, product_uuid: form.product_uuid, billing_cycle: form.billing_cycle,
-        service_data: Object.fromEntries(SERVICE_FIELDS.filter((key) => form[key] !== '').map((key) => [key, form[key]])),
+        service_data: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '')),
       });
       flash(deps, reply, `Order placed: invoice ${placed.invoice.number}.`);
       return reply.redirect(`/client/invoices/${placed.invoice.uuid}`, 303);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
-      flash(deps, reply, `The order was not placed: ${error.message}${fieldErrors(error.extra.errors)}`, 'error');
-      return reply.redirect('/client/order', 303);
+      const bag = error.extra.errors && typeof error.extra.errors === 'object' ? (error.extra.errors as Record<string, string[]>) : { _: [error.message] };
+      return orderPage(deps, request, reply, { product_uuid: form.product_uuid, billing_cycle: form.billing_cycle, values, bag });
     }
   });
 }

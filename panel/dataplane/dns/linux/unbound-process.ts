@@ -10,7 +10,7 @@ function exitText(pid: number, code: number | null, signal: NodeJS.Signals | nul
 }
 
 /** Whether `pid` is a live unbound process started with config file `confPath` (guards against pid reuse). */
-export function isUnboundWith(pid: number, confPath: string): boolean {
+function isUnboundWith(pid: number, confPath: string): boolean {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -6,6 +6,7 @@ export const MESSAGE_TEMPLATES = [
   'service-completed', 'service-suspended', 'service-unsuspended', 'service-terminated',
   'invoice-created', 'payment-received', 'payment-failed', 'password-reset',
   'invoice-renewal', 'invoice-reminder', 'service-overdue', 'service-suspended-nonpayment', 'card-declined', 'service-cancelled',
+  'usage-warning', 'usage-exceeded',
 ] as const;
 export type MessageTemplate = (typeof MESSAGE_TEMPLATES)[number];
 
@@ -25,6 +26,8 @@ export const MESSAGE_EVENTS = {
   'service.suspended_nonpayment': 'service-suspended-nonpayment',
   'payment.auto_charge_failed': 'card-declined',
   'service.cancelled': 'service-cancelled',
+  'service.usage_warning': 'usage-warning',
+  'service.usage_exceeded': 'usage-exceeded',
 } as const satisfies Partial<Record<HookEventName, MessageTemplate>>;
 
 export type MessageEventName = keyof typeof MESSAGE_EVENTS;
@@ -45,6 +48,8 @@ export const MESSAGE_SUBJECTS: Record<MessageTemplate, string> = {
   'service-suspended-nonpayment': 'Your {{brand}} VPN is suspended: invoice {{invoice.invoice_number}} is unpaid',
   'card-declined': 'Your card was not charged for invoice {{invoice.invoice_number}}: please pay it',
   'service-cancelled': 'Your {{brand}} VPN is cancelled',
+  'usage-warning': 'Your {{brand}} VPN has used {{usage.percent}}% of its data allowance',
+  'usage-exceeded': 'Your {{brand}} VPN has used its whole data allowance',
 };
 
 /**

@@ -88,6 +88,7 @@ export class MessageComposer {
       pay_url: invoiceUuid ? `${this.deps.publicUrl.replace(/\/+$/, '')}/client/invoices/${invoiceUuid}` : null,
       has_saved_method: event === 'invoice.renewal_created' && this.deps.recipients.hasSavedMethod(recipient.customer_uuid),
       cancellation: event === 'service.cancelled' ? payload : null,
+      usage: event === 'service.usage_warning' || event === 'service.usage_exceeded' ? payload : null,
     };
     return {
       template,

@@ -1,0 +1,121 @@
+// Bench (not a test): the back office's two figures of issue 21, each next to its floor measured in the same run.
+// (1) The client-area service page (a billed, paid service: billing period, tabs, the module's tab) at 50 concurrent
+//     logged-in customers, against a bare Fastify page of the same size (autocannon over loopback). Target ≥ 1/3.
+// (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
+//     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
+//
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5]`. In process: the platform on a temp
+// SQLite file with the web tests' TabProduct module.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
+import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
+import { median } from './bench-math.ts';
+
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' } }, strict: true });
+const ROWS = Number(args.rows);
+const SECONDS = Number(args.seconds);
+const CUSTOMERS = 50;
+
+/** Median server time of `url` over 20 requests after 3 warm-ups. */
+async function timePage(admin: Browser, url: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 23; i++) {
+    const start = performance.now();
+    const res = await admin.get(url);
+    const ms = performance.now() - start;
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+    if (i >= 3) times.push(ms);
+  }
+  return median(times);
+}
+
+async function main(): Promise<void> {
+  const stack = await startWebStack();
+  try {
+    const { platform } = stack;
+    const product = await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'basic', disk_space: 10, bandwidth: 100 }, { name: 'Bench Basic' });
+    platform.billing.setPrice(product.uuid, 'monthly', '5.00', 'EUR');
+
+    // 50 customers, each with one ordered and paid service.
+    const cookies: string[] = [];
+    const urls: string[] = [];
+    for (let i = 0; i < CUSTOMERS; i++) {
+      const customer = await stack.web.customers.create({ email: `c${i}@example.com`, password: 'Customer-Pass-1' });
+      const placed = await platform.billing.order({ customer_uuid: customer.uuid, product_uuid: product.uuid, billing_cycle: 'monthly', service_data: { domain: `c${i}.example.com`, username: `cust_${i}` } });
+      await platform.billing.payManually(placed.invoice.uuid, `bench-${i}`);
+      cookies.push(`${CUSTOMER_COOKIE}=${stack.web.sessions.start('customer', customer.uuid)}`);
+      urls.push(`/client/services/${placed.service_uuid}`);
+    }
+
+    // ROWS services and ROWS invoices (one customer owns them all; the list pages do not join on it).
+    const t0 = performance.now();
+    const owner = (await stack.web.customers.create({ email: 'bulk@example.com', password: 'Customer-Pass-1' })).uuid;
+    const insertInvoice = platform.db.prepare(`INSERT INTO invoices (uuid, number, customer_uuid, service_uuid, kind, description, amount_minor, currency, due_date, status, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'renewal', 'Bench Basic (monthly)', 500, 'EUR', ?, ?, ?, ?)`);
+    const statuses = ['paid', 'paid', 'paid', 'unpaid', 'refunded'];
+    platform.db.transaction(() => {
+      for (let i = 0; i < ROWS; i++) {
+        const service = platform.services.create({ product_uuid: product.uuid, module_name: 'TabProduct', service_data: { domain: `s${i}.example.com`, username: `user_${i}`, notes: null } }).uuid;
+        const day = new Date(Date.UTC(2025, 0, 1) + (i % 400) * 86_400_000).toISOString();
+        insertInvoice.run(randomUUID(), `INV-B-${String(i).padStart(7, '0')}`, owner, service, day.slice(0, 10), statuses[i % statuses.length], day, day);
+      }
+    })();
+    console.log(`filled ${ROWS} services and ${ROWS} invoices in ${(performance.now() - t0).toFixed(0)} ms`);
+
+    await stack.web.admins.create({ email: 'bench@example.com', password: 'Bench-Pass-1', role: 'Administrator' });
+    const admin = new Browser(stack.app);
+    await admin.loginAdmin('bench@example.com', 'Bench-Pass-1');
+    const last = Math.ceil((ROWS + CUSTOMERS) / 50);
+    console.log(`\nadmin lists (50 rows a page), ${ROWS} rows each, median of 20 after 3 warm-ups:`);
+    const pairs: Array<[string, string, string]> = [
+      ['page 1', '/admin/invoices', '/admin/services'],
+      ['middle page', `/admin/invoices?page=${Math.ceil(last / 2)}`, `/admin/services?page=${Math.ceil(last / 2)}`],
+      ['last page', `/admin/invoices?page=${last}`, `/admin/services?page=${last}`],
+      ['status filter', '/admin/invoices?status=unpaid', '/admin/services?status=pending'],
+    ];
+    for (const [label, invoices, services] of pairs) {
+      const inv = await timePage(admin, invoices);
+      const svc = await timePage(admin, services);
+      console.log(`  ${label.padEnd(14)} invoices ${inv.toFixed(2)} ms  services ${svc.toFixed(2)} ms  ratio ${(inv / svc).toFixed(2)}x (target ≤ 2x)`);
+    }
+    const dayFilter = await timePage(admin, '/admin/invoices?from=2025-03-01&to=2025-03-31');
+    const customerFilter = await timePage(admin, '/admin/invoices?customer=bulk%40example.com');
+    console.log(`  invoices by day range ${dayFilter.toFixed(2)} ms, by customer ${customerFilter.toFixed(2)} ms`);
+
+    await stack.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (stack.app.server.address() as { port: number }).port;
+    // Each customer's browser keeps the CSRF cookie its first page set (as after logging in).
+    let body = '';
+    for (let i = 0; i < CUSTOMERS; i++) {
+      const first = await fetch(`http://127.0.0.1:${port}${urls[i]}`, { headers: { cookie: cookies[i], accept: 'text/html' } });
+      body = await first.text();
+      if (first.status !== 200 || !body.includes('Bench Basic')) throw new Error(`client service page answered ${first.status}`);
+      const csrf = first.headers.getSetCookie().find((c) => c.startsWith('vh_csrf='));
+      if (csrf) cookies[i] += `; ${csrf.split(';')[0]}`;
+    }
+    let k = 0;
+    const area = await autocannon({
+      url: `http://127.0.0.1:${port}`, connections: CUSTOMERS, duration: SECONDS,
+      requests: [{ setupRequest: (req) => { const i = k++ % CUSTOMERS; return { ...req, path: urls[i], headers: { ...req.headers, accept: 'text/html', cookie: cookies[i] } }; } }],
+    });
+
+    const bare = Fastify();
+    const html = `<!doctype html><html><head><title>bare</title></head><body>${'x'.repeat(body.length)}</body></html>`;
+    bare.get('/', async (_req, reply) => reply.type('text/html').send(html));
+    await bare.listen({ host: '127.0.0.1', port: 0 });
+    const floor = await autocannon({ url: `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/`, connections: CUSTOMERS, duration: SECONDS });
+    await bare.close();
+
+    console.log(`\nclient-area service page (${body.length} bytes), ${CUSTOMERS} concurrent customers, ${SECONDS} s (autocannon):`);
+    console.log(`  platform  ${area.requests.average.toFixed(0)} req/s  p50 ${area.latency.p50} ms  p99 ${area.latency.p99} ms  errors ${area.errors}  non-2xx ${area.non2xx}`);
+    console.log(`  bare page ${floor.requests.average.toFixed(0)} req/s  p50 ${floor.latency.p50} ms  p99 ${floor.latency.p99} ms`);
+    console.log(`  ratio     1/${(floor.requests.average / area.requests.average).toFixed(2)} of the bare page's throughput (target ≥ 1/3)`);
+  } finally {
+    await stack.close();
+  }
+}
+
+await main();

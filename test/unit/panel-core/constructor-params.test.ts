@@ -1,0 +1,39 @@
+// No constructor in panel/ takes more than a handful of parameters: collaborators come as one named-deps object.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+const root = new URL('../../../', import.meta.url).pathname;
+/** The most parameters a constructor may take. */
+const HANDFUL = 4;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return sources(path);
+    return entry.endsWith('.ts') ? [path] : [];
+  });
+}
+
+test(`every constructor under panel/ takes at most ${HANDFUL} parameters`, () => {
+  const offenders: string[] = [];
+  let seen = 0;
+  for (const file of sources(join(root, 'panel'))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isConstructorDeclaration(node)) {
+        seen++;
+        if (node.parameters.length > HANDFUL) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+          offenders.push(`${relative(root, file)}:${line + 1} (${node.parameters.length} parameters)`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  assert.ok(seen > 50, `found ${seen} constructors`);
+  assert.deepEqual(offenders, []);
+});

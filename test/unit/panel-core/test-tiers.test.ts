@@ -1,0 +1,29 @@
+// `npm test`'s tier choice: the host-free tiers by default (the others named with how to run them), all in CI.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { selectTiers, skippedNotice } from '../../helpers/test-tiers.ts';
+
+const names = (tiers: Array<{ name: string }>) => tiers.map((t) => t.name);
+
+test('by default only the tiers that need nothing from the host run; the others are named with how to run them', () => {
+  const s = selectTiers([], {});
+  assert.deepEqual(names(s.run), ['unit', 'contract', 'integration']);
+  assert.deepEqual(names(s.skipped), ['system', 'browser']);
+  assert.match(skippedNotice(s.skipped[0]), /^skipped tier: system \(needs root, network namespaces.*`npm test -- system` or `VPNHOST_TEST_SYSTEM=1 npm test`/);
+  // CI=false or another value is no CI
+  assert.deepEqual(names(selectTiers([], { CI: 'false' }).run), ['unit', 'contract', 'integration']);
+});
+
+test('CI=true always runs every tier, in order', () => {
+  assert.deepEqual(names(selectTiers([], { CI: 'true' }).run), ['unit', 'contract', 'integration', 'system', 'browser']);
+  assert.deepEqual(selectTiers([], { CI: 'true' }).skipped, []);
+});
+
+test('the system tier runs when asked: its variable, --all, or its name', () => {
+  assert.deepEqual(names(selectTiers([], { VPNHOST_TEST_SYSTEM: '1' }).run), ['unit', 'contract', 'integration', 'system']);
+  assert.deepEqual(names(selectTiers([], { VPNHOST_TEST_SYSTEM: '1' }).skipped), ['browser']);
+  assert.deepEqual(names(selectTiers(['--all'], {}).run), ['unit', 'contract', 'integration', 'system', 'browser']);
+  assert.deepEqual(names(selectTiers(['system'], {}).run), ['system']);
+  assert.deepEqual(names(selectTiers(['unit', 'browser'], {}).run), ['unit', 'browser']);
+  assert.match(selectTiers(['sytem'], {}).error ?? '', /^unknown tier: sytem/);
+});
