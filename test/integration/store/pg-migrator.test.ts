@@ -91,6 +91,24 @@ test('a schema-only step of a scope in use is applied as its difference; a rebui
   assert.deepEqual((await pool.query('SELECT rank FROM demo_items')).rows, [{ rank: 1 }]);
 });
 
+test('a platform database on PostgreSQL made at version 6 takes the later platform steps in place (additive ones derived)', async (t) => {
+  if (!requirePostgres(t)) return;
+  const pool = await freshPool();
+  const [platformScope, platformSteps] = PLATFORM_STORE_SCOPES[0];
+  assert.ok(platformSteps.some((m) => m.version > 6), 'steps written after the release fixture (7: product-listing)');
+  const older: ScopeList = PLATFORM_STORE_SCOPES.map(([scope, list]) => [scope, scope === platformScope ? list.filter((m) => m.version <= 6) : list]);
+  await migratePostgres(pool, older);
+  await pool.query("INSERT INTO products (uuid, module, product_data, created_at, updated_at) VALUES ('p-1', 'VpnProduct', '{}', 'now', 'now')");
+  const applied = await migratePostgres(pool, PLATFORM_STORE_SCOPES);
+  assert.deepEqual(applied[platformScope], platformSteps.filter((m) => m.version > 6).map((m) => m.version));
+  const fresh = await freshPool();
+  await migratePostgres(fresh, PLATFORM_STORE_SCOPES);
+  for (const table of ['products', 'services', 'invoices', 'transactions']) assert.deepEqual(await columnsOf(pool, table), await columnsOf(fresh, table), table);
+  const indexes = async (p: pg.Pool) => (await p.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname")).rows.map((r) => r.indexname);
+  assert.deepEqual(await indexes(pool), await indexes(fresh));
+  assert.equal((await pool.query('SELECT COUNT(*) AS n FROM products')).rows[0].n, 1, 'rows kept');
+});
+
 test('PostgreSQL gets SQLite\'s tables, columns, NOT NULLs and indexes', async (t) => {
   if (!requirePostgres(t)) return;
   const pool = await freshPool();
