@@ -75,6 +75,10 @@ describe('back office', { concurrency: false }, () => {
         for (const name of await admin.page.locator('.product-form [name]').evaluateAll((els) => els.map((e) => e.getAttribute('name') ?? ''))) {
           if (/cap|allowance/.test(name) && /^input$/i.test(await admin.page.locator(`[name="${name}"]`).evaluate((e) => e.tagName))) await admin.page.fill(`[name="${name}"]`, '50');
         }
+        // Any other fixed-value module field still unchosen (e.g. what a used-up cap does) takes its first value.
+        for (const select of await admin.page.locator('.product-form fieldset:nth-of-type(2) select').all()) {
+          if ((await select.inputValue()) === '') await select.selectOption({ index: 1 });
+        }
         await admin.page.fill('input[name=price_monthly]', '10.00');
         await admin.page.fill('input[name=currency]', 'EUR');
         await screenshot(admin.page, `admin-product-form-${tag}`);

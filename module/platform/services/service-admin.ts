@@ -107,9 +107,11 @@ export class ServiceAdmin {
     return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
   }
 
-  /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone). */
-  describeBound(uuid: string): { view: ServiceView; module: Product } {
+  /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone, or not `owner`'s). */
+  describeBound(uuid: string, owner?: string): { view: ServiceView; module: Product } {
     const service = this.require(uuid);
+    // With `owner`: someone else's service answers exactly like one that does not exist.
+    if (owner !== undefined && service.customer_uuid !== owner) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
     const product = this.products.get(service.product_uuid);
     return { view: this.view(service, product), module: bindProduct(this.modules, uuid, service, product) };
   }

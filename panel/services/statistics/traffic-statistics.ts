@@ -15,7 +15,7 @@ import { daysInMonth, formatDay, wallClock } from './zoned-days.ts';
 const YEAR_RANGE = { min: 1970, max: 2100 } as const;
 
 /** Days GET /traffic_statistics answers at most in one range. */
-export const RANGE_MAX_DAYS = 62;
+const RANGE_MAX_DAYS = 62;
 
 /** Collaborators of the statistics service. */
 export interface TrafficStatisticsDeps {

@@ -129,12 +129,59 @@ describe('billing in the admin web', { concurrency: false }, () => {
     assert.match((await root.get('/admin')).body, /id="revenue-table"/);
   });
 
+  test('billing runs: settings saved (and refused when inconsistent), dry run, run now; product overrides; a service\'s due date moved', async () => {
+    const page = await root.get('/admin/billing');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /id="billing-settings"/);
+    const saved = await root.post('/admin/billing/settings', {
+      lead_days: '5', reminder_days_before: '3, 1', reminder_days_after: '7', suspend_after_days: '4', terminate_after_days: '20', auto_charge: 'on', run_every_minutes: '60', batch_size: '500',
+    });
+    assert.equal(saved.statusCode, 303);
+    const settings = stack.platform.recurring.settings();
+    assert.equal(settings.lead_days, 5);
+    assert.deepEqual(settings.reminder_days_before, [1, 3], 'kept sorted');
+    assert.equal(settings.terminate_after_days, 20);
+    const bad = await root.post('/admin/billing/settings', { suspend_after_days: '30', terminate_after_days: '10', auto_charge: 'on' });
+    assert.equal(bad.statusCode, 303);
+    assert.match((await root.get('/admin/billing')).body, /class="flash flash-error"[^>]*>[^<]*terminate_after_days must be greater than suspend_after_days/);
+    assert.equal(stack.platform.recurring.settings().terminate_after_days, 20, 'nothing saved');
+    assert.match((await root.get('/admin/billing?dry=1')).body, /id="dry-run"[\s\S]*renewal invoice\(s\)/);
+    assert.equal((await root.post('/admin/billing/run', {})).statusCode, 303);
+    assert.match((await root.get('/admin/billing')).body, /Billing run #\d+ (finished|queued)/);
+
+    const form = await root.get(`/admin/products/${productUuid}`);
+    assert.match(form.body, /id="billing-overrides"/);
+    assert.equal((await root.post(`/admin/products/${productUuid}/billing-settings`, { lead_days: '', suspend_after_days: '2', terminate_after_days: '', reminder_days_before: '', reminder_days_after: '', auto_charge: 'no' })).statusCode, 303);
+    assert.deepEqual(stack.platform.recurring.productSettings(productUuid).overrides, { suspend_after_days: 2, auto_charge: false });
+
+    // A second order, paid: its due date moved from the service page.
+    const placed = await stack.platform.billing.order({ customer_uuid: customerUuid, product_uuid: productUuid, billing_cycle: 'monthly', service_data: { username: 'erin_two', domain: 'two.example.com' } });
+    await stack.platform.billing.payManually(placed.invoice.uuid, 'wire-43');
+    const due = stack.platform.recurring.service(placed.service_uuid).next_due_date!;
+    const service = await root.get(`/admin/services/${placed.service_uuid}`);
+    assert.match(service.body, /id="next-due-form"/);
+    const later = new Date(Date.parse(`${due}T00:00:00Z`) + 10 * 86_400_000).toISOString().slice(0, 10);
+    assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/next-due`, { next_due_date: later })).statusCode, 303);
+    assert.equal(stack.platform.recurring.service(placed.service_uuid).next_due_date, later);
+
+    // A prorated plan change to a dearer plan of the same module, from the service page: a change invoice.
+    const premium = await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'enterprise', disk_space: 20, bandwidth: 200 }, { name: 'Amsterdam Enterprise' });
+    stack.platform.billing.setPrice(premium.uuid, 'monthly', '30.00', 'EUR');
+    assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /id="change-plan-form"[\s\S]*Amsterdam Enterprise/);
+    assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/change-plan`, { product_uuid: premium.uuid })).statusCode, 303);
+    assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /Plan change invoiced \([\d.]+ EUR\)/);
+    const change = stack.platform.billing.listInvoices({ service: placed.service_uuid, status: 'unpaid' }, 1, 10).invoices.find((i) => i.kind === 'change');
+    assert.ok(change, 'a change invoice');
+    assert.match(change.description, /^Plan change to Amsterdam Enterprise/);
+  });
+
   test('every new page and action refuses a role without its permission: 403 Insufficient permissions', async () => {
     const payment = stack.platform.billing.invoice(invoiceUuid).transactions.find((t) => t.kind === 'payment')!;
     const pages = ['/admin/invoices', `/admin/invoices/${invoiceUuid}`, '/admin/orders', '/admin/billing', '/admin/revenue', `/admin/customers/${customerUuid}`];
     const actions = [
       `/admin/invoices/${invoiceUuid}/payments`, `/admin/transactions/${payment.uuid}/refund`, '/admin/billing/run', '/admin/billing/settings',
       `/admin/customers/${customerUuid}/orders`, `/admin/customers/${customerUuid}/payment-methods/x/remove`,
+      `/admin/products/${productUuid}/billing-settings`,
     ];
     const nobody = new Browser(stack.app);
     await nobody.loginAdmin(NOBODY.email, NOBODY.password);

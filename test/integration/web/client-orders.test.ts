@@ -180,3 +180,37 @@ test('paying on the Stripe double\'s checkout page turns the invoice paid and th
   assert.doesNotMatch(after.body, /\/pay\/cs_test_|Pay this invoice|being confirmed/, 'a paid invoice offers no payment');
   assert.match((await b.get('/client/invoices')).body, new RegExp(`${uuid}">[^<]+</a>.*?status-paid`, 's'));
 });
+
+test('an unpaid service\'s tabs link the invoice it waits for; a declined payment shows the gateway\'s reason; once paid the invoice thanks and links the Connect tab', async () => {
+  const b = await login();
+  const uuid = await order(b, 'alice_declined');
+  const service = platform.billing.invoice(uuid).service_uuid!;
+  const waiting = await b.get(`/client/services/${service}`);
+  assert.match(waiting.body, new RegExp(`id="awaiting-payment">This service waits for payment: it is set up as soon as invoice <a href="/client/invoices/${uuid}">`));
+  assert.match(waiting.body, />waiting for payment</);
+  const tab = await b.get(`/client/services/${service}/tabs/connect`);
+  assert.match(tab.body, /waits for payment/, 'a tab loaded in place says the same');
+
+  const page = await b.get(`/client/invoices/${uuid}`);
+  const link = /href="([^"]+\/pay\/cs_test_[0-9a-f]+)"/.exec(page.body)![1];
+  const declined = await fetch(`${link}/decline`, { method: 'POST', redirect: 'manual' });
+  assert.equal(declined.status, 303, await declined.text());
+  assert.equal(platform.billing.invoice(uuid).status, 'failed');
+  const failed = await b.get(`/client/invoices/${uuid}`);
+  const reason = platform.billing.invoice(uuid).transactions.find((t) => t.kind === 'failure')!.note;
+  assert.ok(reason.length > 0);
+  assert.ok(failed.body.includes(`id="payment-declined">Your payment was declined: ${reason.replace(/'/g, '&#x27;')}`), 'the gateway\'s reason');
+  assert.match(failed.body, /Pay this invoice/, 'a failed invoice can be paid again');
+
+  const again = /href="([^"]+\/pay\/cs_test_[0-9a-f]+)"/.exec(failed.body)![1];
+  assert.equal((await fetch(`${again}/succeed`, { method: 'POST', redirect: 'manual' })).status, 303);
+  const thanked = await b.get(`/client/invoices/${uuid}?paid=1`);
+  assert.match(thanked.body, /id="invoice-thanks"><strong>Thank you for your payment\.<\/strong>/);
+  assert.match(thanked.body, new RegExp(`href="/client/services/${service}\\?tab(=|&#x3D;)connect" id="connect-link"`), 'the Connect tab of the service');
+  assert.doesNotMatch(thanked.body, /id="payment-declined"/);
+  // Days in the reader's language: a German browser reads 04.12.2026, not 2026-12-04.
+  const due = platform.billing.invoice(uuid).due_date;
+  const [y, m, d] = due.split('-');
+  const german = await b.get(`/client/invoices/${uuid}`, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' });
+  assert.ok(german.body.includes(`<time datetime="${due}">${d}.${m}.${y}</time>`), 'the due date in German');
+});

@@ -49,5 +49,5 @@ test('beginDelivery and queue are posted once and their answers checked', async 
 
   const plan = scripted([{ plan: 'skipped', reason: 'no customer' }]);
   assert.deepEqual(await new RemoteSmtpLedger(plan, 1).messagePlan('invoice.created', { a: 1 }, 'k'), { plan: 'skipped', reason: 'no customer' });
-  assert.deepEqual(plan.calls, [['/messages/plan', { event: 'invoice.created', payload: { a: 1 }, event_key: 'k' }]]);
+  assert.deepEqual(plan.calls, [['/messages/plan', { event: 'invoice.created', payload: { a: 1 }, event_key: 'k', with_link: true }]]);
 });

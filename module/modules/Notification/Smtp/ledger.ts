@@ -93,7 +93,15 @@ export const messagePlanRequestSchema = z.object({
   event: z.enum(Object.keys(MESSAGE_EVENTS) as [MessageEventName, ...MessageEventName[]]),
   payload: z.record(z.string(), z.unknown()),
   event_key: z.string().min(1).max(512),
+  /** false when the channel has no SMTP server (the mail is only recorded): no one-time link is made for it. */
+  with_link: z.boolean().default(true),
 });
+
+/** How a message is planned: `withLink` false makes no one-time link (default true). */
+export interface MessagePlanOptions {
+  withLink?: boolean;
+  signal?: AbortSignal;
+}
 
 /** What to do about an event: nothing (`earlier`: its send exists; `skipped`: the reason), or mail these facts. */
 export const messagePlanSchema = z.discriminatedUnion('plan', [
@@ -117,5 +125,5 @@ export interface SmtpLedger {
   /** An attempt failed; `final`: the send is `failed`, its body dropped. Idempotent. */
   markFailure(sendUuid: string, error: string, final: boolean): Promise<void>;
   /** The send already made for `eventKey`, else the facts of the event's e-mail, else why none is sent. */
-  messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, signal?: AbortSignal): Promise<MessagePlan>;
+  messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, options?: MessagePlanOptions): Promise<MessagePlan>;
 }

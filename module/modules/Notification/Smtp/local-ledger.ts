@@ -2,7 +2,7 @@
 // Task queue, and the message composer reading customers, services and panels.
 import { MODULE_JOB } from '../../../task/module-job.ts';
 import { Task } from '../../../task/task.ts';
-import type { DeliveryStart, MailToQueue, MessagePlan, QueuedMail, SmtpLedger } from './ledger.ts';
+import type { DeliveryStart, MailToQueue, MessagePlan, MessagePlanOptions, QueuedMail, SmtpLedger } from './ledger.ts';
 import type { MessageEventName } from './messages/catalogue.ts';
 import type { MessageComposer } from './messages/compose.ts';
 import { NOTIFICATION_QUEUE } from './messages/listeners.ts';
@@ -51,10 +51,10 @@ export class LocalSmtpLedger implements SmtpLedger {
     this.sends.markFailure(sendUuid, error, final);
   }
 
-  async messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, signal?: AbortSignal): Promise<MessagePlan> {
+  async messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, options: MessagePlanOptions = {}): Promise<MessagePlan> {
     const earlier = this.sends.byEventKey(eventKey);
     if (earlier) return { plan: 'earlier', send_uuid: earlier.uuid, status: earlier.status };
-    const facts = await this.composer.facts(event, payload, signal);
+    const facts = await this.composer.facts(event, payload, options.signal, options.withLink ?? true);
     return 'skipped' in facts ? { plan: 'skipped', reason: facts.skipped } : { plan: 'mail', facts };
   }
 

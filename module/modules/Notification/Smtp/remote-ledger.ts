@@ -4,7 +4,7 @@
 import type { ModuleWorkerCall } from '../../../platform/extension.ts';
 import {
   deliveryStartSchema, markedSchema, messagePlanSchema, queuedMailSchema,
-  type DeliveryStart, type MailToQueue, type MessagePlan, type QueuedMail, type SmtpLedger,
+  type DeliveryStart, type MailToQueue, type MessagePlan, type MessagePlanOptions, type QueuedMail, type SmtpLedger,
 } from './ledger.ts';
 import type { MessageEventName } from './messages/catalogue.ts';
 
@@ -42,8 +42,8 @@ export class RemoteSmtpLedger implements SmtpLedger {
   }
 
   /** `POST /messages/plan`: the platform reads customers, services and panels; the worker renders and sends. */
-  async messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string): Promise<MessagePlan> {
-    return messagePlanSchema.parse(await this.worker.post('/messages/plan', { event, payload, event_key: eventKey }));
+  async messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, options: MessagePlanOptions = {}): Promise<MessagePlan> {
+    return messagePlanSchema.parse(await this.worker.post('/messages/plan', { event, payload, event_key: eventKey, with_link: options.withLink ?? true }));
   }
 
   private async mark(path: string, body: Record<string, unknown>): Promise<void> {

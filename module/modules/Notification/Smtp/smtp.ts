@@ -186,7 +186,9 @@ export class Smtp extends Notification {
     if (!isMessageEvent(event)) return jobError(`no message for event ${event}`);
     const subject = payload.invoice_uuid ?? payload.service_uuid ?? payload.customer_uuid ?? '';
     const eventKey = `${event}|${String(payload.at ?? '')}|${String(subject)}`;
-    const plan = await ledger.messagePlan(event, { ...payload, ...(sealed.secret ?? {}) }, eventKey, this.abortSignal);
+    // With no SMTP server the mail is only recorded: no one-time link is made for it (it would count against the
+    // customer's link bound and invalidate a link they may hold).
+    const plan = await ledger.messagePlan(event, { ...payload, ...(sealed.secret ?? {}) }, eventKey, { withLink: isConfigured(this.module_data), signal: this.abortSignal });
     if (plan.plan === 'earlier') return jobSuccess(`already ${plan.status} as send ${plan.send_uuid}`);
     if (plan.plan === 'skipped') {
       this.logDebug('message', { event, service_uuid: payload.service_uuid ?? null, invoice_uuid: payload.invoice_uuid ?? null }, `not sent: ${plan.reason}`);

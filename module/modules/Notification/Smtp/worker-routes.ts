@@ -44,6 +44,6 @@ export function smtpWorkerRoutes(ledger: LocalSmtpLedger | null): FastifyPluginA
       return marked(found.send_uuid);
     });
     api.post('/messages/plan', { schema: { body: messagePlanRequestSchema, response: { 200: messagePlanSchema } } }, async (request) =>
-      ledger.messagePlan(request.body.event, request.body.payload, request.body.event_key));
+      ledger.messagePlan(request.body.event, request.body.payload, request.body.event_key, { withLink: request.body.with_link }));
   };
 }

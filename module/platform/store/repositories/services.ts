@@ -16,6 +16,8 @@ export interface StoredService {
   provision_status: ProvisionStatus;
   status_reason: string | null;
   provision_data: Record<string, unknown>;
+  /** The owning customer (column of platform migration 3; absent from records built elsewhere, e.g. the worker API). */
+  customer_uuid?: string | null;
   created_at: string;
   updated_at: string;
 }

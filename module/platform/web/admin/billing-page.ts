@@ -25,6 +25,31 @@ function settingsPatch(form: Record<string, string>): Record<string, unknown> {
   return patch;
 }
 
+/** A product's overrides form as a patch: an empty field (or `global`) drops the override (null). */
+function overridesPatch(form: Record<string, string>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  const dunning = NUMBERS.filter((k) => k !== 'run_every_minutes' && k !== 'batch_size');
+  for (const key of dunning) if (form[key] !== undefined) patch[key] = form[key].trim() === '' ? null : Number(form[key]);
+  for (const key of LISTS) {
+    if (form[key] === undefined) continue;
+    patch[key] = form[key].trim() === '' ? null : form[key].split(',').map((v) => v.trim()).filter(Boolean).map(Number);
+  }
+  if (form.auto_charge !== undefined) patch.auto_charge = form.auto_charge === 'yes' ? true : form.auto_charge === 'no' ? false : null;
+  return patch;
+}
+
+/** A product's billing overrides as form values (empty: the global setting applies). */
+export function overridesView(deps: WebDeps, productUuid: string) {
+  const { overrides, effective } = deps.platform.recurring.productSettings(productUuid);
+  const list = (v: number[] | undefined) => (v ? v.join(', ') : '');
+  return {
+    lead_days: overrides.lead_days ?? '', suspend_after_days: overrides.suspend_after_days ?? '', terminate_after_days: overrides.terminate_after_days ?? '',
+    reminder_days_before: list(overrides.reminder_days_before), reminder_days_after: list(overrides.reminder_days_after),
+    auto_charge: overrides.auto_charge === undefined ? 'global' : overrides.auto_charge ? 'yes' : 'no',
+    effective: settingsView(effective),
+  };
+}
+
 function settingsView(s: BillingSettings) {
   return { ...s, reminder_days_before: s.reminder_days_before.join(', '), reminder_days_after: s.reminder_days_after.join(', ') };
 }
@@ -46,8 +71,22 @@ export function billingPage(deps: WebDeps, app: FastifyInstance): void {
   app.post('/billing/run', async (request, reply) => {
     hasPermission(request, PERMISSION.billing_actions);
     return billingAction(deps, reply, '/admin/billing', async () => {
-      const run = await recurring.runNow(deps.platform.queue, 30_000);
+      // A page waits a few seconds at most; a longer run goes on in the background and shows in the list.
+      const run = await recurring.runNow(deps.platform.queue, 5_000);
       return run.finished_at ? `Billing run #${run.id} finished.` : `Billing run #${run.id} queued (task ${run.task_id ?? ''}).`;
+    });
+  });
+
+  app.post<{ Params: { uuid: string } }>('/products/:uuid/billing-settings', async (request, reply) => {
+    hasPermission(request, PERMISSION.billing_actions);
+    return billingAction(deps, reply, `/admin/products/${encodeURIComponent(request.params.uuid)}`, async () => {
+      try {
+        recurring.updateProductSettings(request.params.uuid, overridesPatch(formStrings(request.body)));
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw new HttpError(422, `Overrides not saved: ${(error as Error).message}`);
+      }
+      return 'Billing overrides of the product saved.';
     });
   });
 

@@ -10,6 +10,7 @@ import type { ProductRecord } from '../../store/repositories/products.ts';
 import { adminPage, flash } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
+import { overridesView } from './billing-page.ts';
 import { errorBagOf, formFields, formInput, otherErrors } from './form-errors.ts';
 import {
   applyPrices, checkPrices, CURRENCY_FIELD, REFUND_FIELD, fieldChoices, formStrings, LISTING_FIELDS, listingValues, moduleFields, priceField, priceValues,
@@ -47,6 +48,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
     refund: { ...formFields([REFUND_FIELD], state.form, state.bag)[0], options: REFUND_ACTIONS.map((value) => ({ value, selected: value === state.form[REFUND_FIELD] })) },
     prices: BILLING_CYCLES.map((cycle) => ({ cycle, ...formFields([priceField(cycle)], state.form, state.bag)[0] })),
     other_errors: otherErrors([...names, ...own], state.bag),
+    overrides: uuid && request.admin!.hasPermission(PERMISSION.billing_actions) ? overridesView(deps, uuid) : null,
     module_html: page,
   }, { platform: 'products' }, state.bag ? 422 : 200);
 }

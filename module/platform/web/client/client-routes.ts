@@ -38,9 +38,8 @@ function summary(s: ServiceView) {
 
 /** The service (view and bound Product) when the request's customer owns it; 404 otherwise, as ownedService. */
 function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string): { view: ServiceView; module: Product } {
-  const owner = deps.customers.repo.ownerOf(uuid);
-  if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
-  return deps.platform.serviceAdmin.describeBound(uuid);
+  if (!request.customer) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+  return deps.platform.serviceAdmin.describeBound(uuid, request.customer.uuid);
 }
 
 /** The customer's services with product and status. */

@@ -52,7 +52,7 @@ export class MessageComposer {
   }
 
   /** The facts of `event`'s e-mail (customers, services, a panel's one-time link), or why none is sent. */
-  async facts(event: MessageEventName, payload: Record<string, unknown>, signal?: AbortSignal): Promise<MessageFacts | Skipped> {
+  async facts(event: MessageEventName, payload: Record<string, unknown>, signal?: AbortSignal, withLink = true): Promise<MessageFacts | Skipped> {
     if (event === 'customer.password_reset') return this.passwordReset(payload);
     const template = MESSAGE_EVENTS[event];
     const serviceUuid = text(payload.service_uuid);
@@ -68,6 +68,7 @@ export class MessageComposer {
     if (event === 'service.provisioned') {
       const panel = service?.panel ?? service?.panel_location ?? null;
       if (!service?.account_name || !panel) linkNote = 'the service has no panel account';
+      else if (!withLink) linkNote = 'no SMTP server configured: the mail is only recorded, so no link is made';
       else if (!this.deps.links) linkNote = 'no panel can be asked for a link here';
       else {
         const answer = await this.deps.links.link(panel, service.account_name, signal);
