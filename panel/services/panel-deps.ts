@@ -1,4 +1,5 @@
 // The panel's side effects and settings (PanelDeps) and the services the routes use (PanelServices).
+import { type Clock } from '../shared/clock.ts';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
@@ -46,8 +47,8 @@ export interface PanelDeps {
   dataDir: string;
   /** Seals secrets at rest. */
   secretBox: SecretBox;
-  /** Clock; defaults to `() => new Date()`. */
-  clock?: () => Date;
+  /** Clock (panel/shared/clock.ts); defaults to the wall clock, `systemClock`. */
+  clock?: Clock;
   /** pino logger; defaults to none. */
   logger?: Logger;
   /**
@@ -91,7 +92,7 @@ export interface PanelDeps {
 
 /** Every service the routes use. */
 export interface PanelServices {
-  clock: () => Date;
+  clock: Clock;
   settings: SettingsRepository;
   accessHashes: AccessHashService;
   license: LicenseService;

@@ -145,7 +145,7 @@ export const metricsSourcesFeature: Feature<PanelRegistry> = define({
       accountNames: () => accountRepo.namesByPublicKey(),
       driver: deps.dataplane.wireguard,
       handshakeUptime: () => systemConfig.get().wireguard_handshake_uptime,
-      now: () => Math.floor(clock().getTime() / 1000),
+      now: () => Math.floor(clock.now().getTime() / 1000),
       loggingStats: () => trafficLogging.stats(),
       daemons: async () => {
         const out: Array<{ daemon: string; up: boolean; restarts: number }> = [];

@@ -10,6 +10,7 @@ import { createSimulatedDataplane } from '../../../panel/dataplane/create-datapl
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
+import type { Clock } from '../../../panel/shared/clock.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { databasePath, openDatabase, type Db } from '../../../panel/store/db.ts';
 
@@ -33,7 +34,7 @@ export interface Harness {
 export interface HarnessOptions {
   trustProxy?: string[];
   licensePublicKey?: KeyObject | string | null;
-  clock?: () => Date;
+  clock?: Clock;
 }
 
 /** Builds the harness; always `await h.close()` in `finally`. */

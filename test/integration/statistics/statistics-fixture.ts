@@ -41,7 +41,7 @@ export async function makeStatsPanel(
   const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
     db, dataplane, dataDir: dir, secretBox: SecretBox.open(dir),
-    baseUrl: 'http://127.0.0.1', version: 'test', clock: () => clock.now(), timeZone: opts.timeZone ?? 'UTC',
+    baseUrl: 'http://127.0.0.1', version: 'test', clock, timeZone: opts.timeZone ?? 'UTC',
     statisticsWorker: opts.worker,
   });
   await app.ready();
