@@ -33,7 +33,7 @@ import type { WorkerEngineOptions } from './statistics/sample-worker-client.ts';
 import type { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 import type { SystemConfigService } from './system-config.ts';
 import type { SystemService } from './system.ts';
-import type { FlowSource } from './traffic-logging/flow-source.ts';
+import type { FlowSource } from '../dataplane/traffic-log/flow-source.ts';
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import type { TrafficLoggingService } from './traffic-logging/traffic-logging-service.ts';
 

@@ -1,6 +1,6 @@
 // System status and reload: real counts, license figures, the status text, and full reconciles (single flight).
 import { type Clock, systemClock } from '../shared/clock.ts';
-import type { Driver } from '../dataplane/driver.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { SystemStatus } from '../schemas/system.ts';
 import { isoWithOffset } from './iso-time.ts';

@@ -18,7 +18,7 @@ import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, execIn, hostLink, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { StrongswanClient } from '../helpers/strongswan-client.ts';

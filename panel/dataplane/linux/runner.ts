@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, statfs, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { DataplaneError } from '../driver.ts';
+import { DataplaneError } from '../wireguard/driver.ts';
 import { toolMessage } from '../tool-messages.ts';
 
 /** Output of a finished command. */

@@ -9,7 +9,7 @@ import {
 import type { SecretBox } from '../../shared/secret-box.ts';
 import type { StoredTrafficLogging, TrafficLoggingRepository } from '../../store/repositories/traffic-logging.ts';
 import { FlowPipeline } from './flow-pipeline.ts';
-import type { FlowSource, FlowSourceState } from './flow-source.ts';
+import type { FlowSource, FlowSourceState } from '../../dataplane/traffic-log/flow-source.ts';
 import type { ShipperOptions, ShipperStats } from './shipper.ts';
 
 /** What the service is built from. */

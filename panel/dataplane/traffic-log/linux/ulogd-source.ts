@@ -1,33 +1,11 @@
-// The kernel source of logged packets: its contract, the ulogd2 (NFLOG) implementation and an in-memory twin.
+// The NFLOG source of logged packets: ulogd2 decodes them to JSON lines on a unix socket of the panel.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandRunner } from '../../dataplane/linux/runner.ts';
-import { UlogdDaemon, type UlogdDaemonOptions, type UlogdState } from '../../dataplane/traffic-log/ulogd-daemon.ts';
-import type { FlowEvent } from './flow-event.ts';
-import { parseUlogdJson } from './ulogd-json-parser.ts';
-
-/** A running subscription; `stop` ends it. */
-export interface FlowSubscription {
-  stop(): Promise<void>;
-}
-
-/** How the source's daemon is doing (`pid` null: down), for stats and logs. */
-export type FlowSourceState = UlogdState;
-
-/**
- * Where logged packets come from. `available()` tells whether the tool exists (`TSDB agent not installed`
- * otherwise); `start` delivers events until stopped and restarts a daemon that died, reporting it via `onError`.
- * `nflog` names the NFLOG group and batch size the kernel rules must use to reach it.
- */
-export interface FlowSource {
-  readonly nflog: { group: number; threshold: number };
-  available(): Promise<boolean>;
-  start(onEvent: (event: FlowEvent) => void, onError: (err: unknown) => void): FlowSubscription;
-  state(): FlowSourceState;
-}
-
-/** Default NFLOG group of the panel's rules and how many packets the kernel batches per hand-over. */
-const DEFAULT_NFLOG = { group: 4747, threshold: 16 } as const;
+import type { CommandRunner } from '../../linux/runner.ts';
+import { parseUlogdJson } from '../../render/ulogd-json-parser.ts';
+import type { FlowEvent } from '../flow-event.ts';
+import { DEFAULT_NFLOG, type FlowSource, type FlowSourceState, type FlowSubscription } from '../flow-source.ts';
+import { UlogdDaemon, type UlogdDaemonOptions } from './ulogd-daemon.ts';
 
 /** Where distributions put ulogd's plugins (Debian: the multiarch directory). */
 const ULOGD_PLUGIN_DIRS = ['/usr/lib/x86_64-linux-gnu/ulogd', '/usr/lib/aarch64-linux-gnu/ulogd', '/usr/lib64/ulogd', '/usr/lib/ulogd', '/usr/local/lib/ulogd'];
@@ -84,39 +62,5 @@ export class UlogdSource implements FlowSource {
 
   state(): FlowSourceState {
     return this.daemon.state();
-  }
-}
-
-/**
- * In-memory twin: tests and the simulated data plane push events by hand; `installed` toggles availability, `down`
- * (a failure text) makes it report a dead daemon.
- */
-export class SimulatedFlowSource implements FlowSource {
-  readonly nflog = { ...DEFAULT_NFLOG };
-  installed = true;
-  down: string | null = null;
-  private readonly listeners = new Set<(event: FlowEvent) => void>();
-
-  async available(): Promise<boolean> {
-    return this.installed;
-  }
-
-  start(onEvent: (event: FlowEvent) => void): FlowSubscription {
-    this.listeners.add(onEvent);
-    return { stop: async () => void this.listeners.delete(onEvent) };
-  }
-
-  state(): FlowSourceState {
-    return { pid: this.listeners.size > 0 && !this.down ? 0 : null, restarts: this.down ? 1 : 0, lastError: this.down };
-  }
-
-  /** Delivers `event` to every running subscription. */
-  emit(event: FlowEvent): void {
-    for (const listener of this.listeners) listener(event);
-  }
-
-  /** Number of running subscriptions. */
-  get subscribers(): number {
-    return this.listeners.size;
   }
 }

@@ -4,8 +4,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execa, type ResultPromise } from 'execa';
-import { withSbin } from '../linux/runner.ts';
-import { renderUlogdConf } from '../render/traffic-log-ulogd-conf.ts';
+import { withSbin } from '../../linux/runner.ts';
+import { renderUlogdConf } from '../../render/traffic-log-ulogd-conf.ts';
 
 /** Options of {@link UlogdDaemon}. */
 export interface UlogdDaemonOptions {
