@@ -7,7 +7,7 @@ import type { Driver } from './wireguard/driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
 import type { Ipsec } from './ipsec/ipsec.ts';
 import { SimulatedIpsec } from './ipsec/simulated/simulated-ipsec.ts';
-import type { CommandRunner } from './linux/runner.ts';
+import type { DaemonRunner } from './linux/runner.ts';
 import type { Shaper } from './shaping/shaping.ts';
 import { SimulatedFirewall } from './firewall/simulated/simulated-firewall.ts';
 import { SimulatedShaper } from './shaping/simulated/simulated-shaper.ts';
@@ -21,7 +21,7 @@ export interface LinuxDataplaneOptions {
   /** `kernel`, `userspace` (wireguard-go) or `auto`. */
   wireguard?: 'auto' | 'kernel' | 'userspace';
   /** Runs every tool (default: a fresh `ExecaRunner`); tests bind one to a network namespace. */
-  runner?: CommandRunner;
+  runner?: DaemonRunner;
   /** The panel's API TCP port, kept reachable by the firewall's `system_CONTROLPANEL` rule; null = none. */
   apiPort: number | null;
   /** IKEv2: load strongSwan's `kernel-libipsec` (ESP in userspace) — default from VPNHOST_IPSEC_LIBIPSEC=1. */

@@ -1,9 +1,10 @@
 // FlowSource contract: what every kernel source of logged packets (ulogd2 on NFLOG, the in-memory twin) must do.
 import assert from 'node:assert/strict';
-import { after, describe, it, type TestContext } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FlowEvent } from '../../panel/dataplane/traffic-log/flow-event.ts';
 import type { FlowSource } from '../../panel/dataplane/traffic-log/flow-source.ts';
+import { lazyFixture } from '../helpers/contract-fixture.ts';
 
 /** What an implementation hands the contract. */
 export interface FlowSourceFixture {
@@ -35,17 +36,13 @@ async function until(produce: () => Promise<void>, check: () => boolean, what: s
 /** Runs the contract against the source `setup` builds (one fixture for the suite, built on first use). */
 export function runFlowSourceContract(label: string, setup: () => Promise<FlowSourceFixture>, opts: FlowSourceContractOptions = {}): void {
   describe(`FlowSource contract: ${label}`, () => {
+    const lazy = lazyFixture(setup, (built) => built.cleanup(), opts.gate);
     let fx: FlowSourceFixture;
-    let building: Promise<FlowSourceFixture> | null = null;
     const ready = async (t: TestContext): Promise<boolean> => {
-      if (opts.gate && !opts.gate(t)) return false;
-      building ??= setup();
-      fx = await building;
+      if (!(await lazy.ready(t))) return false;
+      fx = lazy.fx();
       return true;
     };
-    after(async () => {
-      if (building && (await building.catch(() => null))) await fx.cleanup();
-    });
 
     it('names a usable NFLOG group and batch size, and says it is available', async (t) => {
       if (!(await ready(t))) return;

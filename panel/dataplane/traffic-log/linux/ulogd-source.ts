@@ -1,7 +1,7 @@
 // The NFLOG source of logged packets: ulogd2 decodes them to JSON lines on a unix socket of the panel.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandRunner } from '../../linux/runner.ts';
+import type { DaemonRunner } from '../../linux/runner.ts';
 import { parseUlogdJson } from '../../render/ulogd-json-parser.ts';
 import type { FlowEvent } from '../flow-event.ts';
 import { DEFAULT_NFLOG, type FlowSource, type FlowSourceState, type FlowSubscription } from '../flow-source.ts';
@@ -33,9 +33,9 @@ export class UlogdSource implements FlowSource {
   readonly nflog: { group: number; threshold: number };
   private readonly daemon: UlogdDaemon;
 
-  constructor(private readonly runner: CommandRunner, opts: UlogdSourceOptions) {
+  constructor(private readonly runner: DaemonRunner, opts: UlogdSourceOptions) {
     this.nflog = { group: opts.group ?? DEFAULT_NFLOG.group, threshold: opts.threshold ?? DEFAULT_NFLOG.threshold };
-    this.daemon = new UlogdDaemon({ ...opts, ...this.nflog });
+    this.daemon = new UlogdDaemon({ ...opts, ...this.nflog, runner });
   }
 
   async available(): Promise<boolean> {
