@@ -1,7 +1,9 @@
 // `vpnhost platform store ...`: `migrate` copies a SQLite platform into PostgreSQL (the switch-over of docs/store.md);
 // `status` prints the engine of a store and the migration versions it records.
 import { parseArgs } from 'node:util';
-import { openPlatformDb } from './store/db.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPlatformDb, PLATFORM_DB_FILE } from './store/db.ts';
 import { runMigrations } from './store/migrator.ts';
 import { openQueryStore, PLATFORM_STORE_SCOPES, redactUrl, STORE_ENV, storeTarget } from './store/query/query-store.ts';
 import { CopyMismatchError, copySqliteToPostgres, TargetNotEmptyError, type TableReport } from './store/transfer/sqlite-to-postgres.ts';
@@ -48,6 +50,10 @@ export async function storeCommand(argv: string[], defaultDataDir: string): Prom
     if (!values.from || !to || storeTarget(to, values.from).engine !== 'postgres') {
       process.stderr.write(`vpnhost platform store migrate: needs --from DIR and --to postgres://...\n${STORE_USAGE}\n`);
       return 2;
+    }
+    if (!existsSync(join(values.from, PLATFORM_DB_FILE))) {
+      process.stderr.write(`vpnhost platform store migrate: ${values.from} holds no ${PLATFORM_DB_FILE}\n`);
+      return 1;
     }
     const source = openPlatformDb(values.from);
     try {

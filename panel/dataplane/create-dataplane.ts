@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import type { Dataplane } from './dataplane.ts';
 import type { Dns } from './dns/dns.ts';
 import { SimulatedDns } from './dns/simulated/simulated-dns.ts';
-import type { Driver } from './driver.ts';
+import type { Driver } from './wireguard/driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
 import type { Ipsec } from './ipsec/ipsec.ts';
 import { SimulatedIpsec } from './ipsec/simulated/simulated-ipsec.ts';
-import type { CommandRunner } from './linux/runner.ts';
+import type { DaemonRunner } from './linux/runner.ts';
 import type { Shaper } from './shaping/shaping.ts';
 import { SimulatedFirewall } from './firewall/simulated/simulated-firewall.ts';
 import { SimulatedShaper } from './shaping/simulated/simulated-shaper.ts';
-import { SimulatedDriver } from './simulated/simulated-driver.ts';
+import { SimulatedDriver } from './wireguard/simulated/simulated-driver.ts';
 
 /** Options of a linux bundle. */
 export interface LinuxDataplaneOptions {
@@ -21,7 +21,7 @@ export interface LinuxDataplaneOptions {
   /** `kernel`, `userspace` (wireguard-go) or `auto`. */
   wireguard?: 'auto' | 'kernel' | 'userspace';
   /** Runs every tool (default: a fresh `ExecaRunner`); tests bind one to a network namespace. */
-  runner?: CommandRunner;
+  runner?: DaemonRunner;
   /** The panel's API TCP port, kept reachable by the firewall's `system_CONTROLPANEL` rule; null = none. */
   apiPort: number | null;
   /** IKEv2: load strongSwan's `kernel-libipsec` (ESP in userspace) — default from VPNHOST_IPSEC_LIBIPSEC=1. */
@@ -55,7 +55,7 @@ export type DataplaneOptions = LinuxDataplaneOptions | SimulatedDataplaneOptions
 export async function createDataplane(opts: DataplaneOptions): Promise<Dataplane> {
   if (opts.kind === 'simulated') return createSimulatedDataplane(opts);
   const [{ LinuxDriver }, { ExecaRunner }, { IptablesFirewall }, { TcShaper }, { UnboundDns }] = await Promise.all([
-    import('./linux/linux-driver.ts'),
+    import('./wireguard/linux/linux-driver.ts'),
     import('./linux/runner.ts'),
     import('./firewall/linux/iptables-firewall.ts'),
     import('./shaping/linux/tc-shaper.ts'),

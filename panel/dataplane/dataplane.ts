@@ -1,6 +1,6 @@
 // The data plane as one bundle of per-subsystem seams (WireGuard, firewall/NAT, shaping, DNS; IPsec to come).
 import type { Dns } from './dns/dns.ts';
-import type { Driver } from './driver.ts';
+import type { Driver } from './wireguard/driver.ts';
 import type { Firewall } from './firewall/firewall.ts';
 import type { Ipsec } from './ipsec/ipsec.ts';
 import type { Shaper } from './shaping/shaping.ts';

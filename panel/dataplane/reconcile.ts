@@ -1,6 +1,6 @@
 // Full reconcile (boot, PUT /system/reload): makes a driver match the desired interfaces and peers with minimal ops.
 import { normalizeAddress, normalizeAllowedIp } from './cidr.ts';
-import { DataplaneError, type Driver, type InterfaceSpec, type InterfaceState, type PeerSpec, type PeerState } from './driver.ts';
+import { DataplaneError, type Driver, type InterfaceSpec, type InterfaceState, type PeerSpec, type PeerState } from './wireguard/driver.ts';
 import { publicKeyFrom } from './keys.ts';
 import { DEFAULT_MTU } from './tool-messages.ts';
 

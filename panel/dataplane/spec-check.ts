@@ -1,6 +1,6 @@
 // Checks both drivers run on an InterfaceSpec before touching anything, failing with the texts the tools use.
 import { normalizeAddress } from './cidr.ts';
-import { DataplaneError, type InterfaceSpec } from './driver.ts';
+import { DataplaneError, type InterfaceSpec } from './wireguard/driver.ts';
 import { isValidKey } from './keys.ts';
 import * as msg from './tool-messages.ts';
 

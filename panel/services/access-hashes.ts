@@ -1,4 +1,5 @@
 // API access hashes: 40 random bytes shown once as 80 hex chars, stored as SHA-256, bound to one client IP.
+import { type Clock, systemClock } from '../shared/clock.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalIp, sameIp } from '../schemas/ip.ts';
 import type { AccessHashRepository, AccessHashRow } from '../store/repositories/access-hashes.ts';
@@ -34,7 +35,7 @@ export class AccessHashService {
   /** `log` receives a security event, written at once, for every hash created or deleted (here or seen from elsewhere). */
   constructor(
     private readonly repo: AccessHashRepository,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
     private readonly log?: SecurityLog,
   ) {}
 
@@ -43,7 +44,7 @@ export class AccessHashService {
     const bound = canonicalIp(ip);
     if (!bound) throw new Error(`not an IP address: ${ip}`);
     const hash = randomBytes(ACCESS_HASH_BYTES).toString('hex');
-    const createdAt = this.clock().toISOString();
+    const createdAt = this.clock.now().toISOString();
     const id = this.repo.insert(hashDigest(hash).toString('hex'), bound, comment, createdAt);
     this.loadedVersion = null;
     this.seen?.set(id, bound);

@@ -1,6 +1,6 @@
 // A peer's client configuration (wg-quick text and its QR code) and its live dump line.
 import QRCode from 'qrcode';
-import type { Driver } from '../dataplane/driver.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import { renderClientConfig } from '../dataplane/render/client-config.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AccountDump } from '../schemas/account.ts';

@@ -1,5 +1,5 @@
 // A batch of account changes → per server, one net change per account and one merged change (and its inverse) per subsystem.
-import type { PeerChanges } from '../dataplane/driver.ts';
+import type { PeerChanges } from '../dataplane/wireguard/driver.ts';
 import type { FirewallPeerChanges } from '../dataplane/firewall/firewall.ts';
 import type { ShapingChanges } from '../dataplane/shaping/shaping.ts';
 import type { AccountRow } from '../store/repositories/accounts.ts';

@@ -1,5 +1,5 @@
 // Rows → per-subsystem desired state (WireGuard peer, firewall peer/server, shaped peer) and the minimal changes.
-import type { InterfaceSpec, PeerChanges, PeerSpec } from '../dataplane/driver.ts';
+import type { InterfaceSpec, PeerChanges, PeerSpec } from '../dataplane/wireguard/driver.ts';
 import { formatCidr, parseCidr } from '../dataplane/cidr.ts';
 import { IPSEC_DEVICE } from '../dataplane/ipsec/ipsec.ts';
 import type { FirewallPeer, FirewallPeerChanges, PortForwardRule, ServerFirewallSpec } from '../dataplane/firewall/firewall.ts';

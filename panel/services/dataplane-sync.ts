@@ -1,5 +1,5 @@
 // The one way into the data plane: a serialized lane driving WireGuard, firewall and shaping from store changes.
-import type { Driver } from '../dataplane/driver.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import type { FilterRule, FirewallConf, PortForwardRule, RulePosition } from '../dataplane/firewall/firewall.ts';
 import type { AccountRow } from '../store/repositories/accounts.ts';
 import type { ServerRow } from '../store/repositories/servers.ts';

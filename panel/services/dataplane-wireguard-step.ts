@@ -1,5 +1,5 @@
 // The WireGuard share of an account batch: one `wg set` for the server's changed peers (DataplaneSync's step).
-import type { Driver } from '../dataplane/driver.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerBatch } from './dataplane-batch.ts';
 import { wireguardPeer } from './dataplane-specs.ts';

@@ -1,4 +1,5 @@
 // The DNS resolver: GET/PUT /dns (license-gated), the desired unbound config from the store, reconcile, health.
+import { type Clock } from '../shared/clock.ts';
 import type { Logger } from 'pino';
 import { networkOf } from '../dataplane/cidr.ts';
 import { DnsConfigError, DnsRuntimeError, type Dns, type DnsConfig } from '../dataplane/dns/dns.ts';
@@ -20,7 +21,7 @@ export interface DnsServiceDeps {
   licensed: () => boolean;
   /** The data plane's serial lane (`DataplaneSync.serial`). */
   serial: <T>(task: () => Promise<T>) => Promise<T>;
-  clock: () => Date;
+  clock: Clock;
   logger?: Logger;
 }
 
@@ -78,11 +79,11 @@ export class DnsService {
         forwarders_2: change.forwarders_2 ?? before.forwarders_2,
         max_cache_ttl: change.max_cache_ttl ?? before.max_cache_ttl,
       };
-      this.deps.repo.put(after, this.deps.clock());
+      this.deps.repo.put(after, this.deps.clock.now());
       try {
         await this.deps.writer.apply(this.desired(after));
       } catch (err) {
-        this.deps.repo.put(before, this.deps.clock());
+        this.deps.repo.put(before, this.deps.clock.now());
         throw this.refusal(err);
       }
       if (before.enabled === after.enabled) return;

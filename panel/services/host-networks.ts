@@ -1,5 +1,5 @@
 // The networks the host already uses (links, routes, the panel's listen address): tunnel subnets must stay clear of them.
-import type { Driver, HostNetwork } from '../dataplane/driver.ts';
+import type { Driver, HostNetwork } from '../dataplane/wireguard/driver.ts';
 import { cidrsOverlap, parseCidr, parseIp, type Cidr } from '../schemas/ip.ts';
 
 /** A snapshot of the host's networks, with the panel's own WireGuard interfaces left out. */

@@ -1,4 +1,5 @@
 // The installed license: account limit (free tier without a valid key), GET /license, and installing a key.
+import { type Clock, systemClock } from '../shared/clock.ts';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, E } from '../http/errors.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
@@ -39,8 +40,8 @@ export interface LicenseServiceDeps {
   secretBox: SecretBox;
   /** The vendor key that signs licenses; null: only the free tier. */
   publicKey: KeyObject | null;
-  /** Default `() => new Date()`. */
-  clock?: () => Date;
+  /** Default the wall clock (`systemClock`). */
+  clock?: Clock;
   log?: SecurityLog;
 }
 
@@ -53,7 +54,7 @@ export class LicenseService {
   constructor(private readonly deps: LicenseServiceDeps) {}
 
   private now(): Date {
-    return this.deps.clock?.() ?? new Date();
+    return (this.deps.clock ?? systemClock).now();
   }
 
   /** Account limit: the valid license's `accounts`, else the free tier (50). */

@@ -1,6 +1,6 @@
 // The panel's Prometheus registry (prom-client): typed hooks other services fill, data-plane gauges read at scrape time.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Driver } from '../dataplane/driver.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 
 /** Upper bounds (seconds) of the handshake-age buckets; peers that never shook hands are `never`. */
 const HANDSHAKE_AGE_BUCKETS = [120, 300, 900, 3600, 86_400] as const;

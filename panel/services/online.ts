@@ -1,5 +1,6 @@
 // GET /wireguard/online: accounts whose latest handshake lies within the configured handshake uptime.
-import type { Driver } from '../dataplane/driver.ts';
+import { type Clock } from '../shared/clock.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import type { WireguardOnlineEntry } from '../schemas/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
@@ -14,7 +15,7 @@ export interface OnlineServiceDeps {
   driver: Driver;
   /** `wireguard_handshake_uptime` of the system config, in seconds. */
   handshakeUptime: () => number;
-  clock: () => Date;
+  clock: Clock;
 }
 
 /** Lists online WireGuard sessions from the live interfaces. */
@@ -33,7 +34,7 @@ export class OnlineService {
    * index. `page` (limit/offset) narrows the answer; the work stops once the page is full.
    */
   async list(page: ListingPage = {}): Promise<WireguardOnlineEntry[]> {
-    const now = Math.floor(this.deps.clock().getTime() / 1000);
+    const now = Math.floor(this.deps.clock.now().getTime() / 1000);
     const since = now - this.deps.handshakeUptime();
     const skip = page.offset ?? 0;
     const end = page.limit === undefined ? Infinity : skip + page.limit;

@@ -1,4 +1,5 @@
 // The panel's side effects and settings (PanelDeps) and the services the routes use (PanelServices).
+import { type Clock } from '../shared/clock.ts';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
@@ -32,7 +33,7 @@ import type { WorkerEngineOptions } from './statistics/sample-worker-client.ts';
 import type { TrafficStatisticsService } from './statistics/traffic-statistics.ts';
 import type { SystemConfigService } from './system-config.ts';
 import type { SystemService } from './system.ts';
-import type { FlowSource } from './traffic-logging/flow-source.ts';
+import type { FlowSource } from '../dataplane/traffic-log/flow-source.ts';
 import type { ShipperOptions } from './traffic-logging/shipper.ts';
 import type { TrafficLoggingService } from './traffic-logging/traffic-logging-service.ts';
 
@@ -46,8 +47,8 @@ export interface PanelDeps {
   dataDir: string;
   /** Seals secrets at rest. */
   secretBox: SecretBox;
-  /** Clock; defaults to `() => new Date()`. */
-  clock?: () => Date;
+  /** Clock (panel/shared/clock.ts); defaults to the wall clock, `systemClock`. */
+  clock?: Clock;
   /** pino logger; defaults to none. */
   logger?: Logger;
   /**
@@ -91,7 +92,7 @@ export interface PanelDeps {
 
 /** Every service the routes use. */
 export interface PanelServices {
-  clock: () => Date;
+  clock: Clock;
   settings: SettingsRepository;
   accessHashes: AccessHashService;
   license: LicenseService;

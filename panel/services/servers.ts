@@ -1,6 +1,6 @@
 // WireGuard servers: create/edit/delete with generated defaults, kept in step with the data plane; info and dumps.
 import type { DefaultRoute, DefaultRouteProbe } from '../dataplane/default-route.ts';
-import { DataplaneError, InterfaceHeldError } from '../dataplane/driver.ts';
+import { DataplaneError, InterfaceHeldError } from '../dataplane/wireguard/driver.ts';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { WG_ADDRESS_IN_USE } from '../dataplane/tool-messages.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';

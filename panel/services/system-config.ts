@@ -1,4 +1,5 @@
 // The panel's SystemConfig (statistics frequency/history, handshake uptime), stored in settings with defaults.
+import { type Clock, systemClock } from '../shared/clock.ts';
 import { SYSTEM_CONFIG_DEFAULTS, type SystemConfig, type SystemConfigUpdate } from '../schemas/system.ts';
 import type { SettingsRepository } from '../store/repositories/settings.ts';
 
@@ -8,7 +9,7 @@ const KEY = 'system_config';
 export class SystemConfigService {
   constructor(
     private readonly settings: SettingsRepository,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The current configuration (defaults for anything never set). */
@@ -29,14 +30,14 @@ export class SystemConfigService {
       const value = change[name];
       if (value !== undefined) next[name] = value;
     }
-    this.settings.set(KEY, next, this.clock());
+    this.settings.set(KEY, next, this.clock.now());
     return next;
   }
 
   /** Restores 5 / 2 / 180 and returns them. */
   reset(): SystemConfig {
     const next = { ...SYSTEM_CONFIG_DEFAULTS };
-    this.settings.set(KEY, next, this.clock());
+    this.settings.set(KEY, next, this.clock.now());
     return next;
   }
 }

@@ -1,5 +1,6 @@
 // System status and reload: real counts, license figures, the status text, and full reconciles (single flight).
-import type { Driver } from '../dataplane/driver.ts';
+import { type Clock, systemClock } from '../shared/clock.ts';
+import type { Driver } from '../dataplane/wireguard/driver.ts';
 import { ApiError, E } from '../http/errors.ts';
 import type { SystemStatus } from '../schemas/system.ts';
 import { isoWithOffset } from './iso-time.ts';
@@ -18,7 +19,7 @@ export interface SystemServiceDeps {
   reconcileAll: ReconcileFn;
   version: string;
   /** Clock of the panel (the free tier's `license` timestamp is its now). */
-  clock?: () => Date;
+  clock?: Clock;
   /** Logs reconcile failures (never secrets). */
   onReconcileError?: (err: unknown) => void;
   /** Probes of supervised daemons (IKEv2's charon): a text names one that should run but does not; null = fine. */
@@ -54,7 +55,7 @@ export class SystemService {
       count_accounts_available: Math.max(0, limit - accounts),
       count_wireguard: this.deps.countServers(),
       // Always an ISO 8601 timestamp: the paid term's end, or on the free tier (no paid term) the time of the answer.
-      license: isoWithOffset(expiry ?? (this.deps.clock ?? (() => new Date()))()),
+      license: isoWithOffset(expiry ?? (this.deps.clock ?? systemClock).now()),
       license_valid: expiry !== null,
       status: await this.statusText(),
       version: this.deps.version,

@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../panel/app.ts';
 import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
-import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
+import { LinuxDriver } from '../../panel/dataplane/wireguard/linux/linux-driver.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { openDatabase, type Db } from '../../panel/store/db.ts';

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const ipsec = new CharonIpsec({ runner, dir: join(dir, 'ipsec'), libipsec: true, startTimeoutMs: 60_000 });
   const dataplane = { ...(await createDataplane({ kind: 'linux', dataDir: dir, runner, apiPort: null, wireguard: 'userspace' })), ipsec };
   const now = new Date();
-  const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now, deps: { dataplane, routeProbe: fixedRouteProbe() } });
+  const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: { now: () => now }, deps: { dataplane, routeProbe: fixedRouteProbe() } });
   const timed = async (what: string, fn: () => Promise<unknown>) => {
     const t = performance.now();
     await fn();

@@ -18,7 +18,7 @@ import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, execIn, hostLink, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { StrongswanClient } from '../helpers/strongswan-client.ts';
@@ -80,7 +80,7 @@ async function phase(leases: boolean): Promise<{ own: number; win: number | null
 
     const dataplane = createSimulatedDataplane({ wireguard: new SimulatedDriver(), ipsec });
     const now = new Date();
-    p = await makePanel({ licenseAccounts: N + 10, clock: () => now, deps: { dataplane, routeProbe: fixedRouteProbe() } });
+    p = await makePanel({ licenseAccounts: N + 10, clock: { now: () => now }, deps: { dataplane, routeProbe: fixedRouteProbe() } });
     await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1', external_ip: SERVER_IKE, interface_name: uniqueWgName() });
     fillAccounts(p, 'ike', N, { firstOctets: [10, 64], keyByte: 5 });
     await p.ok('PUT', '/ikev2/generate_ca_rsa', { ca_common_name: 'Bench CA', ca_organization: 'vpnhost' });

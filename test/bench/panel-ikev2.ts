@@ -16,7 +16,7 @@ import { createDataplane, createSimulatedDataplane } from '../../panel/dataplane
 import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { CharonIpsec } from '../../panel/dataplane/ipsec/linux/charon-ipsec.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { createNamespace, destroyNamespace, hostLink, uniqueWgName } from '../helpers/netns.ts';
 import { median, fmt } from './bench-math.ts';
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   console.log(`data plane: ${args.simulated ? 'simulated twins + real charon' : 'linux (wireguard-go, iptables, tc, charon) in a namespace'}; ` +
     `IKEv2: ${args['per-account'] ? 'one connection and pool per account' : 'one shared connection + identity leases'}`);
   const now = new Date();
-  const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: () => now, deps: { dataplane, routeProbe: fixedRouteProbe() } });
+  const p = await makePanel({ licenseAccounts: N + 2 * ROUNDS + 10, clock: { now: () => now }, deps: { dataplane, routeProbe: fixedRouteProbe() } });
   try {
     await p.ok('POST', '/wireguard', { name: 'ike', address: '10.64.0.1/10', ikev2: '1', external_ip: '192.0.2.1', interface_name: uniqueWgName() });
     await p.ok('POST', '/wireguard', { name: 'plain', address: '10.200.0.1/16', ikev2: '0', external_ip: '192.0.2.1', interface_name: uniqueWgName() });

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   await execa(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--fill', dir, '--accounts', String(N)], { stdio: 'inherit' });
   console.log(`fill (child process): ${N} accounts in ${fmt(performance.now() - t)} ms`);
   const now = new Date();
-  const p = await makePanel({ dir, clock: () => now });
+  const p = await makePanel({ dir, clock: { now: () => now } });
   try {
     const origin = await p.app.listen({ host: '127.0.0.1', port: 0 });
     const curl = async (url: string): Promise<number> => {

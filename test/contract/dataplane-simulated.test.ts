@@ -5,7 +5,7 @@ import type { Dataplane } from '../../panel/dataplane/dataplane.ts';
 import { FirewallEngine } from '../../panel/dataplane/firewall/firewall-engine.ts';
 import { SimulatedFirewall } from '../../panel/dataplane/firewall/simulated/simulated-firewall.ts';
 import { SimulatedShaper, SimulatedTc } from '../../panel/dataplane/shaping/simulated/simulated-shaper.ts';
-import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { runDataplaneContract } from './dataplane.contract.ts';
 
 runDataplaneContract('simulated', async () => {

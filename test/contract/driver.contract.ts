@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, describe, it, type TestContext } from 'node:test';
-import { DataplaneError, InterfaceHeldError, type Driver, type InterfaceSpec, type PeerSpec } from '../../panel/dataplane/driver.ts';
+import { DataplaneError, InterfaceHeldError, type Driver, type InterfaceSpec, type PeerSpec } from '../../panel/dataplane/wireguard/driver.ts';
 import { normalizeAddress } from '../../panel/dataplane/cidr.ts';
 import { generateKeyPair, publicKeyFrom } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';

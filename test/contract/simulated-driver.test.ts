@@ -1,10 +1,10 @@
 // Runs the driver contract against the simulated twin, plus the twin's own test hooks (stats, handshakes).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InterfaceSpec } from '../../panel/dataplane/driver.ts';
+import type { InterfaceSpec } from '../../panel/dataplane/wireguard/driver.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
-import { SimulatedDriver } from '../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { runDriverContract } from './driver.contract.ts';
 
 runDriverContract('simulated', async () => {

@@ -8,6 +8,7 @@ import { manualClock } from '../../panel/shared/clock.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { AdminTokenQueries } from '../../module/platform/store/query/repositories/admin-tokens.ts';
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
+import { ModuleVersionQueries } from '../../module/platform/store/query/repositories/module-versions.ts';
 import { PriceQueries } from '../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
@@ -205,6 +206,19 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual(await services.page({ page: 1, per_page: 10, q: 'quota' }), { uuids: [], total: 0 }, 'case-sensitive, as instr');
       assert.deepEqual(await services.page({ page: 1, per_page: 10, q: made[2].slice(9, 18) }), { uuids: [made[2]], total: 1 });
       assert.deepEqual(await services.page({ page: 1, per_page: 10, location: 'nowhere' }), { uuids: [], total: 0 });
+    }));
+
+    test('module versions: none until recorded, then the latest per module', (t) => withStore(t, open, async (store, clock) => {
+      const versions = new ModuleVersionQueries(store, clock);
+      assert.equal(await versions.installed('Product', 'VpnProduct'), null);
+      await versions.record('Product', 'VpnProduct', '1.0.0');
+      await versions.record('Plugin', 'VpnFleet', '0.3.0');
+      clock.advance(60_000);
+      await versions.record('Product', 'VpnProduct', '1.1.0');
+      assert.equal(await versions.installed('Product', 'VpnProduct'), '1.1.0');
+      assert.equal(await versions.installed('Plugin', 'VpnFleet'), '0.3.0');
+      const row = await store.db.selectFrom('module_versions').selectAll().where('module_name', '=', 'VpnProduct').execute();
+      assert.deepEqual(row, [{ module_type: 'Product', module_name: 'VpnProduct', version: '1.1.0', updated_at: '2026-11-27T10:01:00.000Z' }]);
     }));
 
     test('transactions: all of the writes or none of them', (t) => withStore(t, open, async (store, clock) => {

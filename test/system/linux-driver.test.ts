@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { execa } from 'execa';
-import type { InterfaceSpec } from '../../panel/dataplane/driver.ts';
+import type { InterfaceSpec } from '../../panel/dataplane/wireguard/driver.ts';
 import { IptablesFirewall } from '../../panel/dataplane/firewall/linux/iptables-firewall.ts';
 import type { ServerFirewallSpec } from '../../panel/dataplane/firewall/firewall.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { reconcile } from '../../panel/dataplane/reconcile.ts';
-import { LinuxDriver } from '../../panel/dataplane/linux/linux-driver.ts';
+import { LinuxDriver } from '../../panel/dataplane/wireguard/linux/linux-driver.ts';
 import { ExecaRunner, type CommandRunner, type RunOptions } from '../../panel/dataplane/linux/runner.ts';
-import { UAPI_DIR, uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
+import { UAPI_DIR, uapiSocketPath } from '../../panel/dataplane/wireguard/linux/uapi-socket.ts';
 import { runDriverContract } from '../contract/driver.contract.ts';
 import { createNamespace, destroyAll, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
@@ -183,7 +183,7 @@ describe('LinuxDriver specifics', () => {
     try {
       const s = spec(uniqueWgName());
       const script = [
-        `import { LinuxDriver } from ${JSON.stringify(new URL('../../panel/dataplane/linux/linux-driver.ts', import.meta.url).pathname)};`,
+        `import { LinuxDriver } from ${JSON.stringify(new URL('../../panel/dataplane/wireguard/linux/linux-driver.ts', import.meta.url).pathname)};`,
         `import { ExecaRunner } from ${JSON.stringify(new URL('../../panel/dataplane/linux/runner.ts', import.meta.url).pathname)};`,
         `const d = new LinuxDriver({ runner: new ExecaRunner({ netns: ${JSON.stringify(ns)} }), stateDir: ${JSON.stringify(stateDir)} });`,
         `await d.ensureInterface(JSON.parse(process.env.SPEC));`,

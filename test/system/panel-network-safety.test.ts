@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { IptablesFirewall } from '../../panel/dataplane/firewall/linux/iptables-firewall.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { probeUapiSocket, uapiSocketPath } from '../../panel/dataplane/linux/uapi-socket.ts';
+import { probeUapiSocket, uapiSocketPath } from '../../panel/dataplane/wireguard/linux/uapi-socket.ts';
 import { E, OWN } from '../../panel/http/errors.ts';
 import { createNamespace, destroyNamespace, execIn, namespacePids, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { PanelProcess, ROOT } from '../helpers/panel-process.ts';

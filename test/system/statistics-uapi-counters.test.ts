@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
-import { readUapiTransfers } from '../../panel/dataplane/linux/uapi-transfers.ts';
+import { readUapiTransfers } from '../../panel/dataplane/wireguard/linux/uapi-transfers.ts';
 import { parseWgTransfers, type PeerTransfers } from '../../panel/dataplane/render/parse-wg-transfers.ts';
 import { WorkerCounterReader } from '../../panel/services/statistics/worker-counters.ts';
 import { createNamespace, destroyNamespace, execIn, uniqueWgName } from '../helpers/netns.ts';

@@ -1,6 +1,7 @@
 // The one migration mechanism of the platform database: ordered, versioned schema steps per scope, recorded in
 // platform_migrations(scope, version, name, applied_at); databases of the earlier layout are adopted in place.
 import type Database from 'better-sqlite3';
+import type { ClientBase as PgClient } from 'pg';
 import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 
 /** One ordered schema step of a scope; never edited after release. */
@@ -18,10 +19,11 @@ export interface Migration {
   /**
    * PostgreSQL's form of the step, run instead of the derived schema difference when the step meets an existing
    * PostgreSQL database (sql/pg-migrator.ts): required there for a function step, a step that changes rows or one that
-   * rebuilds, renames or drops a table. It must leave the schema SQLite's step leaves. A fresh PostgreSQL database is
-   * built from the schema all steps produce and never runs it.
+   * rebuilds, renames or drops a table. SQL text, or a function given the migration's connection (inside its
+   * transaction) and clock. It must leave the schema SQLite's step leaves. A fresh PostgreSQL database is built from
+   * the schema all steps produce and never runs it.
    */
-  postgres?: string;
+  postgres?: string | ((client: PgClient, clock: Clock) => Promise<void>);
 }
 
 /** The scope of the platform's own tables (panels, products, services, tokens). */

@@ -1,5 +1,5 @@
 // Wrapper of iproute2 `ip`: link and address reads as JSON (`ip -j`), changes as one `ip -batch -` run.
-import type { HostNetwork } from '../driver.ts';
+import type { HostNetwork } from '../wireguard/driver.ts';
 import { parseHostAddresses, parseHostRoutes } from '../render/parse-ip-host.ts';
 import { parseIpAddrJson, type LinkInfo } from '../render/parse-ip-link.ts';
 import type { CommandRunner } from './runner.ts';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, statfs, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { DataplaneError } from '../driver.ts';
+import { DataplaneError } from '../wireguard/driver.ts';
 import { toolMessage } from '../tool-messages.ts';
 
 /** Output of a finished command. */
@@ -29,6 +29,31 @@ export interface RunOptions {
   allowFailure?: boolean;
 }
 
+/** Options of a long-running child started with {@link CommandRunner.spawn}. */
+export interface SpawnOptions {
+  /** Its own session: it outlives the panel (and is not killed with it). Default false: killed when the panel exits. */
+  detached?: boolean;
+  /** Where its output goes: `ignore`; `pipe` (stderr piped, read `stderr`; stdout ignored); an open fd (a log file) for both. */
+  output?: 'ignore' | 'pipe' | number;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /** After `kill`, SIGKILL follows when it still runs this long (default execa's 5 s). */
+  forceKillAfterMs?: number;
+}
+
+/** A child started by {@link CommandRunner.spawn}. */
+export interface SpawnedProcess {
+  /** Its pid (null when it could not be started). */
+  readonly pid: number | null;
+  /** Its stderr when `output` was `pipe`. */
+  readonly stderr: NodeJS.ReadableStream | null;
+  /** Settles when it ended: exit code or signal, or why it could not be started. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; startError: string | null }>;
+  kill(signal?: NodeJS.Signals): void;
+  /** Lets the panel exit while it runs. */
+  unref(): void;
+}
+
 /**
  * Runs one external command with an argv array (never a shell string). A non-zero exit throws a
  * {@link DataplaneError} whose message is `<tool>: <last stderr line>` and whose detail is the stderr, with any
@@ -36,6 +61,15 @@ export interface RunOptions {
  */
 export interface CommandRunner {
   run(cmd: string, args: string[], opts?: RunOptions): Promise<CommandResult>;
+}
+
+/** A {@link CommandRunner} that also starts daemons: the one door for unbound and ulogd (charon goes through `run`). */
+export interface DaemonRunner extends CommandRunner {
+  /**
+   * Starts a long-running command with an argv array, in the runner's namespace, and answers at once; the caller
+   * supervises it through the returned {@link SpawnedProcess}.
+   */
+  spawn(cmd: string, args: string[], opts?: SpawnOptions): SpawnedProcess;
 }
 
 /** Options of {@link ExecaRunner}. */
@@ -46,21 +80,56 @@ export interface ExecaRunnerOptions {
   timeoutMs?: number;
 }
 
-/** {@link CommandRunner} on execa. */
-export class ExecaRunner implements CommandRunner {
+/** {@link CommandRunner} and {@link DaemonRunner} on execa. */
+export class ExecaRunner implements DaemonRunner {
   constructor(private readonly opts: ExecaRunnerOptions = {}) {}
 
+  /** `cmd args` as run: wrapped in `ip netns exec <ns>` (which execs, so the pid is the command's) when set. */
+  private argv(cmd: string, args: string[]): [string, string[]] {
+    return this.opts.netns ? ['ip', ['netns', 'exec', this.opts.netns, cmd, ...args]] : [cmd, args];
+  }
+
+  spawn(cmd: string, args: string[], opts: SpawnOptions = {}): SpawnedProcess {
+    const [file, argv] = this.argv(cmd, args);
+    const output = opts.output ?? 'ignore';
+    const child = execa(file, argv, {
+      stdin: 'ignore',
+      // A plain fd number is passed through to the child as is (execa's types list only named values here).
+      stdout: (output === 'pipe' ? 'ignore' : output) as 'ignore',
+      stderr: output as 'pipe',
+      env: { PATH: withSbin(process.env.PATH), ...opts.env },
+      detached: opts.detached ?? false,
+      // a detached daemon outlives the panel; an attached one is killed with it
+      cleanup: !opts.detached,
+      reject: false,
+      buffer: false,
+      ...(opts.forceKillAfterMs !== undefined ? { forceKillAfterDelay: opts.forceKillAfterMs } : {}),
+    });
+    const exited = child.then((result) => ({
+      code: result.exitCode ?? null,
+      signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+      startError: result.failed && result.exitCode === undefined && result.signal === undefined ? result.shortMessage ?? 'could not be started' : null,
+    }));
+    return {
+      pid: child.pid ?? null,
+      stderr: output === 'pipe' ? child.stderr : null,
+      exited,
+      kill: (signal) => void child.kill(signal),
+      unref: () => child.unref(),
+    };
+  }
+
   async run(cmd: string, args: string[], opts: RunOptions = {}): Promise<CommandResult> {
-    const [file, argv] = this.opts.netns ? ['ip', ['netns', 'exec', this.opts.netns, cmd, ...args]] : [cmd, args];
+    const [file, argv] = this.argv(cmd, args);
     const stdinFile = opts.input === undefined ? null : await memoryFile(opts.input);
     try {
-      return await this.spawn(cmd, file, argv, opts, stdinFile);
+      return await this.execute(cmd, file, argv, opts, stdinFile);
     } finally {
       await stdinFile?.close();
     }
   }
 
-  private async spawn(cmd: string, file: string, argv: string[], opts: RunOptions, stdinFile: FileHandle | null): Promise<CommandResult> {
+  private async execute(cmd: string, file: string, argv: string[], opts: RunOptions, stdinFile: FileHandle | null): Promise<CommandResult> {
     const result = await execa(file, argv, {
       input: stdinFile ? undefined : opts.input,
       // A plain fd number is passed through to the spawned process as is (execa's types only list 0 for stdin).

@@ -1,5 +1,5 @@
 // Pure parsers of `ip -j addr show` and `ip -j route show` (JSON): the networks the host already uses.
-import type { HostNetwork } from '../driver.ts';
+import type { HostNetwork } from '../wireguard/driver.ts';
 
 interface AddrJson {
   ifname?: string;

@@ -1,5 +1,5 @@
 // Pure parser of `wg show <if> dump` (tab-separated; first line the interface, then one line per peer).
-import type { PeerState } from '../driver.ts';
+import type { PeerState } from '../wireguard/driver.ts';
 import { sortPeers } from './peer-order.ts';
 
 /** What the dump says about an interface. The private key column is read past and never returned. */

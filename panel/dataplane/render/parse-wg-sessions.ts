@@ -1,5 +1,5 @@
 // Lean parsers for GET /wireguard/online: only the peers with a recent handshake, from a UAPI get=1 answer or a dump.
-import type { PeerSession } from '../driver.ts';
+import type { PeerSession } from '../wireguard/driver.ts';
 import { sortPeers } from './peer-order.ts';
 
 const KEY_HEX_LENGTH = 64;

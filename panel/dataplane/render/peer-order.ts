@@ -1,5 +1,5 @@
 // The one peer order both drivers report: as `wg show` sorts (latest handshake first, never last), ties by key.
-import type { PeerState } from '../driver.ts';
+import type { PeerState } from '../wireguard/driver.ts';
 
 /** Returns a new array sorted like `wg show` lists peers, with public key as a stable tie-break. */
 export function sortPeers<T extends Pick<PeerState, 'latestHandshake' | 'publicKey'>>(peers: T[]): T[] {

@@ -1,5 +1,5 @@
 // Pure builder of `wg set` argument vectors for a batch of peer changes (one call; chunked only when huge).
-import type { PeerChanges } from '../driver.ts';
+import type { PeerChanges } from '../wireguard/driver.ts';
 
 /** Peers per `wg set` call; one call carries the whole batch unless it is larger than this. */
 const WG_SET_CHUNK = 500;

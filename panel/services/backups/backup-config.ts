@@ -1,4 +1,5 @@
 // The backup schedule and FTP settings (GET/PUT /backups/config), kept in `settings` with the FTP password sealed.
+import { type Clock } from '../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkBackupConfig, FTP_PASSWORD_MASK, type BackupConfig, type BackupConfigUpdate } from '../../schemas/backups.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
@@ -22,7 +23,7 @@ export const DEFAULT_BACKUP_CONFIG: StoredConfig = {
 export class BackupConfigService {
   private onChange: (() => void) | null = null;
 
-  constructor(private readonly settings: SettingsRepository, private readonly box: SecretBox, private readonly clock: () => Date) {}
+  constructor(private readonly settings: SettingsRepository, private readonly box: SecretBox, private readonly clock: Clock) {}
 
   /** Called after every change (the scheduler re-reads the schedule). */
   listen(fn: () => void): void {
@@ -59,7 +60,7 @@ export class BackupConfigService {
     const failure = checkBackupConfig(rest, sealed !== '');
     if (failure) throw new ApiError(failure);
     const next: StoredConfig = { ...rest, ftp_password_sealed: sealed };
-    this.settings.set(BACKUP_CONFIG_SETTING, next, this.clock());
+    this.settings.set(BACKUP_CONFIG_SETTING, next, this.clock.now());
     this.onChange?.();
     return this.get();
   }

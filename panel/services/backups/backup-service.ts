@@ -1,4 +1,5 @@
 // Backups: create (snapshot + zip, retention, FTP upload), list, locate for download, and verified restore.
+import { type Clock } from '../../shared/clock.ts';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ export interface BackupServiceDeps {
   /** Archives live in `<dataDir>/backups`. */
   dataDir: string;
   box: SecretBox;
-  clock: () => Date;
+  clock: Clock;
   logger?: Logger;
   config: BackupConfigService;
   ftp: FtpUploader;
@@ -93,7 +94,7 @@ export class BackupService {
    */
   create(statistics: boolean, origin: BackupOrigin = 'api'): Promise<Backup> {
     return this.exclusive(async () => {
-      const now = this.deps.clock();
+      const now = this.deps.clock.now();
       let name = '';
       try {
         this.folder.ensure();

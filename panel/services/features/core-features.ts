@@ -1,4 +1,5 @@
 // Features of the panel's core: settings, access hashes, license, repositories, the data-plane sync and network policy.
+import { type Clock, systemClock } from '../../shared/clock.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe } from '../../dataplane/default-route.ts';
 import { ExecaRunner } from '../../dataplane/linux/runner.ts';
 import { AccessHashRepository } from '../../store/repositories/access-hashes.ts';
@@ -33,7 +34,7 @@ export const settingsFeature: Feature<PanelRegistry> = define({
   provides: ['clock', 'settings', 'accessHashes', 'licenseKey', 'licenseOf', 'license', 'systemConfig', 'reconciler'],
   build(get) {
     const deps = get('deps');
-    const clock = deps.clock ?? (() => new Date());
+    const clock = deps.clock ?? systemClock;
     const settings = new SettingsRepository(deps.db);
     const licenseKey = toLicensePublicKey(deps.licensePublicKey);
     // another database's license (a backup's), checked quietly with the same key

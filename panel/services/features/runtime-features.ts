@@ -11,7 +11,8 @@ import { buildDesiredState } from '../desired-state.ts';
 import { featureFor, type Feature } from '../feature-graph.ts';
 import type { ReconcileFn } from '../reconciler-status.ts';
 import { SystemService } from '../system.ts';
-import { SimulatedFlowSource, UlogdSource } from '../traffic-logging/flow-source.ts';
+import { UlogdSource } from '../../dataplane/traffic-log/linux/ulogd-source.ts';
+import { SimulatedFlowSource } from '../../dataplane/traffic-log/simulated/simulated-flow-source.ts';
 import { chainSpecFor, LogChainFollower } from '../traffic-logging/log-chain-follower.ts';
 import { TrafficLoggingService } from '../traffic-logging/traffic-logging-service.ts';
 import type { PanelRegistry } from './registry.ts';
@@ -145,7 +146,7 @@ export const metricsSourcesFeature: Feature<PanelRegistry> = define({
       accountNames: () => accountRepo.namesByPublicKey(),
       driver: deps.dataplane.wireguard,
       handshakeUptime: () => systemConfig.get().wireguard_handshake_uptime,
-      now: () => Math.floor(clock().getTime() / 1000),
+      now: () => Math.floor(clock.now().getTime() / 1000),
       loggingStats: () => trafficLogging.stats(),
       daemons: async () => {
         const out: Array<{ daemon: string; up: boolean; restarts: number }> = [];

@@ -61,7 +61,7 @@ export const statisticsFeature: Feature<PanelRegistry> = define({
     const clock = get('clock');
     return {
       statistics: new TrafficStatisticsService({
-        repo: new TrafficStatisticsRepository(deps.db), wireguard: deps.dataplane.wireguard, ipsec: deps.dataplane.ipsec, clock: { now: clock },
+        repo: new TrafficStatisticsRepository(deps.db), wireguard: deps.dataplane.wireguard, ipsec: deps.dataplane.ipsec, clock,
         onAccountsChanged: (listener) => accountRepo.onRowsChanged(listener),
         parkedPeers: {
           account: (key) => accountRepo.getByPublicKey(key),

@@ -1,4 +1,5 @@
 // Builds the IKEv2 services (sync, PKI/settings, sessions, profiles) over one IPsec seam and the store.
+import { type Clock } from '../../shared/clock.ts';
 import type { Logger } from 'pino';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { IpsecWriter } from '../lane-writers.ts';
@@ -32,7 +33,7 @@ export interface Ikev2BuildDeps {
   servers: ServersRepository;
   accounts: AccountsRepository;
   box: SecretBox;
-  clock: () => Date;
+  clock: Clock;
   serial<T>(task: () => Promise<T> | T): Promise<T>;
   /** The panel resolver's addresses for a server (DnsService.serverDns): handed out by the pools when DNS is on. */
   serverDns?: (server: ServerRow) => string[] | null;

@@ -1,4 +1,5 @@
 // IKEv2 resource logic: PKI (CA import/generate/delete, server certificate), enable flag and advanced settings.
+import { type Clock } from '../../shared/clock.ts';
 import { IpsecError } from '../../dataplane/ipsec/ipsec.ts';
 import { ApiError, E, OWN } from '../../http/errors.ts';
 import {
@@ -14,7 +15,7 @@ export interface Ikev2ServiceDeps {
   repo: Ikev2Repository;
   box: SecretBox;
   sync: Ikev2Sync;
-  clock: () => Date;
+  clock: Clock;
   /** The data-plane lane (`DataplaneSync.serial`): every change that reaches the daemon runs in it. */
   serial<T>(task: () => Promise<T> | T): Promise<T>;
 }
@@ -65,7 +66,7 @@ export class Ikev2Service {
         locality: input.ca_locality ?? '', organizational_unit: input.ca_organizational_unit ?? '',
         state_or_province_name: input.ca_state_or_province_name ?? '',
       };
-      const pair = generateCa(fields, this.deps.clock());
+      const pair = generateCa(fields, this.deps.clock.now());
       return {
         ca_cert: pair.cert, ca_key_sealed: this.deps.box.seal(pair.key), ca_common_name: fields.common_name,
         ca_country_name: fields.country_name, ca_locality: fields.locality, ca_organization: fields.organization,
@@ -97,7 +98,7 @@ export class Ikev2Service {
       const pair = issueServerCert(
         { cert: row.ca_cert, key: this.deps.box.open(row.ca_key_sealed) },
         { ...fields, domain: input.server_domain, ip: input.server_ip, ipv6: input.server_ipv6 || undefined },
-        this.deps.clock(),
+        this.deps.clock.now(),
       );
       return {
         server_cert: pair.cert, server_key_sealed: this.deps.box.seal(pair.key), server_common_name: fields.common_name,
@@ -145,7 +146,7 @@ export class Ikev2Service {
 
   /** Whether the operator lets profiles carry the account password (`.sswan` `local.password`, mobileconfig). */
   setProfilePassword(on: boolean): void {
-    this.deps.repo.update({ profile_password: on }, this.deps.clock());
+    this.deps.repo.update({ profile_password: on }, this.deps.clock.now());
   }
 
   private requireNoCa(): void {
@@ -162,13 +163,13 @@ export class Ikev2Service {
     return this.deps.serial(async () => {
       const before = repo.get();
       const change = make(before);
-      repo.update(change, clock());
+      repo.update(change, clock.now());
       if (reaches && (sync.wanted(before) || sync.wanted())) {
         try {
           await sync.applyAll();
         } catch (err) {
           const undo = Object.fromEntries(Object.keys(change).map((k) => [k, before[k as keyof Ikev2Row]])) as Partial<Ikev2Row>;
-          repo.update(undo, clock());
+          repo.update(undo, clock.now());
           await sync.applyAll().catch(() => undefined);
           if (err instanceof IpsecError) throw new ApiError(OWN.IKE_DAEMON_FAILED, err.message);
           throw err;

@@ -1,4 +1,5 @@
 // One-time links: made for an account, listed while live, consumed once atomically, downloads for a grace period, revoked.
+import { type Clock } from '../../shared/clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, OWN } from '../../http/errors.ts';
 import type { OtlList } from '../../schemas/otl.ts';
@@ -23,7 +24,7 @@ export function otlDigest(value: string): string {
 /** What the links service needs besides its repository. */
 export interface OtlLinkDeps {
   links: OtlLinksRepository;
-  clock: () => Date;
+  clock: Clock;
   /** `{base_url}` without a trailing slash, read when a link is made. */
   baseUrl: () => string;
   /** The link lifetime in days (page setting `lifetime`), read when a link is made. */
@@ -49,7 +50,7 @@ export class OtlLinkService {
    */
   create(accountName: string): string {
     const accountId = this.deps.accountId(accountName);
-    const now = this.deps.clock();
+    const now = this.deps.clock.now();
     const key = randomBytes(OTL_KEY_BYTES).toString('hex');
     const expires = new Date(now.getTime() + this.deps.lifetimeDays() * DAY_MS);
     this.deps.links.purge(now.toISOString());
@@ -63,7 +64,7 @@ export class OtlLinkService {
    */
   list(): OtlList {
     const olts: OtlList['olts'] = {};
-    for (const row of this.deps.links.live(this.deps.clock().toISOString())) {
+    for (const row of this.deps.links.live(this.deps.clock.now().toISOString())) {
       olts[row.digest] = { account: row.account, created_data: row.created_at.slice(0, 10), key: row.digest, lifetime: row.expires_at.slice(0, 10) };
     }
     return { olts };
@@ -87,7 +88,7 @@ export class OtlLinkService {
 
   /** Whether `key` opens a link that has not been used, has not expired and whose account is enabled (no change). */
   isLive(key: string): boolean {
-    return this.deps.links.isLive(otlDigest(key), this.deps.clock().toISOString());
+    return this.deps.links.isLive(otlDigest(key), this.deps.clock.now().toISOString());
   }
 
   /**
@@ -96,7 +97,7 @@ export class OtlLinkService {
    * one statement.
    */
   consume(key: string): OtlView | null {
-    const now = this.deps.clock();
+    const now = this.deps.clock.now();
     const token = randomBytes(OTL_VIEW_BYTES).toString('hex');
     const grace = new Date(now.getTime() + OTL_DOWNLOAD_GRACE_MS).toISOString();
     const ref = this.deps.links.consume(otlDigest(key), now.toISOString(), otlDigest(token), grace);
@@ -105,7 +106,7 @@ export class OtlLinkService {
 
   /** The account whose consuming view issued `token` for `key`, while its grace period lasts; else null. */
   download(key: string, token: string): number | null {
-    return this.deps.links.download(otlDigest(key), otlDigest(token), this.deps.clock().toISOString())?.account_id ?? null;
+    return this.deps.links.download(otlDigest(key), otlDigest(token), this.deps.clock.now().toISOString())?.account_id ?? null;
   }
 }
 

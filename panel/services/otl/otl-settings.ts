@@ -1,4 +1,5 @@
 // One-time-link page settings (OneTimeLinkConfig, -WireguardConfig, -Ikev2Config): defaults merged with stored changes.
+import { type Clock } from '../../shared/clock.ts';
 import type { z } from 'zod';
 import {
   otlIkev2ConfigSchema, otlPageConfigSchema, otlWireguardConfigSchema,
@@ -51,7 +52,7 @@ export const DEFAULT_OTL_IKEV2: Readonly<OtlIkev2Config> = Object.freeze({
 export class OtlSettingsService {
   constructor(
     private readonly settings: SettingsRepository,
-    private readonly clock: () => Date,
+    private readonly clock: Clock,
   ) {}
 
   page(): OtlPageConfig {
@@ -94,7 +95,7 @@ export class OtlSettingsService {
   }
 
   private write<T>(key: string, value: T): T {
-    this.settings.set(key, value, this.clock());
+    this.settings.set(key, value, this.clock.now());
     return value;
   }
 }

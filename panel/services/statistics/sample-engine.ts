@@ -1,5 +1,5 @@
 // The sample engine: deltas of one sample's counters against the baselines it keeps in memory, and the one write.
-import type { PeerTransfers } from '../../dataplane/driver.ts';
+import type { PeerTransfers } from '../../dataplane/wireguard/driver.ts';
 import type { IpsecSa } from '../../dataplane/ipsec/ipsec.ts';
 import { IKEV2_SOURCE, wireguardSource, type SampleWrite, type TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import { baselineSet, type BaselineSet } from './baseline-set.ts';

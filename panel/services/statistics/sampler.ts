@@ -1,6 +1,6 @@
 // The traffic sampler: one dump per interface and the live IKE SAs, handed to the sample engine (a worker thread).
 import type { Logger } from 'pino';
-import type { Driver } from '../../dataplane/driver.ts';
+import type { Driver } from '../../dataplane/wireguard/driver.ts';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';

@@ -1,6 +1,6 @@
 // Traffic statistics: the month query behind GET /account/<name>/traffic_statistics, retention, sampler and scheduler.
 import type { Logger } from 'pino';
-import type { Driver } from '../../dataplane/driver.ts';
+import type { Driver } from '../../dataplane/wireguard/driver.ts';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import { ApiError, E, OWN } from '../../http/errors.ts';
 import type { TrafficStatisticsEntry } from '../../schemas/statistics.ts';

@@ -1,8 +1,8 @@
 // The sample worker's own read of WireGuard counters (linux data plane): the UAPI socket of wireguard-go, else `wg`.
-import type { PeerTransfers } from '../../dataplane/driver.ts';
+import type { PeerTransfers } from '../../dataplane/wireguard/driver.ts';
 import { ExecaRunner } from '../../dataplane/linux/runner.ts';
-import { readUapiTransfers } from '../../dataplane/linux/uapi-transfers.ts';
-import { WgTool } from '../../dataplane/linux/wg.ts';
+import { readUapiTransfers } from '../../dataplane/wireguard/linux/uapi-transfers.ts';
+import { WgTool } from '../../dataplane/wireguard/linux/wg.ts';
 
 /** An interface the worker could not read: the sampler reads it through the driver (`Driver.transfers`). */
 export interface UnresolvedRead {

@@ -3,7 +3,7 @@ import type { TrafficLoggingFlag } from '../../schemas/traffic-logging.ts';
 import type { FlowOwnerRow } from '../../store/repositories/traffic-logging.ts';
 import { FlowAttribution } from './flow-attribution.ts';
 import type { FlowEvent } from './flow-event.ts';
-import type { FlowSource, FlowSubscription } from './flow-source.ts';
+import type { FlowSource, FlowSubscription } from '../../dataplane/traffic-log/flow-source.ts';
 import { Shipper, type ShipperOptions, type ShipperStats } from './shipper.ts';
 import { formatSyslog } from './syslog-format.ts';
 import { SyslogUdpSink } from './syslog-sink.ts';

@@ -1,4 +1,5 @@
 // GET/PUT /traffic_logging: the stored config (token sealed), the spec's checks in order, and the running pipeline.
+import { type Clock } from '../../shared/clock.ts';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ApiError, E } from '../../http/errors.ts';
@@ -8,7 +9,7 @@ import {
 import type { SecretBox } from '../../shared/secret-box.ts';
 import type { StoredTrafficLogging, TrafficLoggingRepository } from '../../store/repositories/traffic-logging.ts';
 import { FlowPipeline } from './flow-pipeline.ts';
-import type { FlowSource, FlowSourceState } from './flow-source.ts';
+import type { FlowSource, FlowSourceState } from '../../dataplane/traffic-log/flow-source.ts';
 import type { ShipperOptions, ShipperStats } from './shipper.ts';
 
 /** What the service is built from. */
@@ -16,7 +17,7 @@ export interface TrafficLoggingDeps {
   repo: TrafficLoggingRepository;
   box: SecretBox;
   source: FlowSource;
-  clock: () => Date;
+  clock: Clock;
   logger?: Logger;
   /** Backlog cap, batch size and retry delays of each sender (defaults in Shipper). */
   shipper?: ShipperOptions;
@@ -89,7 +90,7 @@ export class TrafficLoggingService {
       }
       if (!next.enabled_tsdb && !next.enabled_remote_syslog) throw new ApiError(E.TL_ONE_METHOD);
     }
-    this.deps.repo.set(next, this.deps.clock());
+    this.deps.repo.set(next, this.deps.clock.now());
     await this.apply(next);
     return this.toWire(next);
   }

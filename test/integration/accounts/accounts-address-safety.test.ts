@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SimulatedDriver, SIMULATED_HOST_NETWORKS } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver, SIMULATED_HOST_NETWORKS } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { E, OWN } from '../../../panel/http/errors.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
 

@@ -1,8 +1,8 @@
 // Data-plane consistency: one applyPeers per change, rollback on driver failure, reconcile, concurrent creations.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DataplaneError, type PeerChanges } from '../../../panel/dataplane/driver.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { DataplaneError, type PeerChanges } from '../../../panel/dataplane/wireguard/driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { makePanel } from '../wireguard/panel-fixture.ts';
 
 /** A simulated driver whose next applyPeers/ensureInterface fails when armed. */

@@ -42,7 +42,7 @@ export async function makeBackupPanel(opts: PanelOptions = {}): Promise<BackupPa
   const clock = manualClock(new Date('2026-03-15T12:00:00Z'));
   const ftp = new MemoryFtp();
   const p = await makePanel({
-    clock: () => clock.now(), licenseAccounts: 100, ...opts,
+    clock, licenseAccounts: 100, ...opts,
     deps: { timeZone: 'UTC', backups: { ftp, ...opts.deps?.backups }, ...opts.deps },
   });
   return Object.assign(p, { clock, ftp });

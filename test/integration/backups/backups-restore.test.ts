@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { E } from '../../../panel/http/errors.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { fillStore, makeBackupPanel, snapshotAnswers } from './backup-fixture.ts';
 import { readZip } from './raw-zip.ts';
 

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type Database from 'better-sqlite3';
-import { DataplaneError } from '../../../panel/dataplane/driver.ts';
+import { DataplaneError } from '../../../panel/dataplane/wireguard/driver.ts';
 import { FIREWALL_TEXTS } from '../../../panel/dataplane/firewall/firewall-texts.ts';
 import { generateKeyPair } from '../../../panel/dataplane/keys.ts';
 import { E, OWN } from '../../../panel/http/errors.ts';

@@ -17,7 +17,7 @@ async function put(h: Harness, url: string, form: Record<string, string> = {}) {
 }
 
 test('generate CA, server certificate: subject, issuer, SANs, EKUs, validity; keys sealed at rest', async () => {
-  const h = await makeHarness({ clock: () => NOW });
+  const h = await makeHarness({ clock: { now: () => NOW } });
   try {
     const ca = (await put(h, '/ikev2/generate_ca_rsa', CA)).msg as Record<string, string>;
     assert.match(ca.ca_cert, /^-----BEGIN CERTIFICATE-----/);
@@ -54,7 +54,7 @@ test('generate CA, server certificate: subject, issuer, SANs, EKUs, validity; ke
 });
 
 test('import CA: texts for missing, garbage and mismatched pairs; already present; delete keeps subject fields', async () => {
-  const h = await makeHarness({ clock: () => NOW });
+  const h = await makeHarness({ clock: { now: () => NOW } });
   try {
     assert.equal((await put(h, '/ikev2/import_ca_rsa', { ca_key: 'x' })).error, 'CaCert must be filled');
     assert.equal((await put(h, '/ikev2/import_ca_rsa', { ca_cert: 'x' })).error, 'CaKey must be filled');
@@ -96,7 +96,7 @@ test('import CA: texts for missing, garbage and mismatched pairs; already presen
 });
 
 test('generate texts in the spec order; server certificate needs the CA; enable needs both certificates', async () => {
-  const h = await makeHarness({ clock: () => NOW });
+  const h = await makeHarness({ clock: { now: () => NOW } });
   try {
     assert.equal((await put(h, '/ikev2/generate_ca_rsa', {})).error, 'Common Name must be filled');
     assert.equal((await put(h, '/ikev2/generate_ca_rsa', { ca_common_name: '  ' })).error, 'Common Name must be filled');

@@ -67,7 +67,7 @@ test('GET /account and /wireguard/<name>/peers: every page equals the slice of t
 
 test('GET /wireguard/online: pages across servers, both the per-key and the bulk lookup path', async () => {
   const now = new Date('2025-03-04T10:00:00Z');
-  const p = await makePanel({ licenseAccounts: 500, clock: () => now });
+  const p = await makePanel({ licenseAccounts: 500, clock: { now: () => now } });
   try {
     await p.ok('POST', '/wireguard', { name: 'a', address: '10.0.1.1/24' });
     await p.ok('POST', '/wireguard', { name: 'b', address: '10.0.2.1/24' });

@@ -7,7 +7,7 @@ interface OnlineEntry { name: string; status: string; b_download: string; allowe
 
 test('GET /wireguard/online reflects every account write since the previous listing', async () => {
   const now = new Date();
-  const p = await makePanel({ clock: () => now });
+  const p = await makePanel({ clock: { now: () => now } });
   try {
     await p.ok('POST', '/wireguard', { name: 'a', address: '10.0.1.1/24' });
     await p.ok('POST', '/wireguard', { name: 'b', address: '10.0.2.1/24' });

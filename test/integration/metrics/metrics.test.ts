@@ -16,7 +16,7 @@ const value = (f: PromFamily | undefined, labels: Record<string, string>, name =
 
 test('/metrics: peers per server and state, bytes, handshake ages, API and reconcile timings, no per-peer series by default', async () => {
   const now = new Date('2025-03-04T10:00:00Z');
-  const p = await makePanel({ clock: () => now, deps: { metricsToken: TOKEN } });
+  const p = await makePanel({ clock: { now: () => now }, deps: { metricsToken: TOKEN } });
   try {
     await p.ok('POST', '/wireguard', { name: 'srv', address: '10.0.1.1/24' });
     const a = await p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: '10.0.1.2', name: 'alice' });

@@ -15,7 +15,7 @@ export const T0 = new Date('2026-03-10T12:00:00.000Z');
 /** A panel (manual clock at {@link T0}) with server `srv` and enabled accounts `alice` and `bob`. */
 export async function otlPanel(): Promise<TestPanel & { clock: ReturnType<typeof manualClock> }> {
   const clock = manualClock(T0);
-  const p = await makePanel({ clock: clock.now });
+  const p = await makePanel({ clock });
   try {
     await p.ok('POST', '/wireguard', { name: 'srv', external_ip: '192.0.2.10', endpoint: 'vpn.example.net' });
     await p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: '10.0.1.2', name: 'alice' });

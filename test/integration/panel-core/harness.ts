@@ -8,8 +8,9 @@ import type { KeyObject } from 'node:crypto';
 import { buildApp } from '../../../panel/app.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
+import type { Clock } from '../../../panel/shared/clock.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { databasePath, openDatabase, type Db } from '../../../panel/store/db.ts';
 
@@ -33,7 +34,7 @@ export interface Harness {
 export interface HarnessOptions {
   trustProxy?: string[];
   licensePublicKey?: KeyObject | string | null;
-  clock?: () => Date;
+  clock?: Clock;
 }
 
 /** Builds the harness; always `await h.close()` in `finally`. */

@@ -44,7 +44,7 @@ describe('license', () => {
 
   it('a valid key: GET /license shape, key masked and sealed at rest, status shows expiry and the limit', async () => {
     let now = new Date('2030-01-01T00:00:00Z');
-    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: () => now });
+    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: { now: () => now } });
     try {
       const expires = new Date('2030-06-30T23:59:59Z');
       const key = await issueLicenseKey(vendor.privateKey, { accounts: 120, expires }, now);
@@ -88,7 +88,7 @@ describe('license', () => {
 
   it('refuses expired, foreign, tampered and malformed keys; nothing is installed', async () => {
     const now = new Date('2030-01-01T00:00:00Z');
-    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: () => now });
+    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: { now: () => now } });
     try {
       const expired = await issueLicenseKey(vendor.privateKey, { accounts: 10, expires: new Date('2029-12-31T23:59:59Z') }, new Date('2029-01-01'));
       const foreign = await issueLicenseKey(stranger.privateKey, { accounts: 10, expires: new Date('2031-01-01') }, now);

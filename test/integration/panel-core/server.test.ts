@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
 import { parseListen, startPanel, type RunningPanel } from '../../../panel/server.ts';
 

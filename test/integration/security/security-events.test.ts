@@ -58,7 +58,7 @@ describe('panel security lines', () => {
   it('log a license installed by the panel or by another process, with accounts and expiry, never the key', async () => {
     const vendor = generateKeyPairSync('ed25519');
     const now = new Date('2030-01-01T00:00:00Z');
-    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: () => now });
+    const h = await makeHarness({ licensePublicKey: vendor.publicKey, clock: { now: () => now } });
     const other = openDatabase(databasePath(h.dir));
     try {
       assert.equal((await status(h)).statusCode, 200);
@@ -67,7 +67,7 @@ describe('panel security lines', () => {
       h.app.services.license.install(first);
       assert.deepEqual(events(h, mark).map((e) => [e.event, e.accounts, e.level]), [['license_changed', 120, 40]]);
       const second = await issueLicenseKey(vendor.privateKey, { accounts: 300, expires: new Date('2030-12-31T23:59:59Z') }, now);
-      new LicenseService({ repo: new LicenseRepository(other), secretBox: SecretBox.open(h.dir), publicKey: vendor.publicKey, clock: () => now }).install(second);
+      new LicenseService({ repo: new LicenseRepository(other), secretBox: SecretBox.open(h.dir), publicKey: vendor.publicKey, clock: { now: () => now } }).install(second);
       mark = h.logs.length;
       assert.equal((await status(h)).statusCode, 200);
       assert.deepEqual(events(h, mark).map((e) => [e.event, e.accounts, e.source]), [['license_changed', 300, 'other process']]);

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type PanelDeps } from '../../../panel/app.ts';
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import type { SampleResult } from '../../../panel/services/statistics/sampler.ts';
 import { manualClock } from '../../../panel/shared/clock.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
@@ -41,7 +41,7 @@ export async function makeStatsPanel(
   const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({
     db, dataplane, dataDir: dir, secretBox: SecretBox.open(dir),
-    baseUrl: 'http://127.0.0.1', version: 'test', clock: () => clock.now(), timeZone: opts.timeZone ?? 'UTC',
+    baseUrl: 'http://127.0.0.1', version: 'test', clock, timeZone: opts.timeZone ?? 'UTC',
     statisticsWorker: opts.worker,
   });
   await app.ready();

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { uapiSocketPath } from '../../../panel/dataplane/linux/uapi-socket.ts';
+import { uapiSocketPath } from '../../../panel/dataplane/wireguard/linux/uapi-socket.ts';
 import { TrafficSampler } from '../../../panel/services/statistics/sampler.ts';
 import { TrafficStatisticsRepository } from '../../../panel/store/repositories/traffic-statistics.ts';
 import { makeStatsPanel } from './statistics-fixture.ts';

@@ -81,6 +81,32 @@ test('a schema-only step of a scope in use is applied as its difference; a rebui
   const more: Migration = { version: 4, name: 'more', up: 'ALTER TABLE demo_items ADD COLUMN rank INTEGER NOT NULL DEFAULT 0' };
   assert.deepEqual((await migratePostgres(pool, withDemo([...DEMO, backfill, more])))['module:Test/Demo'], [3, 4]);
   assert.deepEqual((await pool.query('SELECT label, note, rank FROM demo_items')).rows, [{ label: 'kept', note: 'n/a', rank: 0 }]);
+  // A function form runs inside the migration's transaction: when it throws, nothing of the run stays.
+  const ranked: Migration = { version: 5, name: 'ranked', up: (db) => { db.prepare('UPDATE demo_items SET rank = 1').run(); },
+    postgres: async (client) => { await client.query('UPDATE demo_items SET rank = (SELECT COUNT(*) FROM demo_items)'); } };
+  const broken: Migration = { version: 6, name: 'broken', up: 'CREATE TABLE demo_more (x TEXT)', postgres: async (client) => { await client.query('SELECT no_such_column FROM demo_items'); } };
+  await assert.rejects(migratePostgres(pool, withDemo([...DEMO, backfill, more, ranked, broken])), /no_such_column/);
+  assert.deepEqual((await pool.query('SELECT rank FROM demo_items')).rows, [{ rank: 0 }], 'step 5 rolled back with step 6');
+  assert.deepEqual((await migratePostgres(pool, withDemo([...DEMO, backfill, more, ranked])))['module:Test/Demo'], [5]);
+  assert.deepEqual((await pool.query('SELECT rank FROM demo_items')).rows, [{ rank: 1 }]);
+});
+
+test('a platform database on PostgreSQL made at version 6 takes the later platform steps in place (additive ones derived)', async (t) => {
+  if (!requirePostgres(t)) return;
+  const pool = await freshPool();
+  const [platformScope, platformSteps] = PLATFORM_STORE_SCOPES[0];
+  assert.ok(platformSteps.some((m) => m.version > 6), 'steps written after the release fixture (7: product-listing)');
+  const older: ScopeList = PLATFORM_STORE_SCOPES.map(([scope, list]) => [scope, scope === platformScope ? list.filter((m) => m.version <= 6) : list]);
+  await migratePostgres(pool, older);
+  await pool.query("INSERT INTO products (uuid, module, product_data, created_at, updated_at) VALUES ('p-1', 'VpnProduct', '{}', 'now', 'now')");
+  const applied = await migratePostgres(pool, PLATFORM_STORE_SCOPES);
+  assert.deepEqual(applied[platformScope], platformSteps.filter((m) => m.version > 6).map((m) => m.version));
+  const fresh = await freshPool();
+  await migratePostgres(fresh, PLATFORM_STORE_SCOPES);
+  for (const table of ['products', 'services', 'invoices', 'transactions']) assert.deepEqual(await columnsOf(pool, table), await columnsOf(fresh, table), table);
+  const indexes = async (p: pg.Pool) => (await p.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname")).rows.map((r) => r.indexname);
+  assert.deepEqual(await indexes(pool), await indexes(fresh));
+  assert.equal((await pool.query('SELECT COUNT(*) AS n FROM products')).rows[0].n, 1, 'rows kept');
 });
 
 test('PostgreSQL gets SQLite\'s tables, columns, NOT NULLs and indexes', async (t) => {

@@ -13,6 +13,8 @@ import { AdminTokenQueries } from '../../../module/platform/store/query/reposito
 import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { PriceQueries } from '../../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
+import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
+import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { removeDir, ROOT, tempDir } from '../../fixtures/platform/processes.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../../helpers/postgres-server.ts';
 
@@ -34,12 +36,9 @@ after(async () => {
 
 const run = (args: string[]) => execa(process.execPath, [BIN, 'platform', 'store', ...args], { cwd: ROOT, reject: false, timeout: 120_000 });
 
-/**
- * Row counts of the copied data directory, read straight from its file after `migrate` (which first brings a release's
- * database up to this release in place: the ledger gains the later steps' rows).
- */
-function fixtureCounts(): Map<string, number> {
-  const db = new Database(`${dataDir}/platform.db`, { readonly: true });
+/** Row counts of a platform database, read straight from its file. */
+function rowCounts(dir: string): Map<string, number> {
+  const db = new Database(`${dir}/platform.db`, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
     return new Map(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
@@ -53,11 +52,18 @@ test('store migrate copies the release fixture into PostgreSQL, refuses a non-em
   server = await startPostgres();
   const usage = await run(['migrate', '--from', dataDir]);
   assert.equal(usage.exitCode, 2, 'no --to and no VPNHOST_PLATFORM_STORE');
+  const nowhere = await run(['migrate', '--from', `${dataDir}/missing`, '--to', server.url]);
+  assert.equal(nowhere.exitCode, 1);
+  assert.match(nowhere.stderr, /missing holds no platform\.db/);
+  assert.equal(existsSync(`${dataDir}/missing`), false, 'no empty platform made on the way');
 
   const copied = await run(['migrate', '--from', dataDir, '--to', server.url]);
   assert.equal(copied.exitCode, 0, copied.stderr);
   const lines = new Map(copied.stdout.split('\n').map((line) => line.trim().split(/\s+/)).filter((f) => f.length === 5).map((f) => [f[0], f]));
-  const counts = fixtureCounts();
+  // The source as migrate left it: upgraded in place to this release first (a later step may add rows, e.g. its ledger's).
+  const counts = rowCounts(dataDir);
+  const fixture = rowCounts(FIXTURE);
+  for (const [table, rows] of fixture) if (table !== 'platform_migrations') assert.ok(counts.get(table)! >= rows, `${table} kept its rows`);
   for (const [table, rows] of counts) {
     const line = lines.get(table);
     assert.ok(line, `${table} is reported`);
@@ -92,6 +98,14 @@ test('store migrate copies the release fixture into PostgreSQL, refuses a non-em
     await both(async (s) => Promise.all((await new CustomerQueries(s).list()).map((c) => new CustomerQueries(s).serviceUuids(c.uuid))));
     assert.equal((await both((s) => new PriceQueries(s).list())).length, 3);
     await both((s) => new AdminTokenQueries(s).list());
+    // Sealed secrets open with the data directory's key on both sides; the admin list's pages answer alike.
+    const box = SecretBox.open(dataDir);
+    const services = await both((s) => new ServiceQueries(s, box).list());
+    assert.equal(services.length, 4);
+    assert.ok(services.some((svc) => svc.service_data.password === 'Rel3asePassw0rd'));
+    await both((s) => new ServiceQueries(s, box).page({ page: 1, per_page: 3 }));
+    await both((s) => new ServiceQueries(s, box).page({ page: 2, per_page: 3, location: 'ams' }));
+    await both((s) => new ServiceQueries(s, box).countByStatus());
     const invoices = sql<{ number: string; status: string; amount_minor: number }>`SELECT number, status, amount_minor FROM invoices ORDER BY id`;
     const rows = await both(async (s) => (await invoices.execute(s.db)).rows);
     assert.deepEqual(rows.map((r) => r.status).sort(), ['paid', 'paid', 'refunded', 'unpaid']);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isUlogdWith, UlogdDaemon } from '../../../panel/dataplane/traffic-log/ulogd-daemon.ts';
+import { isUlogdWith, UlogdDaemon } from '../../../panel/dataplane/traffic-log/linux/ulogd-daemon.ts';
 
 const FAKE_ULOGD = `#!/usr/bin/env python3
 import os, re, socket, sys, time

@@ -1,7 +1,7 @@
 // Addresses that would cut the host off are refused (reserved ranges, host networks, the listen address), nothing written.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SimulatedDriver, SIMULATED_HOST_NETWORKS } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver, SIMULATED_HOST_NETWORKS } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { E, OWN } from '../../../panel/http/errors.ts';
 import { makePanel, type TestPanel } from './panel-fixture.ts';
 

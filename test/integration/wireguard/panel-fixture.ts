@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type PanelDeps } from '../../../panel/app.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
+import type { Clock } from '../../../panel/shared/clock.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
@@ -40,7 +41,7 @@ export interface TestPanel {
 export interface PanelOptions {
   /** Install a license for this many accounts (default: none, the free tier of 50). */
   licenseAccounts?: number;
-  clock?: () => Date;
+  clock?: Clock;
   routeProbe?: DefaultRouteProbe;
   /** A driver to use instead of a fresh SimulatedDriver (e.g. one that fails on purpose). */
   driver?: SimulatedDriver;
@@ -57,7 +58,7 @@ export async function makePanel(opts: PanelOptions = {}): Promise<TestPanel> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'vpnhost-wg-test-'));
   const db = openDatabase(join(dir, 'panel.db'));
   const driver =
-    opts.driver ?? new SimulatedDriver({ now: opts.clock ? () => Math.floor(opts.clock!().getTime() / 1000) : undefined });
+    opts.driver ?? new SimulatedDriver({ now: opts.clock ? () => Math.floor(opts.clock!.now().getTime() / 1000) : undefined });
   const vendor = generateKeyPairSync('ed25519');
   const dataplane = createSimulatedDataplane({ wireguard: driver });
   const app = buildApp({

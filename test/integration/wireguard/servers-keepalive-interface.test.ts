@@ -1,7 +1,7 @@
 // keep_alive above wg's 65535 is answered as applied; an interface name held by another daemon is `Interface already in use`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { E } from '../../../panel/http/errors.ts';
 import { makePanel } from './panel-fixture.ts';
 

@@ -58,7 +58,7 @@ test('peers returns the server accounts keyed by name in the Account shape', asy
 
 test('online lists accounts whose handshake is within wireguard_handshake_uptime', async () => {
   let now = new Date('2025-03-04T10:00:00Z');
-  const p = await makePanel({ clock: () => now });
+  const p = await makePanel({ clock: { now: () => now } });
   try {
     await p.ok('POST', '/wireguard', { name: 'srv' });
     const fresh = await p.ok('POST', '/account', { wg_name: 'srv', allowed_IPs: '10.0.1.2', name: 'fresh', b_download: '500' });

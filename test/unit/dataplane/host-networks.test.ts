@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execa } from 'execa';
-import { probeUapiSocket, removeStaleSocket } from '../../../panel/dataplane/linux/uapi-socket.ts';
-import { wireguardGoError } from '../../../panel/dataplane/linux/wireguard-go.ts';
+import { probeUapiSocket, removeStaleSocket } from '../../../panel/dataplane/wireguard/linux/uapi-socket.ts';
+import { wireguardGoError } from '../../../panel/dataplane/wireguard/linux/wireguard-go.ts';
 import { parseHostAddresses, parseHostRoutes } from '../../../panel/dataplane/render/parse-ip-host.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { parseCidr } from '../../../panel/schemas/ip.ts';
 import { HostNetworkReader } from '../../../panel/services/host-networks.ts';
 

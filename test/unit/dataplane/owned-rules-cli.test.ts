@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { firewallResetCommand } from '../../../panel/cli/firewall-reset-command.ts';
-import { DataplaneError, InterfaceHeldError } from '../../../panel/dataplane/driver.ts';
+import { DataplaneError, InterfaceHeldError } from '../../../panel/dataplane/wireguard/driver.ts';
 import { resetOwnedRules } from '../../../panel/dataplane/linux/owned-rules.ts';
 import type { CommandResult, CommandRunner, RunOptions } from '../../../panel/dataplane/linux/runner.ts';
-import { WireguardGoTool } from '../../../panel/dataplane/linux/wireguard-go.ts';
+import { WireguardGoTool } from '../../../panel/dataplane/wireguard/linux/wireguard-go.ts';
 
 type Answer = Partial<CommandResult>;
 

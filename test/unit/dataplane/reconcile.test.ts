@@ -1,10 +1,10 @@
 // Tests of reconcile's minimal diff and failure handling on the simulated driver.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { InterfaceSpec } from '../../../panel/dataplane/driver.ts';
+import type { InterfaceSpec } from '../../../panel/dataplane/wireguard/driver.ts';
 import { generateKeyPair } from '../../../panel/dataplane/keys.ts';
 import { ReconcileError, reconcile } from '../../../panel/dataplane/reconcile.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 
 const spec = (name: string, listenPort: number, address: string): InterfaceSpec => ({
   name, privateKey: generateKeyPair().privateKey, listenPort, address, addressIpv6: null, mtu: 0,

@@ -1,7 +1,7 @@
 // Tests of ExecaRunner: stdin reachable by path (/dev/stdin), errors with the tool's stderr and no secret.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DataplaneError } from '../../../panel/dataplane/driver.ts';
+import { DataplaneError } from '../../../panel/dataplane/wireguard/driver.ts';
 import { ExecaRunner, lastLine, redact } from '../../../panel/dataplane/linux/runner.ts';
 
 const runner = new ExecaRunner();

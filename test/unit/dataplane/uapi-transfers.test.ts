@@ -6,8 +6,8 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { uapiSocketPath } from '../../../panel/dataplane/linux/uapi-socket.ts';
-import { readUapiAnswer, readUapiTransfers } from '../../../panel/dataplane/linux/uapi-transfers.ts';
+import { uapiSocketPath } from '../../../panel/dataplane/wireguard/linux/uapi-socket.ts';
+import { readUapiAnswer, readUapiTransfers } from '../../../panel/dataplane/wireguard/linux/uapi-transfers.ts';
 
 const KEY = 'ef'.repeat(32);
 

@@ -82,7 +82,7 @@ test('settings: stored fields over defaults; a stored value of the wrong type fa
   const db = openDatabase(':memory:');
   try {
     const repo = new SettingsRepository(db);
-    const settings = new OtlSettingsService(repo, () => new Date(0));
+    const settings = new OtlSettingsService(repo, { now: () => new Date(0) });
     assert.deepEqual(settings.page(), DEFAULT_OTL_PAGE);
     settings.updatePage({ title: 'T', lifetime: '5' });
     assert.equal(settings.lifetimeDays(), 5);

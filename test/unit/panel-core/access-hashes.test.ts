@@ -9,7 +9,7 @@ import { AccessHashRepository } from '../../../panel/store/repositories/access-h
 describe('AccessHashService', () => {
   it('creates 80-hex hashes, stores only their digest, lists without them', () => {
     const db = openDatabase(':memory:');
-    const service = new AccessHashService(new AccessHashRepository(db), () => new Date('2030-05-01T10:00:00Z'));
+    const service = new AccessHashService(new AccessHashRepository(db), { now: () => new Date('2030-05-01T10:00:00Z') });
     const a = service.create('::ffff:192.0.2.1', 'billing');
     const b = service.create('2001:db8::1');
     assert.match(a.hash, /^[0-9a-f]{80}$/);

@@ -8,7 +8,7 @@ import { SimulatedFirewall } from '../../../panel/dataplane/firewall/simulated/s
 import { LOG_STATES, renderTrafficLogChains, type TrafficLogChainSpec } from '../../../panel/dataplane/render/traffic-log-chain.ts';
 import { renderUlogdConf } from '../../../panel/dataplane/render/traffic-log-ulogd-conf.ts';
 import { chainSpecFor } from '../../../panel/services/traffic-logging/log-chain-follower.ts';
-import { parseUlogdJson } from '../../../panel/services/traffic-logging/ulogd-json-parser.ts';
+import { parseUlogdJson } from '../../../panel/dataplane/render/ulogd-json-parser.ts';
 import { DEFAULT_FLAGS, type StoredTrafficLogging } from '../../../panel/store/repositories/traffic-logging.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/traffic-log');

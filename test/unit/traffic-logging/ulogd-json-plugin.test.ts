@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { hasJsonOutputPlugin } from '../../../panel/services/traffic-logging/flow-source.ts';
+import { hasJsonOutputPlugin } from '../../../panel/dataplane/traffic-log/linux/ulogd-source.ts';
 
 test('the JSON output plugin is looked for in the plugin directories that exist', () => {
   const root = mkdtempSync(join(tmpdir(), 'vpnhost-ulogd-plugins-'));

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { DataplaneSync, peerChanges } from '../../../panel/services/dataplane-sync.ts';
-import { SimulatedDriver } from '../../../panel/dataplane/simulated/simulated-driver.ts';
-import type { PeerSpec } from '../../../panel/dataplane/driver.ts';
+import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
+import type { PeerSpec } from '../../../panel/dataplane/wireguard/driver.ts';
 
 const a: PeerSpec = { publicKey: 'A', allowedIps: ['10.0.1.2/32'], persistentKeepalive: 0 };
 

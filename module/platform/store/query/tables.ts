@@ -64,6 +64,13 @@ export interface BillingProductsTable {
   updated_at: string;
 }
 
+export interface ModuleVersionsTable {
+  module_type: string;
+  module_name: string;
+  version: string;
+  updated_at: string;
+}
+
 /** The platform database as the query layer sees it (tables are added here as their repositories move over). */
 export interface StoreTables {
   products: ProductsTable;
@@ -72,4 +79,5 @@ export interface StoreTables {
   admin_tokens: AdminTokensTable;
   prices: PricesTable;
   billing_products: BillingProductsTable;
+  module_versions: ModuleVersionsTable;
 }

@@ -26,8 +26,9 @@ function runReference(ref: Database.Database, steps: ScopeList, clock: Clock): v
   for (const [scope, migrations] of steps) if (migrations.length > 0) runMigrations(ref, scope, migrations, clock);
 }
 
-/** One thing to do on PostgreSQL: a statement, or rows to insert (a step's seed rows). */
-export type PlanItem = { sql: string } | { table: string; rows: Array<Record<string, unknown>> };
+/** One thing to do on PostgreSQL: a statement, rows to insert (a step's seed rows), or a step's own function. */
+export type PlanItem = { sql: string } | { table: string; rows: Array<Record<string, unknown>> }
+  | { run: (client: pg.ClientBase, clock: Clock) => Promise<void> };
 
 /** What the reference run says PostgreSQL needs, and the steps it records. */
 export interface Plan {
@@ -65,12 +66,12 @@ export function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>
     for (const { scope, step } of pending) {
       const what = `migration ${scope} v${step.version} ${step.name}`;
       if (step.postgres === undefined && (typeof step.up !== 'string' || DATA_STATEMENT.test(step.up))) {
-        throw new Error(`${what} changes rows; on PostgreSQL it needs a portable form (its \`postgres\` text, docs/store.md)`);
+        throw new Error(`${what} changes rows; on PostgreSQL it needs a portable form (its \`postgres\` member, docs/store.md)`);
       }
       const before = readSqliteSchema(ref);
       runMigrations(ref, scope, [step], clock);
       if (step.postgres !== undefined) {
-        items.push({ sql: step.postgres });
+        items.push(typeof step.postgres === 'string' ? { sql: step.postgres } : { run: step.postgres });
         continue;
       }
       const after = readSqliteSchema(ref);
@@ -146,6 +147,7 @@ export async function migrateInTransaction(client: pg.PoolClient | pg.Client, sc
   const plan = planPostgres(scopes, ledger, clock);
   for (const item of plan.items) {
     if ('sql' in item) await client.query(item.sql);
+    else if ('run' in item) await item.run(client, clock);
     else await insertRows(client, item.table, item.rows);
   }
   if (plan.items.some((item) => 'rows' in item)) await syncIdentities(client);

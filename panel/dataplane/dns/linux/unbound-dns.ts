@@ -2,14 +2,14 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommandRunner } from '../../linux/runner.ts';
+import type { DaemonRunner } from '../../linux/runner.ts';
 import { checkDnsConfig, parseUnboundVersion, planUnboundChange, renderUnboundConf, type UnboundPaths } from '../../render/unbound-conf.ts';
 import { DnsConfigError, DnsRuntimeError, sameDnsConfig, type Dns, type DnsApplyOutcome, type DnsConfig, type DnsState } from '../dns.ts';
 import { UnboundProcess } from './unbound-process.ts';
 
 /** Options of {@link UnboundDns}. */
 export interface UnboundDnsOptions {
-  runner: CommandRunner;
+  runner: DaemonRunner;
   /** The resolver's own directory (`<dataDir>/unbound`): config, keys, pid file, log, applied state. */
   dir: string;
   /** Resolver port on the listen addresses (default 53). */
@@ -38,7 +38,7 @@ export class UnboundDns implements Dns {
     this.paths = { dir: opts.dir, port: opts.port ?? 53, controlPort: opts.controlPort ?? 8954 };
     this.conf = join(opts.dir, 'unbound.conf');
     this.process = new UnboundProcess({
-      confPath: this.conf, pidPath: join(opts.dir, 'unbound.pid'), logPath: join(opts.dir, 'unbound.log'), netns: opts.netns,
+      confPath: this.conf, pidPath: join(opts.dir, 'unbound.pid'), logPath: join(opts.dir, 'unbound.log'), runner: opts.runner,
     });
   }
 

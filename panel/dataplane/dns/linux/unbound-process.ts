@@ -1,8 +1,7 @@
 // The unbound daemon as a supervised child: started in the foreground (`-d`), its exit noticed, adopted by pid file.
-import { execa, type ResultPromise } from 'execa';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withSbin } from '../../linux/runner.ts';
+import type { DaemonRunner, SpawnedProcess } from '../../linux/runner.ts';
 
 /** How the daemon ended, as `state().crash` reports it. */
 function exitText(pid: number, code: number | null, signal: NodeJS.Signals | null): string {
@@ -29,8 +28,8 @@ export interface UnboundProcessOptions {
   pidPath: string;
   /** Append-only log of the daemon's stderr. */
   logPath: string;
-  /** Start it inside this network namespace (`ip netns exec`, which execs: the pid is unbound's). */
-  netns?: string;
+  /** Starts the daemon (in the runner's namespace: `ip netns exec` execs, so the pid is unbound's). */
+  runner: DaemonRunner;
 }
 
 /**
@@ -39,7 +38,7 @@ export interface UnboundProcessOptions {
  * it. A daemon left by an earlier panel is adopted from the pid file (then only pid checks notice its death).
  */
 export class UnboundProcess {
-  private child: ResultPromise | null = null;
+  private child: SpawnedProcess | null = null;
   private pid: number | null = null;
   private stopping = false;
   /** Set when the daemon died without `stop`. */
@@ -63,36 +62,23 @@ export class UnboundProcess {
    * last log line when it exits first or never gets ready (then it is killed).
    */
   async start(ready: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
-    const [file, args] = this.opts.netns
-      ? ['ip', ['netns', 'exec', this.opts.netns, 'unbound', '-d', '-c', this.opts.confPath]]
-      : ['unbound', ['-d', '-c', this.opts.confPath]];
     const log = openSync(this.opts.logPath, 'a', 0o600);
     const logStart = this.logSize();
     let exited: string | null = null;
-    let spawnError: Error | null = null;
-    let child: ResultPromise;
+    let spawnError: string | null = null;
+    let child: SpawnedProcess;
     try {
-      // execa with an argv array (never a shell string); `cleanup: false` lets the daemon outlive the panel.
-      const subprocess = execa(file, args, {
-        detached: true,
-        stdio: ['ignore', log, log] as unknown as ['ignore', 'inherit', 'inherit'],
-        env: { PATH: withSbin(process.env.PATH) },
-        cleanup: false,
-        reject: false,
-        buffer: false,
-      });
-      void subprocess.then((result) => {
-        if (result.failed && result.exitCode === undefined && result.signal === undefined) spawnError = new Error(result.shortMessage);
-      });
-      child = subprocess;
+      // through the runner (argv array, never a shell string); detached: the daemon outlives the panel
+      child = this.opts.runner.spawn('unbound', ['-d', '-c', this.opts.confPath], { detached: true, output: log });
     } finally {
       closeSync(log);
     }
-    child.on('exit', (code, signal) => {
-      const pid = child.pid ?? 0;
-      exited = exitText(pid, code, signal);
+    void child.exited.then(({ code, signal, startError }) => {
+      spawnError = startError;
+      exited = exitText(child.pid ?? 0, code, signal);
       if (this.child === child) {
-        if (!this.stopping) this.crash = exited;
+        // a stop() forgets the child first, so only a death it did not ask for is a crash
+        if (!this.stopping && !startError) this.crash = exited;
         this.child = null;
         this.pid = null;
       }
@@ -103,7 +89,7 @@ export class UnboundProcess {
     this.stopping = false;
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (spawnError) throw new Error(`unbound: ${(spawnError as Error).message}`);
+      if (spawnError) throw new Error(`unbound: ${spawnError}`);
       if (exited) throw new Error(`unbound: ${this.lastLogLine(logStart) || exited}`);
       if (await ready().catch(() => false)) {
         this.crash = null;
@@ -120,19 +106,16 @@ export class UnboundProcess {
     const pid = this.alive();
     if (pid === null) return;
     this.stopping = true;
-    const child = this.child;
     this.child = null;
     this.pid = null;
     signal(pid, 'SIGTERM');
     for (let i = 0; i < 100 && isUnboundWith(pid, this.opts.confPath); i++) await sleep(50);
     if (isUnboundWith(pid, this.opts.confPath)) signal(pid, 'SIGKILL');
     for (let i = 0; i < 40 && isUnboundWith(pid, this.opts.confPath); i++) await sleep(50);
-    child?.removeAllListeners('exit');
   }
 
   /** Forgets the child handle (the daemon keeps running). */
   release(): void {
-    this.child?.removeAllListeners('exit');
     this.child = null;
   }
 

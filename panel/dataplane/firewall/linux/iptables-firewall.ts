@@ -1,6 +1,6 @@
 // The linux firewall: iptables/ip6tables save+restore, ipset and sysctl through the CommandRunner (argv arrays).
 import { existsSync } from 'node:fs';
-import { DataplaneError } from '../../driver.ts';
+import { DataplaneError } from '../../wireguard/driver.ts';
 import { lastLine, type CommandRunner } from '../../linux/runner.ts';
 import { toolMessage } from '../../tool-messages.ts';
 import type { FirewallBackend } from '../firewall-backend.ts';

@@ -1,5 +1,5 @@
 // An in-memory netfilter + ipset + sysctl with the restore/save semantics the firewall relies on (the twin's "kernel").
-import { DataplaneError } from '../../driver.ts';
+import { DataplaneError } from '../../wireguard/driver.ts';
 import { toolMessage } from '../../tool-messages.ts';
 import { parseCidr, formatCidr } from '../../cidr.ts';
 import type { FirewallBackend } from '../firewall-backend.ts';

@@ -1,4 +1,5 @@
 // In-memory twin of the IPsec seam: the same invariants as charon (users, SAs, terminate), clients driven by tests.
+import { systemClock, type Clock } from '../../../shared/clock.ts';
 import { connName, IPSEC_DEVICE, IpsecError, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser } from '../ipsec.ts';
 
 /**
@@ -21,7 +22,7 @@ export class SimulatedIpsec implements Ipsec {
   loads = 0;
   starts = 0;
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   async apply(desired: IpsecDesired): Promise<void> {
     if (!this.running) {
@@ -57,7 +58,7 @@ export class SimulatedIpsec implements Ipsec {
 
   async listSas(): Promise<IpsecSa[]> {
     if (!this.running) return [];
-    const now = this.now().getTime();
+    const now = this.clock.now().getTime();
     return [...this.sas.values()].map((sa) => ({ ...sa, establishedSeconds: Math.max(0, Math.floor((now - (this.started.get(sa.uniqueId) ?? now)) / 1000)) }));
   }
 
@@ -95,7 +96,7 @@ export class SimulatedIpsec implements Ipsec {
       virtualIp: user.address, establishedSeconds: 0, bytesIn: 0, bytesOut: 0,
     };
     this.sas.set(sa.uniqueId, sa);
-    this.started.set(sa.uniqueId, this.now().getTime());
+    this.started.set(sa.uniqueId, this.clock.now().getTime());
     return sa;
   }
 

@@ -3,9 +3,8 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { execa, type ResultPromise } from 'execa';
-import { withSbin } from '../linux/runner.ts';
-import { renderUlogdConf } from '../render/traffic-log-ulogd-conf.ts';
+import { ExecaRunner, type DaemonRunner, type SpawnedProcess } from '../../linux/runner.ts';
+import { renderUlogdConf } from '../../render/traffic-log-ulogd-conf.ts';
 
 /** Options of {@link UlogdDaemon}. */
 export interface UlogdDaemonOptions {
@@ -15,8 +14,10 @@ export interface UlogdDaemonOptions {
   threshold: number;
   /** Longest wait of a partial NFLOG batch (default 200 ms). */
   flushMs?: number;
-  /** Start ulogd inside this network namespace (`ip netns exec`); default the panel's own. */
+  /** Start ulogd inside this network namespace (`ip netns exec`); default the panel's own. Used when no `runner` is given. */
   netns?: string;
+  /** Starts ulogd (default an `ExecaRunner` in `netns`). */
+  runner?: DaemonRunner;
   /** First restart delay after ulogd died (default 500 ms), doubled per quick death up to `maxRestartMs` (30 s). */
   minRestartMs?: number;
   maxRestartMs?: number;
@@ -61,7 +62,8 @@ export class UlogdDaemon {
   readonly socketPath: string;
   private server: Server | null = null;
   private readonly connections = new Set<Socket>();
-  private child: ResultPromise | null = null;
+  private child: SpawnedProcess | null = null;
+  private readonly runner: DaemonRunner;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private delay = 0;
@@ -72,6 +74,7 @@ export class UlogdDaemon {
     this.pidPath = join(opts.dir, 'ulogd.pid');
     this.logPath = join(opts.dir, 'ulogd.log');
     this.socketPath = join(opts.dir, 'flows.sock');
+    this.runner = opts.runner ?? new ExecaRunner({ netns: opts.netns });
   }
 
   state(): UlogdState {
@@ -110,23 +113,19 @@ export class UlogdDaemon {
 
   private launch(onError: (err: Error) => void): void {
     if (this.stopped) return;
-    const argv = ['-c', this.confPath, '-p', this.pidPath];
-    const [file, args] = this.opts.netns ? ['ip', ['netns', 'exec', this.opts.netns, 'ulogd', ...argv]] : ['ulogd', argv];
     const logStart = fileSize(this.logPath);
     const startedAt = performance.now();
-    const child = execa(file, args, {
-      stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', reject: false, buffer: false, cleanup: true, forceKillAfterDelay: 3_000,
-      env: { PATH: withSbin(process.env.PATH) },
-    });
+    // through the runner (argv array); attached: ulogd dies with the panel
+    const child = this.runner.spawn('ulogd', ['-c', this.confPath, '-p', this.pidPath], { output: 'pipe', forceKillAfterMs: 3_000 });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
     this.child = child;
     this.current.pid = child.pid ?? null;
-    void child.then((result) => {
+    void child.exited.then((result) => {
       if (this.child === child) this.child = null;
       this.current.pid = null;
       if (this.stopped) return;
-      const why = lastLogLine(this.logPath, logStart) || stderr.trim().split('\n').pop() || `exit code ${String(result.exitCode ?? result.signal)}`;
+      const why = lastLogLine(this.logPath, logStart) || stderr.trim().split('\n').pop() || (result.startError ?? `exit code ${String(result.code ?? result.signal)}`);
       this.current.lastError = `ulogd: ${why}`;
       this.current.restarts++;
       onError(new Error(this.current.lastError));
@@ -150,7 +149,7 @@ export class UlogdDaemon {
     this.child = null;
     if (child) {
       child.kill('SIGTERM');
-      await child.catch(() => undefined);
+      await child.exited;
     }
     this.current.pid = null;
     for (const socket of this.connections) socket.destroy();

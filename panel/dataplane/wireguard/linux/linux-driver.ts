@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeAddress } from '../cidr.ts';
+import { normalizeAddress } from '../../cidr.ts';
 import {
   DataplaneError,
   InterfaceHeldError,
@@ -16,14 +16,14 @@ import {
   type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
-import { publicKeyFrom } from '../keys.ts';
-import type { LinkInfo } from '../render/parse-ip-link.ts';
-import { parseWgUapiSessions } from '../render/parse-wg-sessions.ts';
-import { checkInterfaceSpec } from '../spec-check.ts';
-import { DEFAULT_MTU, toolMessage, WG_GO_SOCKET_IN_USE } from '../tool-messages.ts';
-import { IpTool } from './ip.ts';
-import { ManagedState, type WireguardMode } from './managed-state.ts';
-import type { CommandRunner } from './runner.ts';
+import { publicKeyFrom } from '../../keys.ts';
+import type { LinkInfo } from '../../render/parse-ip-link.ts';
+import { parseWgUapiSessions } from '../../render/parse-wg-sessions.ts';
+import { checkInterfaceSpec } from '../../spec-check.ts';
+import { DEFAULT_MTU, toolMessage, WG_GO_SOCKET_IN_USE } from '../../tool-messages.ts';
+import { IpTool } from '../../linux/ip.ts';
+import { ManagedState, type WireguardMode } from '../../linux/managed-state.ts';
+import type { CommandRunner } from '../../linux/runner.ts';
 import { WgTool } from './wg.ts';
 import { probeUapiSocket, removeStaleSocket, uapiSocketPath } from './uapi-socket.ts';
 import { readUapiAnswer } from './uapi-transfers.ts';

@@ -1,10 +1,10 @@
 // Wrapper of wireguard-tools `wg`: reads with `wg show <if> dump`, writes with incremental `wg set`.
 import type { PeerChanges, PeerSession } from '../driver.ts';
-import { parseWgDump, type WgDump } from '../render/parse-wg-dump.ts';
-import { parseWgDumpSessions } from '../render/parse-wg-sessions.ts';
-import { parseWgTransfers, type PeerTransfers } from '../render/parse-wg-transfers.ts';
-import { renderWgSetArgs } from '../render/wg-set-args.ts';
-import type { CommandRunner } from './runner.ts';
+import { parseWgDump, type WgDump } from '../../render/parse-wg-dump.ts';
+import { parseWgDumpSessions } from '../../render/parse-wg-sessions.ts';
+import { parseWgTransfers, type PeerTransfers } from '../../render/parse-wg-transfers.ts';
+import { renderWgSetArgs } from '../../render/wg-set-args.ts';
+import type { CommandRunner } from '../../linux/runner.ts';
 
 /** Interface-level settings `wg set` changes in place. */
 export interface WgInterfaceSettings {
@@ -49,7 +49,7 @@ export class WgTool {
 
   /**
    * Applies a batch of peer changes: exactly one `wg set IF peer ... peer ...` process (more only past
-   * {@link import('../render/wg-set-args.ts').WG_SET_CHUNK} peers). No read before or after.
+   * {@link import('../../render/wg-set-args.ts').WG_SET_CHUNK} peers). No read before or after.
    */
   async setPeers(iface: string, changes: PeerChanges): Promise<void> {
     for (const args of renderWgSetArgs(iface, changes)) await this.runner.run('wg', args);

@@ -1,5 +1,5 @@
 // The WireGuard seam of the data plane (links, keys, peers), implemented by `linux` (real tools) and `simulated`.
-import type { PeerTransfers } from './render/parse-wg-transfers.ts';
+import type { PeerTransfers } from '../render/parse-wg-transfers.ts';
 
 export type { PeerTransfers };
 

@@ -1,7 +1,7 @@
 // Reads a wireguard-go interface's transfer counters straight from its UAPI socket: no `wg` process.
 import { connect } from 'node:net';
-import { parseWgUapiTransfers } from '../render/parse-wg-uapi-transfers.ts';
-import type { PeerTransfers } from '../render/parse-wg-transfers.ts';
+import { parseWgUapiTransfers } from '../../render/parse-wg-uapi-transfers.ts';
+import type { PeerTransfers } from '../../render/parse-wg-transfers.ts';
 import { UAPI_DIR, uapiSocketPath } from './uapi-socket.ts';
 
 const NL = 0x0a;

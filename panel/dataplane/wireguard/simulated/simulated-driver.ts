@@ -1,6 +1,6 @@
 // In-memory twin of the linux data plane: same invariants, same errors, same inspect shapes; for tests and demo.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeAddress, normalizeAllowedIp } from '../cidr.ts';
+import { normalizeAddress, normalizeAllowedIp } from '../../cidr.ts';
 import {
   DataplaneError,
   InterfaceHeldError,
@@ -15,11 +15,11 @@ import {
   type PeerTransfers,
   type WireguardVersions,
 } from '../driver.ts';
-import { isValidKey, publicKeyFrom } from '../keys.ts';
-import { sortPeers } from '../render/peer-order.ts';
-import type { ParkedPeer } from '../render/parse-wg-transfers.ts';
-import { checkInterfaceSpec } from '../spec-check.ts';
-import * as msg from '../tool-messages.ts';
+import { isValidKey, publicKeyFrom } from '../../keys.ts';
+import { sortPeers } from '../../render/peer-order.ts';
+import type { ParkedPeer } from '../../render/parse-wg-transfers.ts';
+import { checkInterfaceSpec } from '../../spec-check.ts';
+import * as msg from '../../tool-messages.ts';
 
 /** Options of the simulated driver. */
 export interface SimulatedDriverOptions {

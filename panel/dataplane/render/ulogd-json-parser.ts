@@ -1,6 +1,6 @@
 // Pure parser of ulogd2's JSON output lines (stack NFLOG → BASE → IFINDEX → IP2STR → JSON) into FlowEvents.
-import { LOG_STATES } from '../../dataplane/render/traffic-log-chain.ts';
-import type { FlowEvent, FlowState } from './flow-event.ts';
+import { LOG_STATES } from './traffic-log-chain.ts';
+import type { FlowEvent, FlowState } from '../traffic-log/flow-event.ts';
 
 /** IANA protocol numbers → the keywords the logs use; others are written as their number. */
 const PROTOCOLS: Record<number, string> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 47: 'gre', 50: 'esp', 58: 'ipv6-icmp', 132: 'sctp' };

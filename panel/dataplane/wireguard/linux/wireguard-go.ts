@@ -1,7 +1,7 @@
 // Wrapper of the userspace daemon `wireguard-go`, used when the kernel has no WireGuard module.
 import { DataplaneError, InterfaceHeldError } from '../driver.ts';
-import { toolMessage, WG_GO_SOCKET_IN_USE } from '../tool-messages.ts';
-import type { CommandRunner } from './runner.ts';
+import { toolMessage, WG_GO_SOCKET_IN_USE } from '../../tool-messages.ts';
+import type { CommandRunner } from '../../linux/runner.ts';
 
 /** Consent to run where a kernel module could exist; LOG_LEVEL empty so the daemon does not hold our stdio pipes. */
 const USERSPACE_ENV = { WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1', LOG_LEVEL: '' };
