@@ -9,6 +9,15 @@
     return out;
   }
 
+  // Bytes in decimal units with at most one decimal, as the tables show them (caps/cap-view.ts humanBytes).
+  var UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  function human(bytes) {
+    var value = Math.max(0, bytes || 0);
+    var unit = 0;
+    while (value >= 1000 && unit < UNITS.length - 1) { value /= 1000; unit += 1; }
+    return (unit === 0 || value >= 100 ? Math.round(value) : Math.round(value * 10) / 10) + ' ' + UNITS[unit];
+  }
+
   function drawChart(el) {
     if (el.getAttribute('data-drawn') || typeof window.uPlot !== 'function') return;
     var months = JSON.parse(el.getAttribute('data-usage') || '[]');
@@ -22,10 +31,10 @@
       height: 260,
       series: [
         {},
-        { label: 'Download (bytes)', stroke: '#2563eb', width: 2 },
-        { label: 'Upload (bytes)', stroke: '#16a34a', width: 2 },
+        { label: 'Download', stroke: '#2563eb', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
+        { label: 'Upload', stroke: '#16a34a', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
       ],
-      axes: [{}, { size: 70 }],
+      axes: [{}, { size: 70, values: function (u, vals) { return vals.map(human); } }],
     }, [xs, series(months, 'download'), series(months, 'upload')], el);
   }
 
