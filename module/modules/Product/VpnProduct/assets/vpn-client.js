@@ -34,6 +34,8 @@
         { label: 'Download', stroke: '#2563eb', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
         { label: 'Upload', stroke: '#16a34a', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
       ],
+      // one day alone would be spread over years: show it within a week
+      scales: { x: { time: true, auto: xs.length > 1, range: xs.length > 1 ? undefined : [xs[0] - 3 * 86400, xs[0] + 3 * 86400] } },
       axes: [{}, { size: 70, values: function (u, vals) { return vals.map(human); } }],
     }, [xs, series(months, 'download'), series(months, 'upload')], el);
   }
