@@ -18,6 +18,12 @@
     return (unit === 0 || value >= 100 ? Math.round(value) : Math.round(value * 10) / 10) + ' ' + UNITS[unit];
   }
 
+  var DAY = typeof Intl === 'object' ? new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }) : null;
+  function day(seconds) {
+    var at = new Date(seconds * 1000);
+    return DAY ? DAY.format(at) : at.toISOString().slice(0, 10);
+  }
+
   function drawChart(el) {
     if (el.getAttribute('data-drawn') || typeof window.uPlot !== 'function') return;
     var months = JSON.parse(el.getAttribute('data-usage') || '[]');
@@ -30,13 +36,17 @@
       width: width,
       height: 260,
       series: [
-        {},
+        { label: 'Day', value: function (u, v) { return v == null ? '' : day(v); } },
         { label: 'Download', stroke: '#2563eb', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
         { label: 'Upload', stroke: '#16a34a', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
       ],
       // one day alone would be spread over years: show it within a week
       scales: { x: { time: true, auto: xs.length > 1, range: xs.length > 1 ? undefined : [xs[0] - 3 * 86400, xs[0] + 3 * 86400] } },
-      axes: [{}, { size: 70, values: function (u, vals) { return vals.map(human); } }],
+      // days in the browser's language (the tables show them in the page's, from Accept-Language); whole days only
+      axes: [
+        { incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400], values: function (u, vals) { return vals.map(day); } },
+        { size: 70, values: function (u, vals) { return vals.map(human); } },
+      ],
     }, [xs, series(months, 'download'), series(months, 'upload')], el);
   }
 
