@@ -1,5 +1,5 @@
 // The demo's money path: a Stripe gateway pointed at the local Stripe double (or at Stripe itself when test keys are
-// given), a price for the sample product, one demo order whose invoice (paid from the client area) the banner shows,
+// given), one demo order of the sample plan (priced by demo-plans.ts) whose invoice (paid from the client area) the banner shows,
 // and a renewing plan: paid with a saved card, due today, renewed by the billing run and charged off-session.
 import type { Platform } from '../../module/platform/platform.ts';
 import { StripeLocalDouble } from '../../module/modules/Payment/Stripe/local-double.ts';
@@ -39,7 +39,6 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
     const gateway = existing ? admin.updateInstance(existing.uuid, { module_data: moduleData }) : admin.createInstance('Payment', 'Stripe', GATEWAY_LABEL, moduleData);
     if (double) double.webhookUrl = `${platformUrl}/webhooks/payment/${gateway.uuid}`;
     const billing = platform.billing;
-    if (!billing.listPrices(productUuid).length) billing.setPrice(productUuid, 'monthly', '5.00', 'EUR');
     const customer = billing.customers.findByEmail(customerEmail) ?? billing.customers.create({ email: customerEmail, name: 'Demo customer' });
     // The demo order is made once: a restart shows the open invoice, or the paid one, and orders nothing again.
     // (The renewing plan below has invoices of its own: they are not the demo order's.)

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createPlatformLogger } from '../../module/platform/logger.ts';
 import { startDemoBilling, type DemoBilling } from './demo-billing.ts';
+import { DEMO_PLANS, seedDemoPlans } from './demo-plans.ts';
 import { vpnProductServices } from '../../module/modules/Product/VpnProduct/index.ts';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
 import { randomPassword } from '../../module/platform/services/passwords.ts';
@@ -46,9 +47,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       .catch(async (error: unknown) => { throw await opts.explain(error); });
     const platformHash = renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
     await vpnProductServices(platform.platform.modules).panelAdmin!.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
-    const products = platform.platform.products.list();
-    const product =
-      products[0] ?? (await platform.platform.ops.createProduct('VpnProduct', { server_location: 'local', plan_type: 'basic', bandwidth: 100 }));
+    const product = await seedDemoPlans(platform.platform, 'local');
     const tokens = platform.platform.tokens;
     const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
     const logins = await demoLogins(platform, product.uuid);
@@ -94,6 +93,8 @@ function webBanner(platformUrl: string, logins: { admin: string; customer: strin
   admin:     ${platformUrl}/admin/login   ${DEMO_ADMIN} / ${logins.admin}
   customer:  ${platformUrl}/client/login  ${DEMO_CUSTOMER} / ${logins.customer}
              (owns the demo service ${logins.service})
+  plans:     ${DEMO_PLANS.map((p) => `${p.name} (${p.prices[0][1]} EUR ${p.prices[0][0]}, ${String(p.product_data.data_cap_gb)} GB a month)`).join(', ')}
+             on sale at ${platformUrl}/client/order, edited at ${platformUrl}/admin/products
 
 Stop with Ctrl-C.
 `;

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { registerTimeHelper } from './time-format.ts';
 
 /** The repository's `views/` directory. */
 export const DEFAULT_VIEWS_DIR = fileURLToPath(new URL('../../views', import.meta.url));
@@ -14,6 +15,7 @@ const MODULE_PART = /^[A-Za-z0-9_-]+$/;
 const hbs = Handlebars.create();
 hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 hbs.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
+registerTimeHelper(hbs);
 
 const compiled = new Map<string, { mtimeMs: number; size: number; render: Handlebars.TemplateDelegate }>();
 

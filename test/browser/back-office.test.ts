@@ -1,7 +1,7 @@
-// The back office in Chromium (desktop, then phone): an admin creates a named plan with a monthly price (and the data
-// cap when the VpnProduct module offers one) in the product form, a customer orders it (a refused order keeps what was
+// The back office in Chromium (desktop, then phone): an admin creates a named plan with a monthly price and a data cap
+// (50 GB, then throttled to 5 Mbit/s) in the product form, a customer orders it (a refused order keeps what was
 // typed), pays on the Stripe double's page, is thanked and follows the link to the Connect tab of the provisioned
-// service; the admin finds the invoice, refunds part of it through the gateway, and the revenue table of the month
+// service, whose Usage tab shows the allowance bar; the admin finds the invoice, refunds part of it through the gateway, and the revenue table of the month
 // grows by the payment minus the refund (the uPlot charts drawn). Screenshots under test-artifacts/ (docs/billing.md: Back office).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -51,7 +51,7 @@ async function reloadUntil(page: Page, check: () => Promise<boolean>, what: stri
 describe('back office', { concurrency: false }, () => {
   for (const phone of [false, true]) {
     const tag = phone ? 'phone' : 'desktop';
-    test(`${tag}: named plan with a price made in the web, ordered, paid on the Stripe double, connected; part refunded; revenue shows payment minus refund`, { timeout: 90_000 }, async (t) => {
+    test(`${tag}: named plan with a price and a data cap made in the web, ordered, paid on the Stripe double, connected, allowance bar on the Usage tab; part refunded; revenue shows payment minus refund`, { timeout: 90_000 }, async (t) => {
       const browser = await chromium.get(t);
       if (!browser) return;
       const admin = await newPage(browser, { phone });
@@ -71,19 +71,17 @@ describe('back office', { concurrency: false }, () => {
         await admin.page.selectOption('select[name=server_location]', 'ams');
         await admin.page.selectOption('select[name=plan_type]', 'basic');
         await admin.page.fill('input[name=bandwidth]', '100');
-        // The data cap fields, when the VpnProduct module offers them (another change adds them).
-        for (const name of await admin.page.locator('.product-form [name]').evaluateAll((els) => els.map((e) => e.getAttribute('name') ?? ''))) {
-          if (/cap|allowance/.test(name) && /^input$/i.test(await admin.page.locator(`[name="${name}"]`).evaluate((e) => e.tagName))) await admin.page.fill(`[name="${name}"]`, '50');
-        }
-        // Any other fixed-value module field still unchosen (e.g. what a used-up cap does) takes its first value.
-        for (const select of await admin.page.locator('.product-form fieldset:nth-of-type(2) select').all()) {
-          if ((await select.inputValue()) === '') await select.selectOption({ index: 1 });
-        }
+        // The data cap: 50 GB a period, then throttled to 5 Mbit/s (what a used-up cap does is a select box).
+        await admin.page.fill('input[name=data_cap_gb]', '50');
+        assert.deepEqual(await admin.page.locator('select[name=cap_action] option').evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value).filter(Boolean)), ['throttle', 'suspend']);
+        await admin.page.selectOption('select[name=cap_action]', 'throttle');
+        await admin.page.fill('input[name=cap_throttle_mbit]', '5');
         await admin.page.fill('input[name=price_monthly]', '10.00');
         await admin.page.fill('input[name=currency]', 'EUR');
         await screenshot(admin.page, `admin-product-form-${tag}`);
         await Promise.all([admin.page.waitForURL(/\/admin\/products\/[0-9a-f-]{36}$/), admin.page.click('.product-form button[type=submit]')]);
         assert.match(await admin.page.locator('.flash').textContent() ?? '', new RegExp(`${plan} created`));
+        assert.match(await admin.page.locator('main').textContent() ?? '', /50 GB per period, then throttled to 5 Mbit\/s until it renews/, 'the plan carries the cap');
         await admin.page.goto(`${s.url}/admin/products`);
         assert.match(await admin.page.locator('main table').textContent() ?? '', /10\.00 EUR monthly/);
         await screenshot(admin.page, `admin-products-${tag}`);
@@ -126,6 +124,17 @@ describe('back office', { concurrency: false }, () => {
         assert.match(await client.page.locator('h1 .product-name').textContent() ?? '', new RegExp(plan));
         if (phone) assert.ok(await fitsWidth(client.page), 'connect tab fits the phone');
         await screenshot(client.page, `client-connect-named-${tag}`);
+
+        // The Usage tab: the plan's allowance as a bar (nothing used yet), and what happens when it is used up.
+        await client.page.goto(client.page.url().replace(/tab=connect/, 'tab=usage'));
+        const cap = client.page.locator('[data-usage-cap]');
+        assert.match((await cap.textContent() ?? '').replace(/\s+/g, ' '), /0 B of 50 GB used this period \(0%\)/);
+        assert.equal(await cap.locator('progress.usage-cap-bar').getAttribute('max'), '100');
+        assert.equal(await cap.locator('progress.usage-cap-bar').getAttribute('value'), '0');
+        assert.ok(await cap.locator('progress.usage-cap-bar').isVisible(), 'the allowance bar is shown');
+        assert.match(await cap.locator('.usage-cap-note').textContent() ?? '', /the speed drops to 5 Mbit\/s until the period renews/);
+        if (phone) assert.ok(await fitsWidth(client.page), 'usage tab fits the phone');
+        await screenshot(client.page, `client-usage-cap-${tag}`);
 
         // The admin finds the invoice and refunds 4.00 of it through the gateway.
         await admin.page.goto(`${s.url}/admin/invoices?customer=${encodeURIComponent(email)}&status=paid`);

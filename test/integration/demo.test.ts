@@ -55,6 +55,17 @@ async function seeded(b: Banner): Promise<{ services: string[]; invoices: string
   return { services, invoices, mails };
 }
 
+/** The demo's plans as the API lists them: uuid, name, position, cap and prices (one line each, by position). */
+async function plans(b: Banner): Promise<string[]> {
+  const { products } = await platformGet(b, '/products');
+  const { prices } = await platformGet(b, '/prices');
+  return products.map((p: any) => {
+    const own = prices.filter((x: any) => x.product_uuid === p.uuid).map((x: any) => `${x.amount} ${x.currency} ${x.billing_cycle}`).sort().join(', ');
+    const d = p.product_data;
+    return `${p.uuid} ${p.position} ${p.name} [${p.visible ? 'visible' : 'hidden'}] ${d.plan_type} ${d.bandwidth} Mbit/s ${d.data_cap_gb} GB then ${d.cap_action} ${d.cap_throttle_mbit} Mbit/s: ${own}`;
+  });
+}
+
 /** Stops the demo with `signal` (SIGINT is what Ctrl-C sends) and resolves with its exit code. */
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
   child.removeAllListeners('exit');
@@ -95,6 +106,15 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   assert.equal(status.status, 'success');
   assert.equal(status.msg.count_wireguard, 1);
   assert.match(first.output, /renewal invoice INV-\d{4}-\d{6} \(\S+ to \S+\) charged to the saved card \(visa •••• 4242\): paid/, 'the demo shows a renewing plan');
+  // Named, described, priced and capped plans; the sample product is the first.
+  const planLines = await plans(b);
+  assert.deepEqual(planLines.map((line) => line.replace(/^\S+ /, '')), [
+    '1 VPN Basic [visible] basic 100 Mbit/s 50 GB then throttle 5 Mbit/s: 5.00 EUR monthly, 50.00 EUR annually',
+    '2 VPN Premium [visible] premium 300 Mbit/s 500 GB then throttle 20 Mbit/s: 9.00 EUR monthly, 90.00 EUR annually',
+  ]);
+  assert.ok(planLines[0].startsWith(`${b.product} `), 'the sample product is VPN Basic');
+  assert.ok((await platformGet(b, '/products')).products.every((p: any) => p.description.includes('GB a month')), 'each plan says its allowance');
+  assert.match(first.output, /plans:\s+VPN Basic \(5\.00 EUR monthly, 50 GB a month\), VPN Premium \(9\.00 EUR monthly, 500 GB a month\)/);
   const { panels } = await platformGet(b, '/panels');
   assert.deepEqual(panels.map((p: { location: string }) => p.location), ['local']);
 
@@ -135,6 +155,7 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   const staleToken = await fetch(`${b2.platformUrl}/api/admin/panels`, { headers: { authorization: `Bearer ${b.token}` } });
   assert.equal(staleToken.status, 401, 'so is the admin token');
   assert.equal(b2.product, b.product, 'the sample product is created once');
+  assert.deepEqual(await plans(b2), planLines, 'the plans are made once: same products, prices and caps');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_wireguard, 1, 'the first server is created once');
   assert.equal((await panelGet(b2, '/system/status')).msg.count_accounts, 4, "the demo customer's service, the paid demo order's, the renewing plan's (each made once) and this test's");
   assert.match(second.output, /renewing plan: service \S+ \(5\.00 EUR monthly\), billing active, paid through \d{4}-\d{2}-\d{2}\n\s+renewal invoice INV-\d{4}-\d{6} \(\S+ to \S+\) charged to the saved card \(visa •••• 4242\): paid/,

@@ -156,7 +156,18 @@ test('throttle: 80 % and 100 % mailed once each, throttled once, a second pass c
     ['10.4 GB', '10 GB', 100, 16, '2026-04-10', 'throttle'],
   );
   const tab = product.view('client.usage', usage);
-  assert.match(tab, /<strong>10.4 GB<\/strong> of <strong>10 GB<\/strong> used this period \(100%\), 16 days left \(renews 2026-04-10\)/);
+  assert.match(tab, /<strong>10.4 GB<\/strong> of <strong>10 GB<\/strong> used this period \(100%\), 16 days left \(renews <time datetime="2026-04-10">10 Apr 2026<\/time>\)/);
+  // The daily table starts at the service's creation (2026-03-10: no February), in human units and the reader's locale.
+  assert.deepEqual(usage.months.map((m: any) => m.label), ['2026-03']);
+  assert.ok(usage.months[0].days.length > 0 && usage.months[0].days.every((d: any) => d.date >= '2026-03-10'), JSON.stringify(usage.months[0].days));
+  const total = usage.months[0].total_download + usage.months[0].total_upload;
+  assert.ok(Math.abs(total - 10.4 * GB) < 0.01 * GB, `the days add up to the 10.4 GB sent (${total})`);
+  assert.deepEqual([usage.months[0].total_download_text, usage.months[0].total_upload_text], ['9.4 GB', '1 GB']);
+  const german = product.view('client.usage', { ...usage, locale: 'de-DE' });
+  assert.match(german, /<h2><time datetime="2026-03">März 2026<\/time><\/h2>/);
+  assert.match(german, /\(renews <time datetime="2026-04-10">10\.04\.2026<\/time>\)/);
+  assert.match(german, /<p>Total: 9\.4 GB downloaded, 1 GB uploaded\.<\/p>/);
+  assert.match(german, /<td><time datetime="2026-03-\d\d">\d\d\.03\.2026<\/time><\/td><td data-bytes="\d+">[\d.]+ (B|kB|MB|GB)<\/td>/);
   assert.match(tab, /<progress class="usage-cap-bar" max="100" value="100"/);
   assert.match(tab, /the speed is limited to 2 Mbit\/s until the period renews/);
 

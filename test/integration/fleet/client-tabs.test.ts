@@ -8,7 +8,8 @@ import { PNG } from 'pngjs';
 import { callClientAreaController, renderClientAreaTab } from '../../../module/contract/client-area.ts';
 import type { ModuleRequest } from '../../../module/contract/http.ts';
 import { JOB_ERRORS } from '../../../module/contract/result.ts';
-import { NO_STATISTICS, NOT_READY, usageMonths } from '../../../module/modules/Product/VpnProduct/client-tabs.ts';
+import { humanBytes } from '../../../module/modules/Product/VpnProduct/caps/cap-view.ts';
+import { NOT_READY, usageMonths } from '../../../module/modules/Product/VpnProduct/client-tabs.ts';
 import type { VpnProduct } from '../../../module/modules/Product/VpnProduct/vpn-product.ts';
 import { admin, panel, until } from '../../fixtures/platform/http.ts';
 import { registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
@@ -104,23 +105,38 @@ test('connect: the config text and QR are the panel\'s; the download is a file n
   }
 });
 
-test('usage: the previous and current month from the panel\'s statistics, as chart data and tables', async () => {
+test('usage: the previous and current month from the panel\'s statistics, none before the service\'s creation, in human units and the reader\'s locale', async () => {
   const answer = await call('usage', 'get');
   assert.equal(answer.status, 200);
   const data = (answer.body as { success: true; data: any }).data;
-  const [prev, cur] = usageMonths(new Date());
+  const created = new Date((await api('GET', `/services/${uuid}`)).body.created_at);
+  const createdDay = created.toISOString().slice(0, 10);
   const label = (m: { year: number; month: number }) => `${m.year}-${String(m.month).padStart(2, '0')}`;
-  if (!data.available) {
-    assert.equal(data.message, NO_STATISTICS);
-    return;
-  }
-  assert.deepEqual(data.months.map((m: any) => m.label), [label(prev), label(cur)]);
+  assert.equal(data.available, true, `the stack's panel keeps statistics (${data.message})`);
+  const months = usageMonths(new Date(), created);
+  assert.deepEqual(data.months.map((m: any) => m.label), months.map(label));
+  assert.equal(data.months[0].label, createdDay.slice(0, 7), 'the service was created this month: no month before it');
+  const cur = months.at(-1)!;
   const stats = (await onPanel(`/account/${accountName}/traffic_statistics/${cur.year}/${cur.month}`)).msg as any[];
-  assert.deepEqual(data.months[1].days, stats.map((e) => ({ date: e.date, download: e.traffic_download, upload: e.traffic_upload })));
-  const html = await renderClientAreaTab(module(), 'usage');
+  const days = data.months.at(-1).days;
+  assert.deepEqual(days, stats.filter((e) => e.date >= createdDay).map((e) => ({
+    date: e.date, download: e.traffic_download, upload: e.traffic_upload, download_text: humanBytes(e.traffic_download), upload_text: humanBytes(e.traffic_upload),
+  })));
+  assert.ok(days.every((d: any) => d.date >= createdDay), 'no day before the creation');
+  const html = await renderClientAreaTab(module(), 'usage', { locale: 'de-DE' });
   assert.match(html, /data-usage-chart data-usage="\[/);
-  assert.ok(html.includes(`<h2>${label(cur)}</h2>`));
+  const month = new Intl.DateTimeFormat('de-DE', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${label(cur)}-01T00:00:00Z`));
+  assert.ok(html.includes(`<h2><time datetime="${label(cur)}">${month}</time></h2>`), 'the month in the reader\'s locale');
+  assert.ok(html.includes(`Total: ${data.months.at(-1).total_download_text} downloaded`));
   assert.ok(html.includes('/client/modules/Product/VpnProduct/assets/uPlot.iife.min.js'));
+});
+
+test('usageMonths: the previous and the current month, none before the creation (across a year)', () => {
+  const at = (iso: string) => new Date(iso);
+  assert.deepEqual(usageMonths(at('2026-01-15T10:00:00Z')), [{ year: 2025, month: 12 }, { year: 2026, month: 1 }]);
+  assert.deepEqual(usageMonths(at('2026-01-15T10:00:00Z'), at('2025-12-31T23:00:00Z')), [{ year: 2025, month: 12 }, { year: 2026, month: 1 }]);
+  assert.deepEqual(usageMonths(at('2026-01-15T10:00:00Z'), at('2026-01-01T00:00:00Z')), [{ year: 2026, month: 1 }]);
+  assert.deepEqual(usageMonths(at('2026-03-02T00:00:00Z'), at('2025-06-01T00:00:00Z')), [{ year: 2026, month: 2 }, { year: 2026, month: 3 }]);
 });
 
 test('a service without an account: tabs say so, handlers that need the account answer 500 with the generic text', async () => {

@@ -69,6 +69,17 @@ test('the service page renders the module\'s tabs through variables_<tab>(); a t
   assert.equal((await b.get(`/client/services/${mine}/tabs/billing`)).statusCode, 404);
 });
 
+test('a module\'s tab shows times in the reader\'s locale (Accept-Language), on the page and loaded alone', async () => {
+  const b = await alice();
+  const created = stack.platform.serviceAdmin.describe(mine).created_at;
+  const inLocale = (locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(created));
+  const since = (locale: string) => `<p id="tab-since">Since <time datetime="${created}" data-local>${inLocale(locale)} UTC</time></p>`;
+  assert.ok((await b.get(`/client/services/${mine}?tab=connect`)).body.includes(since('en-GB')), 'en-GB without Accept-Language');
+  assert.ok((await b.get(`/client/services/${mine}?tab=connect`, { 'accept-language': 'de-DE,de;q=0.9' })).body.includes(since('de-DE')));
+  assert.ok((await b.get(`/client/services/${mine}/tabs/connect`, { 'accept-language': 'fr-FR' })).body.includes(since('fr-FR')));
+  assert.notEqual(inLocale('de-DE'), inLocale('en-GB'));
+});
+
 test('controllerClient_* answers {success:true, data} and {success:false, message} with 500; the real error goes to the module log', async () => {
   const b = await alice();
   await b.get(`/client/services/${mine}`);

@@ -2,6 +2,7 @@
 // service and its panel; the module's variables_<tab>() and controllerClient_<tab><Method>() answer these.
 import type { ClientAreaMenu } from '../../../contract/client-area.ts';
 import type { Clock } from '../../../../panel/shared/clock.ts';
+import { humanBytes } from './caps/cap-view.ts';
 import type { PanelClient } from './panel-client.ts';
 import type { VpnProvisionData } from './provision.ts';
 
@@ -14,7 +15,7 @@ export const VPN_CLIENT_TABS: ClientAreaMenu = {
 };
 
 export const NOT_READY = 'Your VPN is being set up. This tab fills in once it is ready.';
-export const NO_STATISTICS = 'Usage statistics are not available on this server yet.';
+const NO_STATISTICS = 'Usage statistics are not available on this server yet.';
 
 /** The client area's AJAX path of a tab handler (the web host's `/client/services/<uuid>/ajax/<tab>/<method>`). */
 export function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
@@ -33,6 +34,8 @@ export interface TabSource {
   product: Record<string, unknown>;
   service: Record<string, unknown>;
   provision: VpnProvisionData | null;
+  /** When the service was created (ISO time), if the store says. */
+  createdAt?: string | null;
   /** Client of the panel holding the account (only called when `provision` is set). */
   client(): Promise<PanelClient>;
   clock: Clock;
@@ -177,49 +180,72 @@ export async function connectData(src: TabSource): Promise<ConnectData> {
 }
 
 export interface UsageDay {
+  /** `YYYY-MM-DD` (UTC); the template shows it in the reader's locale. */
   date: string;
   download: number;
   upload: number;
+  /** The bytes in human units (`1.5 GB`). */
+  download_text: string;
+  upload_text: string;
 }
 
 export interface UsageMonth {
-  /** `YYYY-MM`. */
+  /** `YYYY-MM`; the template shows it in the reader's locale. */
   label: string;
   days: UsageDay[];
   total_download: number;
   total_upload: number;
+  total_download_text: string;
+  total_upload_text: string;
 }
 
 export interface UsageData {
   service_uuid: string;
   available: boolean;
   message: string | null;
-  /** Previous month first, then the current one. */
+  /** The previous and the current month, oldest first, none before the service's creation. */
   months: UsageMonth[];
 }
 
-/** The current and the previous month (UTC) of `now`. */
-export function usageMonths(now: Date): Array<{ year: number; month: number }> {
+/** The current and the previous month (UTC) of `now`, oldest first; none before `since` (the service's creation). */
+export function usageMonths(now: Date, since?: Date | null): Array<{ year: number; month: number }> {
   const year = now.getUTCFullYear();
   const month = now.getUTCMonth() + 1;
   const previous = month === 1 ? { year: year - 1, month: 12 } : { year, month: month - 1 };
-  return [previous, { year, month }];
+  const first = since && !Number.isNaN(since.getTime()) ? since.getUTCFullYear() * 12 + since.getUTCMonth() + 1 : -Infinity;
+  return [previous, { year, month }].filter((m) => m.year * 12 + m.month >= first);
 }
 
-/** Daily traffic of the previous and current month from the panel's statistics; unavailable when the panel has none. */
+/** `YYYY-MM-DD` of a time (UTC), or null when it is not one. */
+function dayOf(time: string | null | undefined): string | null {
+  if (!time) return null;
+  const at = new Date(time);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString().slice(0, 10);
+}
+
+/**
+ * Daily traffic of the previous and current month from the panel's statistics, from the service's creation on (no
+ * month or day before it), in bytes and human units; unavailable when the panel has none.
+ */
 export async function usageData(src: TabSource): Promise<UsageData> {
   const base = { service_uuid: src.serviceUuid };
   if (!src.provision) return { ...base, available: false, message: NOT_READY, months: [] };
   const client = await src.client();
   const name = src.provision.account_name;
+  const firstDay = dayOf(src.createdAt);
   let months: UsageMonth[];
   try {
-    months = await Promise.all(usageMonths(src.clock.now()).map(async ({ year, month }) => {
+    months = await Promise.all(usageMonths(src.clock.now(), firstDay ? new Date(`${firstDay}T00:00:00Z`) : null).map(async ({ year, month }) => {
       const entries = await client.trafficStatistics(name, year, month, src.signal);
-      const days = entries.map((e) => ({ date: e.date, download: e.traffic_download, upload: e.traffic_upload }));
+      const days = entries.filter((e) => !firstDay || e.date >= firstDay).map((e) => ({
+        date: e.date, download: e.traffic_download, upload: e.traffic_upload,
+        download_text: humanBytes(e.traffic_download), upload_text: humanBytes(e.traffic_upload),
+      }));
+      const total_download = days.reduce((sum, d) => sum + d.download, 0);
+      const total_upload = days.reduce((sum, d) => sum + d.upload, 0);
       return {
-        label: `${year}-${String(month).padStart(2, '0')}`, days,
-        total_download: days.reduce((sum, d) => sum + d.download, 0), total_upload: days.reduce((sum, d) => sum + d.upload, 0),
+        label: `${year}-${String(month).padStart(2, '0')}`, days, total_download, total_upload,
+        total_download_text: humanBytes(total_download), total_upload_text: humanBytes(total_upload),
       };
     }));
   } catch {

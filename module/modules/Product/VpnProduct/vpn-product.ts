@@ -356,6 +356,7 @@ export class VpnProduct extends Product {
     const provision = record && record.provision_status !== 'terminated' ? await this.provision() : null;
     return {
       serviceUuid: uuid, status: record?.provision_status ?? 'pending', product: this.product_data, service: this.service_data, provision,
+      createdAt: record?.created_at ?? null,
       client: () => this.panels.client(panelOf(provision!)), clock: this.ctx.clock, signal: this.abortSignal,
     };
   }

@@ -10,6 +10,7 @@ import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
 import type { ServiceBillingView } from '../../services/billing/periods.ts';
 import type { ServiceView } from '../../services/service-admin.ts';
+import { requestLocale } from '../locale-time.ts';
 import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
@@ -61,11 +62,14 @@ function waitingHtml(invoice: { uuid: string; number: string; amount: string; cu
     + `<a href="/client/invoices/${esc(invoice.uuid)}">${esc(invoice.number)}</a> (${esc(invoice.amount)} ${esc(invoice.currency)}) is paid.</p>`;
 }
 
-/** The tab's template rendered with `variables_<tab>()` plus the page's CSRF token (`csrf`, for the tab's forms). */
-async function tabHtml(module: Product, tab: string, csrf: string): Promise<string> {
+/**
+ * The tab's template rendered with `variables_<tab>()` plus the page's CSRF token (`csrf`, for the tab's forms) and
+ * the reader's locale (`locale`, for `{{time}}`).
+ */
+async function tabHtml(module: Product, tab: string, request: FastifyRequest, reply: FastifyReply): Promise<string> {
   try {
     const entry = module.getClientAreaMenuConfig()[tab];
-    return module.view(entry.template, { ...(await clientAreaVariables(module, tab)), csrf });
+    return module.view(entry.template, { ...(await clientAreaVariables(module, tab)), csrf: csrfToken(reply), locale: requestLocale(request) });
   } catch (error) {
     module.logError(`client_area.${tab}`, { render: tab }, (error as Error).message);
     return '<p class="error">This part of the page could not be loaded.</p>';
@@ -99,7 +103,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
         billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
         tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
         tab: current ?? null,
-        tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, csrfToken(reply)) : '',
+        tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, request, reply) : '',
       });
     });
 
@@ -107,7 +111,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
       const module = ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
       const waiting = awaitedInvoice(deps.platform.recurring.periods.view(request.params.uuid));
-      return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, csrfToken(reply)));
+      return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
     });
 
     const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {

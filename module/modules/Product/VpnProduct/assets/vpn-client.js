@@ -9,6 +9,21 @@
     return out;
   }
 
+  // Bytes in decimal units with at most one decimal, as the tables show them (caps/cap-view.ts humanBytes).
+  var UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  function human(bytes) {
+    var value = Math.max(0, bytes || 0);
+    var unit = 0;
+    while (value >= 1000 && unit < UNITS.length - 1) { value /= 1000; unit += 1; }
+    return (unit === 0 || value >= 100 ? Math.round(value) : Math.round(value * 10) / 10) + ' ' + UNITS[unit];
+  }
+
+  var DAY = typeof Intl === 'object' ? new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }) : null;
+  function day(seconds) {
+    var at = new Date(seconds * 1000);
+    return DAY ? DAY.format(at) : at.toISOString().slice(0, 10);
+  }
+
   function drawChart(el) {
     if (el.getAttribute('data-drawn') || typeof window.uPlot !== 'function') return;
     var months = JSON.parse(el.getAttribute('data-usage') || '[]');
@@ -21,11 +36,17 @@
       width: width,
       height: 260,
       series: [
-        {},
-        { label: 'Download (bytes)', stroke: '#2563eb', width: 2 },
-        { label: 'Upload (bytes)', stroke: '#16a34a', width: 2 },
+        { label: 'Day', value: function (u, v) { return v == null ? '' : day(v); } },
+        { label: 'Download', stroke: '#2563eb', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
+        { label: 'Upload', stroke: '#16a34a', width: 2, value: function (u, v) { return v == null ? '' : human(v); } },
       ],
-      axes: [{}, { size: 70 }],
+      // one day alone would be spread over years: show it within a week
+      scales: { x: { time: true, auto: xs.length > 1, range: xs.length > 1 ? undefined : [xs[0] - 3 * 86400, xs[0] + 3 * 86400] } },
+      // days in the browser's language (the tables show them in the page's, from Accept-Language); whole days only
+      axes: [
+        { incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400], values: function (u, vals) { return vals.map(day); } },
+        { size: 70, values: function (u, vals) { return vals.map(human); } },
+      ],
     }, [xs, series(months, 'download'), series(months, 'upload')], el);
   }
 
