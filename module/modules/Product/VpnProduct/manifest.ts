@@ -9,6 +9,7 @@ import { vpnProductAdminPanels } from './panel-health.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
 import { Placement } from './placement.ts';
 import { LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bound.ts';
+import { panelDirectoryCapability } from './panel-directory.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
 import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
@@ -95,6 +96,7 @@ export const vpnProductManifest = defineManifest<VpnProductServices>({
   config: vpnProductConfigSchema,
   migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION, CAPS_MIGRATION],
   services,
+  provides: { 'panel-directory': (ext) => panelDirectoryCapability(ext.panels, ext.panelStore) },
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
   workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
   adminPanels: (ext) => vpnProductAdminPanels(ext.panelStore!, ext.panelAdmin!),
