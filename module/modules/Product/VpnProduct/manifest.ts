@@ -12,7 +12,7 @@ import { LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bou
 import { panelDirectoryCapability } from './panel-directory.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
-import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
+import { HostUsernameDirectory, type UsernameDirectory } from './usernames.ts';
 import { Task } from '../../../task/task.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
 import { CapDirectory } from './caps/cap-directory.ts';
@@ -81,7 +81,7 @@ function services(env: ExtensionEnv): VpnProductServices {
       everyMs: settings.caps?.every_ms ?? CAP_PASS_EVERY_MS,
     });
     return {
-      panels, placement: createPlacement(panels, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore),
+      panels, placement: createPlacement(panels, env.clock), usernames: env.platform ? new HostUsernameDirectory(env.platform) : null, panelStore, panelAdmin: new PanelAdmin(panelStore),
       linkIssues: new LinkIssueLog(env.db, env.clock), caps, capStore,
     };
   }
