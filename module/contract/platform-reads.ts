@@ -15,6 +15,9 @@ export interface ServiceView {
   provision_data: Record<string, unknown>;
   /** Recurring billing state (`active`, `suspended`, …), null without billing. */
   billing_state: string | null;
+  /** Recurring billing: the paid-through date and the anchor day (null without billing or before the first payment). */
+  next_due_date: string | null;
+  anchor_day: number | null;
 }
 
 /** A customer as a module may read it (no password hash). */
@@ -59,6 +62,15 @@ export interface ServiceMatch {
   except?: string | null;
 }
 
+/** Which services `serviceUuids` lists. */
+export interface ServiceListMatch {
+  module: string;
+  /** Only services in one of these provision statuses. */
+  statuses?: readonly string[];
+  /** Only services whose product has each member as a number above the value (a missing or empty member counts as 0). */
+  productNumberAbove?: Readonly<Record<string, number>>;
+}
+
 /**
  * Read access to the platform's records. Synchronous while the platform runs on SQLite; an implementation on an
  * asynchronous store answers the same records (the interface then becomes `MaybePromise`, see docs/store.md).
@@ -70,4 +82,6 @@ export interface PlatformReads {
   invoice(uuid: string): InvoiceView | null;
   /** The uuid of one service matching `match`, or null (e.g. a username already held at a location). */
   findService(match: ServiceMatch): string | null;
+  /** The uuids of the services matching `match`, oldest first. */
+  serviceUuids(match: ServiceListMatch): string[];
 }

@@ -1,6 +1,6 @@
 // The host's read API for modules (module/contract/platform-reads.ts) over the platform's SQLite tables: the only place
 // module-facing reads of services, customers, products and invoices name those tables.
-import type { CustomerView, InvoiceView, PlatformReads, ProductView, ServiceMatch, ServiceView } from '../contract/platform-reads.ts';
+import type { CustomerView, InvoiceView, PlatformReads, ProductView, ServiceListMatch, ServiceMatch, ServiceView } from '../contract/platform-reads.ts';
 import { SECRET_KEY_PATTERN } from '../contract/redact.ts';
 import type { Db } from './store/db.ts';
 import { statement } from './store/statement-cache.ts';
@@ -14,11 +14,12 @@ export class SqlitePlatformReads implements PlatformReads {
 
   service(uuid: string): ServiceView | null {
     const row = statement(this.db, `SELECT s.uuid, s.module, s.product_uuid, s.customer_uuid, s.provision_status, s.service_data,
-        s.provision_data, b.state AS billing_state
+        s.provision_data, b.state AS billing_state, b.next_due_date, b.anchor_day
       FROM services s LEFT JOIN service_billing b ON b.service_uuid = s.uuid WHERE s.uuid = ?`).get(uuid) as
       (Omit<ServiceView, 'service_data' | 'provision_data'> & { service_data: string; provision_data: string }) | undefined;
     if (!row) return null;
     return { ...row, customer_uuid: row.customer_uuid ?? null, billing_state: row.billing_state ?? null,
+      next_due_date: row.next_due_date ?? null, anchor_day: row.anchor_day ?? null,
       service_data: withoutSecrets(parse(row.service_data)), provision_data: withoutSecrets(parse(row.provision_data)) };
   }
 
@@ -59,6 +60,22 @@ export class SqlitePlatformReads implements PlatformReads {
     const row = statement(this.db, `SELECT s.uuid FROM services s JOIN products p ON p.uuid = s.product_uuid WHERE ${where.join(' AND ')} LIMIT 1`)
       .get(...args) as { uuid: string } | undefined;
     return row?.uuid ?? null;
+  }
+
+  serviceUuids(match: ServiceListMatch): string[] {
+    const where = ['s.module = ?'];
+    const args: unknown[] = [match.module];
+    if (match.statuses) {
+      where.push(`s.provision_status IN (${match.statuses.map(() => '?').join(', ') || 'NULL'})`);
+      args.push(...match.statuses);
+    }
+    for (const [member, above] of Object.entries(match.productNumberAbove ?? {})) {
+      if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);
+      where.push(`CAST(COALESCE(NULLIF(json_extract(p.product_data, '$.${member}'), ''), 0) AS REAL) > ?`);
+      args.push(above);
+    }
+    return (statement(this.db, `SELECT s.uuid FROM services s JOIN products p ON p.uuid = s.product_uuid WHERE ${where.join(' AND ')}
+      ORDER BY s.created_at, s.uuid`).all(...args) as Array<{ uuid: string }>).map((r) => r.uuid);
   }
 }
 

@@ -1,6 +1,6 @@
 // The host's read API of platform data for modules (ExtensionEnv.platform) on a real platform database: services with
 // their owner and billing state and without secret-named members, customers with their saved-method flag, products,
-// invoices, and findService's member matches.
+// invoices, findService's member matches and serviceUuids' listing.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,4 +52,21 @@ test('services, customers and products as modules read them; secrets never hande
   assert.equal(reads.findService(match), null, 'terminated services are not live');
   assert.equal(reads.findService({ ...match, live: false }), service.uuid);
   assert.throws(() => reads.findService({ module: 'VpnProduct', serviceData: { "x') OR 1=1 --": 'y' } }), /not a plain member name/);
+
+  const products = new ProductRepository(db);
+  const capped = products.create('VpnProduct', { data_cap_gb: '50' });
+  const uncapped = products.create('VpnProduct', { data_cap_gb: '' });
+  const make = (productUuid: string, status: 'completed' | 'pending') => {
+    const s = services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: {} });
+    services.setProvisionStatus(s.uuid, status);
+    return s.uuid;
+  };
+  const live = make(capped.uuid, 'completed');
+  make(capped.uuid, 'pending');
+  make(uncapped.uuid, 'completed');
+  const list = { module: 'VpnProduct', statuses: ['completed', 'suspended'], productNumberAbove: { data_cap_gb: 0 } };
+  assert.deepEqual(reads.serviceUuids(list), [live], 'a capped plan in a listed status; an empty member counts as 0');
+  assert.equal(reads.serviceUuids({ module: 'VpnProduct' }).length, 4);
+  assert.deepEqual(reads.serviceUuids({ ...list, statuses: [] }), []);
+  assert.equal(reads.service(live)?.next_due_date, null);
 });

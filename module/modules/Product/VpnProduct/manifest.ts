@@ -69,13 +69,13 @@ export function createPlacement(panels: PanelRegistry, clock: Clock): Placement 
 }
 
 function services(env: ExtensionEnv): VpnProductServices {
-  if (env.db && env.sealer) {
+  if (env.db && env.sealer && env.platform) {
     const panelStore = new PanelStore(env.db, env.sealer, env.clock);
     const panels = createPanelRegistry(panelStore, env.config, env.clock);
     const capStore = new CapStore(env.db, env.clock);
     const settings = vpnProductConfigSchema.partial().parse(env.config);
     const caps = new CapPass({
-      directory: new CapDirectory(env.db), store: capStore, client: (panel) => panels.client(panel),
+      directory: new CapDirectory(env.platform, () => capStore.withAction()), store: capStore, client: (panel) => panels.client(panel),
       addTask: (job, queue, input, tags) => Task.add(job, queue, input, tags),
       jobOptions: { ...VPN_JOB_DEFAULTS, ...(settings.job ?? {}) }, clock: env.clock, logger: env.logger,
       everyMs: settings.caps?.every_ms ?? CAP_PASS_EVERY_MS,
