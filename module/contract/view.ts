@@ -24,6 +24,20 @@ const compiled = new Map<string, { mtimeMs: number; size: number; render: Handle
  * (dots are directory separators, as in the spec's `client_area.<template_name>`). Rejects anything else.
  */
 export function templateFile(viewsDir: string, type: string, name: string, template: string): string {
+  const key = `${viewsDir}\0${type}\0${name}\0${template}`;
+  let file = files.get(key);
+  if (file === undefined) {
+    file = resolveTemplateFile(viewsDir, type, name, template);
+    if (files.size >= 5000) files.clear();
+    files.set(key, file);
+  }
+  return file;
+}
+
+/** Files of template paths already checked (a page renders the same few on every request; only valid ones are kept). */
+const files = new Map<string, string>();
+
+function resolveTemplateFile(viewsDir: string, type: string, name: string, template: string): string {
   if (!MODULE_PART.test(type) || !MODULE_PART.test(name)) throw new Error(`invalid module ${type}/${name}`);
   if (!TEMPLATE_PATH.test(template)) throw new Error(`invalid template path ${JSON.stringify(template)}`);
   const base = resolve(viewsDir, 'modules', type, name);

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { errorHandler, HttpError, NOT_FOUND } from './errors.ts';
+import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
 import { requireAdminToken, requireWorkerToken } from './routes/auth.ts';
@@ -47,6 +48,7 @@ export async function buildPlatformApp(deps: PlatformAppDeps): Promise<FastifyIn
   const logger = (deps.logger ?? deps.platform.logger.child({ part: 'http' }, { level: 'warn' })).child({}, { serializers: PLATFORM_SERIALIZERS });
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: 256 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { Hooks } from '../../hooks.ts';
 import type { Clock } from '../../panel/shared/clock.ts';
+import type { Capabilities, CapabilityMap, CapabilityName } from '../contract/capabilities.ts';
+import type { PlatformReads } from '../contract/platform-reads.ts';
 import type { Migration } from './store/migrator.ts';
 
 /** Seals and opens secrets at rest (the platform SecretBox). */
@@ -30,12 +32,17 @@ export interface ModuleWorkerCall {
 }
 
 /**
- * What a module's services are built from. On the platform process `db` (for the module's own tables only) and
- * `sealer` are set and `worker` is null; in a remote worker it is the other way round: the module reaches its data
- * through its worker routes on the platform.
+ * What a module's services are built from. On the platform process `db` (for the module's own tables only),
+ * `platform` and `sealer` are set and `worker` is null; in a remote worker it is the other way round: the module
+ * reaches its data through its worker routes on the platform.
  */
 export interface ExtensionEnv {
+  /** The module's own tables only (the boundary test refuses SQL naming another module's or the platform's tables). */
   db: Database.Database | null;
+  /** The host's read API of platform data (services, customers, products, invoices); null in a remote worker. */
+  platform: PlatformReads | null;
+  /** Capabilities other modules provide (declared in the manifest's `requires` / `uses`). */
+  capabilities: Capabilities;
   sealer: Sealer | null;
   worker: ModuleWorkerCall | null;
   /** The module's config.ts section (checked by `manifest.config` when given). */
@@ -84,6 +91,12 @@ export interface ModuleManifest<Ext extends object = object> {
   migrations?: readonly Migration[];
   /** The module's own services (stores, registries, pools). */
   services?(env: ExtensionEnv): Ext;
+  /** Capabilities this module provides to others, built from its services (module/contract/capabilities.ts). */
+  provides?: { [K in CapabilityName]?: (ext: Ext) => CapabilityMap[K] };
+  /** Capabilities this module cannot work without: loading fails, naming the missing one, when no loaded module provides it. */
+  requires?: readonly CapabilityName[];
+  /** Capabilities this module uses when present (it degrades without them, e.g. a message without a connect link). */
+  uses?: readonly CapabilityName[];
   /** Admin API routes, mounted under `/api/admin` behind admin tokens. */
   adminApi?(ext: Ext): FastifyPluginAsync;
   /** Worker API routes, mounted under `/api/worker/modules/<Type>/<Name>` behind worker tokens. */

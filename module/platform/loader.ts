@@ -10,6 +10,8 @@ import { Plugin } from '../contract/plugin.ts';
 import { contextFor, MODULE_TYPES, type ModuleType, type PlatformContext, type PlatformServices } from '../contract/platform-context.ts';
 import type { LifecycleResult } from '../contract/result.ts';
 import { syncModuleVersion, type VersionSync } from '../contract/versions.ts';
+import type { PlatformReads } from '../contract/platform-reads.ts';
+import { CapabilityHost } from './capability-host.ts';
 import type { ExtensionEnv, ModuleManifest, ModuleWorkerCall, Sealer } from './extension.ts';
 import type { ModuleStateStore } from './services/module-store.ts';
 import type Database from 'better-sqlite3';
@@ -37,6 +39,8 @@ export interface LoadedModule {
 export interface HostEnv {
   /** The platform database (module migrations and module-owned tables); null in a remote worker. */
   db: Database.Database | null;
+  /** The read API of platform data handed to modules (platform process only). */
+  platform?: PlatformReads | null;
   sealer: Sealer | null;
   /** A remote worker's call of a module's worker routes; null on the platform. */
   workerCall: ((type: ModuleType, name: string) => ModuleWorkerCall) | null;
@@ -48,6 +52,8 @@ const NO_HOST: HostEnv = { db: null, sealer: null, workerCall: null, states: nul
 
 export const UNKNOWN_MODULE_KEY = (key: string) => `unknown module: ${key} (it needs a section in config.ts)`;
 export const MODULE_NOT_LOADED = (key: string) => `module ${key} is not loaded`;
+export const PROVIDER_IN_USE = (key: string, capability: string, user: string) =>
+  `module ${key} provides capability '${capability}' required by ${user}: switch ${user} off first`;
 
 /** The modules of one platform process. */
 export class ModuleLoader {
@@ -58,6 +64,8 @@ export class ModuleLoader {
   private readonly manifestOf = new Map<string, ModuleManifest>();
   /** Hook listeners are registered once per process and module, even across deactivate → activate. */
   private readonly hooked = new Set<string>();
+  /** What the loaded modules provide to each other. */
+  readonly capabilities = new CapabilityHost();
   private readonly timers: NodeJS.Timeout[] = [];
   /** Switches (activate, deactivate, update, follow) run one at a time, so none sees another half done. */
   private switching: Promise<unknown> = Promise.resolve();
@@ -83,12 +91,22 @@ export class ModuleLoader {
   async load(opts: { lifecycle?: boolean } = {}): Promise<LoadedModule[]> {
     const loaded: LoadedModule[] = [];
     const lifecycle = opts.lifecycle !== false;
+    const switchedOn: Array<[ModuleType, string]> = [];
     for (const type of MODULE_TYPES) {
       for (const [name, settings] of Object.entries(this.modulesConfig.modules[type])) {
         const state = lifecycle ? this.host.states?.get(type, name) : null;
         if (!(state ? state.active : settings.enabled)) continue;
         await this.mount(type, name, lifecycle);
-        if (!lifecycle) continue;
+        switchedOn.push([type, name]);
+      }
+    }
+    // Every module is mounted before any is activated, so each one's `requires` is checked against all providers.
+    for (const [key, manifest] of this.manifestOf) {
+      const unmet = this.capabilities.unmet(key, manifest);
+      if (unmet) throw new Error(unmet);
+    }
+    if (lifecycle) {
+      for (const [type, name] of switchedOn) {
         const instance = this.instance(type, name);
         const activate = await runLifecycle(instance, 'activate');
         if (activate !== 'success') throw new Error(`module ${type}/${name} failed to activate: ${activate}`);
@@ -110,10 +128,11 @@ export class ModuleLoader {
     if (manifest.config) checkConfig(key, manifest.config, settings);
     if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations, this.shared.clock);
     const env: ExtensionEnv = {
-      db: this.host.db, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
+      db: this.host.db, platform: this.host.platform ?? null, capabilities: this.capabilities, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
       config: settings, logger: this.shared.logger.child({ module: key }), clock: this.shared.clock,
     };
     const ext = manifest.services?.(env) ?? {};
+    this.capabilities.register(key, manifest, ext);
     this.classes.set(key, cls);
     this.manifestOf.set(key, manifest);
     this.exts.set(key, ext);
@@ -136,6 +155,7 @@ export class ModuleLoader {
     this.contexts.delete(key);
     this.manifestOf.delete(key);
     this.exts.delete(key);
+    this.capabilities.forget(key);
     this.caches.get(key)?.clear();
     if (manifest?.close && ext) await manifest.close(ext);
   }
@@ -233,6 +253,11 @@ export class ModuleLoader {
     } catch (error) {
       return this.record(type, name, wasLoaded, 'activate', `Error: ${(error as Error).message}`);
     }
+    const unmet = this.capabilities.unmet(`${type}/${name}`, this.manifestOf.get(`${type}/${name}`)!);
+    if (unmet) {
+      if (!wasLoaded) await this.unmount(type, name);
+      return this.record(type, name, wasLoaded, 'activate', `Error: ${unmet}`);
+    }
     const instance = this.instance(type, name);
     let result = await runLifecycle(instance, 'activate');
     if (result === 'success') {
@@ -244,6 +269,16 @@ export class ModuleLoader {
     return this.record(type, name, result === 'success' || wasLoaded, 'activate', result);
   }
 
+  /** Why `key` cannot be switched off: a loaded module requires a capability only it provides (null when none does). */
+  private neededBy(key: string): string | null {
+    for (const [user, manifest] of this.manifestOf) {
+      if (user === key) continue;
+      const name = (manifest.requires ?? []).find((capability) => this.capabilities.providerOf(capability) === key);
+      if (name) return PROVIDER_IN_USE(key, name, user);
+    }
+    return null;
+  }
+
   /** Switches a module off: calls `deactivate()`; on `success` unmounts it (its jobs then fail as not loaded). */
   deactivate(type: ModuleType, name: string): Promise<LifecycleResult> {
     return this.exclusive(() => this.deactivateNow(type, name));
@@ -251,6 +286,8 @@ export class ModuleLoader {
 
   private async deactivateNow(type: ModuleType, name: string): Promise<LifecycleResult> {
     if (!this.has(type, name)) return this.record(type, name, false, 'deactivate', `Error: ${MODULE_NOT_LOADED(`${type}/${name}`)}`);
+    const needed = this.neededBy(`${type}/${name}`);
+    if (needed) return this.record(type, name, true, 'deactivate', `Error: ${needed}`);
     const instance = this.instance(type, name);
     const result = await runLifecycle(instance, 'deactivate');
     logAnswer(instance, 'deactivate', result);

@@ -9,6 +9,7 @@ import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
 import { ModuleLoader, type LoadedModule, type ModuleImporter } from './loader.ts';
+import { SqlitePlatformReads } from './platform-reads.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
 import { Catalogue } from './services/catalogue.ts';
@@ -149,7 +150,7 @@ export class Platform {
         {},
         opts.modulesConfig ?? defaultModulesConfig,
         opts.importer,
-        { db, sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
+        { db, platform: new SqlitePlatformReads(db), sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);

@@ -16,6 +16,8 @@ declare module 'autocannon' {
     average: number;
     p50: number;
     p99: number;
+    /** Count over the run (requests: how many answered). */
+    total: number;
   }
   interface Result {
     requests: Histogram;

@@ -4,9 +4,12 @@
 // (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
 //     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
 //
-// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--client-only]`. In process: the platform on a temp
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--client-only] [--cpu-prof FILE]`
+// (--cpu-prof: a V8 CPU profile of the platform phase only, bench client included). In process: the platform on a temp
 // SQLite file with the web tests' TabProduct module.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
@@ -14,10 +17,16 @@ import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
 import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
 import { median } from './bench-math.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, 'client-only': { type: 'boolean', default: false } }, strict: true });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, 'client-only': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } }, strict: true });
 const ROWS = Number(args.rows);
 const SECONDS = Number(args.seconds);
 const CUSTOMERS = 50;
+
+/** CPU time (user + system, µs) this process spent since `start`. */
+function cpuMicros(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return used.user + used.system;
+}
 
 /** Median server time of `url` over 20 requests after 3 warm-ups. */
 async function timePage(admin: Browser, url: string): Promise<number> {
@@ -103,21 +112,37 @@ async function main(): Promise<void> {
       if (csrf) cookies[i] += `; ${csrf.split(';')[0]}`;
     }
     let k = 0;
+    const profiler = args['cpu-prof'] ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    const areaCpu = process.cpuUsage();
     const area = await autocannon({
       url: `http://127.0.0.1:${port}`, connections: CUSTOMERS, duration: SECONDS,
       requests: [{ setupRequest: (req) => { const i = k++ % CUSTOMERS; return { ...req, path: urls[i], headers: { ...req.headers, accept: 'text/html', cookie: cookies[i] } }; } }],
     });
+    const areaUs = cpuMicros(areaCpu) / area.requests.total;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(args['cpu-prof']!, JSON.stringify(profile));
+      profiler.disconnect();
+    }
 
     const bare = Fastify();
     const html = `<!doctype html><html><head><title>bare</title></head><body>${'x'.repeat(body.length)}</body></html>`;
     bare.get('/', async (_req, reply) => reply.type('text/html').send(html));
     await bare.listen({ host: '127.0.0.1', port: 0 });
+    const floorCpu = process.cpuUsage();
     const floor = await autocannon({ url: `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/`, connections: CUSTOMERS, duration: SECONDS });
+    const floorUs = cpuMicros(floorCpu) / floor.requests.total;
     await bare.close();
 
     console.log(`\nclient-area service page (${body.length} bytes), ${CUSTOMERS} concurrent customers, ${SECONDS} s (autocannon):`);
     console.log(`  platform  ${area.requests.average.toFixed(0)} req/s  p50 ${area.latency.p50} ms  p99 ${area.latency.p99} ms  errors ${area.errors}  non-2xx ${area.non2xx}`);
     console.log(`  bare page ${floor.requests.average.toFixed(0)} req/s  p50 ${floor.latency.p50} ms  p99 ${floor.latency.p99} ms`);
+    console.log(`  CPU time per request (this process, autocannon included): platform ${areaUs.toFixed(0)} µs, bare ${floorUs.toFixed(0)} µs, 1/${(areaUs / floorUs).toFixed(2)}`);
     console.log(`  ratio     1/${(floor.requests.average / area.requests.average).toFixed(2)} of the bare page's throughput (target ≥ 1/3)`);
   } finally {
     await stack.close();

@@ -7,15 +7,35 @@ import { requestLocale } from './locale-time.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const FLASH_COOKIE = 'vh_flash';
+/** The CSRF secret's cookie (set by @fastify/csrf-protection, signed). */
+export const CSRF_COOKIE = 'vh_csrf';
 const tokens = new WeakMap<FastifyReply, string>();
+
+/**
+ * Tokens already made per signed CSRF cookie value, reused for the pages of the same browser: a token is valid for its
+ * secret for as long as the secret lives (in the browser's cookie), so reusing it is as safe as the first page's, and
+ * saves the cookie's HMAC check and a salted hash per page. Only a cookie whose signature verified gets an entry (a
+ * forged cookie gets a fresh secret from the plugin, never a cached token). The salt the library adds guards against
+ * compression side channels (BREACH); these pages are sent uncompressed. Bounded: cleared when full.
+ */
+const tokenOfCookie = new Map<string, string>();
+const MAX_CACHED_TOKENS = 10_000;
 
 /** The CSRF token of this answer: made once per request (a second call would mint a second secret on a first visit). */
 export function csrfToken(reply: FastifyReply): string {
   let token = tokens.get(reply);
+  if (token) return token;
+  const cookie = reply.request.cookies[CSRF_COOKIE];
+  token = cookie ? tokenOfCookie.get(cookie) : undefined;
   if (!token) {
+    const verified = cookie !== undefined && Boolean(reply.unsignCookie(cookie).value);
     token = reply.generateCsrf();
-    tokens.set(reply, token);
+    if (verified) {
+      if (tokenOfCookie.size >= MAX_CACHED_TOKENS) tokenOfCookie.clear();
+      tokenOfCookie.set(cookie, token);
+    }
   }
+  tokens.set(reply, token);
   return token;
 }
 

@@ -28,7 +28,7 @@ import { addSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../services/sessions.ts';
 import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
-import { wantsHtml } from './render.ts';
+import { CSRF_COOKIE, wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
 import type { WebDeps } from './web-deps.ts';
 
@@ -84,7 +84,7 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
     await web.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await web.register(fastifyCsrf, {
       sessionPlugin: '@fastify/cookie',
-      cookieKey: 'vh_csrf',
+      cookieKey: CSRF_COOKIE,
       cookieOpts: { path: '/', signed: true, httpOnly: true, sameSite: 'strict', secure: deps.secureCookies },
       getToken: (request) => ((request.body as Record<string, unknown> | undefined)?._csrf as string | undefined) ?? (request.headers['x-csrf-token'] as string | undefined),
     });

@@ -1,6 +1,7 @@
 // The VpnFleet Plugin in a running platform with two real panel processes: the refresh job (queued through its admin
 // API route, as the scheduler queues it with Task.add) fills the fleet snapshot; a stopped panel turns down with an
 // event; service events are logged with their panel; pages, permissions and sidebar come through the Plugin contract.
+import { CapabilityHost } from '../../../module/platform/capability-host.ts';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { ModuleRequest } from '../../../module/contract/http.ts';
@@ -136,7 +137,7 @@ test('a remote worker (no platform database) has the platform run the refresh th
   const client = new WorkerApiClient({ url: stack.platform.url, token, requestTimeoutMs: 20_000 });
   try {
     const remote = vpnFleetManifest.services!({
-      db: null, sealer: null, worker: moduleWorkerCall(client, 'Plugin', 'VpnFleet'), config: { enabled: true, version: '1.0.0' },
+      db: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: moduleWorkerCall(client, 'Plugin', 'VpnFleet'), config: { enabled: true, version: '1.0.0' },
       logger: pino({ level: 'silent' }), clock: { now: () => new Date() },
     });
     assert.equal(remote.fleet, null);

@@ -39,6 +39,12 @@ test('module deactivate / activate / update print and record the answer; the swi
     assert.equal(fresh.code, 0, fresh.err);
     assert.match(fresh.out, /^Product\/VpnProduct\t1\.0\.0\tactive\t\(config\.ts\)$/m);
 
+    const needed = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
+    assert.deepEqual([needed.code, needed.out], [1, "Error: module Product/VpnProduct provides capability 'panel-directory' required by Plugin/VpnFleet: switch Plugin/VpnFleet off first"]);
+    assert.deepEqual(state(dataDir), { active: 1, last_action: 'deactivate', last_result: "Error: module Product/VpnProduct provides capability 'panel-directory' required by Plugin/VpnFleet: switch Plugin/VpnFleet off first" });
+    const fleetOff = await cli(['deactivate', 'Plugin/VpnFleet', '--data', dataDir]);
+    assert.deepEqual([fleetOff.code, fleetOff.out], [0, 'success']);
+
     const off = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([off.code, off.out], [0, 'success']);
     assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'success' });
@@ -49,8 +55,13 @@ test('module deactivate / activate / update print and record the answer; the swi
     assert.deepEqual([again.code, again.out], [1, 'Error: module Product/VpnProduct is not loaded'], 'not loaded at this start: the switch held');
     assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'Error: module Product/VpnProduct is not loaded' });
 
+    const fleetAlone = await cli(['activate', 'Plugin/VpnFleet', '--data', dataDir]);
+    assert.deepEqual([fleetAlone.code, fleetAlone.out], [1, "Error: module Plugin/VpnFleet requires capability 'panel-directory', which no loaded module provides"]);
+
     const on = await cli(['activate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([on.code, on.out], [0, 'success']);
+    const fleetOn = await cli(['activate', 'Plugin/VpnFleet', '--data', dataDir]);
+    assert.deepEqual([fleetOn.code, fleetOn.out], [0, 'success'], 'the capability is provided again');
     assert.deepEqual(state(dataDir), { active: 1, last_action: 'activate', last_result: 'success' });
     const update = await cli(['update', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([update.code, update.out], [0, 'success']);

@@ -32,6 +32,10 @@ test('a running platform follows CLI switches of a module (off, then on) without
     assert.equal(platform.modules.has('Product', 'VpnProduct'), true);
     assert.deepEqual(await platform.followModuleSwitches(), [], 'nothing changed: nothing to follow');
 
+    // VpnFleet requires VpnProduct's capability `panel-directory`: it is switched off first.
+    const fleetOff = await cli(['deactivate', 'Plugin/VpnFleet', '--data', dataDir]);
+    assert.deepEqual([fleetOff.code, fleetOff.out], [0, 'success'], fleetOff.err);
+    assert.ok(await until(() => !platform.modules.has('Plugin', 'VpnFleet')), 'the running platform unmounted VpnFleet');
     const off = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([off.code, off.out], [0, 'success'], off.err);
     assert.ok(await until(() => !platform.modules.has('Product', 'VpnProduct')), 'the running platform unmounted the module');

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
+import { CapabilityHost } from '../../../module/platform/capability-host.ts';
 import { vpnFleetManifest } from '../../../module/modules/Plugin/VpnFleet/manifest.ts';
 import { Task } from '../../../module/task/task.ts';
 import type { TaskQueue } from '../../../module/task/queue.ts';
@@ -17,7 +18,7 @@ test('the scheduled tick queues refreshJob through Task.add once per refresh_eve
   } as unknown as TaskQueue;
   let now = 0;
   const ext = vpnFleetManifest.services!({
-    db: null, sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 10_000 },
+    db: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 10_000 },
     logger: pino({ level: 'silent' }), clock: { now: () => new Date(now) },
   });
   const tick = vpnFleetManifest.scheduled![0];
@@ -56,10 +57,9 @@ test('with the platform database the first tick refreshes a fleet never refreshe
   const fake = { add: async () => ({ id: `t${added.push('x')}`, duplicate: false }) } as unknown as TaskQueue;
   const db = new Database(':memory:');
   runMigrations(db, 'module:Plugin/VpnFleet', VPN_FLEET_MIGRATIONS);
-  db.exec('CREATE TABLE services (uuid TEXT PRIMARY KEY, provision_data TEXT)'); // the platform's, read for panelOfService
   let now = Date.parse('2026-11-23T12:00:00Z');
   const make = () => vpnFleetManifest.services!({
-    db, sealer: {} as never, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 60_000 },
+    db, platform: { service: () => null } as never, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 60_000 },
     logger: pino({ level: 'silent' }), clock: { now: () => new Date(now) },
   });
   const tick = vpnFleetManifest.scheduled![0];

@@ -9,9 +9,9 @@ import { smtpAdminRoutes } from './admin-routes.ts';
 import type { SmtpLedger } from './ledger.ts';
 import { LocalSmtpLedger } from './local-ledger.ts';
 import { MessageComposer } from './messages/compose.ts';
-import { PanelConnectLinks } from './messages/connect-link.ts';
+import { CapabilityConnectLinks } from './messages/connect-link.ts';
 import { registerMessageListeners, type ChannelPicker } from './messages/listeners.ts';
-import { SqliteRecipientDirectory } from './messages/recipients.ts';
+import { HostRecipientDirectory } from './messages/recipients.ts';
 import { RemoteSmtpLedger } from './remote-ledger.ts';
 import { SendStore, SMTP_MIGRATIONS } from './send-store.ts';
 import { smtpWorkerRoutes } from './worker-routes.ts';
@@ -70,14 +70,14 @@ export function channelPicker(instances: ModuleInstanceStore, configured: string
 function services(env: ExtensionEnv): SmtpServices {
   const config = smtpConfigSchema.parse(env.config);
   const common = { smtpLogger: env.logger, smtpJob: config.job };
-  if (!env.db || !env.sealer) {
+  if (!env.db || !env.sealer || !env.platform) {
     const smtpLedger = env.worker ? new RemoteSmtpLedger(env.worker) : null;
     return { smtpLedger, smtpLocalLedger: null, smtpSends: null, smtpComposer: null, smtpChannels: null, ...common };
   }
   const sends = new SendStore(env.db, env.sealer, env.clock);
   const composer = new MessageComposer({
-    recipients: new SqliteRecipientDirectory(env.db),
-    links: new PanelConnectLinks(env.db, env.sealer, env.clock, config.smtp_timeout_ms),
+    recipients: new HostRecipientDirectory(env.platform),
+    links: new CapabilityConnectLinks(env.capabilities, config.smtp_timeout_ms),
     brand: config.brand,
     clientAreaUrl: config.client_area_url ?? null,
     publicUrl: config.public_url,
@@ -97,6 +97,8 @@ export const smtpManifest = defineManifest<SmtpServices>({
   config: smtpConfigSchema,
   migrations: SMTP_MIGRATIONS,
   services,
+  /** The connect link of a VpnProduct account in the service mails (left out when no module provides it). */
+  uses: ['panel-directory'],
   adminApi: (ext) => smtpAdminRoutes(ext.smtpSends),
   /** The ledger steps of a remote worker's Smtp jobs (worker tokens only). */
   workerApi: (ext) => smtpWorkerRoutes(ext.smtpLocalLedger),

@@ -2,20 +2,16 @@
 // into VpnFleet's snapshot table; a panel that cannot be read is stored as down with the reason, and every change of
 // up/down is recorded as a fleet event.
 import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { PanelClient } from '../../Product/VpnProduct/panel-client.ts';
+import type { PanelListing, PanelReader } from '../../../contract/capabilities.ts';
 import type { FleetStore, PanelSnapshot } from './fleet-store.ts';
 
-/** A registered panel (VpnProduct's panel table). */
-export interface FleetPanel {
-  name: string;
-  location: string;
-  api_url: string;
-}
+/** A registered panel (capability `panel-directory`). */
+export type FleetPanel = PanelListing;
 
-/** Where the refresh finds the panels and their clients. */
+/** Where the refresh finds the panels and their clients (the `panel-directory` capability, or a test's twin). */
 export interface FleetSource {
   panels(): FleetPanel[];
-  client(name: string): Promise<PanelClient>;
+  client(name: string): Promise<PanelReader>;
 }
 
 /** Panels read at the same time. */
@@ -31,7 +27,7 @@ export interface RefreshSummary {
 }
 
 /** Reads one panel into a snapshot (down with the first error when any read fails). */
-export async function probePanel(panel: FleetPanel, client: () => Promise<PanelClient>, at: string, signal?: AbortSignal): Promise<PanelSnapshot> {
+export async function probePanel(panel: FleetPanel, client: () => Promise<PanelReader>, at: string, signal?: AbortSignal): Promise<PanelSnapshot> {
   const base = { name: panel.name, location: panel.location, api_url: panel.api_url, refreshed_at: at };
   try {
     const c = await client();

@@ -1,15 +1,14 @@
 // What VpnFleet contributes to the host: its config section, its tables (fleet snapshot and event log), the fleet source
-// (VpnProduct's panels with pooled clients), the scheduled refresh (queued with Task.add), the worker route a remote
+// (capability `panel-directory`, provided by VpnProduct), the scheduled refresh (queued with Task.add), the worker route a remote
 // worker's refresh goes through, and its hook listeners.
-import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import { MODULE_QUEUE } from '../../../contract/product-jobs.ts';
+import type { Capabilities } from '../../../contract/capabilities.ts';
+import type { PlatformReads } from '../../../contract/platform-reads.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { MODULE_JOB } from '../../../task/module-job.ts';
 import { Task } from '../../../task/task.ts';
-import { PanelRegistry } from '../../Product/VpnProduct/panel-registry.ts';
-import { PanelStore } from '../../Product/VpnProduct/panel-store.ts';
 import { refreshFleet, type FleetSource, type RefreshSummary } from './fleet-refresh.ts';
 import { FleetStore, VPN_FLEET_MIGRATIONS } from './fleet-store.ts';
 import { registerFleetHooks } from './hooks.ts';
@@ -52,20 +51,19 @@ export function queueFleetRefresh(): Promise<string> {
   return Task.add(MODULE_JOB, MODULE_QUEUE, { module: { type: 'Plugin', name: 'VpnFleet' }, method: 'refreshJob', tries: 1, backoff: 10, timeout: 120, maxExceptions: 1 }, REFRESH_TAGS);
 }
 
-/** Fleet source over VpnProduct's panel table (opened on first use: VpnProduct's migrations create it). */
-function fleetSource(db: Database.Database, env: ExtensionEnv): FleetSource & { close(): Promise<void> } {
-  let store: PanelStore | null = null;
-  let registry: PanelRegistry | null = null;
-  const open = () => {
-    store ??= new PanelStore(db, env.sealer!, env.clock);
-    registry ??= new PanelRegistry(store, { connections: 2, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 }, 5_000, env.clock);
-    return { store, registry };
-  };
+/** Fleet source over the `panel-directory` capability (resolved at each refresh: its provider may be switched). */
+function fleetSource(capabilities: Capabilities): FleetSource {
   return {
-    panels: () => open().store.list().map((p) => ({ name: p.name, location: p.location, api_url: p.api_url })),
-    client: (name) => open().registry.client(name),
-    close: async () => registry?.close(),
+    panels: () => capabilities.get('panel-directory').panels(),
+    client: (name) => capabilities.get('panel-directory').reader(name),
   };
+}
+
+/** The panel a service's account lives on (VpnProduct's provision data: `panel`, else `panel_location`). */
+function panelOf(platform: PlatformReads, serviceUuid: string): string | null {
+  const data = platform.service(serviceUuid)?.provision_data ?? {};
+  const panel = data.panel ?? data.panel_location;
+  return typeof panel === 'string' ? panel : null;
 }
 
 function services(env: ExtensionEnv): VpnFleetServices {
@@ -91,7 +89,7 @@ function services(env: ExtensionEnv): VpnFleetServices {
       return now - last >= every ? queueRefresh() : null;
     },
   };
-  if (!env.db || !env.sealer) {
+  if (!env.db || !env.platform) {
     const worker = env.worker;
     const runRefresh = async () => {
       if (!worker) throw new Error('VpnFleet needs the platform database or the worker API');
@@ -99,9 +97,8 @@ function services(env: ExtensionEnv): VpnFleetServices {
     };
     return { ...common, fleet: null, fleetSource: null, runRefresh, panelOfService: () => null, close: async () => undefined };
   }
-  const source = fleetSource(env.db, env);
-  const provision = env.db.prepare(`SELECT coalesce(json_extract(provision_data, '$.panel'), json_extract(provision_data, '$.panel_location')) AS panel
-    FROM services WHERE uuid = ?`);
+  const source = fleetSource(env.capabilities);
+  const platform = env.platform;
   const fleet = new FleetStore(env.db);
   firstLast = () => fleet.lastRefreshedAt();
   return {
@@ -111,12 +108,12 @@ function services(env: ExtensionEnv): VpnFleetServices {
     runRefresh: (signal) => refreshFleet(source, fleet, clock, signal),
     panelOfService: (uuid) => {
       try {
-        return ((provision.get(uuid) as { panel: string | null } | undefined)?.panel) ?? null;
+        return panelOf(platform, uuid);
       } catch {
         return null;
       }
     },
-    close: () => source.close(),
+    close: async () => undefined,
   };
 }
 
@@ -124,6 +121,7 @@ export const vpnFleetManifest = defineManifest<VpnFleetServices>({
   config: vpnFleetConfigSchema,
   migrations: VPN_FLEET_MIGRATIONS,
   services,
+  requires: ['panel-directory'],
   /** `GET /refresh` (worker tokens only): a remote worker's refreshJob has the platform run the refresh. */
   workerApi: (ext) => async (app) => {
     app.get('/refresh', async () => ext.runRefresh());

@@ -9,9 +9,10 @@ import { vpnProductAdminPanels } from './panel-health.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
 import { Placement } from './placement.ts';
 import { LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bound.ts';
+import { panelDirectoryCapability } from './panel-directory.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
-import { SqliteUsernameDirectory, type UsernameDirectory } from './usernames.ts';
+import { HostUsernameDirectory, type UsernameDirectory } from './usernames.ts';
 import { Task } from '../../../task/task.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
 import { CapDirectory } from './caps/cap-directory.ts';
@@ -68,19 +69,19 @@ export function createPlacement(panels: PanelRegistry, clock: Clock): Placement 
 }
 
 function services(env: ExtensionEnv): VpnProductServices {
-  if (env.db && env.sealer) {
+  if (env.db && env.sealer && env.platform) {
     const panelStore = new PanelStore(env.db, env.sealer, env.clock);
     const panels = createPanelRegistry(panelStore, env.config, env.clock);
     const capStore = new CapStore(env.db, env.clock);
     const settings = vpnProductConfigSchema.partial().parse(env.config);
     const caps = new CapPass({
-      directory: new CapDirectory(env.db), store: capStore, client: (panel) => panels.client(panel),
+      directory: new CapDirectory(env.platform, () => capStore.withAction()), store: capStore, client: (panel) => panels.client(panel),
       addTask: (job, queue, input, tags) => Task.add(job, queue, input, tags),
       jobOptions: { ...VPN_JOB_DEFAULTS, ...(settings.job ?? {}) }, clock: env.clock, logger: env.logger,
       everyMs: settings.caps?.every_ms ?? CAP_PASS_EVERY_MS,
     });
     return {
-      panels, placement: createPlacement(panels, env.clock), usernames: new SqliteUsernameDirectory(env.db), panelStore, panelAdmin: new PanelAdmin(panelStore),
+      panels, placement: createPlacement(panels, env.clock), usernames: env.platform ? new HostUsernameDirectory(env.platform) : null, panelStore, panelAdmin: new PanelAdmin(panelStore),
       linkIssues: new LinkIssueLog(env.db, env.clock), caps, capStore,
     };
   }
@@ -95,6 +96,7 @@ export const vpnProductManifest = defineManifest<VpnProductServices>({
   config: vpnProductConfigSchema,
   migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION, CAPS_MIGRATION],
   services,
+  provides: { 'panel-directory': (ext) => panelDirectoryCapability(ext.panels, ext.panelStore) },
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),
   workerApi: (ext) => panelWorkerRoutes(ext.panelStore!),
   adminPanels: (ext) => vpnProductAdminPanels(ext.panelStore!, ext.panelAdmin!),

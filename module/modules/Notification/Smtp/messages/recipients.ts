@@ -1,6 +1,7 @@
 // Who a message goes to and what it may say: the customer owning a service (services.customer_uuid → customers) and the
-// service's non-secret facts (plan, location, panel account, address). Reads the platform's tables; platform process only.
-import type Database from 'better-sqlite3';
+// service's non-secret facts (plan, location, panel account, address). Read through the host's read API of platform data
+// (services, customers, products); platform process only.
+import type { PlatformReads } from '../../../../contract/platform-reads.ts';
 
 /** The customer a message is addressed to. */
 export interface Recipient {
@@ -37,46 +38,39 @@ export interface RecipientDirectory {
   hasSavedMethod(customerUuid: string): boolean;
 }
 
-/** Over the platform database (customers, services, products). Secret-named members are never read. */
-export class SqliteRecipientDirectory implements RecipientDirectory {
-  private readonly byService;
-  private readonly byCustomer;
-  private readonly facts;
-  private readonly methods;
-
-  constructor(db: Database.Database) {
-    this.byService = db.prepare(`SELECT c.uuid AS customer_uuid, c.email, c.name FROM services s JOIN customers c ON c.uuid = s.customer_uuid WHERE s.uuid = ?`);
-    this.byCustomer = db.prepare('SELECT uuid AS customer_uuid, email, name FROM customers WHERE uuid = ?');
-    this.facts = db.prepare(`SELECT s.uuid AS service_uuid, s.module, s.provision_status,
-        json_extract(p.product_data, '$.plan_type') AS plan_type, json_extract(p.product_data, '$.server_location') AS server_location,
-        json_extract(s.provision_data, '$.account_name') AS account_name, json_extract(s.provision_data, '$.wg_server') AS wg_server,
-        json_extract(s.provision_data, '$.address') AS address, json_extract(s.provision_data, '$.panel_location') AS panel_location,
-        json_extract(s.provision_data, '$.panel') AS panel, json_extract(s.service_data, '$.username') AS username, b.state AS billing_state
-      FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid LEFT JOIN service_billing b ON b.service_uuid = s.uuid WHERE s.uuid = ?`);
-    this.methods = db.prepare('SELECT 1 FROM payment_methods WHERE customer_uuid = ? LIMIT 1');
-  }
+/** Over the host's read API (`ExtensionEnv.platform`). Secret-named members never reach it. */
+export class HostRecipientDirectory implements RecipientDirectory {
+  constructor(private readonly platform: PlatformReads) {}
 
   ofService(serviceUuid: string): Recipient | null {
-    return (this.byService.get(serviceUuid) as Recipient | undefined) ?? null;
+    const customer = this.platform.service(serviceUuid)?.customer_uuid;
+    return customer ? this.ofCustomer(customer) : null;
   }
 
   ofCustomer(customerUuid: string): Recipient | null {
-    return (this.byCustomer.get(customerUuid) as Recipient | undefined) ?? null;
+    const customer = this.platform.customer(customerUuid);
+    return customer ? { customer_uuid: customer.uuid, email: customer.email, name: customer.name } : null;
   }
 
   service(serviceUuid: string): ServiceFacts | null {
-    const row = this.facts.get(serviceUuid) as Record<string, unknown> | undefined;
-    if (!row) return null;
-    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+    const service = this.platform.service(serviceUuid);
+    if (!service) return null;
+    const product = this.platform.product(service.product_uuid)?.product_data ?? {};
+    const provision = service.provision_data;
     return {
-      service_uuid: String(row.service_uuid), module: String(row.module), provision_status: String(row.provision_status),
-      plan_type: text(row.plan_type), server_location: text(row.server_location), account_name: text(row.account_name),
-      wg_server: text(row.wg_server), address: text(row.address), panel_location: text(row.panel_location), panel: text(row.panel),
-      username: text(row.username), billing_state: text(row.billing_state),
+      service_uuid: service.uuid, module: service.module, provision_status: service.provision_status,
+      plan_type: text(product.plan_type), server_location: text(product.server_location), account_name: text(provision.account_name),
+      wg_server: text(provision.wg_server), address: text(provision.address), panel_location: text(provision.panel_location),
+      panel: text(provision.panel), username: text(service.service_data.username), billing_state: service.billing_state,
     };
   }
 
   hasSavedMethod(customerUuid: string): boolean {
-    return this.methods.get(customerUuid) !== undefined;
+    return this.platform.customer(customerUuid)?.has_payment_method ?? false;
   }
+}
+
+/** A JSON member as message text: strings (not empty) and numbers; anything else is null. */
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : null;
 }

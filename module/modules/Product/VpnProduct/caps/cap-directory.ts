@@ -1,7 +1,7 @@
 // The services a data-cap pass looks at: live VpnProduct services whose plan has a cap, or which carry a cap action in
-// force (to lift it when the plan changed), with their panel account and billing period. Reads the platform's tables
-// (services, products, service_billing) as the username directory does; platform process only.
-import type Database from 'better-sqlite3';
+// force (to lift it when the plan changed), with their panel account and billing period. Reads platform data through
+// the host's read API (services, products, billing), as the username directory does; platform process only.
+import type { PlatformReads } from '../../../../contract/platform-reads.ts';
 import { addDays, addMonths, periodAround } from '../../../../platform/services/billing/calendar.ts';
 
 /** One service as the pass sees it. */
@@ -18,57 +18,34 @@ export interface CappedService {
   anchor_day: number | null;
 }
 
-interface Row {
-  service_uuid: string;
-  provision_status: string;
-  customer_uuid: string | null;
-  product_data: string;
-  account_name: string | null;
-  panel: string | null;
-  panel_location: string | null;
-  next_due_date: string | null;
-  anchor_day: number | null;
-}
+/** Provision statuses a pass steps. */
+const STEPPED = ['completed', 'suspended', 'processing'];
 
+/** Over the host's read API of platform data, and the pass's own record of the services carrying a cap action. */
 export class CapDirectory {
-  private readonly listStmt;
-  private readonly oneStmt;
+  constructor(private readonly platform: PlatformReads, private readonly withAction: () => string[]) {}
 
-  constructor(db: Database.Database) {
-    const select = `SELECT s.uuid AS service_uuid, s.provision_status, s.customer_uuid, p.product_data,
-        json_extract(s.provision_data, '$.account_name') AS account_name, json_extract(s.provision_data, '$.panel') AS panel,
-        json_extract(s.provision_data, '$.panel_location') AS panel_location, b.next_due_date, b.anchor_day
-      FROM services s JOIN products p ON p.uuid = s.product_uuid LEFT JOIN service_billing b ON b.service_uuid = s.uuid`;
-    this.listStmt = db.prepare<[], Row>(`${select}
-      WHERE s.module = 'VpnProduct' AND s.provision_status IN ('completed', 'suspended', 'processing')
-        AND (CAST(COALESCE(NULLIF(json_extract(p.product_data, '$.data_cap_gb'), ''), 0) AS REAL) > 0
-          OR s.uuid IN (SELECT service_uuid FROM vpn_product_caps WHERE applied IS NOT NULL))`);
-    this.oneStmt = db.prepare<[string], Row>(`${select} WHERE s.uuid = ?`);
-  }
-
-  /** Every service a pass steps. */
+  /** Every service a pass steps: capped plans, and services still carrying an action (to lift it when the plan changed). */
   list(): CappedService[] {
-    return this.listStmt.all().map(toService);
+    const capped = this.platform.serviceUuids({ module: 'VpnProduct', statuses: STEPPED, productNumberAbove: { data_cap_gb: 0 } });
+    const uuids = [...new Set([...capped, ...this.withAction()])];
+    return uuids.map((uuid) => this.get(uuid)).filter((s): s is CappedService => s !== null && STEPPED.includes(s.provision_status));
   }
 
-  /** One service (any state), or null. */
+  /** One VpnProduct service (any state), or null. */
   get(serviceUuid: string): CappedService | null {
-    const row = this.oneStmt.get(serviceUuid);
-    return row ? toService(row) : null;
+    const service = this.platform.service(serviceUuid);
+    if (!service || service.module !== 'VpnProduct') return null;
+    const product = this.platform.product(service.product_uuid);
+    if (!product) return null;
+    const provision = service.provision_data;
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return {
+      service_uuid: service.uuid, provision_status: service.provision_status, customer_uuid: service.customer_uuid, product_data: product.product_data,
+      account_name: text(provision.account_name), panel: text(provision.panel) ?? text(provision.panel_location),
+      next_due_date: service.next_due_date, anchor_day: service.anchor_day,
+    };
   }
-}
-
-function toService(row: Row): CappedService {
-  let product: Record<string, unknown> = {};
-  try {
-    product = JSON.parse(row.product_data) as Record<string, unknown>;
-  } catch {
-    product = {};
-  }
-  return {
-    service_uuid: row.service_uuid, provision_status: row.provision_status, customer_uuid: row.customer_uuid, product_data: product,
-    account_name: row.account_name, panel: row.panel ?? row.panel_location ?? null, next_due_date: row.next_due_date, anchor_day: row.anchor_day,
-  };
 }
 
 /** The end of the days a period's usage sums: its end, or tomorrow when the period is overdue (no new allowance). */

@@ -68,6 +68,11 @@ export class CapStore {
     this.pruneStmt = db.prepare('DELETE FROM vpn_product_usage_days WHERE day < ?');
   }
 
+  /** Services carrying a cap action in force (the pass lifts it when their plan no longer caps them). */
+  withAction(): string[] {
+    return this.db.prepare<[], string>('SELECT service_uuid FROM vpn_product_caps WHERE applied IS NOT NULL ORDER BY service_uuid').pluck().all();
+  }
+
   /** The service's cap state, or null before its first pass. */
   state(serviceUuid: string): CapState | null {
     const row = this.getStmt.get(serviceUuid);
