@@ -1,5 +1,6 @@
 // The module settings page (Payment and Notification modules): what the platform hands getSettingsPage(data), the
 // optional test a module offers ("test the keys", "send a test mail"), and the permission key that guards both.
+import type { ModuleResponse } from './http.ts';
 
 /** What the platform's module settings page gives `getSettingsPage(data)`; the module renders the whole form. */
 export interface SettingsPageData {
@@ -45,6 +46,8 @@ export function settingsSurface(type: string, name: string, title: string): {
   permission: { name: string; key: string; description: string };
   route: { method: 'get'; uri: string; permission: string; name: string; controller: string };
   sidebar: { title: string; link: string; active_links: string[]; permission: string };
+  /** The sidebar link's answer: a redirect to the platform's settings page of the module. */
+  redirect: ModuleResponse;
 } {
   const key = settingsPermission(type, name);
   const routeName = `${name.toLowerCase()}.settings`;
@@ -52,6 +55,7 @@ export function settingsSurface(type: string, name: string, title: string): {
     permission: { name: `${title} settings`, key, description: `See and change the ${title} settings (secrets are only replaced, never shown)` },
     route: { method: 'get', uri: 'settings', permission: key, name: routeName, controller: `${name}@settingsLink` },
     sidebar: { title: 'Settings', link: routeName, active_links: [routeName], permission: key },
+    redirect: { status: 303, body: '', headers: { location: settingsPagePath(type, name), 'content-type': 'text/plain; charset=utf-8' } },
   };
 }
 

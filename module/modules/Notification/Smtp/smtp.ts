@@ -17,7 +17,7 @@ import { isConfigured, parseSmtpSettings, SmtpSettingsError, type SmtpSettings }
 import { smtpTransport, toSmtpFailure, type MailTransport } from './transport.ts';
 import type { ModuleResponse } from '../../../contract/http.ts';
 import { settingsForm } from '../../../contract/settings-form.ts';
-import { settingsPagePath, settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
+import { settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
 import { sendTestMail, SMTP_FIELDS } from './settings-page.ts';
 
 /** What the host adds to this module's context: the services of its manifest. */
@@ -93,7 +93,7 @@ export class Smtp extends Notification {
 
   /** The sidebar link's controller: on to the platform's settings page of this module. */
   settingsLink(): ModuleResponse {
-    return { status: 303, body: '', headers: { location: settingsPagePath('Notification', 'Smtp'), 'content-type': 'text/plain; charset=utf-8' } };
+    return SMTP_SURFACE.redirect;
   }
 
   /** The spec's send: 422 error bag, or success once the mail is queued for delivery (or logged without a server). */

@@ -7,7 +7,7 @@ import { currencyExponent, formatMinor } from '../../../platform/services/billin
 import { isCardError, stripeClient, stripeWebhooks, type StripeClient } from './client.ts';
 import { failureOf, paymentOf, setupOf, signedAt } from './events.ts';
 import { collectSecretValues, scrub } from '../../../contract/log.ts';
-import { settingsPagePath, settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
+import { settingsSurface, type SettingsPageData, type SettingsTestResult } from '../../../contract/settings-page.ts';
 import { settingsForm, type SettingsField } from '../../../contract/settings-form.ts';
 import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
 
@@ -82,7 +82,7 @@ export class Stripe extends Payment {
 
   /** The sidebar link's controller: on to the platform's settings page of this module. */
   settingsLink(): ModuleResponse {
-    return { status: 303, body: '', headers: { location: settingsPagePath('Payment', 'Stripe'), 'content-type': 'text/plain; charset=utf-8' } };
+    return STRIPE_SURFACE.redirect;
   }
 
   /**
