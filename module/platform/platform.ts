@@ -24,6 +24,7 @@ import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.ts';
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
+import { sqliteQueryStore, type QueryStore } from './store/query/query-store.ts';
 import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
 import { ModuleLogStore } from './store/repositories/module-logs.ts';
 import { ModuleVersionRepository } from './store/repositories/module-versions.ts';
@@ -69,6 +70,11 @@ export class Platform {
 
   private constructor(
     readonly db: Db,
+    /**
+     * The query layer (issue 22): the same SQLite handle as `db` while callers move from the synchronous repositories
+     * to the asynchronous ones; `db` goes once they all have, and a PostgreSQL store can be passed instead.
+     */
+    readonly store: QueryStore,
     readonly box: SecretBox,
     readonly logger: Logger,
     readonly hooks: Hooks,
@@ -115,6 +121,7 @@ export class Platform {
     const previous = installedQueue();
     try {
       const box = SecretBox.open(opts.dataDir);
+      const store = sqliteQueryStore(db);
       const products = new ProductRepository(db, clock);
       const services = new ServiceStore(db, box, clock);
       const taskStore = new TaskStore(db, box, clock);
@@ -160,7 +167,7 @@ export class Platform {
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       const platform = new Platform(
-        db, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
+        db, store, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
         moduleLogStore, versions, billing.service, billing.recurring,
       );
@@ -264,6 +271,7 @@ export class Platform {
     await this.recurring.dispatcher.close();
     Task.use(null);
     await this.modules.close();
+    await this.store.close();
     this.db.close();
   }
 }

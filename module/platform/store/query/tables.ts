@@ -1,83 +1,15 @@
-// Row types of the platform tables that go through the query layer (Kysely's database interface): the columns as both
-// engines store them (timestamps ISO-8601 text, JSON as text, integers as numbers).
-import type { Generated } from 'kysely';
+// The platform database as the query layer sees it (Kysely's database interface): the columns as both engines store them
+// (timestamps ISO-8601 text, JSON as text, integers as numbers). Each area keeps its row types in its own file under
+// tables/; a table is added there when its repository moves to the query layer.
+import type { BillingTables } from './tables/billing.ts';
+import type { CoreTables } from './tables/core.ts';
+import type { HostTables } from './tables/host.ts';
+import type { TaskTables } from './tables/tasks.ts';
 
-export interface ProductsTable {
-  uuid: string;
-  module: string;
-  product_data: string;
-  name: Generated<string>;
-  description: Generated<string>;
-  position: Generated<number>;
-  /** 1 = offered on the order page. */
-  visible: Generated<number>;
-  created_at: string;
-  updated_at: string;
-}
+export type * from './tables/core.ts';
+export type * from './tables/billing.ts';
+export type * from './tables/host.ts';
+export type * from './tables/tasks.ts';
 
-export interface CustomersTable {
-  uuid: string;
-  /** Case-insensitive on both engines (SQLite NOCASE; PostgreSQL the `vpnhost_nocase` collation). */
-  email: string;
-  name: Generated<string>;
-  password_hash: string | null;
-  session_version: Generated<number>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ServicesTable {
-  uuid: string;
-  product_uuid: string;
-  module: string;
-  service_data: string;
-  provision_status: string;
-  status_reason: string | null;
-  provision_data: Generated<string>;
-  customer_uuid: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AdminTokensTable {
-  id: Generated<number>;
-  digest: string;
-  comment: Generated<string>;
-  scope: Generated<'admin' | 'worker'>;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-export interface PricesTable {
-  product_uuid: string;
-  billing_cycle: string;
-  amount_minor: number;
-  currency: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface BillingProductsTable {
-  product_uuid: string;
-  refund_action: Generated<string>;
-  dunning: string | null;
-  updated_at: string;
-}
-
-export interface ModuleVersionsTable {
-  module_type: string;
-  module_name: string;
-  version: string;
-  updated_at: string;
-}
-
-/** The platform database as the query layer sees it (tables are added here as their repositories move over). */
-export interface StoreTables {
-  products: ProductsTable;
-  customers: CustomersTable;
-  services: ServicesTable;
-  admin_tokens: AdminTokensTable;
-  prices: PricesTable;
-  billing_products: BillingProductsTable;
-  module_versions: ModuleVersionsTable;
-}
+/** Every platform table the query layer knows. */
+export interface StoreTables extends CoreTables, BillingTables, HostTables, TaskTables {}
