@@ -2,7 +2,7 @@
 import { after } from 'node:test';
 import { openQueryStore } from '../../module/platform/store/query/query-store.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.ts';
-import { runStoreContract } from './store.contract.ts';
+import { runStoreContracts } from './store-contracts.ts';
 
 let server: Promise<PostgresServer> | null = null;
 let databases = 0;
@@ -11,7 +11,7 @@ after(async () => {
   if (server) await (await server).stop();
 });
 
-runStoreContract('postgres', async (t) => {
+runStoreContracts('postgres', async (t) => {
   if (!requirePostgres(t)) return null;
   server ??= startPostgres();
   const url = await (await server).createDatabase(`contract_${++databases}`);

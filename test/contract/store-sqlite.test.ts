@@ -1,9 +1,9 @@
 // The store contract on SQLite (the embedded default): a fresh data directory per test.
 import { openQueryStore } from '../../module/platform/store/query/query-store.ts';
 import { removeDir, tempDir } from '../fixtures/platform/processes.ts';
-import { runStoreContract } from './store.contract.ts';
+import { runStoreContracts } from './store-contracts.ts';
 
-runStoreContract('sqlite', async () => {
+runStoreContracts('sqlite', async () => {
   const dataDir = tempDir('store-contract');
   const store = await openQueryStore({ engine: 'sqlite', dataDir });
   return { store, async close() { await store.close(); removeDir(dataDir); } };

@@ -221,6 +221,22 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual(row, [{ module_type: 'Product', module_name: 'VpnProduct', version: '1.1.0', updated_at: '2026-11-27T10:01:00.000Z' }]);
     }));
 
+    test('store.transaction: repositories on the transaction store commit together, a throw undoes all, nesting joins', (t) => withStore(t, open, async (store, clock) => {
+      const kept = await store.transaction(async (tx) => {
+        assert.equal(tx.inTransaction, true);
+        const product = await new ProductQueries(tx, clock).create('VpnProduct', { plan_type: 'basic' });
+        await tx.transaction(async (inner) => new PriceQueries(inner, clock).set(product.uuid, 'monthly', 500, 'EUR'));
+        return product.uuid;
+      });
+      assert.equal((await new PriceQueries(store, clock).list(kept)).length, 1);
+      await assert.rejects(store.transaction(async (tx) => {
+        await new ProductQueries(tx, clock).create('VpnProduct', { plan_type: 'lost' });
+        throw new Error('undo');
+      }), /undo/);
+      assert.deepEqual((await new ProductQueries(store, clock).list()).map((p) => p.uuid), [kept]);
+      assert.equal(store.inTransaction, false);
+    }));
+
     test('transactions: all of the writes or none of them', (t) => withStore(t, open, async (store, clock) => {
       const kept = await store.db.transaction().execute(async (trx) => {
         const products = new ProductQueries({ ...store, db: trx }, clock);

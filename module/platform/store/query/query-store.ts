@@ -1,6 +1,6 @@
 // The platform's typed query layer: one Kysely instance over SQLite (better-sqlite3, the embedded default) or PostgreSQL
 // (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import { openPlatformDb, type Db } from '../db.ts';
@@ -77,8 +77,32 @@ export interface QueryStore {
    * tables may reference the platform's).
    */
   migrate(scopes: ScopeList, clock?: Clock): Promise<Record<string, number[]>>;
+  /**
+   * Runs `work` in one transaction and answers its result: every repository built on the store `work` receives
+   * (`new XQueries(tx)`) writes inside it; a throw rolls all of it back. Inside a transaction this joins the outer one
+   * (Kysely has no nested transactions). On SQLite the transaction holds the one connection: do not await, inside it,
+   * anything that writes through the synchronous repositories on the same handle.
+   */
+  transaction<T>(work: (tx: QueryStore) => Promise<T>): Promise<T>;
+  /** True on a store handed out by `transaction`. */
+  readonly inTransaction: boolean;
   /** Closes what this store opened (a shared SQLite handle stays open). */
   close(): Promise<void>;
+}
+
+/** `base` bound to a Kysely transaction: the same functions, `transaction` joins, `close` is the outer store's business. */
+function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close'>, trx: Transaction<StoreTables>): QueryStore {
+  const tx: QueryStore = {
+    ...base, db: trx, inTransaction: true,
+    transaction: (work) => work(tx),
+    close: async () => { throw new Error('close() is not available inside a transaction'); },
+  };
+  return tx;
+}
+
+/** The `transaction` of a store over `db`. */
+function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
+  return (work) => db.transaction().execute((trx) => work(transactionStore(base, trx)));
 }
 
 /** The functions whose SQL differs between the engines. */
@@ -100,7 +124,8 @@ export function sqliteQueryStore(handle: Db): QueryStore {
   const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
     Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
-  return { engine: 'sqlite', db, ...dialectFunctions('sqlite'), migrate, close: () => db.destroy() };
+  const base = { engine: 'sqlite' as const, ...dialectFunctions('sqlite'), migrate };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
@@ -111,7 +136,8 @@ export function postgresQueryStore(pool: pg.Pool): QueryStore {
     const applied = await migratePostgres(pool, [...PLATFORM_STORE_SCOPES, ...scopes.filter(([scope]) => !own.has(scope))], clock);
     return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
   };
-  return { engine: 'postgres', db, ...dialectFunctions('postgres'), migrate, close: () => db.destroy() };
+  const base = { engine: 'postgres' as const, ...dialectFunctions('postgres'), migrate };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */
