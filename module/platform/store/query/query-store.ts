@@ -118,9 +118,28 @@ function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'c
     };
 }
 
+/** Distinct SQL texts kept prepared per handle (queries with `IN (…)` lists of many lengths stop being kept past it). */
+const PREPARED_LIMIT = 1000;
+
+/**
+ * `handle.prepare` that reuses the statement of an SQL text already seen: Kysely asks for a statement on every query,
+ * and preparing costs several times what running a small indexed query does.
+ */
+function preparedOnce(handle: Db): (text: string) => ReturnType<Db['prepare']> {
+  const kept = new Map<string, ReturnType<Db['prepare']>>();
+  return (text) => {
+    let prepared = kept.get(text);
+    if (!prepared) {
+      prepared = handle.prepare(text);
+      if (kept.size < PREPARED_LIMIT) kept.set(text, prepared);
+    }
+    return prepared;
+  };
+}
+
 /** The query layer over an open platform database handle (shared with the synchronous repositories; not closed). */
 export function sqliteQueryStore(handle: Db): QueryStore {
-  const database = { prepare: (text: string) => handle.prepare(text), close: () => undefined };
+  const database = { prepare: preparedOnce(handle), close: () => undefined };
   const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
     Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
