@@ -98,8 +98,14 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
     addSecurityHeaders(web, deps.secureCookies);
     web.setErrorHandler((error: FastifyError | Error, request, reply) => webErrorHandler(deps, error, request, reply));
     // Node keeps the first of repeated Authorization headers: such a request is refused everywhere, as the APIs do.
-    web.addHook('onRequest', async (request) => {
-      if (authorizationHeaderCount(request) > 1) refuseAccess(request, REPEATED_AUTHORIZATION, UNAUTHORIZED);
+    // A callback hook: no promise per request.
+    web.addHook('onRequest', (request, _reply, done) => {
+      if (authorizationHeaderCount(request) <= 1) return done();
+      try {
+        refuseAccess(request, REPEATED_AUTHORIZATION, UNAUTHORIZED);
+      } catch (error) {
+        done(error as Error);
+      }
     });
     // CSRF: every unsafe request of a browser (cookie) session; bearer-token API clients carry no cookies to forge.
     web.addHook('preHandler', (request, reply, done) => {
