@@ -4,7 +4,7 @@
 // (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
 //     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
 //
-// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--client-only] [--cpu-prof FILE]`
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--client-only] [--connections 50] [--cpu-prof FILE]`
 // (--cpu-prof: a V8 CPU profile of the platform phase only, bench client included). In process: the platform on a temp
 // SQLite file with the web tests' TabProduct module.
 import { randomUUID } from 'node:crypto';
