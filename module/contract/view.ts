@@ -2,8 +2,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
-import { registerTimeHelper } from './time-format.ts';
+import type Handlebars from 'handlebars';
+import { COMPILE_OPTIONS, createViewEngine } from '../../panel/shared/view-engine.ts';
 
 /** The repository's `views/` directory. */
 export const DEFAULT_VIEWS_DIR = fileURLToPath(new URL('../../views', import.meta.url));
@@ -12,10 +12,7 @@ export const DEFAULT_VIEWS_DIR = fileURLToPath(new URL('../../views', import.met
 const TEMPLATE_PATH = /^[A-Za-z0-9_-]+([./][A-Za-z0-9_-]+)*$/;
 const MODULE_PART = /^[A-Za-z0-9_-]+$/;
 
-const hbs = Handlebars.create();
-hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-hbs.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
-registerTimeHelper(hbs);
+const hbs = createViewEngine();
 
 const compiled = new Map<string, { mtimeMs: number; size: number; render: Handlebars.TemplateDelegate }>();
 
@@ -56,7 +53,7 @@ function load(file: string): Handlebars.TemplateDelegate {
   }
   const cached = compiled.get(file);
   if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.render;
-  const render = hbs.compile(readFileSync(file, 'utf8'), { strict: false });
+  const render = hbs.compile(readFileSync(file, 'utf8'), COMPILE_OPTIONS);
   compiled.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, render });
   return render;
 }

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
+import { COMPILE_OPTIONS, createViewEngine } from '../shared/view-engine.ts';
 import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../schemas/otl.ts';
 
 /** Directory of the page templates. */
@@ -77,11 +78,11 @@ export class OtlPageRenderer {
   private readonly favicon: string;
 
   constructor(dir = OTL_VIEWS_DIR) {
-    const hbs = Handlebars.create();
+    const hbs = createViewEngine();
     const read = (name: string) => readFileSync(join(dir, name), 'utf8');
     hbs.registerPartial('head', read('partials/head.hbs'));
     hbs.registerPartial('foot', read('partials/foot.hbs'));
-    const compile = (name: string) => hbs.compile(read(name), { strict: false, noEscape: false });
+    const compile = (name: string) => hbs.compile(read(name), COMPILE_OPTIONS);
     this.confirmTpl = compile('confirm.hbs');
     this.configTpl = compile('config.hbs');
     this.notRelevantTpl = compile('not-relevant.hbs');

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Module } from '../../contract/module.ts';
 import { buildSidebar, type CurrentPage } from './admin/sidebar.ts';
 import { requestLocale } from './locale-time.ts';
+import type { PageLayout } from './page-views.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const FLASH_COOKIE = 'vh_flash';
@@ -72,25 +73,30 @@ export async function adminPage(
   const admin = request.admin;
   const can = (key: string) => admin?.hasPermission(key) ?? false;
   const sidebar = admin ? buildSidebar(loadedModules(deps), can, current) : [];
-  return reply.code(status).type('text/html; charset=utf-8').view(`admin/${page}.hbs`, {
+  return sendPage(deps, reply.code(status), `admin/${page}`, 'admin', {
     ...data,
     csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: admin ? { email: admin.email, name: admin.name, role: admin.role.name } : null,
     locale: requestLocale(request),
     sidebar,
-  }, { layout: 'layouts/admin.hbs' });
+  });
 }
 
 /** Renders `client/<page>.hbs` inside the client-area layout. */
 export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
-  return reply.code(status).type('text/html; charset=utf-8').view(`client/${page}.hbs`, {
+  return sendPage(deps, reply.code(status), `client/${page}`, 'client', {
     ...data,
     csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
     me: request.customer,
     locale: requestLocale(request),
-  }, { layout: 'layouts/client.hbs' });
+  });
+}
+
+/** Sends `page` (e.g. `client/login`) rendered inside `layout` as the HTML answer (the status set by the caller). */
+export function sendPage(deps: WebDeps, reply: FastifyReply, page: string, layout: PageLayout, data: Record<string, unknown>): FastifyReply {
+  return reply.type('text/html; charset=utf-8').send(deps.views.render(page, layout, data));
 }
 
 /** True when the client wants a page (a browser), false for JSON clients. */

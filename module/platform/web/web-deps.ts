@@ -5,6 +5,7 @@ import type { RoleRepository } from '../services/roles.ts';
 import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
 import type { SessionStore } from '../services/sessions.ts';
 import type { LoginThrottle } from './login-throttle.ts';
+import type { PageViews } from './page-views.ts';
 import type { TokenSigner } from './signed-tokens.ts';
 
 export interface WebDeps {
@@ -20,6 +21,8 @@ export interface WebDeps {
   loginThrottle: LoginThrottle;
   /** Cookies get the Secure flag (behind TLS). */
   secureCookies: boolean;
+  /** The page templates (views/platform), compiled once with their layouts. */
+  views: PageViews;
 }
 
 declare module 'fastify' {

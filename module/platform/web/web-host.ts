@@ -8,7 +8,6 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import fastifyView from '@fastify/view';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_VIEWS_DIR } from '../../contract/view.ts';
 import { CSRF_REFUSED, errorHandler, HttpError, UNAUTHORIZED } from '../errors.ts';
@@ -23,12 +22,12 @@ import { moduleAdminRoutes } from './admin/module-routes.ts';
 import { uplotDir } from './admin/revenue-page.ts';
 import { clientRoutes } from './client/client-routes.ts';
 import { CustomerAccounts } from './client/customer-accounts.ts';
-import { createViewEngine } from './view-engine.ts';
+import { PageViews } from './page-views.ts';
 import { addSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../services/sessions.ts';
 import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
-import { CSRF_COOKIE, wantsHtml } from './render.ts';
+import { CSRF_COOKIE, sendPage, wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
 import type { WebDeps } from './web-deps.ts';
 
@@ -55,6 +54,7 @@ export function createWebDeps(platform: Platform, opts: WebHostOptions = {}): We
     admins: new AdminUsers(platform.db, roles, sessions, platform.clock),
     customers: new CustomerAccounts(platform.db, signer, sessions, platform.clock),
     secureCookies: opts.secureCookies ?? false,
+    views: new PageViews(join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform')),
     loginThrottle: new LoginThrottle(platform.clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),
   };
 }
@@ -64,13 +64,13 @@ function isCsrfError(error: unknown): boolean {
 }
 
 /** The web scopes' error answers: an error page for browsers, `{error}` JSON otherwise; CSRF refusals get their text. */
-function webErrorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+function webErrorHandler(deps: WebDeps, error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const mapped = isCsrfError(error) ? new HttpError(403, CSRF_REFUSED) : error;
   if (!wantsHtml(request)) return errorHandler(mapped, request, reply);
   const status = mapped instanceof HttpError ? mapped.statusCode : ((mapped as FastifyError).statusCode ?? 500);
   if (status >= 500) request.log.error({ err: error }, 'unexpected error');
   const message = status >= 500 ? 'Something went wrong; the error was logged.' : mapped.message;
-  void reply.code(status).type('text/html; charset=utf-8').view('error.hbs', { status, message, title: `Error ${status}` }, { layout: 'layouts/plain.hbs' });
+  void sendPage(deps, reply.code(status), 'error', 'plain', { status, message, title: `Error ${status}` });
 }
 
 /** Registers the web host on `app`; resolves to its services (tests and the demo create users through them). */
@@ -88,12 +88,6 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
       cookieOpts: { path: '/', signed: true, httpOnly: true, sameSite: 'strict', secure: deps.secureCookies },
       getToken: (request) => ((request.body as Record<string, unknown> | undefined)?._csrf as string | undefined) ?? (request.headers['x-csrf-token'] as string | undefined),
     });
-    await web.register(fastifyView, {
-      engine: { handlebars: createViewEngine() },
-      root: join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform'),
-      production: true,
-      options: { partials: { sidebar: 'partials/sidebar.hbs', flash: 'partials/flash.hbs', pager: 'partials/pager.hbs', revenue: 'partials/revenue.hbs' } },
-    });
     await web.register(fastifyStatic, { root: ASSETS_DIR, prefix: '/assets/', decorateReply: false, maxAge: 3_600_000 });
     // uPlot for the revenue charts, from the installed package (the charts are left out when it is missing).
     const uplot = uplotDir();
@@ -102,10 +96,16 @@ export async function registerWebHost(app: FastifyInstance, platform: Platform, 
     const favicon = readFileSync(join(ASSETS_DIR, 'favicon.svg'));
     web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon));
     addSecurityHeaders(web, deps.secureCookies);
-    web.setErrorHandler(webErrorHandler);
+    web.setErrorHandler((error: FastifyError | Error, request, reply) => webErrorHandler(deps, error, request, reply));
     // Node keeps the first of repeated Authorization headers: such a request is refused everywhere, as the APIs do.
-    web.addHook('onRequest', async (request) => {
-      if (authorizationHeaderCount(request) > 1) refuseAccess(request, REPEATED_AUTHORIZATION, UNAUTHORIZED);
+    // A callback hook: no promise per request.
+    web.addHook('onRequest', (request, _reply, done) => {
+      if (authorizationHeaderCount(request) <= 1) return done();
+      try {
+        refuseAccess(request, REPEATED_AUTHORIZATION, UNAUTHORIZED);
+      } catch (error) {
+        done(error as Error);
+      }
     });
     // CSRF: every unsafe request of a browser (cookie) session; bearer-token API clients carry no cookies to forge.
     web.addHook('preHandler', (request, reply, done) => {

@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   services: ['schemas', 'shared', 'store', 'dataplane', 'http', 'logger.ts'],
   http: ['schemas', 'services', 'dataplane', 'logger.ts'],
   routes: ['http', 'schemas', 'services'],
-  pages: ['http', 'schemas', 'services'],
+  pages: ['http', 'schemas', 'services', 'shared'],
   cli: ['schemas', 'shared', 'store', 'dataplane', 'services', 'http', 'logger.ts', 'server.ts', 'app.ts'],
   'app.ts': ['http', 'routes', 'pages', 'services', 'schemas'],
   'server.ts': ['app.ts', 'dataplane', 'services', 'shared', 'store', 'logger.ts', 'http', 'schemas'],

@@ -2,8 +2,8 @@
 // reader's locale (UTC), other text unchanged; days and months are not moved to the browser's zone (no data-local).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Handlebars from 'handlebars';
-import { formatTime, registerTimeHelper } from '../../../module/contract/time-format.ts';
+import { formatTime } from '../../../panel/shared/time-format.ts';
+import { createViewEngine } from '../../../panel/shared/view-engine.ts';
 
 test('months, days and times in the locale; other text as it is', () => {
   assert.equal(formatTime('2026-03', 'en-GB'), 'March 2026');
@@ -16,8 +16,7 @@ test('months, days and times in the locale; other text as it is', () => {
 });
 
 test('{{time}} takes the locale of the root data, also inside #each; en-GB without one', () => {
-  const hbs = Handlebars.create();
-  registerTimeHelper(hbs);
+  const hbs = createViewEngine();
   const render = hbs.compile('{{#each days}}{{time this}};{{/each}}{{time month}}');
   assert.equal(render({ locale: 'de-DE', days: ['2026-03-10'], month: '2026-03' }),
     '<time datetime="2026-03-10">10.03.2026</time>;<time datetime="2026-03">März 2026</time>');

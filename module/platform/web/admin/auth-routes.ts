@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
-import { flash } from '../render.ts';
+import { flash, sendPage } from '../render.ts';
 import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
 import { identifyAdmin, setAdminCookie } from './admin-session.ts';
 
@@ -18,14 +18,14 @@ export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     identifyAdmin(deps, request);
     if (request.admin && !request.viaToken) return reply.redirect(safeNext(request.query.next, '/admin'), 303);
-    return reply.type('text/html; charset=utf-8').view('admin/login.hbs', { title: 'Admin login', csrf: reply.generateCsrf(), next: request.query.next ?? '' }, { layout: 'layouts/plain.hbs' });
+    return sendPage(deps, reply, 'admin/login', 'plain', { title: 'Admin login', csrf: reply.generateCsrf(), next: request.query.next ?? '' });
   });
 
   app.post('/login', async (request, reply) => {
     const form = LoginSchema.parse(request.body ?? {});
-    const refuse = (status: number, error: string) => reply.code(status).type('text/html; charset=utf-8').view('admin/login.hbs', {
+    const refuse = (status: number, error: string) => sendPage(deps, reply.code(status), 'admin/login', 'plain', {
       title: 'Admin login', csrf: reply.generateCsrf(), next: form.next ?? '', email: form.email, error,
-    }, { layout: 'layouts/plain.hbs' });
+    });
     if (deps.loginThrottle.isLocked('admin', form.email, request.ip)) {
       request.log.warn({ security: true, event: 'admin_login_throttled' }, 'admin login throttled');
       return refuse(429, LOGIN_THROTTLED);

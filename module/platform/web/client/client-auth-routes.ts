@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
 import { safeNext } from '../admin/auth-routes.ts';
-import { flash } from '../render.ts';
+import { flash, sendPage } from '../render.ts';
 import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
 import { identifyCustomer, setCustomerCookie } from './customer-session.ts';
 
@@ -12,28 +12,28 @@ const LoginForm = z.object({ email: z.string().max(200).default(''), password: z
 export const RESET_REQUESTED = 'If the address belongs to an account, a link to set a new password is on its way.';
 export const RESET_INVALID = 'This link is invalid, expired or already used. Ask for a new one.';
 
-function plain(reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
-  return reply.code(status).type('text/html; charset=utf-8').view(`client/${page}.hbs`, { ...data, csrf: reply.generateCsrf() }, { layout: 'layouts/plain.hbs' });
+function plain(deps: WebDeps, reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
+  return sendPage(deps, reply.code(status), `client/${page}`, 'plain', { ...data, csrf: reply.generateCsrf() });
 }
 
 export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     identifyCustomer(deps, request);
     if (request.customer) return reply.redirect(safeNext(request.query.next, '/client'), 303);
-    return plain(reply, 'login', { title: 'Log in', next: request.query.next ?? '' });
+    return plain(deps, reply, 'login', { title: 'Log in', next: request.query.next ?? '' });
   });
 
   app.post('/login', async (request, reply) => {
     const form = LoginForm.parse(request.body ?? {});
     if (deps.loginThrottle.isLocked('customer', form.email, request.ip)) {
       request.log.warn({ security: true, event: 'customer_login_throttled' }, 'customer login throttled');
-      return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_THROTTLED }, 429);
+      return plain(deps, reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_THROTTLED }, 429);
     }
     const found = await deps.customers.authenticate(form.email, form.password);
     if (!found) {
       deps.loginThrottle.failed('customer', form.email, request.ip);
       request.log.warn({ security: true, event: 'customer_login_failed' }, 'customer login refused');
-      return plain(reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
+      return plain(deps, reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
     }
     deps.loginThrottle.succeeded('customer', form.email);
     deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
@@ -47,7 +47,7 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
     return reply.redirect('/client/login', 303);
   });
 
-  app.get('/password/forgot', async (_request, reply) => plain(reply, 'forgot', { title: 'Forgot password' }));
+  app.get('/password/forgot', async (_request, reply) => plain(deps, reply, 'forgot', { title: 'Forgot password' }));
 
   app.post('/password/forgot', async (request, reply) => {
     const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').slice(0, 200);
@@ -58,21 +58,21 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
         expires_at: made.expires_at, at: deps.platform.clock.now().toISOString(),
       });
     }
-    return plain(reply, 'forgot', { title: 'Forgot password', done: RESET_REQUESTED });
+    return plain(deps, reply, 'forgot', { title: 'Forgot password', done: RESET_REQUESTED });
   });
 
   app.get<{ Querystring: { token?: string } }>('/password/reset', async (request, reply) => {
     const token = request.query.token ?? '';
-    if (!deps.customers.checkResetToken(token)) return plain(reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
-    return plain(reply, 'reset', { title: 'Set a new password', token });
+    if (!deps.customers.checkResetToken(token)) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    return plain(deps, reply, 'reset', { title: 'Set a new password', token });
   });
 
   app.post('/password/reset', async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const token = String(body.token ?? '');
     const password = String(body.password ?? '');
-    if (!deps.customers.checkResetToken(token)) return plain(reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
-    if (password.length < 8) return plain(reply, 'reset', { title: 'Set a new password', token, error: 'The password needs at least 8 characters.' }, 422);
+    if (!deps.customers.checkResetToken(token)) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    if (password.length < 8) return plain(deps, reply, 'reset', { title: 'Set a new password', token, error: 'The password needs at least 8 characters.' }, 422);
     await deps.customers.resetPassword(token, password);
     flash(deps, reply, 'Your password is set. Log in with it.');
     return reply.redirect('/client/login', 303);

@@ -19,6 +19,8 @@ import { billingRoutes } from './billing-routes.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { orderRoutes } from './order-routes.ts';
 
+/** The service page's parameters (its own schema: the page is the client area's most requested). */
+const SERVICE = z.object({ uuid: z.string().max(64) });
 const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(CLIENT_AREA_METHOD).optional() });
 
 /** The Product instance of a service the request's customer owns; 404 otherwise (never telling whether it exists). */
@@ -90,7 +92,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
 
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
 
-    area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: UUID } }, async (request, reply) => {
+    area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
       const { view, module } = ownedServiceView(deps, request, request.params.uuid);
       const menu = module.getClientAreaMenuConfig();
       const keys = Object.keys(menu);

@@ -14,12 +14,22 @@ export function identifyCustomer(deps: WebDeps, request: FastifyRequest): void {
   if (subject) request.customer = deps.customers.session(subject);
 }
 
-/** onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. */
+/**
+ * onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. A callback hook (no
+ * promise per request); a redirect answers from the hook, so `done` is not called then.
+ */
 export function requireCustomer(deps: WebDeps, app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    identifyCustomer(deps, request);
-    if (request.customer) return;
-    if (request.method === 'GET' && wantsHtml(request)) return reply.redirect(`/client/login?next=${encodeURIComponent(request.url.slice(0, 500))}`, 303);
-    throw new HttpError(401, SESSION_REQUIRED);
+  app.addHook('onRequest', (request, reply, done) => {
+    try {
+      identifyCustomer(deps, request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (request.customer) return done();
+    if (request.method === 'GET' && wantsHtml(request)) {
+      void reply.redirect(`/client/login?next=${encodeURIComponent(request.url.slice(0, 500))}`, 303);
+      return;
+    }
+    done(new HttpError(401, SESSION_REQUIRED));
   });
 }

@@ -2,7 +2,8 @@
 // from the handlebars templates under views/notifications/.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
+import { COMPILE_OPTIONS, createViewEngine } from '../../../../../panel/shared/view-engine.ts';
 import { MESSAGE_SUBJECTS, type MessageTemplate } from './catalogue.ts';
 
 export interface RenderedMessage {
@@ -11,8 +12,7 @@ export interface RenderedMessage {
   html: string;
 }
 
-const hbs = Handlebars.create();
-hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+const hbs = createViewEngine();
 const compiled = new Map<string, { mtimeMs: number; render: Handlebars.TemplateDelegate }>();
 
 function template(file: string, escape: boolean): Handlebars.TemplateDelegate {
@@ -20,8 +20,20 @@ function template(file: string, escape: boolean): Handlebars.TemplateDelegate {
   const { mtimeMs } = statSync(file);
   const cached = compiled.get(key);
   if (cached && cached.mtimeMs === mtimeMs) return cached.render;
-  const render = hbs.compile(readFileSync(file, 'utf8'), { noEscape: !escape, strict: false });
+  const render = hbs.compile(readFileSync(file, 'utf8'), { ...COMPILE_OPTIONS, noEscape: !escape });
   compiled.set(key, { mtimeMs, render });
+  return render;
+}
+
+const subjects = new Map<MessageTemplate, Handlebars.TemplateDelegate>();
+
+/** The compiled subject line of `name` (compiled once). */
+function subjectTemplate(name: MessageTemplate): Handlebars.TemplateDelegate {
+  let render = subjects.get(name);
+  if (!render) {
+    render = hbs.compile(MESSAGE_SUBJECTS[name], { ...COMPILE_OPTIONS, noEscape: true });
+    subjects.set(name, render);
+  }
   return render;
 }
 
@@ -36,7 +48,7 @@ function oneLine(text: string): string {
  */
 export function renderMessage(viewsDir: string, name: MessageTemplate, data: Record<string, unknown>): RenderedMessage {
   const dir = join(viewsDir, 'notifications');
-  const subject = oneLine(hbs.compile(MESSAGE_SUBJECTS[name], { noEscape: true })(data));
+  const subject = oneLine(subjectTemplate(name)(data));
   const text = template(join(dir, `${name}.text.hbs`), false)(data).replace(/\n{3,}/g, '\n\n').trim() + '\n';
   const body = template(join(dir, `${name}.html.hbs`), true)(data);
   const html = template(join(dir, 'layout.html.hbs'), true)({ ...data, subject, body: new hbs.SafeString(body) });

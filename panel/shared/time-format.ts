@@ -1,5 +1,5 @@
 // Times, days and months shown in the reader's locale, formatted on the server (pages work without JavaScript) with one
-// cached formatter per locale; the `{{time value}}` helper of both view engines (platform pages and module views).
+// cached formatter per locale; the `{{time value}}` helper of the one view engine (view-engine.ts).
 import type Handlebars from 'handlebars';
 
 const formatters = new Map<string, { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; month: Intl.DateTimeFormat }>();
