@@ -321,7 +321,7 @@ function readFrom(path: string, from: number): string {
 }
 
 /** The last non-empty line of `text`. */
-export function lastLine(text: string): string {
+function lastLine(text: string): string {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
   return lines[lines.length - 1] ?? '';
 }
