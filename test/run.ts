@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { slowestFiles } from './helpers/file-times.ts';
+import { childrenCpuSeconds, slowestFiles } from './helpers/file-times.ts';
 import { selectTiers, skippedNotice } from './helpers/test-tiers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -46,6 +46,7 @@ for (const tier of selection.run) {
   const tap = join(tapDir, `${tier.name}.tap`);
   const times = join(tapDir, `${tier.name}.times`);
   const startedAt = Date.now();
+  const cpuBefore = childrenCpuSeconds();
   process.stdout.write(`\n== ${tier.name} tier: ${files.length} file(s)\n`);
   const result = spawnSync(
     process.execPath,
@@ -64,7 +65,11 @@ for (const tier of selection.run) {
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   // where the tier's time went: its wall time and its slowest files (the sum of each file's top-level tests)
   const slowest = existsSync(times) ? slowestFiles(readFileSync(times, 'utf8'), SLOWEST_SHOWN) : [];
-  process.stdout.write(`\n${tier.name} tier: ${((Date.now() - startedAt) / 1000).toFixed(0)} s wall; slowest files:\n${slowest.join('\n')}\n`);
+  // CPU beside wall time tells waiting from computing: cpu/wall near the core count means the tier is CPU-bound
+  const wall = (Date.now() - startedAt) / 1000;
+  const cpuAfter = childrenCpuSeconds();
+  const cpu = cpuBefore === null || cpuAfter === null ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU (${((cpuAfter - cpuBefore) / wall).toFixed(2)} cores busy)`;
+  process.stdout.write(`\n${tier.name} tier: ${wall.toFixed(0)} s wall${cpu}; slowest files:\n${slowest.join('\n')}\n`);
   const count = (label: string) => sumOf(text, label);
   const tierFailed = count('fail') + count('cancelled');
   passed += count('pass');
