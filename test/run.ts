@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { childrenCpuSeconds, slowestFiles } from './helpers/file-times.ts';
 import { selectTiers, skippedNotice } from './helpers/test-tiers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -31,6 +32,8 @@ if (selection.error) {
 }
 /** Longest any one tier may run (`VPNHOST_TIER_TIMEOUT_MIN`, default 40 minutes). */
 const TIER_TIMEOUT_MS = Number(process.env.VPNHOST_TIER_TIMEOUT_MIN ?? 40) * 60_000;
+/** How many of each tier's slowest files are named after it ran. */
+const SLOWEST_SHOWN = 15;
 const tapDir = mkdtempSync(join(tmpdir(), 'vpnhost-test-'));
 let passed = 0;
 let failed = 0;
@@ -41,6 +44,9 @@ for (const tier of selection.run) {
   const files = findTests(join(root, tier.dir)).sort();
   if (files.length === 0) continue;
   const tap = join(tapDir, `${tier.name}.tap`);
+  const times = join(tapDir, `${tier.name}.times`);
+  const startedAt = Date.now();
+  const cpuBefore = childrenCpuSeconds();
   process.stdout.write(`\n== ${tier.name} tier: ${files.length} file(s)\n`);
   const result = spawnSync(
     process.execPath,
@@ -50,12 +56,20 @@ for (const tier of selection.run) {
       `--test-timeout=${tier.testTimeoutMin * 60_000}`,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      `--test-reporter=${join(root, 'test/helpers/file-times-reporter.mjs')}`, `--test-reporter-destination=${times}`,
       ...files.map((f) => relative(root, f)),
     ],
     // A tier that hangs (a test file whose process never exits) is stopped instead of eating CI's whole budget.
     { cwd: root, stdio: 'inherit', env: process.env, timeout: TIER_TIMEOUT_MS, killSignal: 'SIGTERM' },
   );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  // where the tier's time went: its wall time and its slowest files (the sum of each file's top-level tests)
+  const slowest = existsSync(times) ? slowestFiles(readFileSync(times, 'utf8'), SLOWEST_SHOWN) : [];
+  // CPU beside wall time tells waiting from computing: cpu/wall near the core count means the tier is CPU-bound
+  const wall = (Date.now() - startedAt) / 1000;
+  const cpuAfter = childrenCpuSeconds();
+  const cpu = cpuBefore === null || cpuAfter === null ? '' : `, ${(cpuAfter - cpuBefore).toFixed(0)} s CPU (${((cpuAfter - cpuBefore) / wall).toFixed(2)} cores busy)`;
+  process.stdout.write(`\n${tier.name} tier: ${wall.toFixed(0)} s wall${cpu}; slowest files:\n${slowest.join('\n')}\n`);
   const count = (label: string) => sumOf(text, label);
   const tierFailed = count('fail') + count('cancelled');
   passed += count('pass');

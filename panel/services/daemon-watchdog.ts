@@ -1,5 +1,6 @@
-// Restarts the panel's supervised daemons (unbound, charon) after a crash, with exponential backoff.
+// Restarts unbound and charon after a crash through their subsystem's reconcile, with the daemons' RestartBackoff.
 import type { Logger } from 'pino';
+import { RestartBackoff } from '../dataplane/linux/restart-backoff.ts';
 
 /** One supervised daemon as the watchdog sees it. */
 export interface WatchedDaemon {
@@ -44,14 +45,16 @@ export interface DaemonWatchdogOptions {
  * health checks); the watchdog only brings it back.
  */
 export class DaemonWatchdog {
-  private readonly state = new Map<string, WatchdogStats & { failStreak: number }>();
+  private readonly state = new Map<string, WatchdogStats & { backoff: RestartBackoff }>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private readonly now: () => number;
 
   constructor(private readonly opts: DaemonWatchdogOptions) {
     this.now = opts.now ?? Date.now;
-    for (const d of opts.daemons) this.state.set(d.name, { restarts: 0, failures: 0, nextAttemptAt: 0, failStreak: 0 });
+    // the daemons' one restart policy (as the supervisor's): a daemon that stays up for one check is stable again
+    const policy = { minMs: opts.backoffMs ?? 5_000, maxMs: opts.maxBackoffMs ?? 300_000, stableMs: Infinity };
+    for (const d of opts.daemons) this.state.set(d.name, { restarts: 0, failures: 0, nextAttemptAt: 0, backoff: new RestartBackoff(policy) });
   }
 
   /** Starts the periodic checks, every `intervalMs` (default: the option's, else 5 s). */
@@ -92,7 +95,7 @@ export class DaemonWatchdog {
         continue;
       }
       if (why === null) {
-        s.failStreak = 0;
+        s.backoff.reset();
         s.nextAttemptAt = 0;
         continue;
       }
@@ -108,9 +111,7 @@ export class DaemonWatchdog {
         this.opts.logger?.error({ err, daemon: daemon.name }, 'watchdog: restart failed');
       }
       // The next attempt waits (also after a success: a daemon that dies again at once is not restarted in a loop).
-      const base = this.opts.backoffMs ?? 5_000;
-      s.nextAttemptAt = this.now() + Math.min(base * 2 ** s.failStreak, this.opts.maxBackoffMs ?? 300_000);
-      s.failStreak++;
+      s.nextAttemptAt = this.now() + (s.backoff.died(0) ?? 0);
     }
   }
 }

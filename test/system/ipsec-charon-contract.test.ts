@@ -45,11 +45,11 @@ for (const leases of [false, true]) {
         rmSync(dir, { recursive: true, force: true });
       },
     };
-  }, { gate: (t) => requireTools(t, ['swanctl', 'charon-systemd', 'start-stop-daemon', 'ip'], { root: true }) });
+  }, { gate: (t) => requireTools(t, ['swanctl', 'charon-systemd', 'ip'], { root: true }) });
 }
 
 test('switching a running charon from one connection per account to the shared connection unloads the per-account conns and pools, keeps the secrets', async (t) => {
-  if (!requireTools(t, ['swanctl', 'charon-systemd', 'start-stop-daemon', 'ip'], { root: true })) return;
+  if (!requireTools(t, ['swanctl', 'charon-systemd', 'ip'], { root: true })) return;
   const ns = await createNamespace('vhim');
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-ipsec-switch-'));
   const runner = new ExecaRunner({ netns: ns });

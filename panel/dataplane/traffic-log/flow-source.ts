@@ -1,6 +1,5 @@
 // The kernel source of logged packets: its contract (linux/ulogd-source.ts reads NFLOG through ulogd2; simulated/ is the twin).
 import type { FlowEvent } from './flow-event.ts';
-import type { UlogdState } from './linux/ulogd-daemon.ts';
 
 /** A running subscription; `stop` ends it. */
 export interface FlowSubscription {
@@ -8,7 +7,14 @@ export interface FlowSubscription {
 }
 
 /** How the source's daemon is doing (`pid` null: down), for stats and logs. */
-export type FlowSourceState = UlogdState;
+export interface FlowSourceState {
+  /** pid of the running daemon, null while it is down (between a death and its restart). */
+  pid: number | null;
+  /** Restarts after the daemon died on its own since `start`. */
+  restarts: number;
+  /** Why it last died (its last log line or its exit), null when it never did. */
+  lastError: string | null;
+}
 
 /**
  * Where logged packets come from. `available()` tells whether the tool exists (`TSDB agent not installed`

@@ -1,4 +1,4 @@
-// UlogdDaemon's supervision with a stand-in `ulogd` (python3, first in PATH) that reads the rendered config like
+// UlogdDaemon (under DaemonSupervisor) with a stand-in `ulogd` (python3, first in PATH) that reads the rendered config like
 // ulogd does: it connects to the panel's socket, sends one JSON line, and the first time dies with a log line.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isUlogdWith, UlogdDaemon } from '../../../panel/dataplane/traffic-log/linux/ulogd-daemon.ts';
+import { isProcessOf } from '../../../panel/dataplane/linux/daemon-supervisor.ts';
+import { UlogdDaemon } from '../../../panel/dataplane/traffic-log/linux/ulogd-daemon.ts';
+
+const isUlogdWith = (pid: number, confPath: string) => isProcessOf(pid, { cmd: 'ulogd', marker: { arg: confPath } });
 
 const FAKE_ULOGD = `#!/usr/bin/env python3
 import os, re, socket, sys, time

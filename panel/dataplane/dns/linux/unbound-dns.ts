@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { DaemonRunner } from '../../linux/runner.ts';
 import { checkDnsConfig, parseUnboundVersion, planUnboundChange, renderUnboundConf, type UnboundPaths } from '../../render/unbound-conf.ts';
 import { DnsConfigError, DnsRuntimeError, sameDnsConfig, type Dns, type DnsApplyOutcome, type DnsConfig, type DnsState } from '../dns.ts';
-import { UnboundProcess } from './unbound-process.ts';
+import { DaemonSupervisor } from '../../linux/daemon-supervisor.ts';
 
 /** Options of {@link UnboundDns}. */
 export interface UnboundDnsOptions {
@@ -30,15 +30,20 @@ export interface UnboundDnsOptions {
 export class UnboundDns implements Dns {
   private readonly paths: UnboundPaths;
   private readonly conf: string;
-  private readonly process: UnboundProcess;
+  private readonly process: DaemonSupervisor;
   private current: DnsConfig | null = null;
   private loaded = false;
 
   constructor(private readonly opts: UnboundDnsOptions) {
     this.paths = { dir: opts.dir, port: opts.port ?? 53, controlPort: opts.controlPort ?? 8954 };
     this.conf = join(opts.dir, 'unbound.conf');
-    this.process = new UnboundProcess({
-      confPath: this.conf, pidPath: join(opts.dir, 'unbound.pid'), logPath: join(opts.dir, 'unbound.log'), runner: opts.runner,
+    // foreground (`-d`) in its own session: it outlives a panel restart, like the WireGuard links, and is adopted by
+    // pid file; restarted after a crash by the watchdog (through reconcile), not by the supervisor
+    this.process = new DaemonSupervisor(opts.runner, {
+      name: 'unbound', cmd: 'unbound', args: ['-d', '-c', this.conf], detached: true,
+      pidPath: join(opts.dir, 'unbound.pid'), writesPidFile: true, marker: { arg: this.conf },
+      outputPath: join(opts.dir, 'unbound.log'), leftover: 'adopt', restart: null, explain: ({ output }) => unboundErrors(output),
+      ready: async () => (await this.control(['status'], true)).exitCode === 0,
     });
   }
 
@@ -83,7 +88,7 @@ export class UnboundDns implements Dns {
   async state(): Promise<DnsState> {
     await this.load();
     const pid = this.process.alive();
-    return { running: pid !== null, pid, crash: this.process.crash };
+    return { running: pid !== null, pid, crash: this.process.state().lastError };
   }
 
   /** `unbound -V` → `1.17.1`; `''` when unbound is missing. */
@@ -109,7 +114,7 @@ export class UnboundDns implements Dns {
   /** Starts the daemon on the installed config; ready once `unbound-control status` answers. */
   private async start(config: DnsConfig): Promise<void> {
     try {
-      await this.process.start(async () => (await this.control(['status'], true)).exitCode === 0);
+      await this.process.start();
     } catch (err) {
       throw new DnsRuntimeError((err as Error).message);
     }
@@ -165,4 +170,14 @@ export class UnboundDns implements Dns {
     await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
     await writeFile(join(this.opts.dir, 'applied.json'), JSON.stringify(this.current), { mode: 0o600 });
   }
+}
+
+/**
+ * What unbound logged about a failure: its last two `error` lines (it names the cause, e.g. `can't bind socket:
+ * Address already in use for 10.0.0.1 port 53`, before `fatal error: could not open ports`) joined with `; `,
+ * without its `[time] unbound[pid:0] ` prefix; '' when it logged none.
+ */
+function unboundErrors(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim().replace(/^\[\d+\] unbound\[\d+:\d+\] /, '')).filter(Boolean);
+  return lines.filter((l) => /error/i.test(l)).slice(-2).join('; ');
 }

@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommandRunner } from '../../linux/runner.ts';
+import { DaemonSupervisor } from '../../linux/daemon-supervisor.ts';
+import type { DaemonRunner } from '../../linux/runner.ts';
 import { parseListSa } from '../../render/parse-vici-sas.ts';
 import { renderStrongswanConf } from '../../render/strongswan-conf.ts';
 import { renderSwanctlConf } from '../../render/swanctl-conf.ts';
@@ -18,14 +19,15 @@ const SECRET_BATCH = 200;
 
 /** Options of {@link CharonIpsec}. */
 export interface CharonIpsecOptions {
-  runner: CommandRunner;
+  /** Runs swanctl and starts charon (in its namespace). */
+  runner: DaemonRunner;
   /** Directory of the daemon's files (strongswan.conf, vici socket, pid, log, swanctl/). */
   dir: string;
   /** Load `kernel-libipsec` (ESP in userspace over a TUN device) — for hosts/sandboxes without XFRM. */
   libipsec?: boolean;
   /** The daemon binary (default /usr/sbin/charon-systemd). */
   charon?: string;
-  /** How long to wait for the vici socket after a start (default 15 s). */
+  /** How long to wait for the vici socket to answer after a start (default 15 s). */
   startTimeoutMs?: number;
   /**
    * Serve every client through one shared connection whose addresses come from the panel's identity lease responder
@@ -38,8 +40,10 @@ export interface CharonIpsecOptions {
 
 /**
  * strongSwan's charon run by the panel. The daemon is `charon-systemd` (no fork, no fixed /var/run pid file, so a
- * second charon — a test client — can run beside it), started through `start-stop-daemon --background` with its
- * own pid file and `STRONGSWAN_CONF` pointing at the rendered strongswan.conf, whose vici socket lives in `dir`.
+ * second charon — a test client — can run beside it), supervised by a {@link DaemonSupervisor}: spawned through the
+ * runner in its own session (it outlives a panel restart and is adopted by its pid file), with `STRONGSWAN_CONF`
+ * pointing at the rendered strongswan.conf, whose vici socket lives in `dir`; ready once vici answers. After a crash
+ * the watchdog starts it again through the subsystem's reconcile (its credentials and connections come from the store).
  * Full loads send certificates, key and EAP secrets over vici (never written to disk) and write swanctl.conf with
  * the connections and pools for `swanctl --load-pools/--load-conns` (stale ones are unloaded by swanctl); one account's
  * change goes over vici — with identity leases its EAP secret (`load-shared`/`unload-shared`) and one entry of the
@@ -58,6 +62,7 @@ export class CharonIpsec implements Ipsec {
   private loadedCerts = '';
   /** The DHCP responder of the shared EAP connection, when identity leases are on. */
   readonly leases: IdentityLeaseServer | null;
+  private readonly daemon: DaemonSupervisor;
 
   constructor(private readonly opts: CharonIpsecOptions) {
     this.leases = opts.identityLeases ? new IdentityLeaseServer(opts.identityLeases) : null;
@@ -66,6 +71,13 @@ export class CharonIpsec implements Ipsec {
       conf: join(opts.dir, 'strongswan.conf'), vici: join(opts.dir, 'charon.vici'), pid: join(opts.dir, 'charon.pid'),
       log: join(opts.dir, 'charon.log'), swanctl, swanctlConf: join(swanctl, 'swanctl.conf'),
     };
+    this.daemon = new DaemonSupervisor(opts.runner, {
+      name: 'charon', cmd: opts.charon ?? '/usr/sbin/charon-systemd', args: [], env: { STRONGSWAN_CONF: this.paths.conf },
+      detached: true, pidPath: this.paths.pid, writesPidFile: false, marker: { env: `STRONGSWAN_CONF=${this.paths.conf}` },
+      outputPath: join(opts.dir, 'charon.out'), leftover: 'adopt', restart: null, stopGraceMs: 5_000,
+      readyTimeoutMs: opts.startTimeoutMs ?? 15_000,
+      ready: () => this.vici((s) => s.request('version')).then(() => true),
+    });
   }
 
   /** The vici socket path (tests talk to it). */
@@ -231,16 +243,14 @@ export class CharonIpsec implements Ipsec {
     return { crashed: this.wanted && !running, running, pid, version };
   }
 
-  /** `start-stop-daemon --stop` (SIGTERM, then SIGKILL after 5 s) and removal of the pid file and socket. */
+  /** Stops charon (SIGTERM, then SIGKILL after 5 s) and removes its pid file and socket. */
   async stop(): Promise<void> {
     this.wanted = false;
     this.last = null;
     this.strongswanConf = '';
     this.loadedSwanctl = '';
     this.loadedCerts = '';
-    if (await this.alive()) {
-      await this.opts.runner.run('start-stop-daemon', ['--stop', '--quiet', '--pidfile', this.paths.pid, '--retry', 'TERM/5/KILL/2', '--oknodo'], { allowFailure: true });
-    }
+    await this.daemon.stop();
     await rm(this.paths.pid, { force: true });
     await rm(this.paths.vici, { force: true });
     await this.leases?.close();
@@ -258,29 +268,12 @@ export class CharonIpsec implements Ipsec {
 
   private async start(): Promise<void> {
     await rm(this.paths.vici, { force: true });
-    const charon = this.opts.charon ?? '/usr/sbin/charon-systemd';
-    const result = await this.opts.runner.run('start-stop-daemon', [
-      '--start', '--quiet', '--background', '--make-pidfile', '--pidfile', this.paths.pid, '--exec', charon,
-    ], { env: { STRONGSWAN_CONF: this.paths.conf }, allowFailure: true });
-    if (result.exitCode !== 0) throw new IpsecError(`charon: could not be started (${result.stderr.trim() || `exit ${result.exitCode}`})`);
-    const startedAt = Date.now();
-    const deadline = startedAt + (this.opts.startTimeoutMs ?? 15_000);
-    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      let answered = false;
-      try {
-        await this.vici((s) => s.request('version'));
-        answered = true;
-      } catch {
-        // start-stop-daemon's child writes the pid file after the fork: only a missing process after a while counts
-        if (Date.now() > startedAt + 3000 && !(await this.alive())) throw new IpsecError(`charon: exited at start (see ${this.paths.log})`);
-        if (Date.now() > deadline) throw new IpsecError('charon: vici socket did not answer');
-        await new Promise((r) => setTimeout(r, delay));
-      }
-      if (answered) {
-        if (this.opts.libipsec) await this.checkDevice();
-        return;
-      }
+    try {
+      await this.daemon.start();
+    } catch (err) {
+      throw new IpsecError(`${(err as Error).message} (see ${this.paths.log})`);
     }
+    if (this.opts.libipsec) await this.checkDevice();
   }
 
   /**
@@ -319,23 +312,9 @@ export class CharonIpsec implements Ipsec {
     }
   }
 
-  /** The pid in our pid file when that process is alive (and is charon), else null. */
+  /** The pid of the live charon (ours, or adopted from the pid file), else null. */
   private async pid(): Promise<number | null> {
-    let text: string;
-    try {
-      text = await readFile(this.paths.pid, 'utf8');
-    } catch {
-      return null;
-    }
-    const pid = Number(text.trim());
-    if (!Number.isInteger(pid) || pid <= 0) return null;
-    try {
-      process.kill(pid, 0);
-      const comm = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
-      return comm.startsWith('charon') ? pid : null;
-    } catch {
-      return null;
-    }
+    return this.daemon.alive();
   }
 
   private async alive(): Promise<boolean> {
