@@ -14,8 +14,9 @@ import type { PlatformReads } from '../contract/platform-reads.ts';
 import { CapabilityHost } from './capability-host.ts';
 import type { ExtensionEnv, ModuleManifest, ModuleWorkerCall, Sealer } from './extension.ts';
 import type { ModuleStateStore } from './services/module-store.ts';
-import type Database from 'better-sqlite3';
-import { moduleScope, runMigrations } from './store/migrator.ts';
+import { moduleScope } from './store/migrator.ts';
+import { moduleStore, tablesOfScope } from './store/query/module-store.ts';
+import { PLATFORM_STORE_SCOPES, type QueryStore } from './store/query/query-store.ts';
 
 /** Where a module's class lives: `module/modules/<Type>/<Name>/index.ts`, exporting the class under its name. */
 export type ModuleImporter = (type: ModuleType, name: string) => Promise<ModuleClass>;
@@ -37,8 +38,8 @@ export interface LoadedModule {
 
 /** What the host runs in besides the shared services: the platform process (db + sealer) or a remote worker. */
 export interface HostEnv {
-  /** The platform database (module migrations and module-owned tables); null in a remote worker. */
-  db: Database.Database | null;
+  /** The platform's store (module migrations, and each module's store over its own tables); null in a remote worker. */
+  store: QueryStore | null;
   /** The read API of platform data handed to modules (platform process only). */
   platform?: PlatformReads | null;
   sealer: Sealer | null;
@@ -48,7 +49,7 @@ export interface HostEnv {
   states: ModuleStateStore | null;
 }
 
-const NO_HOST: HostEnv = { db: null, sealer: null, workerCall: null, states: null };
+const NO_HOST: HostEnv = { store: null, sealer: null, workerCall: null, states: null };
 
 export const UNKNOWN_MODULE_KEY = (key: string) => `unknown module: ${key} (it needs a section in config.ts)`;
 export const MODULE_NOT_LOADED = (key: string) => `module ${key} is not loaded`;
@@ -126,9 +127,12 @@ export class ModuleLoader {
     const manifest = ((cls as unknown as { manifest?: ModuleManifest }).manifest ?? {}) as ModuleManifest;
     const settings = this.settings(type, name);
     if (manifest.config) checkConfig(key, manifest.config, settings);
-    if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations, this.shared.clock);
+    const scope = moduleScope(type, name);
+    const migrations = manifest.migrations ?? [];
+    const store = this.host.store;
+    if (lifecycle && store && migrations.length) await store.migrate([[scope, migrations]], this.shared.clock);
     const env: ExtensionEnv = {
-      db: this.host.db, platform: this.host.platform ?? null, capabilities: this.capabilities, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
+      store: store ? moduleStore(store, scope, tablesOfScope(PLATFORM_STORE_SCOPES, scope, migrations)) : null, platform: this.host.platform ?? null, capabilities: this.capabilities, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
       config: settings, logger: this.shared.logger.child({ module: key }), clock: this.shared.clock,
     };
     const ext = manifest.services?.(env) ?? {};

@@ -9,7 +9,7 @@ import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
 import { ModuleLoader, type LoadedModule, type ModuleImporter } from './loader.ts';
-import { SqlitePlatformReads } from './platform-reads.ts';
+import { QueryPlatformReads } from './platform-reads.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
 import { Catalogue } from './services/catalogue.ts';
@@ -157,7 +157,7 @@ export class Platform {
         {},
         opts.modulesConfig ?? defaultModulesConfig,
         opts.importer,
-        { db, platform: new SqlitePlatformReads(db), sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
+        { store, platform: new QueryPlatformReads(store), sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);

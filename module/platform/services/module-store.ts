@@ -36,6 +36,12 @@ export const MODULE_HOST_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** The module host's tables as the query layer sees them. */
+export interface ModuleHostTables {
+  module_states: { module_type: string; module_name: string; active: number; last_action: string; last_result: string; updated_at: string };
+  module_instances: { uuid: string; module_type: string; module_name: string; label: string; module_data_sealed: string; created_at: string; updated_at: string };
+}
+
 /** A module's recorded state: switched on or off, and what its last activate/deactivate/update answered. */
 export interface ModuleState {
   module_type: string;
