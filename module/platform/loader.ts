@@ -13,7 +13,7 @@ import { syncModuleVersion, type VersionSync } from '../contract/versions.ts';
 import type { PlatformReads } from '../contract/platform-reads.ts';
 import { CapabilityHost } from './capability-host.ts';
 import type { ExtensionEnv, ModuleManifest, ModuleWorkerCall, Sealer } from './extension.ts';
-import type { ModuleStateStore } from './services/module-store.ts';
+import type { ModuleState, ModuleStateStore } from './services/module-store.ts';
 import { moduleScope } from './store/migrator.ts';
 import { moduleStore, tablesOfScope } from './store/query/module-store.ts';
 import { PLATFORM_STORE_SCOPES, type QueryStore } from './store/query/query-store.ts';
@@ -95,7 +95,7 @@ export class ModuleLoader {
     const switchedOn: Array<[ModuleType, string]> = [];
     for (const type of MODULE_TYPES) {
       for (const [name, settings] of Object.entries(this.modulesConfig.modules[type])) {
-        const state = lifecycle ? this.host.states?.get(type, name) : null;
+        const state = lifecycle ? await this.host.states?.get(type, name) : null;
         if (!(state ? state.active : settings.enabled)) continue;
         await this.mount(type, name, lifecycle);
         switchedOn.push([type, name]);
@@ -173,16 +173,20 @@ export class ModuleLoader {
   }
 
   /** Every module with a config.ts section: loaded or not, its recorded switch and installed version. */
-  list(): Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ReturnType<ModuleStateStore['get']>; installed_version: string | null }> {
-    return MODULE_TYPES.flatMap((type) =>
-      Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({
-        type, name,
-        loaded: this.has(type, name),
-        enabled_in_config: settings.enabled,
-        state: this.host.states?.get(type, name) ?? null,
-        installed_version: this.shared.versions.installed(type, name),
-      })),
-    );
+  async list(): Promise<Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ModuleState | null; installed_version: string | null }>> {
+    const all = MODULE_TYPES.flatMap((type) => Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({ type, name, settings })));
+    return Promise.all(all.map(async ({ type, name, settings }) => ({
+      type, name,
+      loaded: this.has(type, name),
+      enabled_in_config: settings.enabled,
+      state: (await this.host.states?.get(type, name)) ?? null,
+      installed_version: await this.shared.versions.installed(type, name),
+    })));
+  }
+
+  /** The switch version of the store (moves with every recorded switch of any process); null without recorded switches (a remote worker). */
+  async switchVersion(): Promise<number | null> {
+    return this.host.states ? this.host.states.version() : null;
   }
 
   /** True when config.ts has a section for the module (the only modules the admin may switch). */
@@ -315,7 +319,7 @@ export class ModuleLoader {
     const changed: Array<{ type: ModuleType; name: string; active: boolean; error?: string }> = [];
     for (const type of MODULE_TYPES) {
       for (const name of Object.keys(this.modulesConfig.modules[type])) {
-        const state = states.get(type, name);
+        const state = await states.get(type, name);
         if (!state || state.active === this.has(type, name)) continue;
         try {
           if (state.active) await this.mount(type, name, true);
@@ -350,8 +354,8 @@ export class ModuleLoader {
     return run;
   }
 
-  private record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): LifecycleResult {
-    this.host.states?.record(type, name, active, action, result);
+  private async record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): Promise<LifecycleResult> {
+    await this.host.states?.record(type, name, active, action, result);
     return result;
   }
 
