@@ -30,6 +30,8 @@ export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
         updated_at TEXT NOT NULL
       )`);
     },
+    // The platform's first migration creates `panels` on PostgreSQL too: taken over the same way.
+    postgres: 'ALTER TABLE panels RENAME TO vpn_product_panels',
   },
   {
     version: 2,
@@ -48,6 +50,13 @@ export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
         SELECT id, location, location, api_url, access_hash_sealed, created_at, updated_at FROM vpn_product_panels;
       DROP TABLE vpn_product_panels;
       ALTER TABLE vpn_product_panels_v2 RENAME TO vpn_product_panels;
+      CREATE INDEX vpn_product_panels_location ON vpn_product_panels (location, name);`,
+    // The same change in place (the UNIQUE on location is the one the platform's `panels` table was created with).
+    postgres: `ALTER TABLE vpn_product_panels ADD COLUMN name text COLLATE "C";
+      UPDATE vpn_product_panels SET name = location;
+      ALTER TABLE vpn_product_panels ALTER COLUMN name SET NOT NULL;
+      ALTER TABLE vpn_product_panels DROP CONSTRAINT panels_location_key;
+      ALTER TABLE vpn_product_panels ADD UNIQUE (name);
       CREATE INDEX vpn_product_panels_location ON vpn_product_panels (location, name);`,
   },
 ];
