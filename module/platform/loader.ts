@@ -176,11 +176,8 @@ export class ModuleLoader {
   async list(): Promise<Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ModuleState | null; installed_version: string | null }>> {
     const all = MODULE_TYPES.flatMap((type) => Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({ type, name, settings })));
     return Promise.all(all.map(async ({ type, name, settings }) => ({
-      type, name,
-      loaded: this.has(type, name),
-      enabled_in_config: settings.enabled,
-      state: (await this.host.states?.get(type, name)) ?? null,
-      installed_version: await this.shared.versions.installed(type, name),
+      type, name, loaded: this.has(type, name), enabled_in_config: settings.enabled,
+      state: (await this.host.states?.get(type, name)) ?? null, installed_version: await this.shared.versions.installed(type, name),
     })));
   }
 

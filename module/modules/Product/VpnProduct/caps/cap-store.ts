@@ -2,6 +2,7 @@
 // period, its bytes per panel day (read from the panel's traffic statistics), and per panel the first day the next pass
 // reads again (days before it are final). A state change is a conditional write (compare and set on the state read),
 // so when several platform processes step one service, one of them carries out its effects.
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Clock } from '../../../../../panel/shared/clock.ts';
 import type { Migration } from '../../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../../platform/store/query/module-store.ts';
@@ -72,6 +73,15 @@ function rowOf(serviceUuid: string, state: CapState, now: string): CapRow {
   };
 }
 
+/** The stored row of `serviceUuid` is `state` (every field compared: the compare of a compare-and-set). */
+function isState(eb: ExpressionBuilder<CapTables, 'vpn_product_caps'>, serviceUuid: string, state: CapState): Expression<SqlBool> {
+  return eb.and([
+    eb('service_uuid', '=', serviceUuid), eb('period_start', '=', state.period_start), eb('period_end', '=', state.period_end),
+    eb('used_bytes', '=', state.used_bytes), eb('warned', '=', state.warned ? 1 : 0), eb('exceeded', '=', state.exceeded ? 1 : 0),
+    state.applied === null ? eb('applied', 'is', null) : eb('applied', '=', state.applied),
+  ]);
+}
+
 /** The cap tables. */
 export class CapStore {
   constructor(private readonly store: ModuleStore<CapTables>, private readonly clock: Clock) {}
@@ -111,21 +121,13 @@ export class CapStore {
       return inserted !== undefined;
     }
     const { service_uuid: _key, ...set } = row;
-    const result = await this.store.db.updateTable('vpn_product_caps').set(set).where('service_uuid', '=', serviceUuid)
-      .where('period_start', '=', from.period_start).where('period_end', '=', from.period_end).where('used_bytes', '=', from.used_bytes)
-      .where('warned', '=', from.warned ? 1 : 0).where('exceeded', '=', from.exceeded ? 1 : 0)
-      .where('applied', from.applied === null ? 'is' : '=', from.applied)
-      .executeTakeFirst();
+    const result = await this.store.db.updateTable('vpn_product_caps').set(set).where((eb) => isState(eb, serviceUuid, from)).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
   /** Drops the service's state if it is still `state` (a first step undone); true when dropped. */
   async forget(serviceUuid: string, state: CapState): Promise<boolean> {
-    const result = await this.store.db.deleteFrom('vpn_product_caps').where('service_uuid', '=', serviceUuid)
-      .where('period_start', '=', state.period_start).where('period_end', '=', state.period_end).where('used_bytes', '=', state.used_bytes)
-      .where('warned', '=', state.warned ? 1 : 0).where('exceeded', '=', state.exceeded ? 1 : 0)
-      .where('applied', state.applied === null ? 'is' : '=', state.applied)
-      .executeTakeFirst();
+    const result = await this.store.db.deleteFrom('vpn_product_caps').where((eb) => isState(eb, serviceUuid, state)).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 
