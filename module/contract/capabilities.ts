@@ -37,8 +37,8 @@ export type OneTimeLinkAnswer = { url: string } | { url: null; reason: string };
  * and one-time links of accounts held on them. Access hashes never leave the provider.
  */
 export interface PanelDirectoryCapability {
-  /** Every registered panel, sorted by location then name; throws in a remote worker (the list lives on the platform). */
-  panels(): PanelListing[];
+  /** Every registered panel, sorted by location then name; rejects in a remote worker (the list lives on the platform). */
+  panels(): Promise<PanelListing[]>;
   /** Read access to the panel named `name`; rejects when none is registered under it. */
   reader(name: string): Promise<PanelReader>;
   /**

@@ -1,5 +1,6 @@
 // The host's read API of platform data (services, customers, products, invoices) for modules: a module reads the
-// platform's records through it, never by naming the platform's tables. Platform process only (null in a remote worker).
+// platform's records through it, never by naming the platform's tables. Asynchronous: it answers from the platform's
+// query layer (SQLite or PostgreSQL). Platform process only (null in a remote worker).
 
 /** A service as a module may read it: secret-named members of its data are left out. */
 export interface ServiceView {
@@ -71,17 +72,35 @@ export interface ServiceListMatch {
   productNumberAbove?: Readonly<Record<string, number>>;
 }
 
+/** The platform's billing calendar (dates `YYYY-MM-DD`, UTC), for a module that counts in billing periods. */
+export interface BillingCalendar {
+  /** The date of `instant` (UTC). */
+  dateOf(instant: Date): string;
+  addDays(date: string, days: number): string;
+  /** `date` moved by `months`, on `anchorDay` (or the month's last day when shorter). */
+  addMonths(date: string, months: number, anchorDay: number): string;
+  /** The monthly period holding `on` of a service paid through `paidThrough` on `anchorDay`. */
+  monthAround(on: string, paidThrough: string, anchorDay: number): { start: string; end: string };
+}
+
 /**
- * Read access to the platform's records. Synchronous while the platform runs on SQLite; an implementation on an
- * asynchronous store answers the same records (the interface then becomes `MaybePromise`, see docs/store.md).
+ * Read access to the platform's records (`ExtensionEnv.platform`), one query each on the platform's store. Member
+ * names in a match are checked as plain identifiers before they reach SQL.
  */
 export interface PlatformReads {
-  service(uuid: string): ServiceView | null;
-  customer(uuid: string): CustomerView | null;
-  product(uuid: string): ProductView | null;
-  invoice(uuid: string): InvoiceView | null;
+  service(uuid: string): Promise<ServiceView | null>;
+  customer(uuid: string): Promise<CustomerView | null>;
+  product(uuid: string): Promise<ProductView | null>;
+  invoice(uuid: string): Promise<InvoiceView | null>;
   /** The uuid of one service matching `match`, or null (e.g. a username already held at a location). */
-  findService(match: ServiceMatch): string | null;
+  findService(match: ServiceMatch): Promise<string | null>;
   /** The uuids of the services matching `match`, oldest first. */
-  serviceUuids(match: ServiceListMatch): string[];
+  serviceUuids(match: ServiceListMatch): Promise<string[]>;
+  /**
+   * The uuid of the channel instance of Notification module `name` carrying the platform's messages: the one whose uuid
+   * or label is `configured`, else the oldest; null when there is none.
+   */
+  notificationChannel(name: string, configured?: string | null): Promise<string | null>;
+  /** The billing calendar (pure date arithmetic). */
+  readonly calendar: BillingCalendar;
 }

@@ -7,7 +7,7 @@ import type { PlatformContext } from './platform-context.ts';
 import { queueProvisionAction, queueServiceJob, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
 import type { JobMethod } from './provision-status.ts';
 import { successResult, validationErrorResult, type JobResult, type SaveResult } from './result.ts';
-import { productDataSchema, sanitizeInput, serviceDataSchema, validate } from './validation.ts';
+import { errorBag, productDataSchema, sanitizeInput, serviceDataSchema, type Validation } from './validation.ts';
 
 /**
  * A Product module provisions customer services. Subclasses implement the five job methods (createJob …
@@ -60,7 +60,7 @@ export abstract class Product extends Module {
 
   /** Validates product configuration: `{status:'success', data, code:200}` or the 422 error bag. */
   async saveProductData(data: Record<string, unknown> = {}): Promise<SaveResult> {
-    const checked = validate(this.productSchema(), sanitizeInput(data));
+    const checked = await validateAsync(this.productSchema(), sanitizeInput(data));
     if (!checked.success) return validationErrorResult(checked.errors);
     this.product_data = checked.data;
     return successResult(checked.data);
@@ -83,7 +83,7 @@ export abstract class Product extends Module {
 
   /** Validates service values and stores them on the current service. */
   async saveServiceData(data: Record<string, unknown> = {}): Promise<SaveResult> {
-    const checked = validate(this.serviceSchema(), sanitizeInput(data));
+    const checked = await validateAsync(this.serviceSchema(), sanitizeInput(data));
     if (!checked.success) return validationErrorResult(checked.errors);
     this.service_data = checked.data;
     if (this.service_uuid) await this.ctx.services.saveServiceData(this.service_uuid, checked.data);
@@ -165,4 +165,10 @@ export abstract class Product extends Module {
   getClientAreaMenuConfig(): ClientAreaMenu {
     return {};
   }
+}
+
+/** `schema` checked with its asynchronous refinements (a module's schema may read its store or the host's read API). */
+async function validateAsync<S extends z.ZodType>(schema: S, data: unknown): Promise<Validation<z.output<S>>> {
+  const parsed = await schema.safeParseAsync(data);
+  return parsed.success ? { success: true, data: parsed.data } : { success: false, errors: errorBag(parsed.error) };
 }

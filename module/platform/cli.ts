@@ -169,7 +169,7 @@ async function manageModules(positionals: string[], dataDir: string): Promise<nu
   const platform = await Platform.open({ dataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn') });
   try {
     if (action === 'list') {
-      for (const m of platform.moduleAdmin.list()) {
+      for (const m of await platform.moduleAdmin.list()) {
         const state = m.state ? `${m.state.active ? 'active' : 'inactive'}\t${m.state.last_action}: ${m.state.last_result}` : `${m.enabled_in_config ? 'active' : 'inactive'}\t(config.ts)`;
         process.stdout.write(`${m.type}/${m.name}\t${m.installed_version ?? '-'}\t${state}\n`);
       }

@@ -1,6 +1,5 @@
 // How a module plugs into the host: the manifest its class carries (`static manifest`) — its config section's schema,
 // its own tables (migrations), its services, its admin / worker / client routes, its scheduled work and hook listeners.
-import type Database from 'better-sqlite3';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
@@ -9,6 +8,7 @@ import type { Clock } from '../../panel/shared/clock.ts';
 import type { Capabilities, CapabilityMap, CapabilityName } from '../contract/capabilities.ts';
 import type { PlatformReads } from '../contract/platform-reads.ts';
 import type { Migration } from './store/migrator.ts';
+import type { ModuleStore } from './store/query/module-store.ts';
 
 /** Seals and opens secrets at rest (the platform SecretBox). */
 export interface Sealer {
@@ -32,13 +32,17 @@ export interface ModuleWorkerCall {
 }
 
 /**
- * What a module's services are built from. On the platform process `db` (for the module's own tables only),
+ * What a module's services are built from. On the platform process `store` (the module's own tables only),
  * `platform` and `sealer` are set and `worker` is null; in a remote worker it is the other way round: the module
  * reaches its data through its worker routes on the platform.
  */
 export interface ExtensionEnv {
-  /** The module's own tables only (the boundary test refuses SQL naming another module's or the platform's tables). */
-  db: Database.Database | null;
+  /**
+   * Builder queries over the module's own tables (its manifest's migrations, scope `module:<Type>/<Name>`) on the
+   * platform's store, SQLite or PostgreSQL; a query naming any other table or raw SQL throws before it runs. Null in a
+   * remote worker.
+   */
+  store: ModuleStore | null;
   /** The host's read API of platform data (services, customers, products, invoices); null in a remote worker. */
   platform: PlatformReads | null;
   /** Capabilities other modules provide (declared in the manifest's `requires` / `uses`). */

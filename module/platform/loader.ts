@@ -13,9 +13,10 @@ import { syncModuleVersion, type VersionSync } from '../contract/versions.ts';
 import type { PlatformReads } from '../contract/platform-reads.ts';
 import { CapabilityHost } from './capability-host.ts';
 import type { ExtensionEnv, ModuleManifest, ModuleWorkerCall, Sealer } from './extension.ts';
-import type { ModuleStateStore } from './services/module-store.ts';
-import type Database from 'better-sqlite3';
-import { moduleScope, runMigrations } from './store/migrator.ts';
+import type { ModuleState, ModuleStateStore } from './services/module-store.ts';
+import { moduleScope } from './store/migrator.ts';
+import { moduleStore, tablesOfScope } from './store/query/module-store.ts';
+import { PLATFORM_STORE_SCOPES, type QueryStore } from './store/query/query-store.ts';
 
 /** Where a module's class lives: `module/modules/<Type>/<Name>/index.ts`, exporting the class under its name. */
 export type ModuleImporter = (type: ModuleType, name: string) => Promise<ModuleClass>;
@@ -37,8 +38,8 @@ export interface LoadedModule {
 
 /** What the host runs in besides the shared services: the platform process (db + sealer) or a remote worker. */
 export interface HostEnv {
-  /** The platform database (module migrations and module-owned tables); null in a remote worker. */
-  db: Database.Database | null;
+  /** The platform's store (module migrations, and each module's store over its own tables); null in a remote worker. */
+  store: QueryStore | null;
   /** The read API of platform data handed to modules (platform process only). */
   platform?: PlatformReads | null;
   sealer: Sealer | null;
@@ -48,7 +49,7 @@ export interface HostEnv {
   states: ModuleStateStore | null;
 }
 
-const NO_HOST: HostEnv = { db: null, sealer: null, workerCall: null, states: null };
+const NO_HOST: HostEnv = { store: null, sealer: null, workerCall: null, states: null };
 
 export const UNKNOWN_MODULE_KEY = (key: string) => `unknown module: ${key} (it needs a section in config.ts)`;
 export const MODULE_NOT_LOADED = (key: string) => `module ${key} is not loaded`;
@@ -94,7 +95,7 @@ export class ModuleLoader {
     const switchedOn: Array<[ModuleType, string]> = [];
     for (const type of MODULE_TYPES) {
       for (const [name, settings] of Object.entries(this.modulesConfig.modules[type])) {
-        const state = lifecycle ? this.host.states?.get(type, name) : null;
+        const state = lifecycle ? await this.host.states?.get(type, name) : null;
         if (!(state ? state.active : settings.enabled)) continue;
         await this.mount(type, name, lifecycle);
         switchedOn.push([type, name]);
@@ -126,9 +127,12 @@ export class ModuleLoader {
     const manifest = ((cls as unknown as { manifest?: ModuleManifest }).manifest ?? {}) as ModuleManifest;
     const settings = this.settings(type, name);
     if (manifest.config) checkConfig(key, manifest.config, settings);
-    if (lifecycle && this.host.db && manifest.migrations?.length) runMigrations(this.host.db, moduleScope(type, name), manifest.migrations, this.shared.clock);
+    const scope = moduleScope(type, name);
+    const migrations = manifest.migrations ?? [];
+    const store = this.host.store;
+    if (lifecycle && store && migrations.length) await store.migrate([[scope, migrations]], this.shared.clock);
     const env: ExtensionEnv = {
-      db: this.host.db, platform: this.host.platform ?? null, capabilities: this.capabilities, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
+      store: store ? moduleStore(store, scope, tablesOfScope(PLATFORM_STORE_SCOPES, scope, migrations)) : null, platform: this.host.platform ?? null, capabilities: this.capabilities, sealer: this.host.sealer, worker: this.host.workerCall?.(type, name) ?? null,
       config: settings, logger: this.shared.logger.child({ module: key }), clock: this.shared.clock,
     };
     const ext = manifest.services?.(env) ?? {};
@@ -169,16 +173,17 @@ export class ModuleLoader {
   }
 
   /** Every module with a config.ts section: loaded or not, its recorded switch and installed version. */
-  list(): Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ReturnType<ModuleStateStore['get']>; installed_version: string | null }> {
-    return MODULE_TYPES.flatMap((type) =>
-      Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({
-        type, name,
-        loaded: this.has(type, name),
-        enabled_in_config: settings.enabled,
-        state: this.host.states?.get(type, name) ?? null,
-        installed_version: this.shared.versions.installed(type, name),
-      })),
-    );
+  async list(): Promise<Array<{ type: ModuleType; name: string; loaded: boolean; enabled_in_config: boolean; state: ModuleState | null; installed_version: string | null }>> {
+    const all = MODULE_TYPES.flatMap((type) => Object.entries(this.modulesConfig.modules[type]).map(([name, settings]) => ({ type, name, settings })));
+    return Promise.all(all.map(async ({ type, name, settings }) => ({
+      type, name, loaded: this.has(type, name), enabled_in_config: settings.enabled,
+      state: (await this.host.states?.get(type, name)) ?? null, installed_version: await this.shared.versions.installed(type, name),
+    })));
+  }
+
+  /** The switch version of the store (moves with every recorded switch of any process); null without recorded switches (a remote worker). */
+  async switchVersion(): Promise<number | null> {
+    return this.host.states ? this.host.states.version() : null;
   }
 
   /** True when config.ts has a section for the module (the only modules the admin may switch). */
@@ -311,7 +316,7 @@ export class ModuleLoader {
     const changed: Array<{ type: ModuleType; name: string; active: boolean; error?: string }> = [];
     for (const type of MODULE_TYPES) {
       for (const name of Object.keys(this.modulesConfig.modules[type])) {
-        const state = states.get(type, name);
+        const state = await states.get(type, name);
         if (!state || state.active === this.has(type, name)) continue;
         try {
           if (state.active) await this.mount(type, name, true);
@@ -346,8 +351,8 @@ export class ModuleLoader {
     return run;
   }
 
-  private record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): LifecycleResult {
-    this.host.states?.record(type, name, active, action, result);
+  private async record(type: ModuleType, name: string, active: boolean, action: string, result: LifecycleResult): Promise<LifecycleResult> {
+    await this.host.states?.record(type, name, active, action, result);
     return result;
   }
 

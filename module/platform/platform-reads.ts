@@ -1,81 +1,107 @@
-// The host's read API for modules (module/contract/platform-reads.ts) over the platform's SQLite tables: the only place
-// module-facing reads of services, customers, products and invoices name those tables.
-import type { CustomerView, InvoiceView, PlatformReads, ProductView, ServiceListMatch, ServiceMatch, ServiceView } from '../contract/platform-reads.ts';
+// The host's read API for modules (module/contract/platform-reads.ts) over the platform's query layer (SQLite or
+// PostgreSQL): the only place module-facing reads of services, customers, products and invoices name those tables.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { BillingCalendar, CustomerView, InvoiceView, PlatformReads, ProductView, ServiceListMatch, ServiceMatch, ServiceView } from '../contract/platform-reads.ts';
 import { SECRET_KEY_PATTERN } from '../contract/redact.ts';
-import type { Db } from './store/db.ts';
-import { statement } from './store/statement-cache.ts';
+import { addDays, addMonths, dateOf, periodAround } from './services/billing/calendar.ts';
+import type { ModuleHostTables } from './services/module-store.ts';
+import type { QueryStore } from './store/query/query-store.ts';
+import type { StoreTables } from './store/query/tables.ts';
 
-/** A JSON member path for json_extract; only plain member names are accepted (they become part of the SQL text). */
+/** A JSON member path; only plain member names are accepted (they become part of the SQL text). */
 const MEMBER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Reads of the platform database handed to modules (`ExtensionEnv.platform`). */
-export class SqlitePlatformReads implements PlatformReads {
-  constructor(private readonly db: Db) {}
+/** The billing tables these reads join (their repositories live with billing; only the columns read here). */
+interface ReadTables extends StoreTables, ModuleHostTables {
+  service_billing: { service_uuid: string; state: string; next_due_date: string | null; anchor_day: number | null };
+  payment_methods: { customer_uuid: string };
+  invoices: {
+    uuid: string; number: string; customer_uuid: string | null; service_uuid: string | null; description: string; amount_minor: number;
+    currency: string; due_date: string; status: string; paid_at: string | null;
+  };
+}
 
-  service(uuid: string): ServiceView | null {
-    const row = statement(this.db, `SELECT s.uuid, s.module, s.product_uuid, s.customer_uuid, s.provision_status, s.service_data,
-        s.provision_data, b.state AS billing_state, b.next_due_date, b.anchor_day
-      FROM services s LEFT JOIN service_billing b ON b.service_uuid = s.uuid WHERE s.uuid = ?`).get(uuid) as
-      (Omit<ServiceView, 'service_data' | 'provision_data'> & { service_data: string; provision_data: string }) | undefined;
+/** The platform's calendar as modules see it. */
+export const billingCalendar: BillingCalendar = {
+  dateOf, addDays, addMonths,
+  monthAround: (on, paidThrough, anchorDay) => {
+    const { start, end } = periodAround(on, paidThrough, 'monthly', anchorDay);
+    return { start, end };
+  },
+};
+
+/** Reads of the platform's store handed to modules (`ExtensionEnv.platform`). */
+export class QueryPlatformReads implements PlatformReads {
+  readonly calendar = billingCalendar;
+  private readonly db: Kysely<ReadTables>;
+
+  constructor(private readonly store: QueryStore) {
+    this.db = store.db as unknown as Kysely<ReadTables>;
+  }
+
+  async service(uuid: string): Promise<ServiceView | null> {
+    const row = await this.db.selectFrom('services as s').leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
+      .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
+        'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
+      .where('s.uuid', '=', uuid).executeTakeFirst();
     if (!row) return null;
-    return { ...row, customer_uuid: row.customer_uuid ?? null, billing_state: row.billing_state ?? null,
+    return {
+      ...row, customer_uuid: row.customer_uuid ?? null, billing_state: row.billing_state ?? null,
       next_due_date: row.next_due_date ?? null, anchor_day: row.anchor_day ?? null,
-      service_data: withoutSecrets(parse(row.service_data)), provision_data: withoutSecrets(parse(row.provision_data)) };
+      service_data: withoutSecrets(parse(row.service_data)), provision_data: withoutSecrets(parse(row.provision_data)),
+    };
   }
 
-  customer(uuid: string): CustomerView | null {
-    const row = statement(this.db, `SELECT uuid, email, name,
-        EXISTS (SELECT 1 FROM payment_methods m WHERE m.customer_uuid = customers.uuid) AS has_payment_method
-      FROM customers WHERE uuid = ?`).get(uuid) as (Omit<CustomerView, 'has_payment_method'> & { has_payment_method: number }) | undefined;
-    return row ? { ...row, has_payment_method: row.has_payment_method === 1 } : null;
+  async customer(uuid: string): Promise<CustomerView | null> {
+    const row = await this.db.selectFrom('customers').select(['uuid', 'email', 'name'])
+      .select((eb) => eb.exists(eb.selectFrom('payment_methods as m').select('m.customer_uuid').whereRef('m.customer_uuid', '=', 'customers.uuid')).as('has_payment_method'))
+      .where('uuid', '=', uuid).executeTakeFirst();
+    return row ? { ...row, has_payment_method: Boolean(row.has_payment_method) } : null;
   }
 
-  product(uuid: string): ProductView | null {
-    const row = statement(this.db, 'SELECT uuid, module, product_data FROM products WHERE uuid = ?').get(uuid) as
-      { uuid: string; module: string; product_data: string } | undefined;
+  async product(uuid: string): Promise<ProductView | null> {
+    const row = await this.db.selectFrom('products').select(['uuid', 'module', 'product_data']).where('uuid', '=', uuid).executeTakeFirst();
     return row ? { ...row, product_data: parse(row.product_data) } : null;
   }
 
-  invoice(uuid: string): InvoiceView | null {
-    const row = statement(this.db, `SELECT uuid, number, customer_uuid, service_uuid, description, amount_minor, currency, due_date,
-        status, paid_at FROM invoices WHERE uuid = ?`).get(uuid) as InvoiceView | undefined;
+  async invoice(uuid: string): Promise<InvoiceView | null> {
+    const row = await this.db.selectFrom('invoices')
+      .select(['uuid', 'number', 'customer_uuid', 'service_uuid', 'description', 'amount_minor', 'currency', 'due_date', 'status', 'paid_at'])
+      .where('uuid', '=', uuid).executeTakeFirst();
     return row ?? null;
   }
 
-  findService(match: ServiceMatch): string | null {
-    const where = ['s.module = ?'];
-    const args: unknown[] = [match.module];
-    if (match.live) where.push("s.provision_status <> 'terminated'");
+  async findService(match: ServiceMatch): Promise<string | null> {
+    let query = this.db.selectFrom('services as s').innerJoin('products as p', 'p.uuid', 's.product_uuid').select('s.uuid').where('s.module', '=', match.module);
+    if (match.live) query = query.where('s.provision_status', '<>', 'terminated');
     for (const [column, members] of [['p.product_data', match.productData], ['s.service_data', match.serviceData]] as const) {
-      for (const [member, value] of Object.entries(members ?? {})) {
-        if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);
-        where.push(`json_extract(${column}, '$.${member}') = ?`);
-        args.push(value);
-      }
+      for (const [member, value] of Object.entries(members ?? {})) query = query.where(this.member(column, member), '=', value);
     }
-    if (match.except) {
-      where.push('s.uuid <> ?');
-      args.push(match.except);
-    }
-    const row = statement(this.db, `SELECT s.uuid FROM services s JOIN products p ON p.uuid = s.product_uuid WHERE ${where.join(' AND ')} LIMIT 1`)
-      .get(...args) as { uuid: string } | undefined;
-    return row?.uuid ?? null;
+    if (match.except) query = query.where('s.uuid', '<>', match.except);
+    return (await query.limit(1).executeTakeFirst())?.uuid ?? null;
   }
 
-  serviceUuids(match: ServiceListMatch): string[] {
-    const where = ['s.module = ?'];
-    const args: unknown[] = [match.module];
+  async serviceUuids(match: ServiceListMatch): Promise<string[]> {
+    let query = this.db.selectFrom('services as s').innerJoin('products as p', 'p.uuid', 's.product_uuid').select('s.uuid').where('s.module', '=', match.module);
     if (match.statuses) {
-      where.push(`s.provision_status IN (${match.statuses.map(() => '?').join(', ') || 'NULL'})`);
-      args.push(...match.statuses);
+      if (match.statuses.length === 0) return [];
+      query = query.where('s.provision_status', 'in', [...match.statuses]);
     }
     for (const [member, above] of Object.entries(match.productNumberAbove ?? {})) {
-      if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);
-      where.push(`CAST(COALESCE(NULLIF(json_extract(p.product_data, '$.${member}'), ''), 0) AS REAL) > ?`);
-      args.push(above);
+      query = query.where(sql<number>`CAST(COALESCE(NULLIF(${this.member('p.product_data', member)}, ''), '0') AS REAL)`, '>', above);
     }
-    return (statement(this.db, `SELECT s.uuid FROM services s JOIN products p ON p.uuid = s.product_uuid WHERE ${where.join(' AND ')}
-      ORDER BY s.created_at, s.uuid`).all(...args) as Array<{ uuid: string }>).map((r) => r.uuid);
+    return (await query.orderBy('s.created_at').orderBy('s.uuid').execute()).map((r) => r.uuid);
+  }
+
+  async notificationChannel(name: string, configured: string | null = null): Promise<string | null> {
+    let query = this.db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
+    if (configured) query = query.where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
+    return (await query.orderBy('created_at').orderBy('uuid').limit(1).executeTakeFirst())?.uuid ?? null;
+  }
+
+  private member(column: string, member: string): RawBuilder<string | null> {
+    if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);
+    return this.store.jsonText(column, member);
   }
 }
 

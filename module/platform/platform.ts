@@ -9,7 +9,7 @@ import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';
 import { ModuleLoader, type LoadedModule, type ModuleImporter } from './loader.ts';
-import { SqlitePlatformReads } from './platform-reads.ts';
+import { QueryPlatformReads } from './platform-reads.ts';
 import { createPlatformLogger } from './logger.ts';
 import { PlatformOperations } from './operations.ts';
 import { Catalogue } from './services/catalogue.ts';
@@ -65,8 +65,8 @@ export class Platform {
   private moduleWatch: NodeJS.Timeout | null = null;
   private billingOutbox: NodeJS.Timeout | null = null;
   private following: Promise<unknown> = Promise.resolve();
-  /** `PRAGMA data_version` at the last look: it moves only when another connection commits. */
-  private dataVersion = -1;
+  /** The store's module switch version at the last look (it moves with every switch any process records). */
+  private switchVersion: number | null = null;
 
   private constructor(
     readonly db: Db,
@@ -157,7 +157,7 @@ export class Platform {
         {},
         opts.modulesConfig ?? defaultModulesConfig,
         opts.importer,
-        { db, platform: new SqlitePlatformReads(db), sealer: box, workerCall: null, states: new ModuleStateStore(db, clock) },
+        { store, platform: new QueryPlatformReads(store), sealer: box, workerCall: null, states: await ModuleStateStore.open(store, clock) },
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
@@ -171,7 +171,7 @@ export class Platform {
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
         moduleLogStore, versions, billing.service, billing.recurring,
       );
-      platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);
+      await platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);
       return platform;
     } catch (err) {
       await modules?.close();
@@ -227,15 +227,15 @@ export class Platform {
 
   /**
    * Applies module switches another process recorded since the last look (`vpnhost platform module activate|deactivate`
-   * on the same data directory): cheap when nothing changed (one PRAGMA). Switches made through this process's admin
-   * API are applied at once and need no look.
+   * or another platform process on the same store): cheap when nothing changed (one read of the switch version).
+   * Switches made through this process's admin API are applied at once; the look after them finds nothing to do.
    */
   followModuleSwitches(): Promise<Array<{ type: string; name: string; active: boolean; error?: string }>> {
     const next = this.following.then(async () => {
       if (this.closed) return [];
-      const version = this.db.pragma('data_version', { simple: true }) as number;
-      if (version === this.dataVersion) return [];
-      this.dataVersion = version;
+      const version = await this.modules.switchVersion();
+      if (version === this.switchVersion) return [];
+      this.switchVersion = version;
       const changed = await this.modules.follow();
       for (const c of changed) {
         if (c.error) this.logger.error({ module: `${c.type}/${c.name}`, err: c.error }, 'module switched on by another process failed to mount here');
@@ -247,8 +247,8 @@ export class Platform {
     return next;
   }
 
-  private watchModuleSwitches(everyMs: number): void {
-    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+  private async watchModuleSwitches(everyMs: number): Promise<void> {
+    this.switchVersion = await this.modules.switchVersion();
     if (everyMs <= 0) return;
     this.moduleWatch = setInterval(() => {
       this.followModuleSwitches().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'module switch check failed'));

@@ -111,7 +111,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
       modulesConfig,
       opts.importer,
       {
-        db: null, sealer: null, states: null,
+        store: null, sealer: null, states: null,
         workerCall: (type, name) => moduleWorkerCall(api, type, name),
       },
     );

@@ -107,7 +107,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     const delivery = await platform.queue.waitFor((queued as { task_id: string }).task_id, 30_000);
     assert.equal(delivery.status, 'completed', String(delivery.lastError));
     await server.waitForMails(1);
-    const first = store.get((queued as { send_uuid: string }).send_uuid)!;
+    const first = (await store.get((queued as { send_uuid: string }).send_uuid))!;
     assert.deepEqual([first.status, first.attempts, first.server_reply], ['sent', 1, '250 Message queued as test-1']);
 
     // 2. The spec's `send` as a job of the remote worker: recorded and queued through the worker routes, delivered there.
@@ -117,7 +117,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     const hostedSend = (hostedTask.result as { send_uuid?: string }).send_uuid;
     assert.ok(hostedSend);
     await server.waitForMails(2);
-    await until(async () => (store.get(hostedSend)?.status === 'sent' ? true : undefined), 30_000);
+    await until(async () => ((await store.get(hostedSend))?.status === 'sent' ? true : undefined), 30_000);
 
     // 3. Message events: the listener queues messageJob; the remote worker has the platform plan it, renders, records.
     const customer = new CustomerRepository(platform.db).create({ email: 'cy@customer.example', name: 'Cy' });
@@ -135,7 +135,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     assert.deepEqual(bySubject.get('Invoice INV-2026-000042: 7.00 EUR due 2026-12-10')?.rcpt, ['cy@customer.example']);
     assert.match(String(bySubject.get('Reset your vpnhost password')?.mail.text), new RegExp(`token=${token.replace(/\./g, '\\.')}`));
     const events = await until(async () => {
-      const list = store.list({ limit: 100 }).filter((s) => s.customer_uuid === customer.uuid);
+      const list = (await store.list({ limit: 100 })).filter((s) => s.customer_uuid === customer.uuid);
       return list.length === 2 && list.every((s) => s.status === 'sent') ? list : undefined;
     }, 30_000);
     assert.deepEqual(events.map((s) => s.event).sort(), ['customer.password_reset', 'invoice.created']);

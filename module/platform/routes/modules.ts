@@ -32,7 +32,7 @@ const LogQuerySchema = pageQuerySchema.extend({
  * `GET|PUT /module-instances/:uuid`; `GET /module-logs?type=&module=&level=&service=&status=&product=&location=&q=&page=&per_page=`.
  */
 export const moduleRoutes = (admin: ModuleAdmin, logs: ModuleLogQueries): FastifyPluginAsyncZod => async (app) => {
-  app.get('/modules', async () => ({ modules: admin.list() }));
+  app.get('/modules', async () => ({ modules: await admin.list() }));
 
   app.post('/modules/:type/:name/:action', { schema: { params: LifecycleParams } }, async (request) => {
     const { type, name: moduleName, action } = request.params;

@@ -1,10 +1,13 @@
-// The module host's tables (scope `module-host`): each module's switched state with its last lifecycle answer, and the
-// sealed `module_data` of Payment gateway / Notification channel instances.
+// The module host's tables (scope `module-host`): each module's switched state with its last lifecycle answer, the switch
+// version every process follows (bumped with each switch in the same transaction), and the sealed `module_data` of
+// Payment gateway / Notification channel instances.
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../../panel/shared/clock.ts';
 import type { Sealer } from '../extension.ts';
 import { runMigrations, type Migration } from '../store/migrator.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
 
 export const MODULE_HOST_SCOPE = 'module-host';
 
@@ -34,7 +37,23 @@ export const MODULE_HOST_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX module_instances_module ON module_instances (module_type, module_name, created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'module-switch-version',
+    // One row (id 1), written with each recorded switch: a process that sees it move applies the switches (any engine).
+    up: `CREATE TABLE module_switch_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      );`,
+  },
 ];
+
+/** The module host's tables as the query layer sees them. */
+export interface ModuleHostTables {
+  module_states: { module_type: string; module_name: string; active: number; last_action: string; last_result: string; updated_at: string };
+  module_instances: { uuid: string; module_type: string; module_name: string; label: string; module_data_sealed: string; created_at: string; updated_at: string };
+  module_switch_version: { id: number; version: number };
+}
 
 /** A module's recorded state: switched on or off, and what its last activate/deactivate/update answered. */
 export interface ModuleState {
@@ -65,28 +84,45 @@ interface InstanceRow extends ModuleInstanceSummary {
   module_data_sealed: string;
 }
 
-/** Module states of the platform database. */
+/** Module states on the platform's store (either engine), with the switch version every process follows. */
 export class ModuleStateStore {
-  private readonly getStmt;
-  private readonly putStmt;
+  private readonly db: Kysely<ModuleHostTables>;
 
-  constructor(db: Database.Database, private readonly clock: Clock) {
-    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS, clock);
-    this.getStmt = db.prepare('SELECT * FROM module_states WHERE module_type = ? AND module_name = ?');
-    this.putStmt = db.prepare(`INSERT INTO module_states (module_type, module_name, active, last_action, last_result, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (module_type, module_name) DO UPDATE SET active = excluded.active,
-      last_action = excluded.last_action, last_result = excluded.last_result, updated_at = excluded.updated_at`);
+  private constructor(private readonly store: QueryStore, private readonly clock: Clock) {
+    this.db = store.db as unknown as Kysely<ModuleHostTables>;
+  }
+
+  /** The store over `store`, its scope migrated. */
+  static async open(store: QueryStore, clock: Clock): Promise<ModuleStateStore> {
+    await store.migrate([[MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS]], clock);
+    return new ModuleStateStore(store, clock);
   }
 
   /** The recorded state, or null when the admin never switched the module (config.ts `enabled` decides). */
-  get(type: string, name: string): ModuleState | null {
-    const row = this.getStmt.get(type, name) as (Omit<ModuleState, 'active'> & { active: number }) | undefined;
-    return row ? { ...row, active: row.active === 1 } : null;
+  async get(type: string, name: string): Promise<ModuleState | null> {
+    const row = await this.db.selectFrom('module_states').selectAll().where('module_type', '=', type).where('module_name', '=', name).executeTakeFirst();
+    return row ? { ...row, active: Number(row.active) === 1 } : null;
   }
 
-  record(type: string, name: string, active: boolean, action: string, result: string): ModuleState {
-    this.putStmt.run(type, name, active ? 1 : 0, action, result, this.clock.now().toISOString());
-    return this.get(type, name)!;
+  /** Records a switch (or a lifecycle answer) and moves the switch version, in one transaction. */
+  async record(type: string, name: string, active: boolean, action: string, result: string): Promise<ModuleState> {
+    const row = { module_type: type, module_name: name, active: active ? 1 : 0, last_action: action, last_result: result, updated_at: this.clock.now().toISOString() };
+    await this.store.transaction(async (tx) => {
+      const db = tx.db as unknown as Kysely<ModuleHostTables>;
+      await db.insertInto('module_states').values(row)
+        .onConflict((oc) => oc.columns(['module_type', 'module_name']).doUpdateSet({ active: row.active, last_action: action, last_result: result, updated_at: row.updated_at }))
+        .execute();
+      await db.insertInto('module_switch_version').values({ id: 1, version: 1 })
+        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ version: eb('module_switch_version.version', '+', 1) })))
+        .execute();
+    });
+    return (await this.get(type, name))!;
+  }
+
+  /** The switch version: moves with every recorded switch of any process (0 before the first). */
+  async version(): Promise<number> {
+    const row = await this.db.selectFrom('module_switch_version').select('version').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.version ?? 0);
   }
 }
 

@@ -193,8 +193,8 @@ test('throttle: 80 % and 100 % mailed once each, throttled once, a second pass c
   const counted = usageEvents.filter((e) => e.payload.service_uuid === throttled.uuid).map((e) => e.name);
   assert.deepEqual(counted, ['service.usage_warning', 'service.usage_exceeded']);
   assert.deepEqual(usageEvents.filter((e) => e.payload.service_uuid === suspended.uuid).map((e) => e.name), ['service.usage_warning', 'service.usage_exceeded']);
-  await until(async () => (sends.list({ service_uuid: throttled.uuid }).filter((s) => String(s.event).startsWith('service.usage_')).every((s) => s.status === 'sent') ? true : undefined), 20_000, 25);
-  assert.equal(sends.list({ service_uuid: throttled.uuid }).filter((s) => String(s.event).startsWith('service.usage_')).length, 2);
+  await until(async () => ((await sends.list({ service_uuid: throttled.uuid })).filter((s) => String(s.event).startsWith('service.usage_')).every((s) => s.status === 'sent') ? true : undefined), 20_000, 25);
+  assert.equal((await sends.list({ service_uuid: throttled.uuid })).filter((s) => String(s.event).startsWith('service.usage_')).length, 2);
   assert.equal(requests.perAccount, tabRequests, 'the pass never asks per account (only the Usage tab reads its own months)');
   assert.ok(requests.range >= 5);
 

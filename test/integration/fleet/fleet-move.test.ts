@@ -21,7 +21,7 @@ before(async () => {
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
   // a panel that is down (never answers) registered straight in the store, named to sort first at `par`
-  vpnProductServices(stack.platform.platform.modules).panelStore!.upsert({ name: 'par-0', location: 'par', api_url: 'http://127.0.0.1:1', access_hash: 'x'.repeat(80) });
+  await vpnProductServices(stack.platform.platform.modules).panelStore!.upsert({ name: 'par-0', location: 'par', api_url: 'http://127.0.0.1:1', access_hash: 'x'.repeat(80) });
 });
 
 after(async () => {

@@ -89,7 +89,7 @@ test('service events are logged with the panel the service was placed on', async
   await api('POST', `/services/${uuid}/create`);
   assert.equal((await waitForAction(stack, uuid, 'create')).status, 'completed');
   const placed = (await api('GET', `/services/${uuid}`)).body.provision_data.panel;
-  const events = vpnFleetServices(stack.platform.platform.modules).fleet!.events({ limit: 20 }).filter((e) => e.service_uuid === uuid);
+  const events = (await vpnFleetServices(stack.platform.platform.modules).fleet!.events({ limit: 20 })).filter((e) => e.service_uuid === uuid);
   assert.deepEqual(events.map((e) => [e.event, e.panel]), [['service.provisioned', placed], ['service.created', null]]);
 });
 
@@ -113,14 +113,14 @@ test('a panel that stops answering is stored as down with the reason and a panel
 });
 
 test('pages render the snapshot; controllers check permissions; sidebar links resolve to the web routes', async () => {
-  const html = plugin().index(asAdmin([VIEW, REFRESH]));
+  const html = await plugin().index(asAdmin([VIEW, REFRESH]));
   assert.match(html, /data-panel="ams-2"/);
   assert.match(html, /status-failed">down/);
   assert.match(html, /name="_csrf" value="tok"/);
-  assert.doesNotMatch(plugin().index(asAdmin([VIEW])), /Refresh now/, 'no refresh button without the key');
-  assert.throws(() => plugin().index(asAdmin([])), { message: 'Insufficient permissions' });
+  assert.doesNotMatch(await plugin().index(asAdmin([VIEW])), /Refresh now/, 'no refresh button without the key');
+  await assert.rejects(plugin().index(asAdmin([])), { message: 'Insufficient permissions' });
   await assert.rejects(plugin().refresh({ ...asAdmin([VIEW]), method: 'POST' }), { message: 'Insufficient permissions' });
-  assert.match(plugin().events(asAdmin([VIEW], { panel: 'ams-2' })), /panel\.down/);
+  assert.match(await plugin().events(asAdmin([VIEW], { panel: 'ams-2' })), /panel\.down/);
 
   const keys = plugin().adminPermissions().map((p) => p.key);
   assert.deepEqual(keys, ['Plugin-VpnFleet-view', 'Plugin-VpnFleet-refresh']);
@@ -137,14 +137,14 @@ test('a remote worker (no platform database) has the platform run the refresh th
   const client = new WorkerApiClient({ url: stack.platform.url, token, requestTimeoutMs: 20_000 });
   try {
     const remote = vpnFleetManifest.services!({
-      db: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: moduleWorkerCall(client, 'Plugin', 'VpnFleet'), config: { enabled: true, version: '1.0.0' },
+      store: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: moduleWorkerCall(client, 'Plugin', 'VpnFleet'), config: { enabled: true, version: '1.0.0' },
       logger: pino({ level: 'silent' }), clock: { now: () => new Date() },
     });
     assert.equal(remote.fleet, null);
-    const before = vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams')!.refreshed_at;
+    const before = (await vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams'))!.refreshed_at;
     const summary = await remote.runRefresh();
     assert.deepEqual(summary, { panels: 2, up: 1, down: 1, removed: [] });
-    assert.ok(vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams')!.refreshed_at >= before);
+    assert.ok((await vpnFleetServices(stack.platform.platform.modules).fleet!.get('ams'))!.refreshed_at >= before);
     const refused = await fetch(`${stack.platform.url}/api/worker/modules/Plugin/VpnFleet/refresh`, { headers: { authorization: `Bearer ${stack.token}` } });
     assert.equal(refused.status, 401, 'an admin token is not a worker token');
   } finally {

@@ -1,5 +1,5 @@
 // A module switched through the CLI (`vpnhost platform module activate|deactivate`, another process on the same data
-// directory) reaches a running platform without a restart: it notices through PRAGMA data_version and (un)mounts.
+// directory) reaches a running platform without a restart: it notices through the store's module switch version and (un)mounts.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -39,7 +39,7 @@ test('a running platform follows CLI switches of a module (off, then on) without
     const off = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([off.code, off.out], [0, 'success'], off.err);
     assert.ok(await until(() => !platform.modules.has('Product', 'VpnProduct')), 'the running platform unmounted the module');
-    assert.equal(platform.moduleAdmin.list().find((m) => m.type === 'Product' && m.name === 'VpnProduct')?.loaded, false);
+    assert.equal((await platform.moduleAdmin.list()).find((m) => m.type === 'Product' && m.name === 'VpnProduct')?.loaded, false);
 
     const on = await cli(['activate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([on.code, on.out], [0, 'success'], on.err);

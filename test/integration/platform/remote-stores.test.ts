@@ -121,7 +121,7 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
 
 test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory read and write the platform store', async () => {
   const accessHash = 'a'.repeat(80);
-  vpnProductServices(platform.modules).panelStore!.upsert({ location: 'ams', api_url: 'http://127.0.0.1:1', access_hash: accessHash });
+  await vpnProductServices(platform.modules).panelStore!.upsert({ location: 'ams', api_url: 'http://127.0.0.1:1', access_hash: accessHash });
   const product = await platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 20 });
   const created = await platform.ops.createService(product.uuid, { username: 'remote_user', password: 'Remote-pass-123' });
 
@@ -155,7 +155,7 @@ test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory r
     const [one, two] = await Promise.all([registry.client('ams'), registry.client('ams')]);
     assert.equal(one, two, 'concurrent lookups share one client');
     await assert.rejects(registry.client('nowhere'), { message: UNKNOWN_PANEL('nowhere') });
-    assert.throws(() => registry.locations(), { message: NO_PANEL_LOCATIONS });
+    await assert.rejects(registry.locations(), { message: NO_PANEL_LOCATIONS });
   } finally {
     await registry.close();
   }

@@ -70,7 +70,7 @@ async function everything(stack: VpnWebStack): Promise<string> {
   }
   const rows = readModuleLogs(stack.platform.db, { limit: 10_000 });
   assert.ok(rows.some((r) => r.module_name === 'Smtp' && r.action === 'send'), 'the mail is in the module log (named, not its body)');
-  const sends = smtpServices(stack.platform.modules).smtpSends!.list({ limit: 1000 });
+  const sends = (await smtpServices(stack.platform.modules).smtpSends!.list({ limit: 1000 }));
   return [stack.lines.join('\n'), JSON.stringify(rows), ...api, JSON.stringify(sends)].join('\n');
 }
 
@@ -83,7 +83,7 @@ function assertNoSecret(text: string, secrets: string[]): void {
 test('no SMTP channel: the unsent "VPN is ready" mail, the client-area link and its download token are in no log', async () => {
   const stack = await startVpnWebStack(panelProcess, quickSmtpConfig(), { customer: { email: 'nora@logs.example', password: 'Nora-Pass-11' } });
   try {
-    const send = smtpServices(stack.platform.modules).smtpSends!.list({ service_uuid: stack.service }).find((s) => s.event === 'service.provisioned');
+    const send = (await smtpServices(stack.platform.modules).smtpSends!.list({ service_uuid: stack.service })).find((s) => s.event === 'service.provisioned');
     assert.equal(send?.status, 'logged');
     const warn = stack.lines.map((l) => JSON.parse(l)).find((l) => l.level === 40 && l.send_uuid === send!.uuid);
     assert.deepEqual([warn?.template, warn?.to, warn?.text], ['service-completed', 'nora@logs.example', undefined], 'the warning names the mail, without its text');

@@ -50,8 +50,8 @@ test('invoice created, payment failed and payment received are mailed to the inv
   assert.match(String(server.received[2].html), /we received <strong>12\.50 EUR<\/strong> for invoice INV-2026-000007/);
 
   const store = smtpServices(env.platform.modules).smtpSends!;
-  for (let i = 0; i < 200 && store.list().some((s) => s.status === 'queued'); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.deepEqual(store.list().reverse().map((s) => [s.event, s.invoice_uuid, s.customer_uuid, s.status]), [
+  for (let i = 0; i < 200 && (await store.list()).some((s) => s.status === 'queued'); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.deepEqual((await store.list()).reverse().map((s) => [s.event, s.invoice_uuid, s.customer_uuid, s.status]), [
     ['invoice.created', invoice.invoice_uuid, customer.uuid, 'sent'],
     ['invoice.payment_failed', invoice.invoice_uuid, customer.uuid, 'sent'],
     ['invoice.paid', invoice.invoice_uuid, customer.uuid, 'sent'],
@@ -88,7 +88,7 @@ test('with no channel the reset mail is recorded as logged, named in the log wit
   const result = await smtp.messageJob('customer.password_reset', { customer_uuid: customer.uuid, email: customer.email, expires_at: 'soon', at: 'now' },
     { secret: { reset_path: `/client/password/reset?token=${token}` } });
   assert.equal(result.status, 'success', result.message);
-  const record = smtpServices(env.platform.modules).smtpSends!.list({ event: 'customer.password_reset' }).find((s) => s.recipient === 'fay@customer.example');
+  const record = (await smtpServices(env.platform.modules).smtpSends!.list({ event: 'customer.password_reset' })).find((s) => s.recipient === 'fay@customer.example');
   assert.equal(record?.status, 'logged');
   const warning = env.lines.map((l) => JSON.parse(l)).find((l) => l.send_uuid === record?.uuid && l.level === 40);
   assert.deepEqual([warning?.template, warning?.to, warning?.subject, warning?.text], ['password-reset', 'fay@customer.example', record?.subject, undefined]);
@@ -111,7 +111,7 @@ test('a message job run twice for the same event (a retried attempt) records and
   assert.equal(again.status, 'success');
   assert.match(String(again.message), /^already (queued|sent) as send /);
   await server.waitForMails(before + 1, 20_000);
-  const sends = smtpServices(env.platform.modules).smtpSends!.list({ event: 'invoice.created' }).filter((s) => s.invoice_uuid === event.invoice_uuid);
+  const sends = (await smtpServices(env.platform.modules).smtpSends!.list({ event: 'invoice.created' })).filter((s) => s.invoice_uuid === event.invoice_uuid);
   assert.equal(sends.length, 1);
   assert.equal((await smtp.messageJob('invoice.created', { ...event, at: '2026-11-23T14:11:00.000Z' })).status, 'success', 'a later event of the same invoice is another mail');
   await server.waitForMails(before + 2, 20_000);

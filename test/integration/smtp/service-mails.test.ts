@@ -22,7 +22,7 @@ before(async () => {
   panelProcess = await startPanel();
   await createServer(panelProcess, 'main', '10.77.0.1/22');
   env = await openSmtpPlatform();
-  vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash });
+  (await vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash }));
   env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   });
@@ -101,8 +101,8 @@ test('a customer is mailed how to connect when the service completes, then on su
   assert.match(String(server.received[1].text), /Your VPN connection does not work while the service is suspended\./);
 
   const store = smtpServices(platform.modules).smtpSends!;
-  for (let i = 0; i < 200 && store.list({ service_uuid: service.uuid }).some((s) => s.status === 'queued'); i++) await new Promise((r) => setTimeout(r, 25));
-  const sends = store.list({ service_uuid: service.uuid }).reverse();
+  for (let i = 0; i < 200 && (await store.list({ service_uuid: service.uuid })).some((s) => s.status === 'queued'); i++) await new Promise((r) => setTimeout(r, 25));
+  const sends = (await store.list({ service_uuid: service.uuid })).reverse();
   assert.deepEqual(sends.map((s) => [s.event, s.status, s.recipient, s.customer_uuid]), [
     ['service.provisioned', 'sent', 'carol@customer.example', customer.uuid],
     ['service.suspended', 'sent', 'carol@customer.example', customer.uuid],
@@ -125,5 +125,5 @@ test('a service without a customer sends nothing and says so in the module log',
   }
   assert.match(String(entry?.response), /not sent: no customer for service/);
   assert.equal(server.received.length, before);
-  assert.deepEqual(smtpServices(platform.modules).smtpSends!.list({ service_uuid: service.uuid }), []);
+  assert.deepEqual((await smtpServices(platform.modules).smtpSends!.list({ service_uuid: service.uuid })), []);
 });

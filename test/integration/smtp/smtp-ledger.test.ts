@@ -67,7 +67,7 @@ async function ledgerScenario(ledger: SmtpLedger, tag: string): Promise<void> {
   assert.equal(task?.job, 'ModuleJob');
   assert.equal((task?.input as { method?: string }).method, 'deliverJob');
   assert.deepEqual((task?.input as { args?: unknown[] }).args, [queued.send_uuid]);
-  assert.equal(sends().get(queued.send_uuid)?.task_id, queued.task_id);
+  assert.equal((await sends().get(queued.send_uuid))?.task_id, queued.task_id);
 
   // Attempt 1 fails (not final), attempt 2 succeeds; the body comes opened, the attempt counted.
   const first = await ledger.beginDelivery(queued.send_uuid);
@@ -78,20 +78,20 @@ async function ledgerScenario(ledger: SmtpLedger, tag: string): Promise<void> {
   assert.equal(first.mail?.text, `${BODY_MARKER} text`);
   assert.equal(Buffer.from(first.mail!.attachments[0].content_base64, 'base64').toString(), 'hi');
   await ledger.markFailure(queued.send_uuid, '451 4.3.0 busy', false);
-  assert.deepEqual([sends().get(queued.send_uuid)?.status, sends().get(queued.send_uuid)?.last_error], ['queued', '451 4.3.0 busy']);
+  assert.deepEqual([(await sends().get(queued.send_uuid))?.status, (await sends().get(queued.send_uuid))?.last_error], ['queued', '451 4.3.0 busy']);
   const second = await ledger.beginDelivery(queued.send_uuid);
   assert.ok(second.state === 'open' && second.attempt === 2);
   await ledger.markSent(queued.send_uuid, '250 OK queued');
-  const sent = sends().get(queued.send_uuid)!;
+  const sent = (await sends().get(queued.send_uuid))!;
   assert.deepEqual([sent.status, sent.server_reply, sent.attempts], ['sent', '250 OK queued', 2]);
 
   // Idempotent after the success: a repeated mark keeps the first, a late failure changes nothing, no attempt opens.
   await ledger.markSent(queued.send_uuid, '250 again');
   await ledger.markFailure(queued.send_uuid, 'late failure', true);
-  const still = sends().get(queued.send_uuid)!;
+  const still = (await sends().get(queued.send_uuid))!;
   assert.deepEqual([still.status, still.server_reply, still.sent_at], ['sent', '250 OK queued', sent.sent_at]);
   assert.deepEqual(await ledger.beginDelivery(queued.send_uuid), { state: 'sent' });
-  assert.equal(sends().get(queued.send_uuid)?.attempts, 2);
+  assert.equal((await sends().get(queued.send_uuid))?.attempts, 2);
 
   // A final failure closes the send (body dropped); a logged mail keeps no body and queues nothing; unknown sends.
   const failing = await ledger.queue(queuedMail(`${tag}-fail@customer.example`));
@@ -143,7 +143,7 @@ test('the worker routes take worker tokens only: none or an admin token is 401',
       assert.deepEqual(res.json(), { error: WORKER_UNAUTHORIZED });
     }
   }
-  assert.equal(sends().list({ limit: 1000 }).some((s) => s.recipient === 'x@customer.example'), false, 'nothing recorded');
+  assert.equal((await sends().list({ limit: 1000 })).some((s) => s.recipient === 'x@customer.example'), false, 'nothing recorded');
 });
 
 test('bad bodies answer 400 with the issues; an unknown send 404', async () => {
@@ -163,7 +163,7 @@ test('bad bodies answer 400 with the issues; an unknown send 404', async () => {
     assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
     assert.match(res.json().error, error);
   }
-  assert.equal(sends().list({ limit: 1000 }).some((s) => s.recipient === 'y@customer.example'), false, 'nothing recorded');
+  assert.equal((await sends().list({ limit: 1000 })).some((s) => s.recipient === 'y@customer.example'), false, 'nothing recorded');
   for (const url of ['/sends/no-such/sent', '/sends/no-such/failures']) {
     const res = await post(url, url.endsWith('sent') ? { reply: '250' } : { error: 'x', final: true });
     assert.equal(res.statusCode, 404);

@@ -35,7 +35,7 @@ async function sendAndWait(smtp: Smtp, data: Record<string, unknown>) {
   assert.equal(result.status, 'success', JSON.stringify(result));
   const answer = result as { send_uuid: string; task_id: string };
   const task = await env.platform.queue.waitFor(answer.task_id, 30_000);
-  return { task, send: smtpServices(env.platform.modules).smtpSends!.get(answer.send_uuid)! };
+  return { task, send: (await smtpServices(env.platform.modules).smtpSends!.get(answer.send_uuid))! };
 }
 
 /** Everything the platform wrote: the database files and every log line. */
@@ -82,7 +82,7 @@ test('send validation: each bad field answers 422 with its message, nothing is q
   });
   const notArray = await smtp.send({ to: 'a@b.example', subject: 's', message: 'm', attachments: 'file.txt' });
   assert.deepEqual((notArray as any).errors, { attachments: ['The attachments field must be an array.'] });
-  assert.deepEqual(smtpServices(env.platform.modules).smtpSends!.list(), []);
+  assert.deepEqual((await smtpServices(env.platform.modules).smtpSends!.list()), []);
 });
 
 test('a mail goes over STARTTLS with AUTH: subject, recipient, text, HTML and attachment arrive', async () => {
@@ -193,7 +193,7 @@ test('without an SMTP server configured the e-mail is recorded as logged and nam
   const result = await unconfigured.send({ to: 'demo@customer.example', subject: 'Demo mail', message: 'Connect with https://panel.example/otl/abc' });
   assert.equal(result.status, 'success');
   assert.equal((result as any).delivery, 'logged');
-  const record = smtpServices(env.platform.modules).smtpSends!.get((result as any).send_uuid)!;
+  const record = (await smtpServices(env.platform.modules).smtpSends!.get((result as any).send_uuid))!;
   assert.equal(record.status, 'logged');
   const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).find((r) => (r.request as any)?.send_uuid === record.uuid);
   assert.deepEqual(entry?.request, { send_uuid: record.uuid, event: null, template: null, to: 'demo@customer.example', subject: 'Demo mail', attachments: 0 });

@@ -11,7 +11,7 @@ import { ModuleLoader, PROVIDER_IN_USE } from '../../../module/platform/loader.t
 import { makePlatform } from './helpers/context.ts';
 
 const directory: PanelDirectoryCapability = {
-  panels: () => [{ name: 'p1', location: 'ams', api_url: 'http://p1' }],
+  panels: async () => [{ name: 'p1', location: 'ams', api_url: 'http://p1' }],
   reader: async () => { throw new Error('not used'); },
   oneTimeLink: async (panel, account) => ({ url: `http://${panel}/otl/${account}` }),
 };
@@ -47,7 +47,7 @@ test('a required capability is handed over by the host, resolved at call time', 
   try {
     await loader.load();
     const { env } = loader.extension<{ env: ExtensionEnv }>('Plugin', 'User');
-    assert.deepEqual(env.capabilities.get('panel-directory').panels().map((panel) => panel.name), ['p1']);
+    assert.deepEqual((await env.capabilities.get('panel-directory').panels()).map((panel) => panel.name), ['p1']);
     assert.deepEqual(await env.capabilities.get('panel-directory').oneTimeLink('p1', 'alice'), { url: 'http://p1/otl/alice' });
   } finally {
     await loader.close();

@@ -18,7 +18,7 @@ test('the scheduled tick queues refreshJob through Task.add once per refresh_eve
   } as unknown as TaskQueue;
   let now = 0;
   const ext = vpnFleetManifest.services!({
-    db: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 10_000 },
+    store: null, platform: null, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 10_000 },
     logger: pino({ level: 'silent' }), clock: { now: () => new Date(now) },
   });
   const tick = vpnFleetManifest.scheduled![0];
@@ -50,16 +50,14 @@ test('the scheduled tick queues refreshJob through Task.add once per refresh_eve
 });
 
 test('with the platform database the first tick refreshes a fleet never refreshed, or one whose snapshot is stale', async () => {
-  const { default: Database } = await import('better-sqlite3');
-  const { runMigrations } = await import('../../../module/platform/store/migrator.ts');
+  const { openModuleStore } = await import('../../helpers/module-store.ts');
   const { VPN_FLEET_MIGRATIONS, FleetStore } = await import('../../../module/modules/Plugin/VpnFleet/fleet-store.ts');
   const added: string[] = [];
   const fake = { add: async () => ({ id: `t${added.push('x')}`, duplicate: false }) } as unknown as TaskQueue;
-  const db = new Database(':memory:');
-  runMigrations(db, 'module:Plugin/VpnFleet', VPN_FLEET_MIGRATIONS);
+  const { store: db, query } = await openModuleStore<import('../../../module/modules/Plugin/VpnFleet/fleet-store.ts').FleetTables>('Plugin', 'VpnFleet', VPN_FLEET_MIGRATIONS);
   let now = Date.parse('2026-11-23T12:00:00Z');
   const make = () => vpnFleetManifest.services!({
-    db, platform: { service: () => null } as never, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 60_000 },
+    store: db, platform: { service: async () => null } as never, capabilities: new CapabilityHost(), sealer: null, worker: null, config: { enabled: true, version: '1.0.0', refresh_every_ms: 60_000 },
     logger: pino({ level: 'silent' }), clock: { now: () => new Date(now) },
   });
   const tick = vpnFleetManifest.scheduled![0];
@@ -68,7 +66,7 @@ test('with the platform database the first tick refreshes a fleet never refreshe
     await tick.run(make());
     assert.equal(added.length, 1, 'never refreshed: at once');
 
-    new FleetStore(db).put({ name: 'p1', location: 'de', api_url: 'http://p1', up: true, status: 'OK', version: '1', license: 'x',
+    await new FleetStore(db).put({ name: 'p1', location: 'de', api_url: 'http://p1', up: true, status: 'OK', version: '1', license: 'x',
       license_valid: true, accounts: 1, accounts_available: 9, servers: 1, online_peers: 0, error: null, refreshed_at: new Date(now - 20_000).toISOString() });
     const fresh = make();
     await tick.run(fresh);
@@ -82,6 +80,6 @@ test('with the platform database the first tick refreshes a fleet never refreshe
     assert.equal(added.length, 3, 'an hour-old snapshot (say, after a restart) is refreshed at the first tick');
   } finally {
     Task.use(null);
-    db.close();
+    await query.close();
   }
 });

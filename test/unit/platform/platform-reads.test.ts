@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
-import { SqlitePlatformReads } from '../../../module/platform/platform-reads.ts';
+import { QueryPlatformReads } from '../../../module/platform/platform-reads.ts';
+import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
 import { ProductRepository } from '../../../module/platform/store/repositories/products.ts';
@@ -21,7 +22,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('services, customers and products as modules read them; secrets never handed over', () => {
+test('services, customers and products as modules read them; secrets never handed over', async () => {
   const box = SecretBox.fromKey(randomBytes(32));
   const customers = new CustomerRepository(db);
   const alice = customers.create({ email: 'alice@example.com', name: 'Alice', password_hash: 'h' });
@@ -30,28 +31,28 @@ test('services, customers and products as modules read them; secrets never hande
   const service = services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'alice', password: 'pw-secret' } });
   services.saveProvisionData(service.uuid, { panel: 'p1', account_name: 'alice', access_hash: 'h'.repeat(80), nested: { private_key: 'k', ok: 1 } });
   customers.assignService(service.uuid, alice.uuid);
-  const reads = new SqlitePlatformReads(db);
+  const reads = new QueryPlatformReads(sqliteQueryStore(db));
 
-  const view = reads.service(service.uuid)!;
+  const view = (await reads.service(service.uuid))!;
   assert.equal(view.customer_uuid, alice.uuid);
   assert.equal(view.module, 'VpnProduct');
   assert.equal(view.billing_state, null, 'no recurring billing recorded');
   assert.deepEqual(view.service_data, { username: 'alice' });
   assert.deepEqual(view.provision_data, { panel: 'p1', account_name: 'alice', nested: { ok: 1 } });
-  assert.equal(reads.service('nope'), null);
+  assert.equal(await reads.service('nope'), null);
 
-  assert.deepEqual(reads.customer(alice.uuid), { uuid: alice.uuid, email: 'alice@example.com', name: 'Alice', has_payment_method: false });
-  assert.deepEqual(reads.product(product.uuid)?.product_data, { server_location: 'ams', plan_type: 'basic' });
-  assert.equal(reads.invoice('nope'), null);
+  assert.deepEqual(await reads.customer(alice.uuid), { uuid: alice.uuid, email: 'alice@example.com', name: 'Alice', has_payment_method: false });
+  assert.deepEqual((await reads.product(product.uuid))?.product_data, { server_location: 'ams', plan_type: 'basic' });
+  assert.equal(await reads.invoice('nope'), null);
 
   const match = { module: 'VpnProduct', live: true, productData: { server_location: 'ams' }, serviceData: { username: 'alice' } };
-  assert.equal(reads.findService(match), service.uuid);
-  assert.equal(reads.findService({ ...match, except: service.uuid }), null, 'the service being edited is not a clash');
-  assert.equal(reads.findService({ ...match, productData: { server_location: 'fra' } }), null);
+  assert.equal(await reads.findService(match), service.uuid);
+  assert.equal(await reads.findService({ ...match, except: service.uuid }), null, 'the service being edited is not a clash');
+  assert.equal(await reads.findService({ ...match, productData: { server_location: 'fra' } }), null);
   services.setProvisionStatus(service.uuid, 'terminated');
-  assert.equal(reads.findService(match), null, 'terminated services are not live');
-  assert.equal(reads.findService({ ...match, live: false }), service.uuid);
-  assert.throws(() => reads.findService({ module: 'VpnProduct', serviceData: { "x') OR 1=1 --": 'y' } }), /not a plain member name/);
+  assert.equal(await reads.findService(match), null, 'terminated services are not live');
+  assert.equal(await reads.findService({ ...match, live: false }), service.uuid);
+  await assert.rejects(() => reads.findService({ module: 'VpnProduct', serviceData: { "x') OR 1=1 --": 'y' } }), /not a plain member name/);
 
   const products = new ProductRepository(db);
   const capped = products.create('VpnProduct', { data_cap_gb: '50' });
@@ -65,8 +66,8 @@ test('services, customers and products as modules read them; secrets never hande
   make(capped.uuid, 'pending');
   make(uncapped.uuid, 'completed');
   const list = { module: 'VpnProduct', statuses: ['completed', 'suspended'], productNumberAbove: { data_cap_gb: 0 } };
-  assert.deepEqual(reads.serviceUuids(list), [live], 'a capped plan in a listed status; an empty member counts as 0');
-  assert.equal(reads.serviceUuids({ module: 'VpnProduct' }).length, 4);
-  assert.deepEqual(reads.serviceUuids({ ...list, statuses: [] }), []);
-  assert.equal(reads.service(live)?.next_due_date, null);
+  assert.deepEqual(await reads.serviceUuids(list), [live], 'a capped plan in a listed status; an empty member counts as 0');
+  assert.equal((await reads.serviceUuids({ module: 'VpnProduct' })).length, 4);
+  assert.deepEqual(await reads.serviceUuids({ ...list, statuses: [] }), []);
+  assert.equal((await reads.service(live))?.next_due_date, null);
 });

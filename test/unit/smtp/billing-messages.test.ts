@@ -14,10 +14,10 @@ const facts = (): ServiceFacts => ({
   wg_server: 'main', address: '10.0.0.2/32', panel_location: 'ams', panel: null, username: 'dan', billing_state: billingState,
 });
 const directory: RecipientDirectory = {
-  ofService: () => ({ customer_uuid: 'cus-1', email: 'dan@example.com', name: 'Dan' }),
-  ofCustomer: () => ({ customer_uuid: 'cus-1', email: 'dan@example.com', name: 'Dan' }),
-  service: () => facts(),
-  hasSavedMethod: () => saved,
+  ofService: async () => ({ customer_uuid: 'cus-1', email: 'dan@example.com', name: 'Dan' }),
+  ofCustomer: async () => ({ customer_uuid: 'cus-1', email: 'dan@example.com', name: 'Dan' }),
+  service: async () => facts(),
+  hasSavedMethod: async () => saved,
 };
 const composer = new MessageComposer({ recipients: directory, links: null, brand: 'AcmeVPN', clientAreaUrl: null, publicUrl: 'https://acme.example/' });
 const invoice = {

@@ -15,10 +15,10 @@ const facts: ServiceFacts = {
   billing_state: 'active',
 };
 const directory: RecipientDirectory = {
-  ofService: (uuid) => (uuid === 'svc-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: "Carol <O'Brien> & Co" } : null),
-  ofCustomer: (uuid) => (uuid === 'cus-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: 'Carol' } : null),
-  service: (uuid) => (uuid === 'svc-1' ? facts : null),
-  hasSavedMethod: (uuid) => uuid === 'cus-1',
+  ofService: async (uuid) => (uuid === 'svc-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: "Carol <O'Brien> & Co" } : null),
+  ofCustomer: async (uuid) => (uuid === 'cus-1' ? { customer_uuid: 'cus-1', email: 'carol@example.com', name: 'Carol' } : null),
+  service: async (uuid) => (uuid === 'svc-1' ? facts : null),
+  hasSavedMethod: async (uuid) => uuid === 'cus-1',
 };
 const invoice = {
   invoice_uuid: 'inv-1', invoice_number: 'INV-2026-000042', customer_uuid: 'cus-1', service_uuid: 'svc-1', product_uuid: 'p', module: 'VpnProduct',

@@ -2,20 +2,23 @@
 // service), each service's bytes summed over its own period, effects queued once, the next pass reading from yesterday.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { manualClock } from '../../../panel/shared/clock.ts';
 import type { CappedService } from '../../../module/modules/Product/VpnProduct/caps/cap-directory.ts';
 import { CapPass } from '../../../module/modules/Product/VpnProduct/caps/cap-pass.ts';
 import { GB } from '../../../module/modules/Product/VpnProduct/caps/cap-policy.ts';
-import { CAPS_MIGRATION, CapStore } from '../../../module/modules/Product/VpnProduct/caps/cap-store.ts';
+import { CapStore, type CapTables } from '../../../module/modules/Product/VpnProduct/caps/cap-store.ts';
+import { vpnProductManifest } from '../../../module/modules/Product/VpnProduct/manifest.ts';
+import { billingCalendar } from '../../../module/platform/platform-reads.ts';
+import { openModuleStore } from '../../helpers/module-store.ts';
+
+const capStore = async () => (await openModuleStore<CapTables>('Product', 'VpnProduct', vpnProductManifest.migrations!)).store;
 import type { TrafficStatisticsEntry } from '../../../panel/schemas/statistics.ts';
 
 const N = 10_000;
 
 test('10,000 services on two panels: two requests per pass; usage per own period; effects once', async () => {
-  const db = new Database(':memory:');
-  db.exec(CAPS_MIGRATION.up as string);
+  const db = await capStore();
   const clock = manualClock(new Date('2026-03-20T12:00:00Z'));
   const services: CappedService[] = Array.from({ length: N }, (_, i) => ({
     service_uuid: `svc-${i}`, provision_status: 'completed', customer_uuid: null,
@@ -36,7 +39,7 @@ test('10,000 services on two panels: two requests per pass; usage per own period
   const queued: string[] = [];
   const byUuid = new Map(services.map((s) => [s.service_uuid, s]));
   const pass = new CapPass({
-    directory: { list: () => services, get: (uuid) => byUuid.get(uuid) ?? null },
+    directory: { list: async () => services, get: async (uuid) => byUuid.get(uuid) ?? null },
     store: new CapStore(db, clock),
     client: async (panel) => ({
       trafficRange: async (from: string) => {
@@ -45,7 +48,7 @@ test('10,000 services on two panels: two requests per pass; usage per own period
       },
     }),
     addTask: async (_job, _queue, input) => (queued.push(`${(input.module as { service_uuid: string }).service_uuid}:${String(input.method)}`), 'task'),
-    jobOptions: { tries: 1, backoff: 0, timeout: 10, maxExceptions: 1 },
+    jobOptions: { tries: 1, backoff: 0, timeout: 10, maxExceptions: 1 }, calendar: billingCalendar,
     everyMs: 300_000, clock, logger: pino({ level: 'silent' }),
   });
 
@@ -66,12 +69,10 @@ test('10,000 services on two panels: two requests per pass; usage per own period
   assert.equal(second.effects.length, 0);
   assert.equal(queued.length, over, 'nothing queued twice');
   assert.equal(await pass.runIfDue(), null, 'not due within every_ms of the last pass');
-  db.close();
 });
 
 test('a plan change while throttled throttles again when still over; a renewal step of an uncapped service stores nothing', async () => {
-  const db = new Database(':memory:');
-  db.exec(CAPS_MIGRATION.up as string);
+  const db = await capStore();
   const clock = manualClock(new Date('2026-03-20T12:00:00Z'));
   const capped: CappedService = {
     service_uuid: 'svc-a', provision_status: 'completed', customer_uuid: null, product_data: { data_cap_gb: 1, cap_action: 'throttle' },
@@ -81,17 +82,16 @@ test('a plan change while throttled throttles again when still over; a renewal s
   const queued: string[] = [];
   const store = new CapStore(db, clock);
   const pass = new CapPass({
-    directory: { list: () => [capped], get: (uuid) => [capped, plain].find((s) => s.service_uuid === uuid) ?? null },
+    directory: { list: async () => [capped], get: async (uuid) => [capped, plain].find((s) => s.service_uuid === uuid) ?? null },
     store,
     client: async () => ({ trafficRange: async () => [{ account: 'acc_a', date: '2026-03-19', traffic_download: 2 * GB, traffic_upload: 0 }] }),
     addTask: async (_job, _queue, input) => (queued.push(String(input.method)), 'task'),
-    jobOptions: { tries: 1, backoff: 0, timeout: 10, maxExceptions: 1 }, everyMs: 300_000, clock, logger: pino({ level: 'silent' }),
+    jobOptions: { tries: 1, backoff: 0, timeout: 10, maxExceptions: 1 }, calendar: billingCalendar, everyMs: 300_000, clock, logger: pino({ level: 'silent' }),
   });
   await pass.run();
   assert.deepEqual(queued, ['capThrottleJob']);
   assert.deepEqual(await pass.packageChanged('svc-a'), [{ kind: 'apply', action: 'throttle' }]);
   assert.deepEqual(queued, ['capThrottleJob', 'capThrottleJob'], 'the new plan\'s rate replaced the throttle: throttled again');
   assert.deepEqual(await pass.stepService('svc-b'), []);
-  assert.equal(store.state('svc-b'), null);
-  db.close();
+  assert.equal(await store.state('svc-b'), null);
 });

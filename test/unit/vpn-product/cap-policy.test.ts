@@ -1,6 +1,7 @@
 // The data-cap state machine: warn once at 80 %, exceed once at 100 % with the plan's action, nothing twice, a new period
 // lifts and starts fresh, a raised or removed cap lifts; product fields read into a policy; the period rules.
 import assert from 'node:assert/strict';
+import { billingCalendar } from '../../../module/platform/platform-reads.ts';
 import { test } from 'node:test';
 import { capPeriod, countUntil } from '../../../module/modules/Product/VpnProduct/caps/cap-directory.ts';
 import { capPolicyOf, capSummary, GB, stepCap, type CapPolicy, type CapState } from '../../../module/modules/Product/VpnProduct/caps/cap-policy.ts';
@@ -77,13 +78,13 @@ test('the product fields: defaults for products saved before caps, checks with e
 });
 
 test('periods: the month of the billing period (anchor kept), overdue keeps the last one, no billing = calendar month', () => {
-  assert.deepEqual(capPeriod({ next_due_date: '2026-04-10', anchor_day: 10 }, '2026-03-25'), { start: '2026-03-10', end: '2026-04-10' });
-  assert.deepEqual(capPeriod({ next_due_date: '2026-07-10', anchor_day: 10 }, '2026-04-25'), { start: '2026-04-10', end: '2026-05-10' }, 'quarterly paid: monthly slices');
-  assert.deepEqual(capPeriod({ next_due_date: '2026-02-28', anchor_day: 31 }, '2026-02-01'), { start: '2026-01-31', end: '2026-02-28' });
-  const overdue = capPeriod({ next_due_date: '2026-04-10', anchor_day: 10 }, '2026-04-12');
+  assert.deepEqual(capPeriod({ next_due_date: '2026-04-10', anchor_day: 10 }, '2026-03-25', billingCalendar), { start: '2026-03-10', end: '2026-04-10' });
+  assert.deepEqual(capPeriod({ next_due_date: '2026-07-10', anchor_day: 10 }, '2026-04-25', billingCalendar), { start: '2026-04-10', end: '2026-05-10' }, 'quarterly paid: monthly slices');
+  assert.deepEqual(capPeriod({ next_due_date: '2026-02-28', anchor_day: 31 }, '2026-02-01', billingCalendar), { start: '2026-01-31', end: '2026-02-28' });
+  const overdue = capPeriod({ next_due_date: '2026-04-10', anchor_day: 10 }, '2026-04-12', billingCalendar);
   assert.deepEqual(overdue, { start: '2026-03-10', end: '2026-04-10' }, 'no new allowance before the renewal is paid');
-  assert.equal(countUntil(overdue, '2026-04-12'), '2026-04-13', 'its usage counts on to today');
-  assert.deepEqual(capPeriod({ next_due_date: null, anchor_day: null }, '2026-12-05'), { start: '2026-12-01', end: '2027-01-01' });
+  assert.equal(countUntil(overdue, '2026-04-12', billingCalendar), '2026-04-13', 'its usage counts on to today');
+  assert.deepEqual(capPeriod({ next_due_date: null, anchor_day: null }, '2026-12-05', billingCalendar), { start: '2026-12-01', end: '2027-01-01' });
 });
 
 test('summary and units for people', () => {

@@ -15,7 +15,7 @@ export function smtpAdminRoutes(sends: SendStore | null): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<ZodTypeProvider>();
     api.get('/smtp/sends', { schema: { querystring: SendQuerySchema } }, async (request) => ({
-      sends: sends ? sends.list({ service_uuid: request.query.service, event: request.query.event, limit: request.query.limit }) : [],
+      sends: sends ? await sends.list({ service_uuid: request.query.service, event: request.query.event, limit: request.query.limit }) : [],
     }));
   };
 }

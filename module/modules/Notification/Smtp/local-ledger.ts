@@ -15,26 +15,28 @@ export class LocalSmtpLedger implements SmtpLedger {
   async queue(input: MailToQueue): Promise<QueuedMail> {
     const head = { ...input.origin, channel_uuid: input.channel_uuid, recipient: input.recipient, subject: input.subject };
     if (input.status === 'logged') {
-      const record = this.sends.create({ ...head, status: 'logged', tries: 0 });
+      const { record } = await this.sends.create({ ...head, status: 'logged', tries: 0 });
       return { send_uuid: record.uuid, task_id: null };
     }
     const { job } = input;
-    const record = this.sends.create({ ...head, status: 'queued', tries: job.tries, mail: input.mail });
+    const { record, created } = await this.sends.create({ ...head, status: 'queued', tries: job.tries, mail: input.mail });
+    // Recorded already for this event (a second process handling it, a job run twice): its delivery is queued there.
+    if (!created) return { send_uuid: record.uuid, task_id: record.task_id };
     const module = { type: 'Notification', name: 'Smtp', ...(input.channel_uuid ? { payment_gateway_uuid: input.channel_uuid } : {}) };
     const taskId = await Task.add(MODULE_JOB, NOTIFICATION_QUEUE, {
       module, method: 'deliverJob', args: [record.uuid], tries: job.tries, backoff: job.backoff, timeout: job.timeout, maxExceptions: job.tries,
     }, ['notification', `send:${record.uuid}`]);
-    this.sends.setTask(record.uuid, taskId);
+    await this.sends.setTask(record.uuid, taskId);
     return { send_uuid: record.uuid, task_id: taskId };
   }
 
   async beginDelivery(sendUuid: string): Promise<DeliveryStart> {
-    const record = this.sends.get(sendUuid);
+    const record = await this.sends.get(sendUuid);
     if (!record) return { state: 'unknown' };
     if (record.status === 'sent') return { state: 'sent' };
     if (record.status !== 'queued') return { state: 'closed', reason: record.last_error ?? `send is ${record.status}` };
-    const mail = this.sends.mail(sendUuid);
-    const attempt = this.sends.beginAttempt(sendUuid);
+    const mail = await this.sends.mail(sendUuid);
+    const attempt = await this.sends.beginAttempt(sendUuid);
     return {
       state: 'open',
       send: { uuid: record.uuid, recipient: record.recipient, subject: record.subject, event: record.event, tries: record.tries },
@@ -44,22 +46,22 @@ export class LocalSmtpLedger implements SmtpLedger {
   }
 
   async markSent(sendUuid: string, reply: string): Promise<void> {
-    this.sends.markSent(sendUuid, reply);
+    await this.sends.markSent(sendUuid, reply);
   }
 
   async markFailure(sendUuid: string, error: string, final: boolean): Promise<void> {
-    this.sends.markFailure(sendUuid, error, final);
+    await this.sends.markFailure(sendUuid, error, final);
   }
 
   async messagePlan(event: MessageEventName, payload: Record<string, unknown>, eventKey: string, options: MessagePlanOptions = {}): Promise<MessagePlan> {
-    const earlier = this.sends.byEventKey(eventKey);
+    const earlier = await this.sends.byEventKey(eventKey);
     if (earlier) return { plan: 'earlier', send_uuid: earlier.uuid, status: earlier.status };
     const facts = await this.composer.facts(event, payload, options.signal, options.withLink ?? true);
     return 'skipped' in facts ? { plan: 'skipped', reason: facts.skipped } : { plan: 'mail', facts };
   }
 
   /** The status of a send (the worker routes' answer to a mark). */
-  status(sendUuid: string): string | null {
-    return this.sends.get(sendUuid)?.status ?? null;
+  async status(sendUuid: string): Promise<string | null> {
+    return (await this.sends.get(sendUuid))?.status ?? null;
   }
 }

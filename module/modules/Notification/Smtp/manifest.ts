@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
-import { ModuleInstanceStore } from '../../../platform/services/module-store.ts';
+import type { PlatformReads } from '../../../contract/platform-reads.ts';
 import { smtpAdminRoutes } from './admin-routes.ts';
 import type { SmtpLedger } from './ledger.ts';
 import { LocalSmtpLedger } from './local-ledger.ts';
@@ -56,25 +56,19 @@ export interface SmtpServices {
   smtpJob: SmtpConfig['job'];
 }
 
-/** The channel named by config `channel` (uuid or label), else the oldest Smtp instance, else none. */
-export function channelPicker(instances: ModuleInstanceStore, configured: string | undefined): ChannelPicker {
-  return {
-    defaultChannel() {
-      const all = instances.list('Notification', 'Smtp');
-      if (configured) return all.find((i) => i.uuid === configured || i.label === configured)?.uuid ?? null;
-      return all[0]?.uuid ?? null;
-    },
-  };
+/** The channel named by config `channel` (uuid or label), else the oldest Smtp instance, else none (the host's read API). */
+export function channelPicker(platform: PlatformReads, configured: string | undefined): ChannelPicker {
+  return { defaultChannel: () => platform.notificationChannel('Smtp', configured ?? null) };
 }
 
 function services(env: ExtensionEnv): SmtpServices {
   const config = smtpConfigSchema.parse(env.config);
   const common = { smtpLogger: env.logger, smtpJob: config.job };
-  if (!env.db || !env.sealer || !env.platform) {
+  if (!env.store || !env.sealer || !env.platform) {
     const smtpLedger = env.worker ? new RemoteSmtpLedger(env.worker) : null;
     return { smtpLedger, smtpLocalLedger: null, smtpSends: null, smtpComposer: null, smtpChannels: null, ...common };
   }
-  const sends = new SendStore(env.db, env.sealer, env.clock);
+  const sends = new SendStore(env.store, env.sealer, env.clock);
   const composer = new MessageComposer({
     recipients: new HostRecipientDirectory(env.platform),
     links: new CapabilityConnectLinks(env.capabilities, config.smtp_timeout_ms),
@@ -89,7 +83,7 @@ function services(env: ExtensionEnv): SmtpServices {
     smtpLocalLedger: local,
     smtpSends: sends,
     smtpComposer: composer,
-    smtpChannels: channelPicker(new ModuleInstanceStore(env.db, env.sealer, env.clock), config.channel),
+    smtpChannels: channelPicker(env.platform, config.channel),
   };
 }
 

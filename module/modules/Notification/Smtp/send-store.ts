@@ -1,10 +1,11 @@
 // Smtp's own table (scope `module:Notification/Smtp`): every e-mail sent or logged, its attempts and the server's
-// reply; the body and attachments sealed until delivered (they may hold a one-time link).
+// reply; the body and attachments sealed until delivered (they may hold a one-time link). One send per event key: the
+// insert is conditional on the key, so of two processes recording the same event's mail one records it.
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
+import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 
 export const SMTP_MIGRATIONS: readonly Migration[] = [
   {
@@ -85,73 +86,92 @@ export interface SendRecord {
 
 type Row = SendRecord & { mail_sealed: string | null };
 
+/** The `smtp_sends` table as the module store types it. */
+export interface SendTables {
+  smtp_sends: Row;
+}
+
+/** What a new mail's record is: its fields, and `queued` (with its body) or `logged`. */
+export type NewSend = SendOrigin & { channel_uuid: string | null; recipient: string; subject: string; tries: number } & ({ status: 'queued'; mail: StoredMail } | { status: 'logged' });
+
 /** The `smtp_sends` table (platform process only). */
 export class SendStore {
-  constructor(private readonly db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {}
+  constructor(private readonly store: ModuleStore<SendTables>, private readonly sealer: Sealer, private readonly clock: Clock) {}
 
-  /** Records a mail: `queued` (its body sealed until delivered) or `logged` (no server configured; no body kept). */
-  create(input: SendOrigin & { channel_uuid: string | null; recipient: string; subject: string; tries: number } & ({ status: 'queued'; mail: StoredMail } | { status: 'logged' })): SendRecord {
+  /**
+   * Records a mail: `queued` (its body sealed until delivered) or `logged` (no server configured; no body kept).
+   * With an `event_key` the insert is conditional: when a send of that key exists (recorded by any process), nothing is
+   * written and that send is answered with `created: false`.
+   */
+  async create(input: NewSend): Promise<{ record: SendRecord; created: boolean }> {
     const uuid = randomUUID();
     const now = this.now();
-    const sealed = input.status === 'queued' ? this.sealer.seal(JSON.stringify(input.mail)) : null;
-    this.db.prepare(`INSERT INTO smtp_sends (uuid, channel_uuid, event, service_uuid, invoice_uuid, customer_uuid, event_key, recipient, subject,
-        status, attempts, tries, mail_sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`)
-      .run(uuid, input.channel_uuid, input.event ?? null, input.service_uuid ?? null, input.invoice_uuid ?? null, input.customer_uuid ?? null,
-        input.event_key ?? null, input.recipient, input.subject, input.status, input.tries, sealed, now, now);
-    return this.get(uuid)!;
+    const row: Row = {
+      uuid, channel_uuid: input.channel_uuid, event: input.event ?? null, service_uuid: input.service_uuid ?? null, invoice_uuid: input.invoice_uuid ?? null,
+      customer_uuid: input.customer_uuid ?? null, event_key: input.event_key ?? null, recipient: input.recipient, subject: input.subject,
+      status: input.status, attempts: 0, tries: input.tries, task_id: null, server_reply: null, last_error: null,
+      mail_sealed: input.status === 'queued' ? this.sealer.seal(JSON.stringify(input.mail)) : null, created_at: now, updated_at: now, sent_at: null,
+    };
+    const inserted = await this.store.db.insertInto('smtp_sends').values(row)
+      .onConflict((oc) => oc.column('event_key').where('event_key', 'is not', null).doNothing())
+      .returning('uuid').executeTakeFirst();
+    if (inserted) return { record: (await this.get(uuid))!, created: true };
+    const earlier = input.event_key ? await this.byEventKey(input.event_key) : null;
+    if (!earlier) throw new Error(`smtp_sends: send ${uuid} was not recorded`);
+    return { record: earlier, created: false };
   }
 
-  get(uuid: string): SendRecord | null {
-    const row = this.db.prepare('SELECT * FROM smtp_sends WHERE uuid = ?').get(uuid) as Row | undefined;
+  async get(uuid: string): Promise<SendRecord | null> {
+    const row = await this.store.db.selectFrom('smtp_sends').selectAll().where('uuid', '=', uuid).executeTakeFirst();
     return row ? strip(row) : null;
   }
 
   /** The send made for an event, if any. */
-  byEventKey(key: string): SendRecord | null {
-    const row = this.db.prepare('SELECT * FROM smtp_sends WHERE event_key = ?').get(key) as Row | undefined;
+  async byEventKey(key: string): Promise<SendRecord | null> {
+    const row = await this.store.db.selectFrom('smtp_sends').selectAll().where('event_key', '=', key).executeTakeFirst();
     return row ? strip(row) : null;
   }
 
   /** The sealed body of a queued send, opened; null once delivered or failed. */
-  mail(uuid: string): StoredMail | null {
-    const row = this.db.prepare('SELECT mail_sealed FROM smtp_sends WHERE uuid = ?').get(uuid) as { mail_sealed: string | null } | undefined;
+  async mail(uuid: string): Promise<StoredMail | null> {
+    const row = await this.store.db.selectFrom('smtp_sends').select('mail_sealed').where('uuid', '=', uuid).executeTakeFirst();
     return row?.mail_sealed ? (JSON.parse(this.sealer.open(row.mail_sealed)) as StoredMail) : null;
   }
 
-  setTask(uuid: string, taskId: string): void {
-    this.db.prepare('UPDATE smtp_sends SET task_id = ? WHERE uuid = ?').run(taskId, uuid);
+  async setTask(uuid: string, taskId: string): Promise<void> {
+    await this.store.db.updateTable('smtp_sends').set({ task_id: taskId }).where('uuid', '=', uuid).execute();
   }
 
   /** Counts one delivery attempt; answers the attempt number. */
-  beginAttempt(uuid: string): number {
-    const row = this.db.prepare('UPDATE smtp_sends SET attempts = attempts + 1, updated_at = ? WHERE uuid = ? RETURNING attempts').get(this.now(), uuid) as { attempts: number } | undefined;
-    return row?.attempts ?? 0;
+  async beginAttempt(uuid: string): Promise<number> {
+    const row = await this.store.db.updateTable('smtp_sends').set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: this.now() }))
+      .where('uuid', '=', uuid).returning('attempts').executeTakeFirst();
+    return Number(row?.attempts ?? 0);
   }
 
   /** Delivered: the server's reply kept, the body dropped. Once: a repeated report keeps the first. */
-  markSent(uuid: string, reply: string): void {
+  async markSent(uuid: string, reply: string): Promise<void> {
     const now = this.now();
-    this.db.prepare("UPDATE smtp_sends SET status = 'sent', server_reply = ?, last_error = NULL, mail_sealed = NULL, updated_at = ?, sent_at = ? WHERE uuid = ? AND status <> 'sent'")
-      .run(reply, now, now, uuid);
+    await this.store.db.updateTable('smtp_sends').set({ status: 'sent', server_reply: reply, last_error: null, mail_sealed: null, updated_at: now, sent_at: now })
+      .where('uuid', '=', uuid).where('status', '<>', 'sent').execute();
   }
 
   /**
    * An attempt failed (`final`: no try left — status `failed`, body dropped). `error` must already be free of secrets.
    * Only a `queued` send changes: a late report never undoes a recorded success.
    */
-  markFailure(uuid: string, error: string, final: boolean): void {
-    if (final) this.db.prepare("UPDATE smtp_sends SET status = 'failed', last_error = ?, mail_sealed = NULL, updated_at = ? WHERE uuid = ? AND status = 'queued'").run(error, this.now(), uuid);
-    else this.db.prepare("UPDATE smtp_sends SET last_error = ?, updated_at = ? WHERE uuid = ? AND status = 'queued'").run(error, this.now(), uuid);
+  async markFailure(uuid: string, error: string, final: boolean): Promise<void> {
+    const set = final ? { status: 'failed' as const, last_error: error, mail_sealed: null, updated_at: this.now() } : { last_error: error, updated_at: this.now() };
+    await this.store.db.updateTable('smtp_sends').set(set).where('uuid', '=', uuid).where('status', '=', 'queued').execute();
   }
 
   /** Sends, newest first, optionally of one service or event. */
-  list(filter: { service_uuid?: string; event?: string; limit?: number } = {}): SendRecord[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.service_uuid) (where.push('service_uuid = ?'), args.push(filter.service_uuid));
-    if (filter.event) (where.push('event = ?'), args.push(filter.event));
-    const sql = `SELECT * FROM smtp_sends ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, Math.min(filter.limit ?? 100, 1000)) as Row[]).map(strip);
+  async list(filter: { service_uuid?: string; event?: string; limit?: number } = {}): Promise<SendRecord[]> {
+    let query = this.store.db.selectFrom('smtp_sends').selectAll();
+    if (filter.service_uuid) query = query.where('service_uuid', '=', filter.service_uuid);
+    if (filter.event) query = query.where('event', '=', filter.event);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('uuid', 'desc').limit(Math.min(filter.limit ?? 100, 1000)).execute();
+    return rows.map(strip);
   }
 
   private now(): string {

@@ -24,8 +24,8 @@ export function smtpWorkerRoutes(ledger: LocalSmtpLedger | null): FastifyPluginA
   return async (app) => {
     if (!ledger) return;
     const api = app.withTypeProvider<ZodTypeProvider>();
-    const marked = (uuid: string) => {
-      const status = ledger.status(uuid);
+    const marked = async (uuid: string) => {
+      const status = await ledger.status(uuid);
       if (!status) throw new HttpError(404, UNKNOWN_SEND(uuid));
       return { send_uuid: uuid, status: markedSchema.shape.status.parse(status) };
     };
@@ -34,12 +34,12 @@ export function smtpWorkerRoutes(ledger: LocalSmtpLedger | null): FastifyPluginA
     api.post('/sends/:uuid/attempts', { schema: { params: SendParams, response: { 200: deliveryStartSchema } } }, async (request) =>
       ledger.beginDelivery(request.params.uuid));
     api.post('/sends/:uuid/sent', { schema: { params: SendParams, body: markSentSchema, response: { 200: markedSchema } } }, async (request) => {
-      const found = marked(request.params.uuid);
+      const found = await marked(request.params.uuid);
       await ledger.markSent(found.send_uuid, request.body.reply);
       return marked(found.send_uuid);
     });
     api.post('/sends/:uuid/failures', { schema: { params: SendParams, body: markFailureSchema, response: { 200: markedSchema } } }, async (request) => {
-      const found = marked(request.params.uuid);
+      const found = await marked(request.params.uuid);
       await ledger.markFailure(found.send_uuid, request.body.error, request.body.final);
       return marked(found.send_uuid);
     });

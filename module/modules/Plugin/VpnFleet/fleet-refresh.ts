@@ -10,7 +10,7 @@ export type FleetPanel = PanelListing;
 
 /** Where the refresh finds the panels and their clients (the `panel-directory` capability, or a test's twin). */
 export interface FleetSource {
-  panels(): FleetPanel[];
+  panels(): Promise<FleetPanel[]>;
   client(name: string): Promise<PanelReader>;
 }
 
@@ -51,7 +51,7 @@ export async function probePanel(panel: FleetPanel, client: () => Promise<PanelR
 
 /** Refreshes every panel's snapshot; records `panel.up` / `panel.down` on a change and `panel.removed` for dropped ones. */
 export async function refreshFleet(source: FleetSource, store: FleetStore, clock: Clock, signal?: AbortSignal): Promise<RefreshSummary> {
-  const panels = source.panels();
+  const panels = await source.panels();
   const at = clock.now().toISOString();
   const snapshots: PanelSnapshot[] = [];
   for (let i = 0; i < panels.length; i += REFRESH_CONCURRENCY) {
@@ -59,13 +59,13 @@ export async function refreshFleet(source: FleetSource, store: FleetStore, clock
     snapshots.push(...(await Promise.all(batch.map((p) => probePanel(p, () => source.client(p.name), at, signal)))));
   }
   for (const snapshot of snapshots) {
-    const previous = store.put(snapshot);
+    const previous = await store.put(snapshot);
     if (previous === null || previous.up !== snapshot.up) {
-      store.record(at, snapshot.up ? 'panel.up' : 'panel.down', { panel: snapshot.name, detail: snapshot.up ? `version ${snapshot.version}` : snapshot.error });
+      await store.record(at, snapshot.up ? 'panel.up' : 'panel.down', { panel: snapshot.name, detail: snapshot.up ? `version ${snapshot.version}` : snapshot.error });
     }
   }
-  const removed = store.retain(panels.map((p) => p.name));
-  for (const name of removed) store.record(at, 'panel.removed', { panel: name });
+  const removed = await store.retain(panels.map((p) => p.name));
+  for (const name of removed) await store.record(at, 'panel.removed', { panel: name });
   const up = snapshots.filter((s) => s.up).length;
   return { panels: snapshots.length, up, down: snapshots.length - up, removed };
 }

@@ -1,7 +1,8 @@
 // VpnFleet's own tables (scope `module:Plugin/VpnFleet`): the last refreshed snapshot of every panel and the fleet's
 // event log (panel up/down, service events with their panel), both read by the admin pages.
-import type Database from 'better-sqlite3';
+import type { Generated } from 'kysely';
 import type { Migration } from '../../../platform/store/migrator.ts';
+import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 
 export const VPN_FLEET_MIGRATIONS: readonly Migration[] = [
   {
@@ -68,70 +69,59 @@ export const MAX_FLEET_EVENTS = 10_000;
 
 type Row = Omit<PanelSnapshot, 'up' | 'license_valid'> & { up: number; license_valid: number | null };
 
+/** The fleet tables as the module store types them. */
+export interface FleetTables {
+  vpn_fleet_panels: Row;
+  vpn_fleet_events: Omit<FleetEvent, 'id'> & { id: Generated<number> };
+}
+
 /** The fleet tables. */
 export class FleetStore {
-  private readonly putStmt;
-  private readonly listStmt;
-  private readonly getStmt;
-  private readonly eventStmt;
-  private readonly trimStmt;
-  private readonly eventsStmt;
-
-  constructor(private readonly db: Database.Database) {
-    this.putStmt = db.prepare(`INSERT INTO vpn_fleet_panels (name, location, api_url, up, status, version, license, license_valid,
-        accounts, accounts_available, servers, online_peers, error, refreshed_at)
-      VALUES (@name, @location, @api_url, @up, @status, @version, @license, @license_valid, @accounts, @accounts_available,
-        @servers, @online_peers, @error, @refreshed_at)
-      ON CONFLICT(name) DO UPDATE SET location = excluded.location, api_url = excluded.api_url, up = excluded.up,
-        status = excluded.status, version = excluded.version, license = excluded.license, license_valid = excluded.license_valid,
-        accounts = excluded.accounts, accounts_available = excluded.accounts_available, servers = excluded.servers,
-        online_peers = excluded.online_peers, error = excluded.error, refreshed_at = excluded.refreshed_at`);
-    this.listStmt = db.prepare('SELECT * FROM vpn_fleet_panels ORDER BY location, name');
-    this.getStmt = db.prepare('SELECT * FROM vpn_fleet_panels WHERE name = ?');
-    this.eventStmt = db.prepare('INSERT INTO vpn_fleet_events (at, event, panel, service_uuid, detail) VALUES (?, ?, ?, ?, ?)');
-    this.trimStmt = db.prepare('DELETE FROM vpn_fleet_events WHERE id <= (SELECT MAX(id) FROM vpn_fleet_events) - ?');
-    this.eventsStmt = db.prepare('SELECT * FROM vpn_fleet_events WHERE (? IS NULL OR panel = ?) ORDER BY id DESC LIMIT ? OFFSET ?');
-  }
+  constructor(private readonly store: ModuleStore<FleetTables>) {}
 
   /** Stores `snapshot`; answers the panel's previous one (null the first time). */
-  put(snapshot: PanelSnapshot): PanelSnapshot | null {
-    const previous = this.get(snapshot.name);
-    this.putStmt.run({ ...snapshot, up: snapshot.up ? 1 : 0, license_valid: snapshot.license_valid === null ? null : snapshot.license_valid ? 1 : 0 });
+  async put(snapshot: PanelSnapshot): Promise<PanelSnapshot | null> {
+    const previous = await this.get(snapshot.name);
+    const row: Row = { ...snapshot, up: snapshot.up ? 1 : 0, license_valid: snapshot.license_valid === null ? null : snapshot.license_valid ? 1 : 0 };
+    const { name: _key, ...set } = row;
+    await this.store.db.insertInto('vpn_fleet_panels').values(row).onConflict((oc) => oc.column('name').doUpdateSet(set)).execute();
     return previous;
   }
 
-  get(name: string): PanelSnapshot | null {
-    const row = this.getStmt.get(name) as Row | undefined;
+  async get(name: string): Promise<PanelSnapshot | null> {
+    const row = await this.store.db.selectFrom('vpn_fleet_panels').selectAll().where('name', '=', name).executeTakeFirst();
     return row ? fromRow(row) : null;
   }
 
   /** When the newest snapshot was taken (Unix ms), null when the fleet was never refreshed. */
-  lastRefreshedAt(): number | null {
-    const row = this.db.prepare('SELECT MAX(refreshed_at) AS at FROM vpn_fleet_panels').get() as { at: string | null };
-    return row.at === null ? null : Date.parse(row.at);
+  async lastRefreshedAt(): Promise<number | null> {
+    const row = await this.store.db.selectFrom('vpn_fleet_panels').select((eb) => eb.fn.max('refreshed_at').as('at')).executeTakeFirst();
+    return row?.at == null ? null : Date.parse(row.at);
   }
 
-  list(): PanelSnapshot[] {
-    return (this.listStmt.all() as Row[]).map(fromRow);
+  async list(): Promise<PanelSnapshot[]> {
+    return (await this.store.db.selectFrom('vpn_fleet_panels').selectAll().orderBy('location').orderBy('name').execute()).map(fromRow);
   }
 
   /** Drops the snapshots of panels no longer registered; answers their names. */
-  retain(names: readonly string[]): string[] {
-    const gone = this.list().map((p) => p.name).filter((name) => !names.includes(name));
-    const del = this.db.prepare('DELETE FROM vpn_fleet_panels WHERE name = ?');
-    for (const name of gone) del.run(name);
+  async retain(names: readonly string[]): Promise<string[]> {
+    const gone = (await this.list()).map((p) => p.name).filter((name) => !names.includes(name));
+    if (gone.length) await this.store.db.deleteFrom('vpn_fleet_panels').where('name', 'in', gone).execute();
     return gone;
   }
 
-  record(at: string, event: string, fields: { panel?: string | null; service_uuid?: string | null; detail?: string | null } = {}): void {
-    const { lastInsertRowid } = this.eventStmt.run(at, event, fields.panel ?? null, fields.service_uuid ?? null, fields.detail ?? null);
-    if (Number(lastInsertRowid) % 100 === 0) this.trimStmt.run(MAX_FLEET_EVENTS);
+  async record(at: string, event: string, fields: { panel?: string | null; service_uuid?: string | null; detail?: string | null } = {}): Promise<void> {
+    const { id } = await this.store.db.insertInto('vpn_fleet_events')
+      .values({ at, event, panel: fields.panel ?? null, service_uuid: fields.service_uuid ?? null, detail: fields.detail ?? null })
+      .returning('id').executeTakeFirstOrThrow();
+    if (Number(id) % 100 === 0) await this.store.db.deleteFrom('vpn_fleet_events').where('id', '<=', Number(id) - MAX_FLEET_EVENTS).execute();
   }
 
   /** Newest first; `panel` filters. */
-  events(opts: { panel?: string | null; limit?: number; offset?: number } = {}): FleetEvent[] {
-    const panel = opts.panel ?? null;
-    return this.eventsStmt.all(panel, panel, opts.limit ?? 50, opts.offset ?? 0) as FleetEvent[];
+  async events(opts: { panel?: string | null; limit?: number; offset?: number } = {}): Promise<FleetEvent[]> {
+    let query = this.store.db.selectFrom('vpn_fleet_events').selectAll();
+    if (opts.panel) query = query.where('panel', '=', opts.panel);
+    return query.orderBy('id', 'desc').limit(opts.limit ?? 50).offset(opts.offset ?? 0).execute();
   }
 }
 

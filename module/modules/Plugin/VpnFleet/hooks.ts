@@ -7,12 +7,12 @@ import type { FleetStore } from './fleet-store.ts';
 export const FLEET_SERVICE_EVENTS = HOOK_EVENTS.filter((event) => event.startsWith('service.'));
 
 /** Registers the listeners; `panelOf` names the panel of a service (null when unknown). */
-export function registerFleetHooks(hooks: Hooks, store: FleetStore, panelOf: (serviceUuid: string) => string | null): void {
+export function registerFleetHooks(hooks: Hooks, store: FleetStore, panelOf: (serviceUuid: string) => Promise<string | null>): void {
   for (const event of FLEET_SERVICE_EVENTS) {
-    hooks.on(event, (payload) => {
+    hooks.on(event, async (payload) => {
       const service = payload as ServiceEvent;
       if (service.module !== 'VpnProduct') return;
-      store.record(service.at, event, { panel: panelOf(service.service_uuid), service_uuid: service.service_uuid, detail: service.reason ?? null });
+      await store.record(service.at, event, { panel: await panelOf(service.service_uuid), service_uuid: service.service_uuid, detail: service.reason ?? null });
     });
   }
 }

@@ -36,7 +36,7 @@ export interface VpnFleetServices {
    */
   runRefresh(signal?: AbortSignal): Promise<RefreshSummary>;
   /** The panel a service's account lives on, from its provision data. */
-  panelOfService(serviceUuid: string): string | null;
+  panelOfService(serviceUuid: string): Promise<string | null>;
   /** Queues a refresh when `refresh_every_ms` passed since the last one; answers the task id or null. */
   queueRefreshIfDue(): Promise<string | null>;
   /** Queues a refresh now (the admin's button). */
@@ -60,8 +60,8 @@ function fleetSource(capabilities: Capabilities): FleetSource {
 }
 
 /** The panel a service's account lives on (VpnProduct's provision data: `panel`, else `panel_location`). */
-function panelOf(platform: PlatformReads, serviceUuid: string): string | null {
-  const data = platform.service(serviceUuid)?.provision_data ?? {};
+async function panelOf(platform: PlatformReads, serviceUuid: string): Promise<string | null> {
+  const data = (await platform.service(serviceUuid))?.provision_data ?? {};
   const panel = data.panel ?? data.panel_location;
   return typeof panel === 'string' ? panel : null;
 }
@@ -80,39 +80,33 @@ function services(env: ExtensionEnv): VpnFleetServices {
    * or refreshed longer than `every` ago, is refreshed at the first tick, so the admin page is not empty for a
    * minute after a start); without it (a remote worker) from the first tick.
    */
-  let firstLast = (): number | null => clock.now().getTime();
+  let firstLast = async (): Promise<number | null> => clock.now().getTime();
   const common = {
     queueRefresh,
     async queueRefreshIfDue() {
       const now = clock.now().getTime();
-      if (last === null) last = firstLast() ?? now - every;
+      if (last === null) last = (await firstLast()) ?? now - every;
       return now - last >= every ? queueRefresh() : null;
     },
   };
-  if (!env.db || !env.platform) {
+  if (!env.store || !env.platform) {
     const worker = env.worker;
     const runRefresh = async () => {
-      if (!worker) throw new Error('VpnFleet needs the platform database or the worker API');
+      if (!worker) throw new Error('VpnFleet needs the platform store or the worker API');
       return refreshSummarySchema.parse(await worker.get('/refresh'));
     };
-    return { ...common, fleet: null, fleetSource: null, runRefresh, panelOfService: () => null, close: async () => undefined };
+    return { ...common, fleet: null, fleetSource: null, runRefresh, panelOfService: async () => null, close: async () => undefined };
   }
   const source = fleetSource(env.capabilities);
   const platform = env.platform;
-  const fleet = new FleetStore(env.db);
+  const fleet = new FleetStore(env.store);
   firstLast = () => fleet.lastRefreshedAt();
   return {
     ...common,
     fleet,
     fleetSource: source,
     runRefresh: (signal) => refreshFleet(source, fleet, clock, signal),
-    panelOfService: (uuid) => {
-      try {
-        return panelOf(platform, uuid);
-      } catch {
-        return null;
-      }
-    },
+    panelOfService: (uuid) => panelOf(platform, uuid).catch(() => null),
     close: async () => undefined,
   };
 }

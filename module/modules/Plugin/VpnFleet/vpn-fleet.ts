@@ -79,9 +79,9 @@ export class VpnFleet extends Plugin {
   }
 
   /** The fleet page. */
-  index(request: ModuleRequest): string {
+  async index(request: ModuleRequest): Promise<string> {
     check(request, VIEW);
-    const panels = this.store().list();
+    const panels = await this.store().list();
     return this.view('admin.fleet', {
       panels, totals: fleetTotals(panels), csrf: request.csrf ?? '', can_refresh: !request.admin || request.admin.hasPermission(REFRESH),
       queued: request.query.queued === '1',
@@ -89,11 +89,11 @@ export class VpnFleet extends Plugin {
   }
 
   /** The fleet event log, newest first, paged (`?page=`, `?panel=`). */
-  events(request: ModuleRequest): string {
+  async events(request: ModuleRequest): Promise<string> {
     check(request, VIEW);
     const page = Math.max(1, Math.min(10_000, Number.parseInt(String(request.query.page ?? '1'), 10) || 1));
     const panel = typeof request.query.panel === 'string' && request.query.panel ? request.query.panel : null;
-    const rows = this.store().events({ panel, limit: PAGE + 1, offset: (page - 1) * PAGE });
+    const rows = await this.store().events({ panel, limit: PAGE + 1, offset: (page - 1) * PAGE });
     return this.view('admin.events', {
       events: rows.slice(0, PAGE), panel, page, prev: page > 1 ? page - 1 : null, next: rows.length > PAGE ? page + 1 : null,
     });
@@ -106,16 +106,16 @@ export class VpnFleet extends Plugin {
     return { status: 303, body: '', headers: { location: '/admin/modules/Plugin/VpnFleet/fleet?queued=1', 'content-type': 'text/plain; charset=utf-8' } };
   }
 
-  apiPanels(request: ModuleRequest): { panels: PanelSnapshot[]; totals: FleetTotals } {
+  async apiPanels(request: ModuleRequest): Promise<{ panels: PanelSnapshot[]; totals: FleetTotals }> {
     check(request, VIEW);
-    const panels = this.store().list();
+    const panels = await this.store().list();
     return { panels, totals: fleetTotals(panels) };
   }
 
-  apiEvents(request: ModuleRequest): unknown {
+  async apiEvents(request: ModuleRequest): Promise<unknown> {
     check(request, VIEW);
     const limit = Math.max(1, Math.min(500, Number.parseInt(String(request.query.limit ?? '50'), 10) || 50));
-    return { events: this.store().events({ panel: typeof request.query.panel === 'string' ? request.query.panel : null, limit }) };
+    return { events: await this.store().events({ panel: typeof request.query.panel === 'string' ? request.query.panel : null, limit }) };
   }
 
   async apiRefresh(request: ModuleRequest): Promise<ModuleResponse> {

@@ -1,10 +1,13 @@
 // The bound on one-time links of the client area: a service has one live link (a new one revokes every earlier one of
 // its account on the panel, the "VPN is ready" mail's included), one is made at a time, and at most `limit` per window.
-// The count and the one-at-a-time claim live in the platform database, so every platform process sees them.
-import type Database from 'better-sqlite3';
+// The count and the one-at-a-time claim live in the module's store, so every platform process sees them: the claim is
+// a conditional write (one caller of any process gets it), the count is read and written only by the claim's holder.
+import { randomUUID } from 'node:crypto';
+import type { Generated } from 'kysely';
 import { z } from 'zod';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
+import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 import type { PanelClient } from './panel-client.ts';
 
 /** Scope `module:Product/VpnProduct` v3: when each client-area link was asked for, per service, and whether it is still being made (no key is kept). */
@@ -19,6 +22,31 @@ export const LINK_ISSUES_MIGRATION: Migration = {
     );
     CREATE INDEX vpn_product_otl_issues_service ON vpn_product_otl_issues (service_uuid, issued_at);`,
 };
+
+/** Scope `module:Product/VpnProduct` v5: per service, who is making its link right now (a claim taken by a conditional write). */
+export const LINK_CLAIMS_MIGRATION: Migration = {
+  version: 5,
+  name: 'otl-claims',
+  up: `CREATE TABLE vpn_product_otl_claims (
+      service_uuid TEXT PRIMARY KEY,
+      claimed_at INTEGER NOT NULL,
+      token TEXT NOT NULL
+    );`,
+};
+
+/** The link tables as the module store types them. */
+export interface LinkTables {
+  vpn_product_otl_issues: { id: Generated<number>; service_uuid: string; issued_at: number; pending: Generated<number> };
+  vpn_product_otl_claims: { service_uuid: string; claimed_at: number; token: string };
+}
+
+/** A claim on making one service's link (`LinkIssueLog.take`), ended by `finish`. */
+export interface LinkClaim {
+  serviceUuid: string;
+  token: string;
+  /** The issue recorded for it. */
+  id: number;
+}
 
 /** Config `otl_links`: how many new one-time links a service may get per window (defaults: 5 per 15 minutes). */
 export const linkBoundSchema = z.object({
@@ -44,30 +72,42 @@ export const LINK_REPLACES = 'It replaces every earlier one-time link of this se
 
 /** The issue times of client-area links, per service (platform process only). */
 export class LinkIssueLog {
-  constructor(private readonly db: Database.Database, private readonly clock: Clock) {}
+  constructor(private readonly store: ModuleStore<LinkTables>, private readonly clock: Clock) {}
 
   /**
-   * Claims the making of a new link of `serviceUuid`: refused while another is being made (`busy`) or when `bound.limit`
-   * were asked for in the window (`retryAfterMs`: until the oldest leaves it). One write transaction, so concurrent
-   * requests of any process are counted and serialized; `finish(id)` ends the claim.
+   * Claims the making of a new link of `serviceUuid`: refused while another is being made (`busy`: the claim is held,
+   * by any process) or when `bound.limit` were asked for in the window (`retryAfterMs`: until the oldest leaves it).
+   * The claim is one conditional write, so of concurrent callers one gets it; `finish(claim)` ends it.
    */
-  take(serviceUuid: string, bound: LinkBound): { ok: true; id: number } | { ok: false; busy: boolean; retryAfterMs: number } {
+  async take(serviceUuid: string, bound: LinkBound): Promise<{ ok: true; claim: LinkClaim } | { ok: false; busy: boolean; retryAfterMs: number }> {
     const windowMs = bound.window_minutes * 60_000;
-    return this.db.transaction(() => {
-      const now = this.clock.now().getTime();
-      this.db.prepare('DELETE FROM vpn_product_otl_issues WHERE service_uuid = ? AND issued_at <= ?').run(serviceUuid, now - windowMs);
-      const row = this.db.prepare(`SELECT COUNT(*) AS n, MIN(issued_at) AS oldest, MAX(CASE WHEN pending = 1 AND issued_at > ? THEN 1 ELSE 0 END) AS busy
-          FROM vpn_product_otl_issues WHERE service_uuid = ?`).get(now - PENDING_MS, serviceUuid) as { n: number; oldest: number | null; busy: number | null };
-      if (row.busy === 1) return { ok: false as const, busy: true, retryAfterMs: 2_000 };
-      if (row.n >= bound.limit) return { ok: false as const, busy: false, retryAfterMs: Math.max(1, (row.oldest ?? now) + windowMs - now) };
-      const id = this.db.prepare('INSERT INTO vpn_product_otl_issues (service_uuid, issued_at) VALUES (?, ?)').run(serviceUuid, now).lastInsertRowid;
-      return { ok: true as const, id: Number(id) };
-    }).immediate();
+    const now = this.clock.now().getTime();
+    const token = randomUUID();
+    const claimed = await this.store.db.insertInto('vpn_product_otl_claims').values({ service_uuid: serviceUuid, claimed_at: now, token })
+      .onConflict((oc) => oc.column('service_uuid').doUpdateSet({ claimed_at: now, token }).where('vpn_product_otl_claims.claimed_at', '<=', now - PENDING_MS))
+      .returning('token').executeTakeFirst();
+    if (!claimed) return { ok: false, busy: true, retryAfterMs: 2_000 };
+    const issues = this.store.db;
+    await issues.deleteFrom('vpn_product_otl_issues').where('service_uuid', '=', serviceUuid).where('issued_at', '<=', now - windowMs).execute();
+    const row = await issues.selectFrom('vpn_product_otl_issues').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('issued_at').as('oldest')])
+      .where('service_uuid', '=', serviceUuid).executeTakeFirstOrThrow();
+    if (Number(row.n) >= bound.limit) {
+      await this.release(serviceUuid, token);
+      return { ok: false, busy: false, retryAfterMs: Math.max(1, Number(row.oldest ?? now) + windowMs - now) };
+    }
+    const inserted = await issues.insertInto('vpn_product_otl_issues').values({ service_uuid: serviceUuid, issued_at: now }).returning('id').executeTakeFirstOrThrow();
+    return { ok: true, claim: { serviceUuid, token, id: Number(inserted.id) } };
   }
 
-  /** The link of claim `id` is made (or failed): the next one may be asked for. */
-  finish(id: number): void {
-    this.db.prepare('UPDATE vpn_product_otl_issues SET pending = 0 WHERE id = ?').run(id);
+  /** The link of `claim` is made (or failed): the next one may be asked for. */
+  async finish(claim: LinkClaim): Promise<void> {
+    await this.store.db.updateTable('vpn_product_otl_issues').set({ pending: 0 }).where('id', '=', claim.id).execute();
+    await this.release(claim.serviceUuid, claim.token);
+  }
+
+  /** Ends the claim `token` holds (a claim taken over after PENDING_MS by another caller stays theirs). */
+  private async release(serviceUuid: string, token: string): Promise<void> {
+    await this.store.db.deleteFrom('vpn_product_otl_claims').where('service_uuid', '=', serviceUuid).where('token', '=', token).execute();
   }
 }
 
@@ -102,7 +142,7 @@ export type ClientLinkAnswer =
 export async function newClientLink(opts: {
   issues: LinkIssueLog; serviceUuid: string; bound: LinkBound; account: string; client: () => Promise<PanelClient>; signal?: AbortSignal;
 }): Promise<ClientLinkAnswer> {
-  const taken = opts.issues.take(opts.serviceUuid, opts.bound);
+  const taken = await opts.issues.take(opts.serviceUuid, opts.bound);
   if (!taken.ok) {
     const message = taken.busy ? LINK_BUSY : LINK_LIMIT_REACHED(opts.bound, Math.ceil(taken.retryAfterMs / 60_000));
     return { made: false, message, retryAfterS: Math.ceil(taken.retryAfterMs / 1000) };
@@ -110,6 +150,6 @@ export async function newClientLink(opts: {
   try {
     return { made: true, ...(await replaceLink(await opts.client(), opts.account, opts.signal)) };
   } finally {
-    opts.issues.finish(taken.id);
+    await opts.issues.finish(taken.claim);
   }
 }

@@ -8,7 +8,7 @@ import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.t
 import { vpnProductAdminPanels } from './panel-health.ts';
 import { PanelRegistry, type PanelDirectory } from './panel-registry.ts';
 import { Placement } from './placement.ts';
-import { LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bound.ts';
+import { LINK_CLAIMS_MIGRATION, LINK_ISSUES_MIGRATION, LinkIssueLog, linkBoundSchema } from './link-bound.ts';
 import { panelDirectoryCapability } from './panel-directory.ts';
 import { PanelStore, VPN_PRODUCT_MIGRATIONS } from './panel-store.ts';
 import { RemotePanelDirectory } from './remote-panels.ts';
@@ -17,7 +17,7 @@ import { Task } from '../../../task/task.ts';
 import type { TaskOptions } from '../../../task/queue.ts';
 import { CapDirectory } from './caps/cap-directory.ts';
 import { CapPass } from './caps/cap-pass.ts';
-import { CAPS_MIGRATION, CapStore } from './caps/cap-store.ts';
+import { CAP_PASSES_MIGRATION, CAPS_MIGRATION, CapStore } from './caps/cap-store.ts';
 
 /** Job options unless config.ts says otherwise. */
 export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
@@ -69,32 +69,32 @@ export function createPlacement(panels: PanelRegistry, clock: Clock): Placement 
 }
 
 function services(env: ExtensionEnv): VpnProductServices {
-  if (env.db && env.sealer && env.platform) {
-    const panelStore = new PanelStore(env.db, env.sealer, env.clock);
+  if (env.store && env.sealer && env.platform) {
+    const panelStore = new PanelStore(env.store, env.sealer, env.clock);
     const panels = createPanelRegistry(panelStore, env.config, env.clock);
-    const capStore = new CapStore(env.db, env.clock);
+    const capStore = new CapStore(env.store, env.clock);
     const settings = vpnProductConfigSchema.partial().parse(env.config);
     const caps = new CapPass({
       directory: new CapDirectory(env.platform, () => capStore.withAction()), store: capStore, client: (panel) => panels.client(panel),
-      addTask: (job, queue, input, tags) => Task.add(job, queue, input, tags),
+      addTask: (job, queue, input, tags) => Task.add(job, queue, input, tags), calendar: env.platform.calendar,
       jobOptions: { ...VPN_JOB_DEFAULTS, ...(settings.job ?? {}) }, clock: env.clock, logger: env.logger,
       everyMs: settings.caps?.every_ms ?? CAP_PASS_EVERY_MS,
     });
     return {
       panels, placement: createPlacement(panels, env.clock), usernames: env.platform ? new HostUsernameDirectory(env.platform) : null, panelStore, panelAdmin: new PanelAdmin(panelStore),
-      linkIssues: new LinkIssueLog(env.db, env.clock), caps, capStore,
+      linkIssues: new LinkIssueLog(env.store, env.clock), caps, capStore,
     };
   }
   if (env.worker) {
     const panels = createPanelRegistry(new RemotePanelDirectory(env.worker), env.config, env.clock);
     return { panels, placement: createPlacement(panels, env.clock), usernames: null, panelStore: null, panelAdmin: null, linkIssues: null, caps: null, capStore: null };
   }
-  throw new Error('VpnProduct needs the platform database or the worker API');
+  throw new Error('VpnProduct needs the platform store or the worker API');
 }
 
 export const vpnProductManifest = defineManifest<VpnProductServices>({
   config: vpnProductConfigSchema,
-  migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION, CAPS_MIGRATION],
+  migrations: [...VPN_PRODUCT_MIGRATIONS, LINK_ISSUES_MIGRATION, CAPS_MIGRATION, LINK_CLAIMS_MIGRATION, CAP_PASSES_MIGRATION],
   services,
   provides: { 'panel-directory': (ext) => panelDirectoryCapability(ext.panels, ext.panelStore) },
   adminApi: (ext) => panelAdminRoutes(ext.panelAdmin!),

@@ -42,10 +42,10 @@ export class PanelAdmin {
     } finally {
       void client.close();
     }
-    return { ...this.store.upsert(input), panel_version: version };
+    return { ...(await this.store.upsert(input)), panel_version: version };
   }
 
-  list(): PanelSummary[] {
+  list(): Promise<PanelSummary[]> {
     return this.store.list();
   }
 }
@@ -55,7 +55,7 @@ export function panelAdminRoutes(admin: PanelAdmin): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<ZodTypeProvider>();
     api.post('/panels', { schema: { body: PanelBodySchema } }, async (request, reply) => reply.code(201).send(await admin.registerPanel(request.body)));
-    api.get('/panels', async () => ({ panels: admin.list() }));
+    api.get('/panels', async () => ({ panels: await admin.list() }));
   };
 }
 
@@ -67,12 +67,12 @@ export function panelWorkerRoutes(store: PanelStore): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<ZodTypeProvider>();
     api.get('/panels/:name', { schema: { params: z.object({ name: z.string().min(1).max(64) }) } }, async (request) => {
-      const panel = store.connection(request.params.name);
+      const panel = await store.connection(request.params.name);
       if (!panel) throw new PanelAdminError(404, UNKNOWN_LOCATION(request.params.name));
       return connectionInfo(panel);
     });
     api.get('/locations/:location/panels', { schema: { params: z.object({ location: z.string().min(1).max(64) }) } }, async (request) => {
-      const panels = store.panelsAt(request.params.location);
+      const panels = await store.panelsAt(request.params.location);
       if (panels.length === 0) throw new PanelAdminError(404, UNKNOWN_LOCATION(request.params.location));
       return { panels };
     });

@@ -8,15 +8,15 @@ const linkSchema = z.url({ protocol: /^https?$/ }).refine((url) => /\/otl\/[A-Za
 
 /** The registered panels (the platform's panel table), absent in a remote worker. */
 export interface PanelList {
-  list(): PanelListing[];
+  list(): Promise<PanelListing[]>;
 }
 
 /** The capability over `registry` (clients) and `store` (the list; null in a remote worker). */
 export function panelDirectoryCapability(registry: PanelRegistry, store: PanelList | null): PanelDirectoryCapability {
   return {
-    panels() {
+    async panels() {
       if (!store) throw new Error(NO_PANEL_LOCATIONS);
-      return store.list().map((p) => ({ name: p.name, location: p.location, api_url: p.api_url }));
+      return (await store.list()).map((p) => ({ name: p.name, location: p.location, api_url: p.api_url }));
     },
     reader: (name) => registry.client(name),
     async oneTimeLink(panel, accountName, signal): Promise<OneTimeLinkAnswer> {

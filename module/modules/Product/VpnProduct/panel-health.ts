@@ -8,7 +8,7 @@ import type { PanelStore } from './panel-store.ts';
 const HEALTH_TIMEOUT_MS = 3_000;
 
 async function readHealth(store: PanelStore, name: string): Promise<PanelHealth> {
-  const panel = store.connection(name)!;
+  const panel = (await store.connection(name))!;
   const base = { name: panel.name, location: panel.location, api_url: panel.api_url };
   const client = new PanelClient({ apiUrl: panel.api_url, accessHash: panel.access_hash, connections: 1, connectTimeoutMs: HEALTH_TIMEOUT_MS, headersTimeoutMs: HEALTH_TIMEOUT_MS, bodyTimeoutMs: HEALTH_TIMEOUT_MS });
   try {
@@ -28,7 +28,7 @@ async function readHealth(store: PanelStore, name: string): Promise<PanelHealth>
 /** VpnProduct's AdminPanels over its panel store and registration service. */
 export function vpnProductAdminPanels(store: PanelStore, admin: PanelAdmin): AdminPanels {
   return {
-    health: () => Promise.all(store.list().map((p) => readHealth(store, p.name))),
+    health: async () => Promise.all((await store.list()).map((p) => readHealth(store, p.name))),
     add: async (input) => {
       await admin.registerPanel(input);
     },

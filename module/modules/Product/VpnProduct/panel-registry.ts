@@ -11,16 +11,16 @@ export interface PanelConnectionInfo {
 }
 
 /**
- * Where the platform keeps its panels: the platform's panel repository (SQLite, synchronous) or, in a remote worker,
- * the platform's worker API (asynchronous, no `locations`: only the platform validates product data).
+ * Where the platform keeps its panels: VpnProduct's panel table (its module store) or, in a remote worker, the
+ * platform's worker API (no `locations`: only the platform validates product data).
  */
 export interface PanelDirectory {
   /** URL and opened access hash of the panel named `name`, or null when none is registered under it. */
-  connection(name: string): PanelConnectionInfo | null | Promise<PanelConnectionInfo | null>;
+  connection(name: string): Promise<PanelConnectionInfo | null>;
   /** Names of the panels serving `location` (several panels may serve one location), sorted. */
-  panelsAt(location: string): string[] | Promise<string[]>;
+  panelsAt(location: string): Promise<string[]>;
   /** Every registered location (absent where the list is not known, e.g. a remote worker). */
-  locations?(): string[];
+  locations?(): Promise<string[]>;
 }
 
 export const UNKNOWN_PANEL = (location: string) => `no panel registered at location '${location}'`;
@@ -42,7 +42,7 @@ export class PanelRegistry {
   ) {}
 
   /** Registered panel locations. */
-  locations(): string[] {
+  async locations(): Promise<string[]> {
     if (!this.directory.locations) throw new Error(NO_PANEL_LOCATIONS);
     return this.directory.locations();
   }

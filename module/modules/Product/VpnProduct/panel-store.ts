@@ -1,9 +1,10 @@
 // VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto (several may serve one
 // location, each known by its unique `name`), access hashes sealed.
-import type Database from 'better-sqlite3';
+import type { Generated } from 'kysely';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
+import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 import type { PanelConnectionInfo, PanelDirectory } from './panel-registry.ts';
 
 /**
@@ -29,6 +30,8 @@ export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
         updated_at TEXT NOT NULL
       )`);
     },
+    // The platform's first migration creates `panels` on PostgreSQL too: taken over the same way.
+    postgres: 'ALTER TABLE panels RENAME TO vpn_product_panels',
   },
   {
     version: 2,
@@ -47,6 +50,13 @@ export const VPN_PRODUCT_MIGRATIONS: readonly Migration[] = [
         SELECT id, location, location, api_url, access_hash_sealed, created_at, updated_at FROM vpn_product_panels;
       DROP TABLE vpn_product_panels;
       ALTER TABLE vpn_product_panels_v2 RENAME TO vpn_product_panels;
+      CREATE INDEX vpn_product_panels_location ON vpn_product_panels (location, name);`,
+    // The same change in place (the UNIQUE on location is the one the platform's `panels` table was created with).
+    postgres: `ALTER TABLE vpn_product_panels ADD COLUMN name text COLLATE "C";
+      UPDATE vpn_product_panels SET name = location;
+      ALTER TABLE vpn_product_panels ALTER COLUMN name SET NOT NULL;
+      ALTER TABLE vpn_product_panels DROP CONSTRAINT panels_location_key;
+      ALTER TABLE vpn_product_panels ADD UNIQUE (name);
       CREATE INDEX vpn_product_panels_location ON vpn_product_panels (location, name);`,
   },
 ];
@@ -70,53 +80,49 @@ interface PanelRow extends PanelSummary {
   access_hash_sealed: string;
 }
 
+/** The `vpn_product_panels` table as the module store types it. */
+export interface PanelTables {
+  vpn_product_panels: Omit<PanelRow, 'id'> & { id: Generated<number>; updated_at: string };
+}
+
 /** The `vpn_product_panels` table (the PanelDirectory of the platform process). */
 export class PanelStore implements PanelDirectory {
-  private readonly upsertStmt;
-  private readonly listStmt;
-  private readonly rowStmt;
-  private readonly atStmt;
-
-  constructor(db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {
-    this.upsertStmt = db.prepare(`INSERT INTO vpn_product_panels (name, location, api_url, access_hash_sealed, created_at, updated_at)
-      VALUES (@name, @location, @api_url, @sealed, @now, @now)
-      ON CONFLICT(name) DO UPDATE SET location = excluded.location, api_url = excluded.api_url,
-        access_hash_sealed = excluded.access_hash_sealed, updated_at = excluded.updated_at`);
-    this.listStmt = db.prepare('SELECT * FROM vpn_product_panels ORDER BY location, name');
-    this.rowStmt = db.prepare('SELECT * FROM vpn_product_panels WHERE name = ?');
-    this.atStmt = db.prepare('SELECT name FROM vpn_product_panels WHERE location = ? ORDER BY name');
-  }
+  constructor(private readonly store: ModuleStore<PanelTables>, private readonly sealer: Sealer, private readonly clock: Clock) {}
 
   /** Registers a panel, or replaces location, URL and hash of the panel named `name` (default: the location). */
-  upsert(input: { name?: string; location: string; api_url: string; access_hash: string }): PanelSummary {
+  async upsert(input: { name?: string; location: string; api_url: string; access_hash: string }): Promise<PanelSummary> {
     const now = this.clock.now().toISOString();
     const name = input.name ?? input.location;
-    this.upsertStmt.run({ name, location: input.location, api_url: input.api_url, sealed: this.sealer.seal(input.access_hash), now });
-    return summary(this.row(name)!);
+    const sealed = this.sealer.seal(input.access_hash);
+    await this.store.db.insertInto('vpn_product_panels')
+      .values({ name, location: input.location, api_url: input.api_url, access_hash_sealed: sealed, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ location: input.location, api_url: input.api_url, access_hash_sealed: sealed, updated_at: now }))
+      .execute();
+    return summary((await this.row(name))!);
   }
 
-  list(): PanelSummary[] {
-    return (this.listStmt.all() as PanelRow[]).map(summary);
+  async list(): Promise<PanelSummary[]> {
+    return (await this.store.db.selectFrom('vpn_product_panels').selectAll().orderBy('location').orderBy('name').execute()).map(summary);
   }
 
   /** Distinct locations served by at least one panel. */
-  locations(): string[] {
-    return [...new Set(this.list().map((p) => p.location))];
+  async locations(): Promise<string[]> {
+    return [...new Set((await this.list()).map((p) => p.location))];
   }
 
   /** Names of the panels serving `location`, sorted. */
-  panelsAt(location: string): string[] {
-    return (this.atStmt.all(location) as Array<{ name: string }>).map((r) => r.name);
+  async panelsAt(location: string): Promise<string[]> {
+    return (await this.store.db.selectFrom('vpn_product_panels').select('name').where('location', '=', location).orderBy('name').execute()).map((r) => r.name);
   }
 
   /** The panel named `name` with its access hash opened, or null. */
-  connection(name: string): PanelConnection | null {
-    const row = this.row(name);
+  async connection(name: string): Promise<PanelConnection | null> {
+    const row = await this.row(name);
     return row ? { ...summary(row), access_hash: this.sealer.open(row.access_hash_sealed) } : null;
   }
 
-  private row(name: string): PanelRow | undefined {
-    return this.rowStmt.get(name) as PanelRow | undefined;
+  private async row(name: string): Promise<PanelRow | undefined> {
+    return this.store.db.selectFrom('vpn_product_panels').selectAll().where('name', '=', name).executeTakeFirst();
   }
 }
 

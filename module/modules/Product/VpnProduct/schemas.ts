@@ -21,9 +21,13 @@ function withDefault<T extends z.ZodType>(schema: T, fallback: unknown) {
  * `data_cap_gb` (monthly allowance, 0 = unlimited), `cap_action` (`throttle` or `suspend` when it is used up) and
  * `cap_throttle_mbit` (the throttled rate). Products saved before caps existed read as unlimited.
  */
-export function vpnProductSchema(locations: () => string[]) {
+export function vpnProductSchema(locations: () => string[] | Promise<string[]>) {
+  const known = (value: string): boolean | Promise<boolean> => {
+    const listed = locations();
+    return Array.isArray(listed) ? listed.includes(value) : listed.then((all) => all.includes(value));
+  };
   return z.object({
-    server_location: requiredString('server_location').refine((value) => locations().includes(value), {
+    server_location: requiredString('server_location').refine(known, {
       error: 'The selected server location is invalid.',
     }),
     plan_type: requiredEnum('plan_type', PLAN_TYPES),

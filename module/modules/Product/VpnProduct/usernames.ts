@@ -8,15 +8,15 @@ export const USERNAME_TAKEN = 'The username has already been taken on this serve
 /** Which usernames are held by live (not terminated) services per panel location. */
 export interface UsernameDirectory {
   /** True when a live VpnProduct service other than `exceptService` has `username` at `location`. */
-  taken(location: string, username: string, exceptService?: string | null): boolean;
+  taken(location: string, username: string, exceptService?: string | null): Promise<boolean>;
 }
 
 /** Over the host's read API of platform data (services and products); platform process only. */
 export class HostUsernameDirectory implements UsernameDirectory {
   constructor(private readonly platform: PlatformReads) {}
 
-  taken(location: string, username: string, exceptService: string | null = null): boolean {
-    return this.platform.findService({
+  async taken(location: string, username: string, exceptService: string | null = null): Promise<boolean> {
+    return await this.platform.findService({
       module: 'VpnProduct', live: true, productData: { server_location: location }, serviceData: { username }, except: exceptService,
     }) !== null;
   }

@@ -68,8 +68,8 @@ export class VpnProduct extends Product {
     const usernames = this.usernames;
     if (!usernames) return vpnServiceSchema;
     const location = String(this.product_data.server_location ?? '');
-    return vpnServiceSchema.superRefine((data, issues) => {
-      if (usernames.taken(location, data.username, this.service_uuid)) issues.addIssue({ code: 'custom', path: ['username'], message: USERNAME_TAKEN });
+    return vpnServiceSchema.superRefine(async (data, issues) => {
+      if (await usernames.taken(location, data.username, this.service_uuid)) issues.addIssue({ code: 'custom', path: ['username'], message: USERNAME_TAKEN });
     });
   }
 
@@ -323,7 +323,7 @@ export class VpnProduct extends Product {
 
   /** The Usage tab: daily traffic and the cap bar (used / allowance, percent, days left; null for an unlimited plan). */
   private async usageWithCap(): Promise<Record<string, unknown>> {
-    const cap = capView(this.requireService(), this.product_data, (this.ctx as Partial<VpnProductContext>).capStore ?? null, this.ctx.clock);
+    const cap = await capView(this.requireService(), this.product_data, (this.ctx as Partial<VpnProductContext>).capStore ?? null, this.ctx.clock);
     return { ...(await usageData(await this.tabSource())), cap };
   }
 

@@ -7,12 +7,17 @@ import { runMigrations } from '../migrator.ts';
 import type { ScopeList } from '../sql/pg-migrator.ts';
 import type { QueryStore, StoreEngine } from './query-store.ts';
 
-/** What a module gets instead of a database handle. */
-export interface ModuleStore<Tables> {
+/** What a module gets instead of a database handle (`ExtensionEnv.store`). */
+export interface ModuleStore<Tables = any> {
   readonly engine: StoreEngine;
   /** Builder queries over the module's own tables only (the same connection pool as the platform's). */
   readonly db: Kysely<Tables>;
   readonly tables: readonly string[];
+  /**
+   * Runs `work` in one transaction over the module's tables (joins an outer one): a throw undoes all of it. Keep it to
+   * the module's own queries: on SQLite it holds the one connection until it ends.
+   */
+  transaction<T>(work: (tx: ModuleStore<Tables>) => Promise<T>): Promise<T>;
 }
 
 /** A module's query named a table outside its scope (or was raw SQL). Nothing was sent to the database. */
@@ -72,5 +77,8 @@ export function tablesOfScope(platform: ScopeList, scope: string, migrations: Sc
 /** The store of the module whose scope owns `tables` (see `tablesOfScope`), over the platform's query layer. */
 export function moduleStore<Tables>(store: QueryStore, scope: string, tables: readonly string[]): ModuleStore<Tables> {
   const db = store.db.withPlugin(new ScopeGuard(scope, new Set(tables))) as unknown as Kysely<Tables>;
-  return { engine: store.engine, db, tables };
+  return {
+    engine: store.engine, db, tables,
+    transaction: (work) => store.transaction((tx) => work(moduleStore<Tables>(tx, scope, tables))),
+  };
 }

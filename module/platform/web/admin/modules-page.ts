@@ -11,7 +11,7 @@ import { hasPermission } from './admin-session.ts';
 export function modulesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/modules', async (request, reply) => {
     hasPermission(request, PERMISSION.modules);
-    const modules = deps.platform.moduleAdmin.list().map((m) => ({ ...m, key: `${m.type}/${m.name}` }));
+    const modules = (await deps.platform.moduleAdmin.list()).map((m) => ({ ...m, key: `${m.type}/${m.name}` }));
     return adminPage(deps, request, reply, 'modules', { title: 'Modules', modules }, { platform: 'modules' });
   });
 

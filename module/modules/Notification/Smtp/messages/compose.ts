@@ -57,10 +57,10 @@ export class MessageComposer {
     const template = MESSAGE_EVENTS[event];
     const serviceUuid = text(payload.service_uuid);
     const customerUuid = text(payload.customer_uuid);
-    const recipient: Recipient | null = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : serviceUuid ? this.deps.recipients.ofService(serviceUuid) : null;
+    const recipient: Recipient | null = customerUuid ? await this.deps.recipients.ofCustomer(customerUuid) : serviceUuid ? await this.deps.recipients.ofService(serviceUuid) : null;
     if (!recipient) return { skipped: `no customer for ${serviceUuid ? `service ${serviceUuid}` : `invoice ${text(payload.invoice_uuid) ?? '?'}`}` };
     if (!recipient.email) return { skipped: `customer ${recipient.customer_uuid} has no e-mail address` };
-    const service = serviceUuid ? this.deps.recipients.service(serviceUuid) : null;
+    const service = serviceUuid ? await this.deps.recipients.service(serviceUuid) : null;
     // A suspension for non-payment was told by service.suspended_nonpayment (with the pay link): not twice.
     if (event === 'service.suspended' && service?.billing_state === 'suspended') return { skipped: 'suspended for non-payment: told by service.suspended_nonpayment' };
     let link: string | null = null;
@@ -87,7 +87,7 @@ export class MessageComposer {
       invoice: invoiceUuid ? payload : null,
       // Where the customer pays the invoice (the client area's invoice page, after logging in).
       pay_url: invoiceUuid ? `${this.deps.publicUrl.replace(/\/+$/, '')}/client/invoices/${invoiceUuid}` : null,
-      has_saved_method: event === 'invoice.renewal_created' && this.deps.recipients.hasSavedMethod(recipient.customer_uuid),
+      has_saved_method: event === 'invoice.renewal_created' && (await this.deps.recipients.hasSavedMethod(recipient.customer_uuid)),
       cancellation: event === 'service.cancelled' ? payload : null,
       usage: event === 'service.usage_warning' || event === 'service.usage_exceeded' ? payload : null,
     };
@@ -101,9 +101,9 @@ export class MessageComposer {
   }
 
   /** The reset link (public URL + the signed path) to the customer's current address. */
-  private passwordReset(payload: Record<string, unknown>): MessageFacts | Skipped {
+  private async passwordReset(payload: Record<string, unknown>): Promise<MessageFacts | Skipped> {
     const customerUuid = text(payload.customer_uuid);
-    const recipient = customerUuid ? this.deps.recipients.ofCustomer(customerUuid) : null;
+    const recipient = customerUuid ? await this.deps.recipients.ofCustomer(customerUuid) : null;
     const path = text(payload.reset_path);
     if (!recipient) return { skipped: `no customer ${customerUuid ?? '?'}` };
     if (!path || !path.startsWith('/')) return { skipped: 'the event has no reset path' };

@@ -11,7 +11,7 @@ export const NOTIFICATION_QUEUE = 'notifications';
 
 /** Which channel (Smtp instance) carries the platform's messages; null when none is set up (the mails are logged). */
 export interface ChannelPicker {
-  defaultChannel(): string | null;
+  defaultChannel(): Promise<string | null>;
 }
 
 /** Options of the queued message job. */
@@ -23,7 +23,7 @@ export interface MessageJobOptions {
 /** Queues the message job of one event (after the emitting transaction: never inside it). */
 export async function queueMessage(event: MessageEventName, payload: object, channels: ChannelPicker, options: MessageJobOptions): Promise<string> {
   await new Promise((resolve) => setImmediate(resolve));
-  const channel = channels.defaultChannel();
+  const channel = await channels.defaultChannel();
   const about = (payload as { service_uuid?: unknown; invoice_uuid?: unknown; customer_uuid?: unknown });
   const ref = typeof about.invoice_uuid === 'string' ? `invoice:${about.invoice_uuid}`
     : typeof about.service_uuid === 'string' ? `about:${about.service_uuid}` : `customer:${String(about.customer_uuid ?? '')}`;

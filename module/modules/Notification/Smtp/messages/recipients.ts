@@ -31,31 +31,31 @@ export interface ServiceFacts {
 
 /** Lookups of recipients and service facts. */
 export interface RecipientDirectory {
-  ofService(serviceUuid: string): Recipient | null;
-  ofCustomer(customerUuid: string): Recipient | null;
-  service(serviceUuid: string): ServiceFacts | null;
+  ofService(serviceUuid: string): Promise<Recipient | null>;
+  ofCustomer(customerUuid: string): Promise<Recipient | null>;
+  service(serviceUuid: string): Promise<ServiceFacts | null>;
   /** True when the customer has a saved payment method (renewals are charged to it). */
-  hasSavedMethod(customerUuid: string): boolean;
+  hasSavedMethod(customerUuid: string): Promise<boolean>;
 }
 
 /** Over the host's read API (`ExtensionEnv.platform`). Secret-named members never reach it. */
 export class HostRecipientDirectory implements RecipientDirectory {
   constructor(private readonly platform: PlatformReads) {}
 
-  ofService(serviceUuid: string): Recipient | null {
-    const customer = this.platform.service(serviceUuid)?.customer_uuid;
+  async ofService(serviceUuid: string): Promise<Recipient | null> {
+    const customer = (await this.platform.service(serviceUuid))?.customer_uuid;
     return customer ? this.ofCustomer(customer) : null;
   }
 
-  ofCustomer(customerUuid: string): Recipient | null {
-    const customer = this.platform.customer(customerUuid);
+  async ofCustomer(customerUuid: string): Promise<Recipient | null> {
+    const customer = await this.platform.customer(customerUuid);
     return customer ? { customer_uuid: customer.uuid, email: customer.email, name: customer.name } : null;
   }
 
-  service(serviceUuid: string): ServiceFacts | null {
-    const service = this.platform.service(serviceUuid);
+  async service(serviceUuid: string): Promise<ServiceFacts | null> {
+    const service = await this.platform.service(serviceUuid);
     if (!service) return null;
-    const product = this.platform.product(service.product_uuid)?.product_data ?? {};
+    const product = (await this.platform.product(service.product_uuid))?.product_data ?? {};
     const provision = service.provision_data;
     return {
       service_uuid: service.uuid, module: service.module, provision_status: service.provision_status,
@@ -65,8 +65,8 @@ export class HostRecipientDirectory implements RecipientDirectory {
     };
   }
 
-  hasSavedMethod(customerUuid: string): boolean {
-    return this.platform.customer(customerUuid)?.has_payment_method ?? false;
+  async hasSavedMethod(customerUuid: string): Promise<boolean> {
+    return (await this.platform.customer(customerUuid))?.has_payment_method ?? false;
   }
 }
 

@@ -1,8 +1,7 @@
 // The services a data-cap pass looks at: live VpnProduct services whose plan has a cap, or which carry a cap action in
 // force (to lift it when the plan changed), with their panel account and billing period. Reads platform data through
 // the host's read API (services, products, billing), as the username directory does; platform process only.
-import type { PlatformReads } from '../../../../contract/platform-reads.ts';
-import { addDays, addMonths, periodAround } from '../../../../platform/services/billing/calendar.ts';
+import type { BillingCalendar, PlatformReads } from '../../../../contract/platform-reads.ts';
 
 /** One service as the pass sees it. */
 export interface CappedService {
@@ -23,20 +22,21 @@ const STEPPED = ['completed', 'suspended', 'processing'];
 
 /** Over the host's read API of platform data, and the pass's own record of the services carrying a cap action. */
 export class CapDirectory {
-  constructor(private readonly platform: PlatformReads, private readonly withAction: () => string[]) {}
+  constructor(private readonly platform: PlatformReads, private readonly withAction: () => Promise<string[]>) {}
 
   /** Every service a pass steps: capped plans, and services still carrying an action (to lift it when the plan changed). */
-  list(): CappedService[] {
-    const capped = this.platform.serviceUuids({ module: 'VpnProduct', statuses: STEPPED, productNumberAbove: { data_cap_gb: 0 } });
-    const uuids = [...new Set([...capped, ...this.withAction()])];
-    return uuids.map((uuid) => this.get(uuid)).filter((s): s is CappedService => s !== null && STEPPED.includes(s.provision_status));
+  async list(): Promise<CappedService[]> {
+    const capped = await this.platform.serviceUuids({ module: 'VpnProduct', statuses: STEPPED, productNumberAbove: { data_cap_gb: 0 } });
+    const uuids = [...new Set([...capped, ...(await this.withAction())])];
+    const services = await Promise.all(uuids.map((uuid) => this.get(uuid)));
+    return services.filter((s): s is CappedService => s !== null && STEPPED.includes(s.provision_status));
   }
 
   /** One VpnProduct service (any state), or null. */
-  get(serviceUuid: string): CappedService | null {
-    const service = this.platform.service(serviceUuid);
+  async get(serviceUuid: string): Promise<CappedService | null> {
+    const service = await this.platform.service(serviceUuid);
     if (!service || service.module !== 'VpnProduct') return null;
-    const product = this.platform.product(service.product_uuid);
+    const product = await this.platform.product(service.product_uuid);
     if (!product) return null;
     const provision = service.provision_data;
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -49,8 +49,8 @@ export class CapDirectory {
 }
 
 /** The end of the days a period's usage sums: its end, or tomorrow when the period is overdue (no new allowance). */
-export function countUntil(period: { end: string }, today: string): string {
-  const tomorrow = addDays(today, 1);
+export function countUntil(period: { end: string }, today: string, calendar: BillingCalendar): string {
+  const tomorrow = calendar.addDays(today, 1);
   return period.end > tomorrow ? period.end : tomorrow;
 }
 
@@ -58,15 +58,12 @@ export function countUntil(period: { end: string }, today: string): string {
  * The cap period holding `today`: the month of the billing period (stepped back from the paid-through date on the
  * anchor day: a quarterly plan has three monthly allowances); without recurring billing, the calendar month (UTC).
  */
-export function capPeriod(service: Pick<CappedService, 'next_due_date' | 'anchor_day'>, today: string): { start: string; end: string } {
+export function capPeriod(service: Pick<CappedService, 'next_due_date' | 'anchor_day'>, today: string, calendar: BillingCalendar): { start: string; end: string } {
   if (service.next_due_date && service.anchor_day) {
-    if (today < service.next_due_date) {
-      const { start, end } = periodAround(today, service.next_due_date, 'monthly', service.anchor_day);
-      return { start, end };
-    }
+    if (today < service.next_due_date) return calendar.monthAround(today, service.next_due_date, service.anchor_day);
     // Past the paid time (a renewal unpaid): the last paid month goes on, with no new allowance, until a payment.
-    return { start: addMonths(service.next_due_date, -1, service.anchor_day), end: service.next_due_date };
+    return { start: calendar.addMonths(service.next_due_date, -1, service.anchor_day), end: service.next_due_date };
   }
   const first = `${today.slice(0, 7)}-01`;
-  return { start: first, end: addMonths(first, 1, 1) };
+  return { start: first, end: calendar.addMonths(first, 1, 1) };
 }

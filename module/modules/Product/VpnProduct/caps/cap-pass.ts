@@ -5,8 +5,8 @@
 import type { Logger } from 'pino';
 import type { Hooks, UsageEvent } from '../../../../../hooks.ts';
 import type { Clock } from '../../../../../panel/shared/clock.ts';
+import type { BillingCalendar } from '../../../../contract/platform-reads.ts';
 import { MODULE_QUEUE } from '../../../../contract/product-jobs.ts';
-import { addDays, dateOf } from '../../../../platform/services/billing/calendar.ts';
 import { MODULE_JOB } from '../../../../task/module-job.ts';
 import { serviceTaskTags } from '../../../../task/tags.ts';
 import type { TaskOptions } from '../../../../task/queue.ts';
@@ -32,6 +32,8 @@ export interface CapPassDeps {
   /** Queues a job: `Task.add(jobName, queue, input, tags)`. */
   addTask(jobName: string, queue: string, input: Record<string, unknown>, tags: string[]): Promise<string>;
   jobOptions: TaskOptions;
+  /** The platform's billing calendar (the host's read API): cap periods follow billing periods. */
+  calendar: BillingCalendar;
   /** A pass is due this long after the previous one began. */
   everyMs: number;
   clock: Clock;
@@ -51,7 +53,6 @@ export interface CapPassSummary {
 export class CapPass {
   #running: Promise<CapPassSummary> | null = null;
   #hooks: Hooks | null = null;
-  #lastStart: number | null = null;
   /** Steps run one at a time (the pass, the renewal and plan-change listeners): an effect is never queued twice. */
   #steps: Promise<unknown> = Promise.resolve();
 
@@ -62,16 +63,24 @@ export class CapPass {
     this.#hooks = hooks;
   }
 
-  /** Runs a pass when `everyMs` passed since the last one began (the scheduler's tick); null when not due. */
+  /**
+   * Runs a pass when `everyMs` passed since the last one began in any process (the scheduler's tick; the start is
+   * claimed in the store, so one process runs each pass); null when not due.
+   */
   async runIfDue(): Promise<CapPassSummary | null> {
-    const now = this.deps.clock.now().getTime();
-    if (this.#lastStart !== null && now - this.#lastStart < this.deps.everyMs) return null;
-    return this.run();
+    if (this.#running) return null;
+    if (!(await this.deps.store.claimPass(this.deps.clock.now().getTime(), this.deps.everyMs))) return null;
+    return this.passOnce();
   }
 
-  /** Runs a pass; a pass asked for while one runs joins it. */
-  run(signal?: AbortSignal): Promise<CapPassSummary> {
-    this.#lastStart = this.deps.clock.now().getTime();
+  /** Runs a pass now (its start recorded); a pass asked for while one runs joins it. */
+  async run(signal?: AbortSignal): Promise<CapPassSummary> {
+    if (this.#running) return this.#running;
+    await this.deps.store.claimPass(this.deps.clock.now().getTime(), 0);
+    return this.passOnce(signal);
+  }
+
+  private passOnce(signal?: AbortSignal): Promise<CapPassSummary> {
     this.#running ??= this.pass(signal).finally(() => {
       this.#running = null;
     });
@@ -84,8 +93,8 @@ export class CapPass {
    */
   async packageChanged(serviceUuid: string): Promise<CapEffect[]> {
     return this.serial(async () => {
-      const state = this.deps.store.state(serviceUuid);
-      if (state?.applied === 'throttle') this.deps.store.save(serviceUuid, { ...state, applied: null });
+      const state = await this.deps.store.state(serviceUuid);
+      if (state?.applied === 'throttle') await this.deps.store.save(serviceUuid, { ...state, applied: null });
       return this.stepNow(serviceUuid);
     });
   }
@@ -96,9 +105,9 @@ export class CapPass {
   }
 
   /** Steps the service as the platform has it now (nothing for an uncapped service without a cap state). */
-  private async stepNow(serviceUuid: string, today = dateOf(this.deps.clock.now())): Promise<CapEffect[]> {
-    const service = this.deps.directory.get(serviceUuid);
-    if (!service || (!this.deps.store.state(serviceUuid) && capPolicyOf(service.product_data).allowance_bytes === 0)) return [];
+  private async stepNow(serviceUuid: string, today = this.today()): Promise<CapEffect[]> {
+    const service = await this.deps.directory.get(serviceUuid);
+    if (!service || (!(await this.deps.store.state(serviceUuid)) && capPolicyOf(service.product_data).allowance_bytes === 0)) return [];
     return this.step(service, today);
   }
 
@@ -109,10 +118,15 @@ export class CapPass {
     return run;
   }
 
+  private today(): string {
+    return this.deps.calendar.dateOf(this.deps.clock.now());
+  }
+
   private async pass(signal?: AbortSignal): Promise<CapPassSummary> {
-    const today = dateOf(this.deps.clock.now());
+    const today = this.today();
+    const { calendar } = this.deps;
     const byPanel = new Map<string, CappedService[]>();
-    for (const service of this.deps.directory.list()) {
+    for (const service of await this.deps.directory.list()) {
       if (!service.panel || !service.account_name) continue;
       const list = byPanel.get(service.panel) ?? [];
       list.push(service);
@@ -134,40 +148,47 @@ export class CapPass {
         for (const effect of await this.serial(() => this.stepNow(service.service_uuid, today))) summary.effects.push({ service_uuid: service.service_uuid, ...effect });
       }
     }
-    this.deps.store.pruneBefore(addDays(today, -KEEP_DAYS));
+    await this.deps.store.pruneBefore(calendar.addDays(today, -KEEP_DAYS));
     return summary;
   }
 
   /** One request: the panel's days since the last read, stored for the services on it. */
   private async readPanel(panel: string, services: CappedService[], today: string, signal?: AbortSignal): Promise<void> {
     // From the last read's day before, or from the period start of a service not read before (a new capped service).
-    const floor = addDays(today, -FIRST_READ_DAYS);
-    let from = this.deps.store.nextFrom(panel) ?? today;
+    const { calendar } = this.deps;
+    const floor = calendar.addDays(today, -FIRST_READ_DAYS);
+    let from = (await this.deps.store.nextFrom(panel)) ?? today;
     for (const service of services) {
-      if (this.deps.store.state(service.service_uuid)) continue;
-      const start = capPeriod(service, today).start;
+      if (await this.deps.store.state(service.service_uuid)) continue;
+      const start = capPeriod(service, today, calendar).start;
       if (start < from) from = start;
     }
     if (from < floor) from = floor;
     // Yesterday is read again: the panel's day may lag or lead the platform's by its time zone.
-    if (from > addDays(today, -1)) from = addDays(today, -1);
+    if (from > calendar.addDays(today, -1)) from = calendar.addDays(today, -1);
     const accounts = new Map(services.map((s) => [s.account_name!, s.service_uuid]));
     const entries = await (await this.deps.client(panel)).trafficRange(from, undefined, signal);
     const rows = entries.flatMap((e) => {
       const uuid = accounts.get(e.account);
       return uuid ? [{ service_uuid: uuid, day: e.date, bytes: e.traffic_download + e.traffic_upload }] : [];
     });
-    this.deps.store.recordDays(rows);
-    this.deps.store.setNextFrom(panel, addDays(today, -1));
+    await this.deps.store.recordDays(rows);
+    await this.deps.store.setNextFrom(panel, calendar.addDays(today, -1));
   }
 
-  /** Steps one service on its stored figures and carries out the effects; the state is saved once they are queued. */
+  /**
+   * Steps one service on its stored figures: the new state is claimed first (a conditional write on the state read, so
+   * of two processes stepping the service one carries out the effects), then the effects are carried out; when a job
+   * cannot be queued the state goes back, for the next pass to try again.
+   */
   private async step(service: CappedService, today: string): Promise<CapEffect[]> {
-    const { store } = this.deps;
+    const { store, calendar } = this.deps;
     const policy = capPolicyOf(service.product_data);
-    const period = capPeriod(service, today);
-    const used = store.usedBetween(service.service_uuid, period.start, countUntil(period, today));
-    const { next, effects } = stepCap(store.state(service.service_uuid), policy, { period_start: period.start, period_end: period.end, used_bytes: used });
+    const period = capPeriod(service, today, calendar);
+    const used = await store.usedBetween(service.service_uuid, period.start, countUntil(period, today, calendar));
+    const previous = await store.state(service.service_uuid);
+    const { next, effects } = stepCap(previous, policy, { period_start: period.start, period_end: period.end, used_bytes: used });
+    if (!(await store.transition(service.service_uuid, previous, next))) return [];
     try {
       for (const effect of effects) {
         if (effect.kind === 'apply') await this.apply(service, effect.action);
@@ -175,9 +196,10 @@ export class CapPass {
       }
     } catch (error) {
       this.deps.logger.error({ service_uuid: service.service_uuid, err: error instanceof Error ? error.message : String(error) }, 'data caps: job not queued');
+      if (previous) await store.transition(service.service_uuid, next, previous);
+      else await store.forget(service.service_uuid, next);
       return [];
     }
-    store.save(service.service_uuid, next);
     const hooks = this.#hooks;
     for (const effect of effects) {
       if (effect.kind !== 'mail' || !hooks) continue;

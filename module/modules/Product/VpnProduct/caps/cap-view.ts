@@ -1,6 +1,5 @@
 // The Usage tab's data-cap bar: used / allowance in human units, percent, days left in the period, the action in force.
 import type { Clock } from '../../../../../panel/shared/clock.ts';
-import { dateOf } from '../../../../platform/services/billing/calendar.ts';
 import { capPolicyOf, capSummary, type CapAction } from './cap-policy.ts';
 import type { CapStore } from './cap-store.ts';
 
@@ -35,12 +34,12 @@ export function humanBytes(bytes: number): string {
 }
 
 /** The bar of a capped plan (null when unlimited); before the first pass nothing is used and the period is not known. */
-export function capView(serviceUuid: string, product: Record<string, unknown>, store: CapStore | null, clock: Clock): CapView | null {
+export async function capView(serviceUuid: string, product: Record<string, unknown>, store: CapStore | null, clock: Clock): Promise<CapView | null> {
   const policy = capPolicyOf(product);
   if (policy.allowance_bytes === 0) return null;
-  const state = store?.state(serviceUuid) ?? null;
+  const state = (await store?.state(serviceUuid)) ?? null;
   const summary = state
-    ? capSummary(state, policy, dateOf(clock.now()))
+    ? capSummary(state, policy, clock.now().toISOString().slice(0, 10))
     : { used_bytes: 0, allowance_bytes: policy.allowance_bytes, percent: 0, days_left: null, period_end: null, applied: null };
   const note = policy.action === 'throttle'
     ? `When the allowance is used up, the speed drops to ${policy.throttle_mbit} Mbit/s until the period renews.`
