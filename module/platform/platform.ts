@@ -25,7 +25,7 @@ import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { sqliteQueryStore, type QueryStore } from './store/query/query-store.ts';
-import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
+import { AdminTokenQueries } from './store/query/repositories/admin-tokens.ts';
 import { ModuleLogStore } from './store/repositories/module-logs.ts';
 import { ModuleVersionRepository } from './store/repositories/module-versions.ts';
 import { ProductRepository } from './store/repositories/products.ts';
@@ -82,9 +82,9 @@ export class Platform {
     /** Stores. */
     readonly products: ProductRepository,
     readonly services: ServiceStore,
-    readonly tokens: AdminTokenRepository,
+    readonly tokens: AdminTokenQueries,
     /** Worker-scope tokens: they open `/api/worker/*` only. */
-    readonly workerTokens: AdminTokenRepository,
+    readonly workerTokens: AdminTokenQueries,
     /** The task records (shared by the queue and the worker API) and the queue. */
     readonly taskStore: TaskStore,
     readonly queue: TaskQueue,
@@ -167,7 +167,7 @@ export class Platform {
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       const platform = new Platform(
-        db, store, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
+        db, store, box, logger, hooks, clock, products, services, new AdminTokenQueries(store, 'admin', clock), new AdminTokenQueries(store, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
         moduleLogStore, versions, billing.service, billing.recurring,
       );

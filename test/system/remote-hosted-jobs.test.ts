@@ -27,8 +27,8 @@ async function servePlatform(platform: Platform): Promise<{ url: string; adminTo
   const address = app.server.address();
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    adminToken: platform.tokens.create('remote test').token,
-    workerToken: platform.workerTokens.create('remote worker').token,
+    adminToken: (await platform.tokens.create('remote test')).token,
+    workerToken: (await platform.workerTokens.create('remote worker')).token,
     close: () => app.close(),
   };
 }

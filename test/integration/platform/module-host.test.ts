@@ -46,7 +46,7 @@ before(async () => {
   });
   await platform.startWorkers(2);
   app = await buildPlatformApp({ platform });
-  token = platform.tokens.create('module-host test').token;
+  token = (await platform.tokens.create('module-host test')).token;
 });
 
 after(async () => {

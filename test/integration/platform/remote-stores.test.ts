@@ -46,7 +46,7 @@ before(async () => {
   app = await buildPlatformApp({ platform });
   await app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  token = platform.workerTokens.create('remote-stores').token;
+  token = (await platform.workerTokens.create('remote-stores')).token;
   api = new WorkerApiClient({ url, token, connections: 4, requestTimeoutMs: 10_000 });
 });
 
@@ -263,7 +263,7 @@ test('a remote worker refuses to start on a wrong token, an embedded platform or
   try {
     await embeddedApp.listen({ host: '127.0.0.1', port: 0 });
     const embeddedUrl = `http://127.0.0.1:${(embeddedApp.server.address() as { port: number }).port}`;
-    const embeddedToken = embedded.workerTokens.create('x').token;
+    const embeddedToken = (await embedded.workerTokens.create('x')).token;
     await assert.rejects(startRemoteWorker({ platformUrl: embeddedUrl, token: embeddedToken, queue: UNUSED_REDIS, logger: silent }), { message: PLATFORM_NOT_BULLMQ });
   } finally {
     await embeddedApp.close();

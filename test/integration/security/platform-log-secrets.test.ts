@@ -61,7 +61,7 @@ async function askPlatform(stack: VpnWebStack, key: string, token: string): Prom
 
 /** Everything the platform recorded: log lines, module_logs rows, the module-log API's answers, the sends table. */
 async function everything(stack: VpnWebStack): Promise<string> {
-  const token = stack.platform.tokens.create('log check').token;
+  const token = (await stack.platform.tokens.create('log check')).token;
   const api = [];
   for (const module of ['Smtp', 'VpnProduct']) {
     const res = await stack.app.inject({ method: 'GET', url: `/api/admin/module-logs?module=${module}&per_page=100`, headers: { authorization: `Bearer ${token}` } });

@@ -206,7 +206,7 @@ test('without an SMTP server configured the e-mail is recorded as logged and nam
 test('GET /api/admin/smtp/sends lists the recorded sends (no bodies) behind an admin token', async () => {
   const app = await buildPlatformApp({ platform: env.platform });
   try {
-    const token = env.platform.tokens.create('smtp test').token;
+    const token = (await env.platform.tokens.create('smtp test')).token;
     assert.equal((await app.inject({ method: 'GET', url: '/api/admin/smtp/sends' })).statusCode, 401);
     const res = await app.inject({ method: 'GET', url: '/api/admin/smtp/sends?limit=500', headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.statusCode, 200);
