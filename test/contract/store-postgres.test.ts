@@ -16,5 +16,17 @@ runStoreContracts('postgres', async (t) => {
   server ??= startPostgres();
   const url = await (await server).createDatabase(`contract_${++databases}`);
   const store = await openQueryStore({ engine: 'postgres', url });
-  return { store, close: () => store.close() };
+  const others: Array<Awaited<ReturnType<typeof openQueryStore>>> = [];
+  return {
+    store,
+    async another() {
+      const other = await openQueryStore({ engine: 'postgres', url });
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of others) await other.close();
+      await store.close();
+    },
+  };
 });

@@ -6,5 +6,18 @@ import { runStoreContracts } from './store-contracts.ts';
 runStoreContracts('sqlite', async () => {
   const dataDir = tempDir('store-contract');
   const store = await openQueryStore({ engine: 'sqlite', dataDir });
-  return { store, async close() { await store.close(); removeDir(dataDir); } };
+  const others: Array<Awaited<ReturnType<typeof openQueryStore>>> = [];
+  return {
+    store,
+    async another() {
+      const other = await openQueryStore({ engine: 'sqlite', dataDir });
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of others) await other.close();
+      await store.close();
+      removeDir(dataDir);
+    },
+  };
 });
