@@ -5,7 +5,6 @@
 // neither key nor token.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import { startPanel, removeDir, type PanelProcess } from '../../fixtures/platform/processes.ts';
 import { createServer } from '../../fixtures/platform/setup.ts';
@@ -68,7 +67,7 @@ async function everything(stack: VpnWebStack): Promise<string> {
     assert.equal(res.statusCode, 200);
     api.push(res.body);
   }
-  const rows = readModuleLogs(stack.platform.db, { limit: 10_000 });
+  const rows = (await stack.platform.moduleLogStore.read({ limit: 10_000 }));
   assert.ok(rows.some((r) => r.module_name === 'Smtp' && r.action === 'send'), 'the mail is in the module log (named, not its body)');
   const sends = smtpServices(stack.platform.modules).smtpSends!.list({ limit: 1000 });
   return [stack.lines.join('\n'), JSON.stringify(rows), ...api, JSON.stringify(sends)].join('\n');
