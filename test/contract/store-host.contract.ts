@@ -12,6 +12,12 @@ import { HttpError } from '../../module/platform/errors.ts';
 import { webSecret } from '../../module/platform/web/web-secrets.ts';
 import { LoginThrottle } from '../../module/platform/web/login-throttle.ts';
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
+import { ModuleLogRepository } from '../../module/platform/store/query/repositories/module-logs.ts';
+import { StoredModuleVersions } from '../../module/platform/store/query/repositories/module-versions.ts';
+import { ModuleLogQueries } from '../../module/platform/services/module-log-query.ts';
+import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+import { syncModuleVersion } from '../../module/contract/versions.ts';
+import type { ModuleLogEntry } from '../../module/contract/log.ts';
 import type { OpenStore } from './store.contract.ts';
 
 type Clock = ReturnType<typeof manualClock>;
@@ -175,6 +181,67 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       const made = await Promise.all([new CustomerQueries(store, clock).createIfFree({ email: 'eve@example.com' }), new CustomerQueries(other, clock).createIfFree({ email: 'EVE@example.com' })]);
       assert.equal(made.filter(Boolean).length, 1);
       assert.equal((await new CustomerQueries(store, clock).list()).length, 1);
+    }));
+
+    test('module logs: written, read newest first by module and level; a write inside a transaction rolls back with it; a received batch is all or nothing', (t) => withStores(t, open, async ({ store, clock }) => {
+      const logs = new ModuleLogRepository(store);
+      const entry = (action: string, level: ModuleLogEntry['level'] = 'info', context: Record<string, unknown> = {}): ModuleLogEntry => ({
+        module_type: 'Product', module_name: 'VpnProduct', action, level, request: { n: 1 }, response: 'success', context, created_at: clock.now().toISOString(),
+      });
+      void logs.write(entry('first'));
+      void logs.write(entry('second', 'error'));
+      assert.deepEqual((await logs.read()).map((r) => r.action), ['second', 'first'], 'a read waits for the writes on their way');
+      assert.deepEqual((await logs.read({ level: 'error' })).map((r) => [r.action, r.request, r.response]), [['second', { n: 1 }, 'success']]);
+      assert.deepEqual(await logs.read({ name: 'Smtp' }), []);
+      await assert.rejects(store.transaction(async (tx) => {
+        await logs.within(tx).write(entry('inside'));
+        throw new Error('status write failed');
+      }), /status write failed/);
+      await assert.rejects(logs.writeReceived([entry('batch-1'), { ...entry('batch-2'), level: 'loud' as ModuleLogEntry['level'] }]));
+      assert.deepEqual((await logs.read()).map((r) => r.action), ['second', 'first'], 'neither the rolled-back entry nor half a batch is stored');
+      await logs.writeReceived([entry('remote', 'info', { service_uuid: 's-1', password: 'hunter22' })]);
+      assert.deepEqual((await logs.read({ limit: 1 }))[0].context, { service_uuid: 's-1', password: '[redacted]' }, 'scrubbed again on receipt');
+    }));
+
+    test('module logs: the admin query pages and filters by service, its product and location, and text', (t) => withStores(t, open, async ({ store, clock }) => {
+      const products = new ProductQueries(store, clock);
+      const ams = await products.create('VpnProduct', { server_location: 'ams' });
+      const service = '0a6f8d52-0000-4000-8000-000000000001';
+      await store.db.insertInto('services').values({
+        uuid: service, product_uuid: ams.uuid, module: 'VpnProduct', service_data: '{}', provision_status: 'active', status_reason: null,
+        customer_uuid: null, created_at: clock.now().toISOString(), updated_at: clock.now().toISOString(),
+      }).execute();
+      const logs = new ModuleLogRepository(store);
+      for (let i = 0; i < 5; i++) {
+        await logs.write({ module_type: 'Product', module_name: 'VpnProduct', action: `create-${i}`, level: i === 4 ? 'error' : 'info', request: { attempt: i }, response: i === 4 ? 'Error: panel down' : 'success', context: i % 2 ? { service_uuid: service } : {}, created_at: clock.now().toISOString() });
+      }
+      const query = new ModuleLogQueries(store, () => logs.settled());
+      const page = { page: 1, per_page: 2 };
+      const all = await query.list({ ...page });
+      assert.deepEqual([all.total, all.logs.map((l) => l.action)], [5, ['create-4', 'create-3']]);
+      assert.deepEqual((await query.list({ page: 2, per_page: 2 })).logs.map((l) => l.action), ['create-2', 'create-1']);
+      assert.deepEqual((await query.list({ ...page, service })).logs.map((l) => l.action), ['create-3', 'create-1']);
+      assert.equal((await query.list({ ...page, location: 'ams', status: 'active', product: ams.uuid })).total, 2);
+      assert.equal((await query.list({ ...page, location: 'fra' })).total, 0);
+      assert.deepEqual((await query.list({ ...page, q: 'panel down' })).logs.map((l) => l.action), ['create-4']);
+      assert.deepEqual((await query.list({ ...page, level: 'error', module: 'VpnProduct', type: 'Product' })).total, 1);
+      assert.equal((await query.list({ ...page, module: 'Smtp' })).total, 0);
+    }));
+
+    test('module versions: a version recorded by another process is the one compared at the next sync', (t) => withStores(t, open, async ({ store, another, clock }) => {
+      const a = new StoredModuleVersions(store, clock);
+      const b = new StoredModuleVersions(await another(), clock);
+      await a.refresh();
+      await b.refresh();
+      const seen: string[] = [];
+      const module = (version: string) => ({ module_type: 'Plugin', module_name: 'Notes', version, update: () => { seen.push(b.installed('Plugin', 'Notes') ?? '-'); return 'success'; } });
+      assert.deepEqual(await syncModuleVersion(module('1.0.0'), a), { action: 'installed', to: '1.0.0' });
+      assert.equal(b.installed('Plugin', 'Notes'), null, 'B answers from what it loaded');
+      assert.deepEqual(await syncModuleVersion(module('1.0.0'), b), { action: 'current', version: '1.0.0' }, 'B refreshes before comparing: no second install');
+      assert.deepEqual(await syncModuleVersion(module('1.1.0'), b), { action: 'updated', from: '1.0.0', to: '1.1.0', result: 'success' });
+      assert.deepEqual(seen, ['1.0.0'], 'update() read the old version through the store');
+      await a.refresh();
+      assert.equal(a.installed('Plugin', 'Notes'), '1.1.0');
     }));
   });
 }
