@@ -36,6 +36,8 @@ const USAGE = `usage:
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
                      (use https:// or a private network: task inputs and panel access hashes cross it)
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
+  --store STORE      admin, admin-token and worker-token: sqlite (the data directory's, default) or
+                     postgres://USER@HOST:PORT/DB (or VPNHOST_PLATFORM_STORE)
 
 admin create: makes a web admin (role Administrator by default: every permission); without --password-file a random
   password is generated and printed once. admin password sets a new one the same way; it and admin delete end every
