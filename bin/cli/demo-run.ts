@@ -41,15 +41,15 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     const services = panel.app.services;
     if (Object.keys(services.servers.list()).length === 0) await services.servers.create({});
     const hashes = services.accessHashes;
-    const adminHash = renew(hashes, PRINTED_COMMENT, () => hashes.create('127.0.0.1', PRINTED_COMMENT).hash);
+    const adminHash = await renew(hashes, PRINTED_COMMENT, () => hashes.create('127.0.0.1', PRINTED_COMMENT).hash);
 
     platform = await startPlatform({ listen: opts.platformListen, dataDir: join(dataDir, 'platform'), logger: createPlatformLogger(level) })
       .catch(async (error: unknown) => { throw await opts.explain(error); });
-    const platformHash = renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
+    const platformHash = await renew(hashes, PLATFORM_HASH_COMMENT, () => hashes.create('127.0.0.1', PLATFORM_HASH_COMMENT).hash);
     await vpnProductServices(platform.platform.modules).panelAdmin!.registerPanel({ location: 'local', api_url: panel.url, access_hash: platformHash });
     const product = await seedDemoPlans(platform.platform, 'local');
     const tokens = platform.platform.tokens;
-    const token = renew(tokens, PRINTED_COMMENT, () => tokens.create(PRINTED_COMMENT).token);
+    const token = await renew(tokens, PRINTED_COMMENT, async () => (await tokens.create(PRINTED_COMMENT)).token);
     const logins = await demoLogins(platform, product.uuid);
     billing = await startDemoBilling(platform.platform, platform.url, product.uuid, DEMO_CUSTOMER);
     process.stdout.write(banner(panel.url, adminHash, platform.url, token, product.uuid, dataDir) + billing.banner + webBanner(platform.url, logins));
@@ -70,9 +70,9 @@ const DEMO_CUSTOMER = 'customer@demo.vpnhost.test';
  * start); every start sets fresh random passwords, printed in the banner.
  */
 async function demoLogins(running: RunningPlatform, productUuid: string): Promise<{ admin: string; customer: string; service: string }> {
-  const web = createWebDeps(running.platform);
+  const web = await createWebDeps(running.platform);
   const adminPassword = randomPassword();
-  const admin = web.admins.findByEmail(DEMO_ADMIN);
+  const admin = await web.admins.findByEmail(DEMO_ADMIN);
   if (admin) await web.admins.setPassword(admin.id, adminPassword);
   else await web.admins.create({ email: DEMO_ADMIN, name: 'Demo admin', password: adminPassword, role: 'Administrator' });
   const customerPassword = randomPassword();
@@ -104,8 +104,12 @@ Stop with Ctrl-C.
  * Deletes the credentials an earlier demo start made under `comment` and makes a fresh one, so restarts do not
  * pile up hashes and tokens (the banner always prints the current ones).
  */
-function renew<T>(store: { list(): Array<{ id: number; comment: string }>; delete(id: number): boolean }, comment: string, create: () => T): T {
-  for (const old of store.list()) if (old.comment === comment) store.delete(old.id);
+async function renew<T>(
+  store: { list(): Array<{ id: number; comment: string }> | Promise<Array<{ id: number; comment: string }>>; delete(id: number): boolean | Promise<boolean> },
+  comment: string,
+  create: () => T | Promise<T>,
+): Promise<T> {
+  for (const old of await store.list()) if (old.comment === comment) await store.delete(old.id);
   return create();
 }
 

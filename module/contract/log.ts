@@ -79,12 +79,14 @@ export interface ModuleLogRow extends ModuleLogEntry {
 }
 
 /**
- * Where module log entries are stored: the platform database's module_logs table
- * (module/platform/store/repositories/module-logs.ts), or the platform's worker API for a worker process without the
- * database (buffered; `write` never blocks the job).
+ * Where module log entries are stored: the platform store's module_logs table
+ * (module/platform/store/query/repositories/module-logs.ts, asynchronous: SQLite or PostgreSQL), or the platform's
+ * worker API for a worker process without the store (buffered). `write` never blocks the job: logModule does not wait
+ * for a returned promise (a failed write is logged), while a caller that needs the row stored — the lifecycle inside its
+ * transaction — awaits it.
  */
 export interface ModuleLogSink {
-  write(entry: ModuleLogEntry): void;
+  write(entry: ModuleLogEntry): void | Promise<void>;
 }
 
 /**
@@ -115,7 +117,11 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
       context: scrub(context, secrets) as Record<string, unknown>,
     };
     const at = deps.clock.now().toISOString();
-    sink.write({ module_type: type, module_name: name, action, level, ...entry, created_at: at });
+    const stored = sink.write({ module_type: type, module_name: name, action, level, ...entry, created_at: at });
+    if (stored) {
+      stored.catch((error: unknown) =>
+        deps.logger.error({ module_type: type, module_name: name, action, err: error instanceof Error ? error.message : String(error) }, 'module log entry not stored'));
+    }
     deps.logger[level]({ ...entry.context, module_type: type, module_name: name, action, request: entry.request, response: entry.response }, `module ${action}`);
   };
 }

@@ -61,12 +61,19 @@ export interface TaskFacade {
   add(jobName: string, queue: string, inputData: Record<string, unknown>, tags: string[]): Promise<string>;
 }
 
-/** Installed module versions as modules see them (the platform's module_versions table, or what a remote worker was told). */
+/**
+ * Installed module versions as modules see them (the platform's module_versions table, or what a remote worker was
+ * told). `installed` is synchronous because the spec's `getCurrentVersion()` is: it answers from what the store last
+ * loaded. The host calls `refresh` before it compares versions (at load, before each `update()`), so a version another
+ * platform process recorded is seen then; `record` resolves once the version is stored.
+ */
 export interface ModuleVersionStore {
-  /** The recorded version, or null when the module was never installed. */
+  /** The recorded version as of the last `refresh` or `record`, or null when the module was never installed. */
   installed(type: string, name: string): string | null;
   /** Records `version` as installed. */
-  record(type: string, name: string, version: string): void;
+  record(type: string, name: string, version: string): void | Promise<void>;
+  /** Loads the recorded versions again (a store held in memory has nothing to load). */
+  refresh(): Promise<void>;
 }
 
 /**

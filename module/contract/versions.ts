@@ -1,5 +1,5 @@
 // Module versions as modules see them: version comparison, the update() runner and an in-memory version store (the
-// platform's SQLite store is module/platform/store/repositories/module-versions.ts).
+// platform's store is module/platform/store/query/repositories/module-versions.ts).
 import type { ModuleVersionStore } from './platform-context.ts';
 import { toLifecycleResult, type LifecycleResult } from './result.ts';
 
@@ -13,6 +13,7 @@ export function memoryModuleVersionStore(entries: Iterable<{ type: string; name:
   return {
     installed: (type, name) => map.get(`${type}/${name}`) ?? null,
     record: (type, name, version) => void map.set(`${type}/${name}`, version),
+    refresh: async () => undefined,
   };
 }
 
@@ -78,13 +79,15 @@ export type VersionSync =
 /**
  * Brings the recorded version in line with the code: nothing recorded → records it (fresh install, no update());
  * recorded = code → nothing; otherwise calls `update()` (which reads the old version through getCurrentVersion())
- * and records the code version only when it answers `success`. Exceptions become `Error: <message>`.
+ * and records the code version only when it answers `success`. Exceptions become `Error: <message>`. The store is
+ * refreshed first, so a version another platform process recorded meanwhile is the one compared.
  */
 export async function syncModuleVersion(module: VersionedModule, versions: ModuleVersionStore): Promise<VersionSync> {
+  await versions.refresh();
   const from = versions.installed(module.module_type, module.module_name);
   const to = module.version;
   if (from === null) {
-    versions.record(module.module_type, module.module_name, to);
+    await versions.record(module.module_type, module.module_name, to);
     return { action: 'installed', to };
   }
   if (sameVersion(from, to)) return { action: 'current', version: to };
@@ -95,6 +98,6 @@ export async function syncModuleVersion(module: VersionedModule, versions: Modul
     result = toLifecycleResult(error);
   }
   if (result !== 'success') return { action: 'failed', from, to, result };
-  versions.record(module.module_type, module.module_name, to);
+  await versions.record(module.module_type, module.module_name, to);
   return { action: 'updated', from, to, result };
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
 import { storeCommand } from './cli-store.ts';
-import { assertServableStore } from './store/query/query-store.ts';
+import { assertServableStore, openQueryStore, storeTarget } from './store/query/query-store.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -13,8 +13,7 @@ import { randomPassword } from './services/passwords.ts';
 import { RoleRepository } from './services/roles.ts';
 import { SessionStore } from './services/sessions.ts';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './services/module-admin.ts';
-import { AdminTokenRepository, type TokenScope } from './store/repositories/admin-tokens.ts';
-import { openPlatformDb } from './store/db.ts';
+import { AdminTokenQueries, type TokenScope } from './store/query/repositories/admin-tokens.ts';
 import { startPlatform, startWorkerOnly, type RunningPlatform } from './server.ts';
 
 const USAGE = `usage:
@@ -37,6 +36,8 @@ const USAGE = `usage:
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
                      (use https:// or a private network: task inputs and panel access hashes cross it)
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
+  --store STORE      admin, admin-token and worker-token: sqlite (the data directory's, default) or
+                     postgres://USER@HOST:PORT/DB (or VPNHOST_PLATFORM_STORE)
 
 admin create: makes a web admin (role Administrator by default: every permission); without --password-file a random
   password is generated and printed once. admin password sets a new one the same way; it and admin delete end every
@@ -117,9 +118,9 @@ export async function platformCommand(argv: string[]): Promise<number> {
       return runUntilSignal(running);
     }
     case 'admin-token':
-      return manageTokens('admin', positionals, dataDir, values.comment ?? '');
+      return manageTokens('admin', positionals, values.store, dataDir, values.comment ?? '');
     case 'worker-token':
-      return manageTokens('worker', positionals, dataDir, values.comment ?? '');
+      return manageTokens('worker', positionals, values.store, dataDir, values.comment ?? '');
     case 'module':
       return manageModules(positionals, dataDir);
     case 'admin':
@@ -130,31 +131,31 @@ export async function platformCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** `admin-token` / `worker-token` create|list|delete on the platform database of `dataDir`. */
-function manageTokens(scope: TokenScope, positionals: string[], dataDir: string, comment: string): number {
+/** `admin-token` / `worker-token` create|list|delete on the platform store (`--store`, else `dataDir`'s SQLite). */
+async function manageTokens(scope: TokenScope, positionals: string[], storeSpec: string | undefined, dataDir: string, comment: string): Promise<number> {
   const [action, id] = positionals;
-  const db = openPlatformDb(dataDir);
+  const store = await openQueryStore(storeTarget(storeSpec, dataDir));
   try {
-    const tokens = new AdminTokenRepository(db, scope);
+    const tokens = new AdminTokenQueries(store, scope);
     if (action === 'create') {
-      process.stdout.write(tokens.create(comment).token + '\n');
+      process.stdout.write((await tokens.create(comment)).token + '\n');
       return 0;
     }
     if (action === 'list') {
-      for (const t of tokens.list()) {
+      for (const t of await tokens.list()) {
         process.stdout.write(`${t.id}\t${t.created_at}\t${t.last_used_at ?? '-'}\t${t.comment}\n`);
       }
       return 0;
     }
     if (action === 'delete' && id && /^\d+$/.test(id)) {
-      if (tokens.delete(Number(id))) return 0;
+      if (await tokens.delete(Number(id))) return 0;
       process.stderr.write(`vpnhost platform ${scope}-token: no token with id ${id}\n`);
       return 1;
     }
     process.stderr.write(`vpnhost platform ${scope}-token: expected create, list or delete ID\n${USAGE}\n`);
     return 2;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -189,15 +190,16 @@ async function manageModules(positionals: string[], dataDir: string): Promise<nu
   }
 }
 
-/** `admin create|list|password|delete` on the platform database of `dataDir`. */
-async function manageAdmins(positionals: string[], dataDir: string, values: { email?: string; name?: string; role?: string; 'password-file'?: string }): Promise<number> {
+/** `admin create|list|password|delete` on the platform store (`--store`, else `dataDir`'s SQLite). */
+async function manageAdmins(positionals: string[], dataDir: string, values: { store?: string; email?: string; name?: string; role?: string; 'password-file'?: string }): Promise<number> {
   const [action] = positionals;
-  const db = openPlatformDb(dataDir);
+  const store = await openQueryStore(storeTarget(values.store, dataDir));
   try {
-    const roles = new RoleRepository(db);
-    const admins = new AdminUsers(db, roles, new SessionStore(db));
+    const roles = new RoleRepository(store);
+    const admins = new AdminUsers(store, roles, new SessionStore(store));
     if (action === 'list') {
-      for (const a of admins.list()) process.stdout.write(`${a.id}\t${a.email}\t${roles.get(a.role_id)?.name ?? '-'}\t${a.last_login_at ?? '-'}\n`);
+      const names = new Map((await roles.list()).map((r) => [r.id, r.name]));
+      for (const a of await admins.list()) process.stdout.write(`${a.id}\t${a.email}\t${names.get(a.role_id) ?? '-'}\t${a.last_login_at ?? '-'}\n`);
       return 0;
     }
     if ((action === 'create' || action === 'password' || action === 'delete') && values.email) {
@@ -210,10 +212,10 @@ async function manageAdmins(positionals: string[], dataDir: string, values: { em
           process.stdout.write(`admin ${created.id} ${created.email}${file ? '' : `\npassword: ${secret}`}\n`);
           return 0;
         }
-        const admin = admins.findByEmail(values.email);
+        const admin = await admins.findByEmail(values.email);
         if (!admin) throw new Error(`no admin with the address ${values.email}`);
         if (action === 'delete') {
-          admins.delete(admin.id);
+          await admins.delete(admin.id);
           process.stdout.write(`admin ${admin.id} ${admin.email} deleted; their sessions ended\n`);
           return 0;
         }
@@ -229,7 +231,7 @@ async function manageAdmins(positionals: string[], dataDir: string, values: { em
     process.stderr.write(`vpnhost platform admin: expected create|password|delete --email ADDRESS, or list\n${USAGE}\n`);
     return 2;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

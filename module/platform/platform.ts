@@ -25,9 +25,9 @@ import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
 import { openPlatformDb, type Db } from './store/db.ts';
 import { sqliteQueryStore, type QueryStore } from './store/query/query-store.ts';
-import { AdminTokenRepository } from './store/repositories/admin-tokens.ts';
-import { ModuleLogStore } from './store/repositories/module-logs.ts';
-import { ModuleVersionRepository } from './store/repositories/module-versions.ts';
+import { AdminTokenQueries } from './store/query/repositories/admin-tokens.ts';
+import { ModuleLogRepository } from './store/query/repositories/module-logs.ts';
+import { StoredModuleVersions } from './store/query/repositories/module-versions.ts';
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
@@ -82,9 +82,9 @@ export class Platform {
     /** Stores. */
     readonly products: ProductRepository,
     readonly services: ServiceStore,
-    readonly tokens: AdminTokenRepository,
+    readonly tokens: AdminTokenQueries,
     /** Worker-scope tokens: they open `/api/worker/*` only. */
-    readonly workerTokens: AdminTokenRepository,
+    readonly workerTokens: AdminTokenQueries,
     /** The task records (shared by the queue and the worker API) and the queue. */
     readonly taskStore: TaskStore,
     readonly queue: TaskQueue,
@@ -101,9 +101,9 @@ export class Platform {
     /** The one writer of provision_status (services/lifecycle.ts). */
     readonly lifecycle: ServiceLifecycle,
     /** The module_logs table (the modules' and the lifecycle's sink, remote workers' batches). */
-    readonly moduleLogStore: ModuleLogStore,
+    readonly moduleLogStore: ModuleLogRepository,
     /** Installed module versions. */
-    readonly versions: ModuleVersionRepository,
+    readonly versions: StoredModuleVersions,
     /** Prices, orders, invoices, payments and refunds (services/billing). */
     readonly billing: BillingService,
     /** Recurring billing: periods, the billing run and its schedule, dunning, plan changes, saved payment methods. */
@@ -138,10 +138,11 @@ export class Platform {
       const hooks = createHooks(logger.child({ part: 'hooks' }));
       // The one writer of provision_status, following every task record change this process makes (its own jobs and
       // the worker API's calls for remote workers), inside the same transactions.
-      const moduleLogStore = new ModuleLogStore(db);
+      const moduleLogStore = new ModuleLogRepository(store);
       const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }) });
       lifecycle.attach(queue.events);
-      const versions = new ModuleVersionRepository(db, clock);
+      const versions = new StoredModuleVersions(store, clock);
+      await versions.refresh();
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
       // gateway lookups are bound once the module host and the service admin exist.
       const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
@@ -167,8 +168,8 @@ export class Platform {
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
       const platform = new Platform(
-        db, store, box, logger, hooks, clock, products, services, new AdminTokenRepository(db, 'admin', clock), new AdminTokenRepository(db, 'worker', clock),
-        taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(db), ops, lifecycle,
+        db, store, box, logger, hooks, clock, products, services, new AdminTokenQueries(store, 'admin', clock), new AdminTokenQueries(store, 'worker', clock),
+        taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(store, () => moduleLogStore.settled()), ops, lifecycle,
         moduleLogStore, versions, billing.service, billing.recurring,
       );
       await platform.watchModuleSwitches(opts.moduleWatchMs ?? 1000);

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       const customer = await stack.web.customers.create({ email: `c${i}@example.com`, password: 'Customer-Pass-1' });
       const placed = await platform.billing.order({ customer_uuid: customer.uuid, product_uuid: product.uuid, billing_cycle: 'monthly', service_data: { domain: `c${i}.example.com`, username: `cust_${i}` } });
       await platform.billing.payManually(placed.invoice.uuid, `bench-${i}`);
-      cookies.push(`${CUSTOMER_COOKIE}=${stack.web.sessions.start('customer', customer.uuid)}`);
+      cookies.push(`${CUSTOMER_COOKIE}=${await stack.web.sessions.start('customer', customer.uuid)}`);
       urls.push(`/client/services/${placed.service_uuid}`);
     }
 

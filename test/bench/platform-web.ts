@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       const email = `c${i}@example.com`;
       const customer = await stack.web.customers.create({ email, password: 'Customer-Pass-1' });
       stack.web.customers.repo.assignService(uuids[i], customer.uuid);
-      cookies.push(`${CUSTOMER_COOKIE}=${stack.web.sessions.start('customer', customer.uuid)}`);
+      cookies.push(`${CUSTOMER_COOKIE}=${await stack.web.sessions.start('customer', customer.uuid)}`);
       urls.push(`/client/services/${uuids[i]}`);
     }
     await stack.app.listen({ host: '127.0.0.1', port: 0 });

@@ -30,7 +30,7 @@ async function provision(p: PanelProcess, queue: string, server: string): Promis
       logger: pino({ level: 'warn' }), queueOptions: { pollMs: 50 },
     });
     const { url, platform } = running;
-    const token = platform.tokens.create('bench').token;
+    const token = (await platform.tokens.create('bench')).token;
     const api = (method: string, path: string, body?: unknown) => admin(url, token, method, path, body);
     const reg = await api('POST', '/panels', { location: 'bench', api_url: p.url, access_hash: p.accessHash });
     if (reg.status !== 201) throw new Error(`register panel: ${JSON.stringify(reg.body)}`);

@@ -28,7 +28,7 @@ before(async () => {
   platform = await Platform.open({ dataDir, logger: pino({ level: 'silent' }), moduleWatchMs: 0 });
   app = await buildPlatformApp({ platform, logger: pino({ level: 'silent' }) });
   url = await app.listen({ host: '127.0.0.1', port: 0 });
-  await createWebDeps(platform).admins.create({ ...ADMIN, role: 'Administrator' });
+  await (await createWebDeps(platform)).admins.create({ ...ADMIN, role: 'Administrator' });
   stripe = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
 });
 

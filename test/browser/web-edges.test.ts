@@ -102,6 +102,6 @@ test('roles page: your own row has no role form and no Delete; another admin is 
   await Promise.all([page.waitForURL(`${s.url}/admin/roles`), confirm.click()]);
   assert.match(String(await page.locator('.flash').textContent()), new RegExp(`Admin ${LIMITED.email.replace('.', '\\.')} deleted`));
   assert.equal(await page.locator('tr', { hasText: LIMITED.email }).count(), 0);
-  assert.equal(s.web.admins.findByEmail(LIMITED.email), null);
+  assert.equal(await s.web.admins.findByEmail(LIMITED.email), null);
   await context.close();
 });

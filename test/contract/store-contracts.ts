@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import type { OpenStore } from './store.contract.ts';
 
 type Suite = (engine: string, open: OpenStore) => void;
@@ -21,4 +22,25 @@ export const STORE_CONTRACT_SUITES: Array<{ file: string; run: Suite }> = await 
 /** Runs every suite on one engine. */
 export function runStoreContracts(engine: string, open: OpenStore): void {
   for (const { run } of STORE_CONTRACT_SUITES) run(engine, open);
+}
+
+/**
+ * What an engine's OpenStore answers: `store`, `another()` opening more stores on the same database through `reopen`
+ * (as further platform processes would), and `close` closing them all, then running `cleanup`.
+ */
+export function openedStores(store: QueryStore, reopen: () => Promise<QueryStore>, cleanup: () => void = () => undefined) {
+  const others: QueryStore[] = [];
+  return {
+    store,
+    async another() {
+      const other = await reopen();
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of others) await other.close();
+      await store.close();
+      cleanup();
+    },
+  };
 }

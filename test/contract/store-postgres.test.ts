@@ -2,7 +2,7 @@
 import { after } from 'node:test';
 import { openQueryStore } from '../../module/platform/store/query/query-store.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.ts';
-import { runStoreContracts } from './store-contracts.ts';
+import { openedStores, runStoreContracts } from './store-contracts.ts';
 
 let server: Promise<PostgresServer> | null = null;
 let databases = 0;
@@ -16,5 +16,5 @@ runStoreContracts('postgres', async (t) => {
   server ??= startPostgres();
   const url = await (await server).createDatabase(`contract_${++databases}`);
   const store = await openQueryStore({ engine: 'postgres', url });
-  return { store, close: () => store.close() };
+  return openedStores(store, () => openQueryStore({ engine: 'postgres', url }));
 });

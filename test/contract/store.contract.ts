@@ -17,8 +17,11 @@ import { moduleStore, StoreScopeError, tablesOfScope } from '../../module/platfo
 import { PLATFORM_STORE_SCOPES } from '../../module/platform/store/query/query-store.ts';
 import type { Migration } from '../../module/platform/store/migrator.ts';
 
-/** A fresh, fully migrated store, or null when the engine's tools are missing (the test is then skipped). */
-export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; close(): Promise<void> } | null>;
+/**
+ * A fresh, fully migrated store, or null when the engine's tools are missing (the test is then skipped). `another()`
+ * opens a second store on the same database, as a second platform process would (closed by `close`).
+ */
+export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; another(): Promise<QueryStore>; close(): Promise<void> } | null>;
 
 type Clock = ReturnType<typeof manualClock>;
 

@@ -20,9 +20,9 @@ export async function startWebBrowserStack(): Promise<WebBrowserStack> {
   const stack = await startStack({ workers: 2 });
   try {
     await registerPanel(stack, 'ams');
-    const web = createWebDeps(stack.platform.platform);
+    const web = await createWebDeps(stack.platform.platform);
     await web.admins.create({ ...ADMIN, role: 'Administrator' });
-    const none = web.roles.create('Read nothing', ['Platform-Core-dashboard']);
+    const none = await web.roles.create('Read nothing', ['Platform-Core-dashboard']);
     await web.admins.create({ ...LIMITED, role: none.id });
     return { stack, web, url: stack.platform.url, close: () => stack.close() };
   } catch (error) {

@@ -12,7 +12,6 @@ import type { Smtp } from '../../module/modules/Notification/Smtp/smtp.ts';
 import { buildPlatformApp } from '../../module/platform/app.ts';
 import { Platform } from '../../module/platform/platform.ts';
 import { startRemoteWorker } from '../../module/platform/remote-worker.ts';
-import { readModuleLogs } from '../../module/platform/store/repositories/module-logs.ts';
 import { CustomerRepository } from '../../module/platform/store/repositories/customers.ts';
 import { admin, until } from '../fixtures/platform/http.ts';
 import { seen, resetSeen, testImporter, testModulesConfig } from '../fixtures/platform/modules/test-modules.ts';
@@ -27,8 +26,8 @@ async function servePlatform(platform: Platform): Promise<{ url: string; adminTo
   const address = app.server.address();
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    adminToken: platform.tokens.create('remote test').token,
-    workerToken: platform.workerTokens.create('remote worker').token,
+    adminToken: (await platform.tokens.create('remote test')).token,
+    workerToken: (await platform.workerTokens.create('remote worker')).token,
     close: () => app.close(),
   };
 }
@@ -146,11 +145,11 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     // 4. Every job ran in the remote worker: its module log entries reached the platform through the worker API.
     await worker.close(2_000);
     worker = null;
-    const sendLogs = readModuleLogs(platform.db, { name: 'Smtp', limit: 100 }).filter((r) => r.action === 'send' && (r.response as { status?: string } | null)?.status === 'sent');
+    const sendLogs = (await platform.moduleLogStore.read({ name: 'Smtp', limit: 100 })).filter((r) => r.action === 'send' && (r.response as { status?: string } | null)?.status === 'sent');
     assert.equal(sendLogs.length, 4, 'four deliveries logged');
     assert.equal(server.received.length, 4, 'each mail once');
     assert.ok(server.authOverTls.every(Boolean) && server.authOverTls.length === 4, 'AUTH over STARTTLS every time');
-    const everything = lines.join('\n') + JSON.stringify(readModuleLogs(platform.db, { limit: 1000 }));
+    const everything = lines.join('\n') + JSON.stringify((await platform.moduleLogStore.read({ limit: 1000 })));
     for (const secret of [token, server.password, workerToken, 'Delivered by a remote worker.']) {
       assert.equal(everything.includes(secret), false, 'no secret or mail body in any log');
     }

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, UNAUTHORIZED, WORKER_UNAUTHORIZED } from '../errors.ts';
 import { loggablePath } from '../logger.ts';
-import type { AdminTokenRepository } from '../store/repositories/admin-tokens.ts';
+import type { AdminTokenQueries } from '../store/query/repositories/admin-tokens.ts';
 
 /**
  * How many Authorization headers the request carried. Node keeps only the first of repeated Authorization headers in
@@ -20,12 +20,12 @@ export function authorizationHeaderCount(request: FastifyRequest): number {
  * one Authorization header holding `Bearer <token>` with a valid token of `tokens`' scope. Refusals are logged at warn
  * (never the presented value).
  */
-export function requireBearerToken(app: FastifyInstance, tokens: AdminTokenRepository, message: string): void {
+export function requireBearerToken(app: FastifyInstance, tokens: AdminTokenQueries, message: string): void {
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const single = authorizationHeaderCount(request) === 1;
-    if (!match || !single || tokens.verify(match[1]) === null) refuseAccess(request, match && !single ? REPEATED_AUTHORIZATION : 'missing or invalid token', message);
+    if (!match || !single || (await tokens.verify(match[1])) === null) refuseAccess(request, match && !single ? REPEATED_AUTHORIZATION : 'missing or invalid token', message);
   });
 }
 
@@ -39,11 +39,11 @@ export function refuseAccess(request: FastifyRequest, reason: string, message: s
 }
 
 /** The admin API's guard (admin-scope tokens only). */
-export function requireAdminToken(app: FastifyInstance, tokens: AdminTokenRepository): void {
+export function requireAdminToken(app: FastifyInstance, tokens: AdminTokenQueries): void {
   requireBearerToken(app, tokens, UNAUTHORIZED);
 }
 
 /** The worker API's guard (worker-scope tokens only). */
-export function requireWorkerToken(app: FastifyInstance, tokens: AdminTokenRepository): void {
+export function requireWorkerToken(app: FastifyInstance, tokens: AdminTokenQueries): void {
   requireBearerToken(app, tokens, WORKER_UNAUTHORIZED);
 }

@@ -11,10 +11,14 @@ import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchem
  * answered opened (the worker's modules use them); they travel only over this authenticated API and are never logged.
  */
 export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
-  app.get('/info', async () => ({
-    queue: platform.queue.kind,
-    modules: platform.loaded.map((m) => ({ type: m.type, name: m.name, version: platform.versions.installed(m.type, m.name) ?? NO_VERSION })),
-  }));
+  app.get('/info', async () => {
+    // Versions another platform process recorded since this one loaded them.
+    await platform.versions.refresh();
+    return {
+      queue: platform.queue.kind,
+      modules: platform.loaded.map((m) => ({ type: m.type, name: m.name, version: platform.versions.installed(m.type, m.name) ?? NO_VERSION })),
+    };
+  });
 
   app.get('/services/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
     const service = platform.services.get(request.params.uuid);
@@ -45,7 +49,7 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
 
   // Entries come scrubbed by the worker's logModule; the store scrubs them again and writes the batch in one transaction.
   app.post('/module-logs', { schema: { body: moduleLogsBodySchema }, bodyLimit: 4 * 1024 * 1024 }, async (request, reply) => {
-    platform.moduleLogStore.writeReceived(request.body.entries);
+    await platform.moduleLogStore.writeReceived(request.body.entries);
     return reply.code(204).send();
   });
 };

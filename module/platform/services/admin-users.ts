@@ -1,12 +1,11 @@
 // Admin users: e-mail + scrypt password hash, one role each; login checks; a password change, a role change and the
-// deletion of an admin end their sessions (./sessions.ts).
+// deletion of an admin end their sessions (./sessions.ts) in the same transaction.
 import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 import { HttpError } from '../errors.ts';
-import type { Db } from '../store/db.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { grants, type Role, type RoleRepository } from './roles.ts';
 import type { SessionStore } from './sessions.ts';
-import { statement } from '../store/statement-cache.ts';
 
 export interface AdminUser {
   id: number;
@@ -25,87 +24,102 @@ export interface AdminPrincipal extends AdminUser {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const COLUMNS = 'id, email, name, role_id, created_at, updated_at, last_login_at';
+const COLUMNS = ['id', 'email', 'name', 'role_id', 'created_at', 'updated_at', 'last_login_at'] as const;
 
+function toAdmin(row: AdminUser): AdminUser {
+  return { ...row, id: Number(row.id), role_id: Number(row.role_id) };
+}
+
+/** The `admin_users` table over the query layer (asynchronous; any platform process sees every change at once). */
 export class AdminUsers {
-  constructor(private readonly db: Db, private readonly roles: RoleRepository, private readonly sessions: SessionStore, private readonly clock: Clock = systemClock) {}
+  constructor(private readonly store: QueryStore, private readonly roles: RoleRepository, private readonly sessions: SessionStore, private readonly clock: Clock = systemClock) {}
 
   /** Creates an admin; 422 for a bad address, a short password, an unknown role or a taken address. */
   async create(input: { email: string; name?: string; password: string; role: string | number }): Promise<AdminUser> {
     const email = input.email.trim();
     if (!EMAIL.test(email) || email.length > 200) throw new HttpError(422, 'a valid e-mail address is required');
     if (input.password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-    const role = typeof input.role === 'number' ? this.roles.get(input.role) : this.roles.findByName(input.role);
+    const role = typeof input.role === 'number' ? await this.roles.get(input.role) : await this.roles.findByName(input.role);
     if (!role) throw new HttpError(422, `unknown role: ${input.role}`);
-    if (this.findByEmail(email)) throw new HttpError(422, `an admin with the address ${email} exists`);
+    const taken = new HttpError(422, `an admin with the address ${email} exists`);
+    if (await this.findByEmail(email)) throw taken;
     const now = this.clock.now().toISOString();
     const hash = await hashPassword(input.password);
-    const id = statement(this.db, 'INSERT INTO admin_users (email, name, password_hash, role_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(email, input.name?.trim() ?? '', hash, role.id, now, now).lastInsertRowid;
-    return this.get(Number(id))!;
+    // The unique address decides between two creators (the look above only spares the hashing).
+    const row = await this.store.db.insertInto('admin_users')
+      .values({ email, name: input.name?.trim() ?? '', password_hash: hash, role_id: role.id, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returning('id').executeTakeFirst();
+    if (!row) throw taken;
+    return (await this.get(Number(row.id)))!;
   }
 
-  get(id: number): AdminUser | null {
-    return (statement(this.db, `SELECT ${COLUMNS} FROM admin_users WHERE id = ?`).get(id) as AdminUser | undefined) ?? null;
+  async get(id: number): Promise<AdminUser | null> {
+    const row = await this.store.db.selectFrom('admin_users').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row ? toAdmin(row) : null;
   }
 
-  findByEmail(email: string): AdminUser | null {
-    return (statement(this.db, `SELECT ${COLUMNS} FROM admin_users WHERE email = ?`).get(email.trim()) as AdminUser | undefined) ?? null;
+  /** The admin of `email` (case-insensitively). */
+  async findByEmail(email: string): Promise<AdminUser | null> {
+    const row = await this.store.db.selectFrom('admin_users').select(COLUMNS).where('email', '=', email.trim()).executeTakeFirst();
+    return row ? toAdmin(row) : null;
   }
 
-  list(): AdminUser[] {
-    return statement(this.db, `SELECT ${COLUMNS} FROM admin_users ORDER BY id`).all() as AdminUser[];
+  async list(): Promise<AdminUser[]> {
+    return (await this.store.db.selectFrom('admin_users').select(COLUMNS).orderBy('id').execute()).map(toAdmin);
   }
 
   /** The admin when `email` and `password` match (time of a failed check does not tell whether the address exists). */
   async authenticate(email: string, password: string): Promise<AdminUser | null> {
-    const row = statement(this.db, 'SELECT id, password_hash FROM admin_users WHERE email = ?').get(email.trim()) as { id: number; password_hash: string } | undefined;
+    const row = await this.store.db.selectFrom('admin_users').select(['id', 'password_hash']).where('email', '=', email.trim()).executeTakeFirst();
     const ok = await verifyPassword(password, row?.password_hash);
     if (!ok || !row) return null;
-    statement(this.db, 'UPDATE admin_users SET last_login_at = ? WHERE id = ?').run(this.clock.now().toISOString(), row.id);
-    return this.get(row.id);
+    await this.store.db.updateTable('admin_users').set({ last_login_at: this.clock.now().toISOString() }).where('id', '=', row.id).execute();
+    return this.get(Number(row.id));
   }
 
   /** Moves an admin to another role and ends their sessions (they log in again under the new role). */
-  setRole(id: number, roleId: number): AdminUser {
-    if (!this.roles.get(roleId)) throw new HttpError(422, `unknown role: ${roleId}`);
-    this.db.transaction(() => {
-      if (!statement(this.db, 'UPDATE admin_users SET role_id = ?, updated_at = ? WHERE id = ?').run(roleId, this.clock.now().toISOString(), id).changes) {
-        throw new HttpError(404, `admin not found: ${id}`);
-      }
-      this.sessions.endAll('admin', String(id));
-    })();
-    return this.get(id)!;
+  async setRole(id: number, roleId: number): Promise<AdminUser> {
+    if (!(await this.roles.get(roleId))) throw new HttpError(422, `unknown role: ${roleId}`);
+    await this.store.transaction(async (tx) => {
+      const result = await tx.db.updateTable('admin_users').set({ role_id: roleId, updated_at: this.clock.now().toISOString() }).where('id', '=', id).executeTakeFirst();
+      if (!Number(result.numUpdatedRows)) throw new HttpError(404, `admin not found: ${id}`);
+      await this.sessions.within(tx).endAll('admin', String(id));
+    });
+    return (await this.get(id))!;
   }
 
   /** Sets a new password and ends every session of the admin. */
   async setPassword(id: number, password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
-    this.db.transaction(() => {
-      if (!statement(this.db, 'UPDATE admin_users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, this.clock.now().toISOString(), id).changes) {
-        throw new HttpError(404, `admin not found: ${id}`);
-      }
-      this.sessions.endAll('admin', String(id));
-    })();
+    await this.store.transaction(async (tx) => {
+      const result = await tx.db.updateTable('admin_users').set({ password_hash: hash, updated_at: this.clock.now().toISOString() }).where('id', '=', id).executeTakeFirst();
+      if (!Number(result.numUpdatedRows)) throw new HttpError(404, `admin not found: ${id}`);
+      await this.sessions.within(tx).endAll('admin', String(id));
+    });
   }
 
   /** Deletes an admin and ends their sessions; 404 when there is none. */
-  delete(id: number): AdminUser {
-    const admin = this.get(id);
-    if (!admin) throw new HttpError(404, `admin not found: ${id}`);
-    this.db.transaction(() => {
-      statement(this.db, 'DELETE FROM admin_users WHERE id = ?').run(id);
-      this.sessions.endAll('admin', String(id));
-    })();
-    return admin;
+  async delete(id: number): Promise<AdminUser> {
+    return this.store.transaction(async (tx) => {
+      const admin = await new AdminUsers(tx, this.roles, this.sessions, this.clock).get(id);
+      if (!admin) throw new HttpError(404, `admin not found: ${id}`);
+      await tx.db.deleteFrom('admin_users').where('id', '=', id).execute();
+      await this.sessions.within(tx).endAll('admin', String(id));
+      return admin;
+    });
   }
 
-  /** The admin with the keys of their role, for permission checks; null when the admin is gone. */
-  principal(id: number): AdminPrincipal | null {
-    const user = this.get(id);
-    const role = user ? this.roles.get(user.role_id) : null;
-    if (!user || !role) return null;
-    return { ...user, role, hasPermission: (key: string) => grants(role.permissions, key) };
+  /** The admin with the keys of their role, for permission checks (one query per request); null when the admin is gone. */
+  async principal(id: number): Promise<AdminPrincipal | null> {
+    const row = await this.store.db.selectFrom('admin_users as u').innerJoin('admin_roles as r', 'r.id', 'u.role_id')
+      .select(['u.id', 'u.email', 'u.name', 'u.role_id', 'u.created_at', 'u.updated_at', 'u.last_login_at',
+        'r.name as role_name', 'r.permissions as role_permissions', 'r.created_at as role_created_at', 'r.updated_at as role_updated_at'])
+      .where('u.id', '=', id).executeTakeFirst();
+    if (!row) return null;
+    const { role_name, role_permissions, role_created_at, role_updated_at, ...user } = row;
+    const role: Role = { id: Number(user.role_id), name: role_name, permissions: JSON.parse(role_permissions) as string[], created_at: role_created_at, updated_at: role_updated_at };
+    return { ...toAdmin(user), role, hasPermission: (key: string) => grants(role.permissions, key) };
   }
 }

@@ -1,9 +1,9 @@
 // Module log reads for the admin API: newest first, paged, filtered by module, level, service (its uuid, provision
-// status, product, location) and text.
-import type Database from 'better-sqlite3';
+// status, product, location) and text; one query text for both engines.
 import type { LogLevel, ModuleLogRow } from '../../contract/log.ts';
-import { PagedQuery, SERVICE_FILTER_SQL, serviceFilterParams, type PageQuery, type ServiceFilter } from '../store/paged-query.ts';
-import { migrateModuleLogStore, toModuleLogRow } from '../store/repositories/module-logs.ts';
+import type { PageQuery, ServiceFilter } from '../store/paged-query.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
+import { toModuleLogRow } from '../store/query/repositories/module-logs.ts';
 
 /** Filters and page of `GET /api/admin/module-logs`; the ServiceFilter members select by the entry's service. */
 export interface ModuleLogQuery extends ServiceFilter, PageQuery {
@@ -18,26 +18,34 @@ export interface ModuleLogQuery extends ServiceFilter, PageQuery {
 
 /** Reads the module_logs table (entries are scrubbed before storage, so rows are answered as stored). */
 export class ModuleLogQueries {
-  private readonly pages;
+  /** @param settled waits for this process's log writes still on their way (ModuleLogRepository.settled). */
+  constructor(private readonly store: QueryStore, private readonly settled: () => Promise<void> = async () => undefined) {}
 
-  constructor(db: Database.Database) {
-    migrateModuleLogStore(db);
-    const where = `FROM module_logs l
-      LEFT JOIN services s ON s.uuid = json_extract(l.context, '$.service_uuid')
-      LEFT JOIN products p ON p.uuid = s.product_uuid
-      WHERE (@type IS NULL OR l.module_type = @type) AND (@module IS NULL OR l.module_name = @module)
-        AND (@level IS NULL OR l.level = @level)
-        AND (@service IS NULL OR json_extract(l.context, '$.service_uuid') = @service)
-        AND ${SERVICE_FILTER_SQL}
-        AND (@q IS NULL OR instr(l.action, @q) > 0 OR instr(l.request, @q) > 0 OR instr(l.response, @q) > 0 OR instr(l.context, @q) > 0)`;
-    this.pages = new PagedQuery<Record<string, string | number>>(db, 'l.*', where, 'l.id DESC');
-  }
-
-  list(query: ModuleLogQuery): { logs: ModuleLogRow[]; page: number; per_page: number; total: number } {
-    const { rows, total } = this.pages.run({
-      ...serviceFilterParams(query), type: query.type ?? null, module: query.module ?? null, level: query.level ?? null,
-      service: query.service ?? null, q: query.q || null,
-    }, query);
-    return { logs: rows.map(toModuleLogRow), page: query.page, per_page: query.per_page, total };
+  async list(query: ModuleLogQuery): Promise<{ logs: ModuleLogRow[]; page: number; per_page: number; total: number }> {
+    await this.settled();
+    const { store } = this;
+    const serviceUuid = store.jsonText('l.context', 'service_uuid');
+    let base = store.db.selectFrom('module_logs as l')
+      .leftJoin('services as s', (join) => join.on((eb) => eb('s.uuid', '=', serviceUuid)))
+      .leftJoin('products as p', 'p.uuid', 's.product_uuid');
+    if (query.type) base = base.where('l.module_type', '=', query.type);
+    if (query.module) base = base.where('l.module_name', '=', query.module);
+    if (query.level) base = base.where('l.level', '=', query.level);
+    if (query.service) base = base.where(serviceUuid, '=', query.service);
+    if (query.status !== undefined) base = base.where('s.provision_status', '=', query.status);
+    if (query.product !== undefined) base = base.where('s.product_uuid', '=', query.product);
+    if (query.location !== undefined) base = base.where(store.jsonText('p.product_data', 'server_location'), '=', query.location);
+    const text = query.q;
+    if (text) {
+      base = base.where((eb) => eb.or([
+        store.contains(eb.ref('l.action'), text), store.contains(eb.ref('l.request'), text),
+        store.contains(eb.ref('l.response'), text), store.contains(eb.ref('l.context'), text),
+      ]));
+    }
+    const [{ total }, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      base.selectAll('l').orderBy('l.id', 'desc').limit(query.per_page).offset((query.page - 1) * query.per_page).execute(),
+    ]);
+    return { logs: rows.map(toModuleLogRow), page: query.page, per_page: query.per_page, total: Number(total) };
   }
 }

@@ -4,8 +4,7 @@ import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
 import { permissionEntrySchema, type PermissionEntry } from '../../contract/plugin.ts';
 import type { Module } from '../../contract/module.ts';
 import { HttpError } from '../errors.ts';
-import type { Db } from '../store/db.ts';
-import { statement } from '../store/statement-cache.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
 
 /** Every key at once (the Administrator role). */
 export const ALL_PERMISSIONS = '*';
@@ -39,10 +38,6 @@ export interface Role {
   updated_at: string;
 }
 
-interface RoleRow extends Omit<Role, 'permissions'> {
-  permissions: string;
-}
-
 /** The permission entries a module declares (any module with an `adminPermissions()` method; Plugins always). */
 export function modulePermissions(module: Module): PermissionEntry[] {
   const fn = (module as unknown as { adminPermissions?: () => unknown }).adminPermissions;
@@ -61,41 +56,51 @@ export function holdsAll(held: readonly string[], wanted: readonly string[]): bo
   return held.includes(ALL_PERMISSIONS) || wanted.every((key) => key !== ALL_PERMISSIONS && held.includes(key));
 }
 
-/** Repository of `admin_roles`. */
+/** Repository of `admin_roles` (asynchronous, over the query layer; `within(tx)` joins a transaction). */
 export class RoleRepository {
-  constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
+  constructor(private readonly store: QueryStore, private readonly clock: Clock = systemClock) {}
 
-  list(): Role[] {
-    return (statement(this.db, 'SELECT * FROM admin_roles ORDER BY id').all() as RoleRow[]).map(toRole);
+  /** The same roles on `tx`. */
+  within(tx: QueryStore): RoleRepository {
+    return new RoleRepository(tx, this.clock);
   }
 
-  get(id: number): Role | null {
-    const row = statement(this.db, 'SELECT * FROM admin_roles WHERE id = ?').get(id) as RoleRow | undefined;
+  async list(): Promise<Role[]> {
+    return (await this.store.db.selectFrom('admin_roles').selectAll().orderBy('id').execute()).map(toRole);
+  }
+
+  async get(id: number): Promise<Role | null> {
+    const row = await this.store.db.selectFrom('admin_roles').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toRole(row) : null;
   }
 
-  findByName(name: string): Role | null {
-    const row = statement(this.db, 'SELECT * FROM admin_roles WHERE name = ?').get(name) as RoleRow | undefined;
+  /** The role named `name` (case-insensitively). */
+  async findByName(name: string): Promise<Role | null> {
+    const row = await this.store.db.selectFrom('admin_roles').selectAll().where('name', '=', name).executeTakeFirst();
     return row ? toRole(row) : null;
   }
 
   /** Creates a role; 422 when the name is taken or empty. */
-  create(name: string, permissions: readonly string[]): Role {
+  async create(name: string, permissions: readonly string[]): Promise<Role> {
     const clean = name.trim();
     if (!clean || clean.length > 64) throw new HttpError(422, 'role name must be 1-64 characters');
-    if (this.findByName(clean)) throw new HttpError(422, `a role named ${clean} exists`);
     const now = this.clock.now().toISOString();
-    const id = statement(this.db, 'INSERT INTO admin_roles (name, permissions, created_at, updated_at) VALUES (?, ?, ?, ?)')
-      .run(clean, JSON.stringify(unique(permissions)), now, now).lastInsertRowid;
-    return this.get(Number(id))!;
+    // The unique name decides between two creators: the loser answers as if it had looked first.
+    const row = await this.store.db.insertInto('admin_roles')
+      .values({ name: clean, permissions: JSON.stringify(unique(permissions)), created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning('id').executeTakeFirst();
+    if (!row) throw new HttpError(422, `a role named ${clean} exists`);
+    return (await this.get(Number(row.id)))!;
   }
 
   /** Replaces a role's keys; 404 when it does not exist. */
-  setPermissions(id: number, permissions: readonly string[]): Role {
-    const changed = statement(this.db, 'UPDATE admin_roles SET permissions = ?, updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(unique(permissions)), this.clock.now().toISOString(), id).changes;
-    if (!changed) throw new HttpError(404, `role not found: ${id}`);
-    return this.get(id)!;
+  async setPermissions(id: number, permissions: readonly string[]): Promise<Role> {
+    const result = await this.store.db.updateTable('admin_roles')
+      .set({ permissions: JSON.stringify(unique(permissions)), updated_at: this.clock.now().toISOString() })
+      .where('id', '=', id).executeTakeFirst();
+    if (!Number(result.numUpdatedRows)) throw new HttpError(404, `role not found: ${id}`);
+    return (await this.get(id))!;
   }
 }
 
@@ -103,6 +108,6 @@ function unique(keys: readonly string[]): string[] {
   return [...new Set(keys.filter((k) => typeof k === 'string' && k.length > 0 && k.length <= 200))].sort();
 }
 
-function toRole(row: RoleRow): Role {
-  return { ...row, permissions: JSON.parse(row.permissions) as string[] };
+function toRole(row: { id: number; name: string; permissions: string; created_at: string; updated_at: string }): Role {
+  return { ...row, id: Number(row.id), permissions: JSON.parse(row.permissions) as string[] };
 }

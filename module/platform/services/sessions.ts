@@ -3,9 +3,8 @@
 // person's sessions (password change or reset, role change, deletion) takes effect at once, in every platform process.
 import { createHash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
-import type { Db } from '../store/db.ts';
 import type { Migration } from '../store/migrator.ts';
-import { statement } from '../store/statement-cache.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
 
 export const SESSIONS_SCOPE = 'sessions';
 
@@ -30,6 +29,25 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE customers DROP COLUMN session_version;
     `,
   },
+  {
+    version: 2,
+    name: 'login-throttle',
+    // The failed-login counts were kept in each process's memory: several processes behind a proxy each allowed the
+    // full count. One row per failure (pruned past the window) and one per locked key, shared by every process.
+    up: `
+      CREATE TABLE login_failures (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX login_failures_key ON login_failures (key, at);
+      CREATE INDEX login_failures_at ON login_failures (at);
+      CREATE TABLE login_locks (
+        key TEXT PRIMARY KEY,
+        locked_until INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Who a session belongs to: an admin (id) or a customer (uuid). */
@@ -46,13 +64,6 @@ export interface SessionPolicy {
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchMs: 60_000 };
 
-interface SessionRow {
-  kind: SessionKind;
-  subject: string;
-  seen_at: number;
-  expires_at: number;
-}
-
 /** Longest cookie value looked up (a real one is 43 characters). */
 const MAX_ID_LENGTH = 128;
 
@@ -60,43 +71,56 @@ function digestOf(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
-/** The `web_sessions` table: start, read (idle and absolute expiry, last use), end one, end all of a person. */
+/**
+ * The `web_sessions` table: start, read (idle and absolute expiry, last use), end one, end all of a person. Holds no
+ * state of its own, so any platform process reads the sessions any other one started; `within(tx)` joins a
+ * transaction (a password change ends the sessions in the same commit).
+ */
 export class SessionStore {
-  constructor(private readonly db: Db, private readonly clock: Clock = systemClock, readonly policy: SessionPolicy = DEFAULT_SESSION_POLICY) {}
+  constructor(private readonly store: QueryStore, private readonly clock: Clock = systemClock, readonly policy: SessionPolicy = DEFAULT_SESSION_POLICY) {}
+
+  /** The same sessions on `tx` (a store handed out by `QueryStore.transaction`). */
+  within(tx: QueryStore): SessionStore {
+    return new SessionStore(tx, this.clock, this.policy);
+  }
 
   /** Starts a session of `subject` and answers the cookie value (32 random bytes); expired sessions are dropped. */
-  start(kind: SessionKind, subject: string): string {
+  async start(kind: SessionKind, subject: string): Promise<string> {
     const now = this.clock.now().getTime();
     const id = randomBytes(32).toString('base64url');
-    statement(this.db, 'DELETE FROM web_sessions WHERE expires_at <= ? OR seen_at <= ?').run(now, now - this.policy.idleMs);
-    statement(this.db, 'INSERT INTO web_sessions (digest, kind, subject, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(digestOf(id), kind, subject, now, now, now + this.policy.absoluteMs);
+    await this.store.db.deleteFrom('web_sessions').where((eb) => eb.or([eb('expires_at', '<=', now), eb('seen_at', '<=', now - this.policy.idleMs)])).execute();
+    await this.store.db.insertInto('web_sessions')
+      .values({ digest: digestOf(id), kind, subject, created_at: now, seen_at: now, expires_at: now + this.policy.absoluteMs }).execute();
     return id;
   }
 
   /** The subject of a live session of `kind` with cookie value `id`, else null (unknown, ended, idle too long, too old). */
-  read(id: string | undefined, kind: SessionKind): string | null {
+  async read(id: string | undefined, kind: SessionKind): Promise<string | null> {
     if (!id || id.length > MAX_ID_LENGTH) return null;
     const digest = digestOf(id);
-    const row = statement(this.db, 'SELECT kind, subject, seen_at, expires_at FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
+    const row = await this.store.db.selectFrom('web_sessions').select(['kind', 'subject', 'seen_at', 'expires_at']).where('digest', '=', digest).executeTakeFirst();
     if (!row || row.kind !== kind) return null;
     const now = this.clock.now().getTime();
-    if (now >= row.expires_at || now - row.seen_at >= this.policy.idleMs) {
-      statement(this.db, 'DELETE FROM web_sessions WHERE digest = ?').run(digest);
+    if (now >= Number(row.expires_at) || now - Number(row.seen_at) >= this.policy.idleMs) {
+      await this.store.db.deleteFrom('web_sessions').where('digest', '=', digest).execute();
       return null;
     }
-    if (now - row.seen_at >= this.policy.touchMs) statement(this.db, 'UPDATE web_sessions SET seen_at = ? WHERE digest = ? AND seen_at < ?').run(now, digest, now);
+    if (now - Number(row.seen_at) >= this.policy.touchMs) {
+      await this.store.db.updateTable('web_sessions').set({ seen_at: now }).where('digest', '=', digest).where('seen_at', '<', now).execute();
+    }
     return row.subject;
   }
 
   /** Ends the session with cookie value `id` (logout); false when there was none. */
-  end(id: string | undefined): boolean {
+  async end(id: string | undefined): Promise<boolean> {
     if (!id || id.length > MAX_ID_LENGTH) return false;
-    return statement(this.db, 'DELETE FROM web_sessions WHERE digest = ?').run(digestOf(id)).changes > 0;
+    const result = await this.store.db.deleteFrom('web_sessions').where('digest', '=', digestOf(id)).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   /** Ends every session of `subject`; answers how many there were. */
-  endAll(kind: SessionKind, subject: string): number {
-    return statement(this.db, 'DELETE FROM web_sessions WHERE kind = ? AND subject = ?').run(kind, subject).changes;
+  async endAll(kind: SessionKind, subject: string): Promise<number> {
+    const result = await this.store.db.deleteFrom('web_sessions').where('kind', '=', kind).where('subject', '=', subject).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

@@ -17,7 +17,7 @@ export interface WebDeps {
   sessions: SessionStore;
   /** Signs the notice cookie and password reset links. */
   signer: TokenSigner;
-  /** Failed-login counts of the admin and customer logins (in memory, per process). */
+  /** Failed-login counts of the admin and customer logins (in the store: shared by every platform process). */
   loginThrottle: LoginThrottle;
   /** Cookies get the Secure flag (behind TLS). */
   secureCookies: boolean;

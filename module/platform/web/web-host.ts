@@ -44,18 +44,22 @@ export interface WebHostOptions {
   loginThrottle?: Partial<LoginThrottlePolicy>;
 }
 
-/** Builds the web host's services over the platform (admin users, roles, customers, sessions, token signer). */
-export function createWebDeps(platform: Platform, opts: WebHostOptions = {}): WebDeps {
-  const signer = new TokenSigner(webSecret(platform.db, platform.box, platform.clock, 'session'));
-  const sessions = new SessionStore(platform.db, platform.clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
-  const roles = new RoleRepository(platform.db, platform.clock);
+/**
+ * Builds the web host's services over the platform's query layer (admin users, roles, customers, sessions, the login
+ * throttle, the token signer under the shared `session` key): nothing of it is held per process.
+ */
+export async function createWebDeps(platform: Platform, opts: WebHostOptions = {}): Promise<WebDeps> {
+  const { store, clock } = platform;
+  const signer = new TokenSigner(await webSecret(store, platform.box, clock, 'session'));
+  const sessions = new SessionStore(store, clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
+  const roles = new RoleRepository(store, clock);
   return {
     platform, signer, sessions, roles,
-    admins: new AdminUsers(platform.db, roles, sessions, platform.clock),
-    customers: new CustomerAccounts(platform.db, signer, sessions, platform.clock),
+    admins: new AdminUsers(store, roles, sessions, clock),
+    customers: new CustomerAccounts(store, signer, sessions, clock, platform.db),
     secureCookies: opts.secureCookies ?? false,
     views: new PageViews(join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform')),
-    loginThrottle: new LoginThrottle(platform.clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),
+    loginThrottle: new LoginThrottle(store, clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),
   };
 }
 
@@ -75,12 +79,13 @@ function webErrorHandler(deps: WebDeps, error: FastifyError | Error, request: Fa
 
 /** Registers the web host on `app`; resolves to its services (tests and the demo create users through them). */
 export async function registerWebHost(app: FastifyInstance, platform: Platform, opts: WebHostOptions = {}): Promise<WebDeps> {
-  const deps = createWebDeps(platform, opts);
+  const deps = await createWebDeps(platform, opts);
+  const cookieKey = await webSecret(platform.store, platform.box, platform.clock, 'cookie');
   await app.register(async (web) => {
     web.decorateRequest('admin', null);
     web.decorateRequest('viaToken', false);
     web.decorateRequest('customer', null);
-    await web.register(fastifyCookie, { secret: webSecret(platform.db, platform.box, platform.clock, 'cookie') });
+    await web.register(fastifyCookie, { secret: cookieKey });
     await web.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
     await web.register(fastifyCsrf, {
       sessionPlugin: '@fastify/cookie',

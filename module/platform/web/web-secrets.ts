@@ -2,15 +2,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../panel/shared/clock.ts';
 import type { Sealer } from '../extension.ts';
-import type { Db } from '../store/db.ts';
+import type { QueryStore } from '../store/query/query-store.ts';
 
-/** The 32-byte key named `name`, made and stored (sealed) on first use. */
-export function webSecret(db: Db, box: Sealer, clock: Clock, name: string): Buffer {
-  const row = db.prepare('SELECT value_sealed FROM web_secrets WHERE name = ?').get(name) as { value_sealed: string } | undefined;
-  if (row) return Buffer.from(box.open(row.value_sealed), 'base64');
-  const key = randomBytes(32);
-  db.prepare('INSERT OR IGNORE INTO web_secrets (name, value_sealed, created_at) VALUES (?, ?, ?)').run(name, box.seal(key.toString('base64')), clock.now().toISOString());
-  // Another process may have won the insert: read back what is stored.
-  const stored = db.prepare('SELECT value_sealed FROM web_secrets WHERE name = ?').get(name) as { value_sealed: string };
-  return Buffer.from(box.open(stored.value_sealed), 'base64');
+/**
+ * The 32-byte key named `name`, made and stored (sealed) on first use. Processes starting together on one database each
+ * offer a key with `INSERT … ON CONFLICT DO NOTHING` and all read back the one stored, so they sign with the same key.
+ */
+export async function webSecret(store: QueryStore, box: Sealer, clock: Clock, name: string): Promise<Buffer> {
+  const read = () => store.db.selectFrom('web_secrets').select('value_sealed').where('name', '=', name).executeTakeFirst();
+  let row = await read();
+  if (!row) {
+    const offered = box.seal(randomBytes(32).toString('base64'));
+    await store.db.insertInto('web_secrets').values({ name, value_sealed: offered, created_at: clock.now().toISOString() })
+      .onConflict((oc) => oc.column('name').doNothing()).execute();
+    row = await read();
+    if (!row) throw new Error(`web secret ${name} was not stored`);
+  }
+  return Buffer.from(box.open(row.value_sealed), 'base64');
 }

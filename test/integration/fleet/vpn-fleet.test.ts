@@ -133,7 +133,7 @@ test('pages render the snapshot; controllers check permissions; sidebar links re
 });
 
 test('a remote worker (no platform database) has the platform run the refresh through the worker route', async () => {
-  const token = stack.platform.platform.workerTokens.create('fleet-test').token;
+  const token = (await stack.platform.platform.workerTokens.create('fleet-test')).token;
   const client = new WorkerApiClient({ url: stack.platform.url, token, requestTimeoutMs: 20_000 });
   try {
     const remote = vpnFleetManifest.services!({

@@ -35,9 +35,9 @@ test('every record the platform writes is dated by its injected clock', async ()
     clock.advance(1_000);
     platform.services.saveServiceData(service.uuid, { username: 'ann2' });
     assert.equal(platform.services.get(service.uuid)!.updated_at, '2031-02-03T04:05:07.000Z');
-    platform.tokens.create('c');
-    platform.workerTokens.create('w');
-    assert.deepEqual(platform.tokens.list().concat(platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
+    await platform.tokens.create('c');
+    await platform.workerTokens.create('w');
+    assert.deepEqual((await platform.tokens.list()).concat(await platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
     const added = platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
     assert.equal(platform.taskStore.get(added.id)!.createdAt, '2031-02-03T04:05:07.000Z');
     const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { HOOK_EVENTS } from '../../../hooks.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { REDACT_PATHS } from '../../../module/platform/logger.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
 import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
@@ -144,7 +143,7 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
     { event: 'service.created', service_uuid: uuid, reason: undefined },
     { event: 'service.failed', service_uuid: uuid, reason: 'Wireguard server not found' },
   ]);
-  const logs = readModuleLogs(stack.platform.platform.db, { name: 'VpnProduct', level: 'error', limit: 50 })
+  const logs = (await stack.platform.platform.moduleLogStore.read({ name: 'VpnProduct', level: 'error', limit: 50 }))
     .filter((row) => row.context.service_uuid === uuid);
   assert.equal(logs.length, task.options.tries, 'one error log per attempt');
   for (const row of logs) assert.equal((row.response as { message: string }).message, 'Wireguard server not found');

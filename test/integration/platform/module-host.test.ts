@@ -8,7 +8,6 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config } from '../../../config.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';
 import { Task } from '../../../module/task/task.ts';
@@ -46,7 +45,7 @@ before(async () => {
   });
   await platform.startWorkers(2);
   app = await buildPlatformApp({ platform });
-  token = platform.tokens.create('module-host test').token;
+  token = (await platform.tokens.create('module-host test')).token;
 });
 
 after(async () => {
@@ -226,8 +225,8 @@ test('activate / deactivate / update through the admin API: the module methods r
   const mail = (await api('GET', '/api/admin/modules')).body.modules.find((m: any) => m.name === 'TestMail');
   assert.equal(mail.loaded, true, 'a refused deactivate keeps the module');
   assert.deepEqual({ active: mail.state.active, last_result: mail.state.last_result }, { active: true, last_result: 'Error: mails are still queued' });
-  assert.ok(readModuleLogs(platform.db, { name: 'TestMail', level: 'error' }).some((row) => row.action === 'deactivate'), 'the Error answer is in the module log');
-  assert.ok(readModuleLogs(platform.db, { name: 'TestPlugin', level: 'info' }).some((row) => row.action === 'deactivate' && row.response === 'success'));
+  assert.ok((await platform.moduleLogStore.read({ name: 'TestMail', level: 'error' })).some((row) => row.action === 'deactivate'), 'the Error answer is in the module log');
+  assert.ok((await platform.moduleLogStore.read({ name: 'TestPlugin', level: 'info' })).some((row) => row.action === 'deactivate' && row.response === 'success'));
 
   assert.equal((await api('POST', '/api/admin/modules/Plugin/Nope/activate')).status, 404);
   assert.equal((await api('POST', '/api/admin/modules/Plugin/TestPlugin/explode')).status, 404);

@@ -26,8 +26,8 @@ before(async () => {
   const logger = createPlatformLogger('debug', sink);
   platform = await Platform.open({ dataDir, logger });
   app = await buildPlatformApp({ platform, logger: logger.child({ part: 'http' }) });
-  adminToken = platform.tokens.create('admin').token;
-  workerToken = platform.workerTokens.create('worker').token;
+  adminToken = (await platform.tokens.create('admin')).token;
+  workerToken = (await platform.workerTokens.create('worker')).token;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : 0;

@@ -10,7 +10,6 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config } from '../../../config.ts';
 import { createLogModule } from '../../../module/contract/log.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { systemClock } from '../../../module/contract/platform-context.ts';
 import { REDACTED } from '../../../module/contract/redact.ts';
 import { NO_PANEL_LOCATIONS, PanelRegistry, UNKNOWN_PANEL } from '../../../module/modules/Product/VpnProduct/panel-registry.ts';
@@ -46,7 +45,7 @@ before(async () => {
   app = await buildPlatformApp({ platform });
   await app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  token = platform.workerTokens.create('remote-stores').token;
+  token = (await platform.workerTokens.create('remote-stores')).token;
   api = new WorkerApiClient({ url, token, connections: 4, requestTimeoutMs: 10_000 });
 });
 
@@ -170,7 +169,7 @@ test('RemoteModuleLogSink delivers scrubbed entries in batches to module_logs', 
       log('Product', 'RemoteLogTest', 'createJob', i === 6 ? 'error' : 'info', { n: i, password: 'log-secret-789' }, { echoed: 'got log-secret-789' }, { service_uuid: 's' });
     }
     await sink.close();
-    const rows = readModuleLogs(platform.db, { name: 'RemoteLogTest', limit: 100 });
+    const rows = (await platform.moduleLogStore.read({ name: 'RemoteLogTest', limit: 100 }));
     assert.equal(rows.length, 7);
     assert.deepEqual(rows.map((r) => (r.request as { n: number }).n).sort(), [0, 1, 2, 3, 4, 5, 6]);
     assert.equal(rows[0].level, 'error');
@@ -263,7 +262,7 @@ test('a remote worker refuses to start on a wrong token, an embedded platform or
   try {
     await embeddedApp.listen({ host: '127.0.0.1', port: 0 });
     const embeddedUrl = `http://127.0.0.1:${(embeddedApp.server.address() as { port: number }).port}`;
-    const embeddedToken = embedded.workerTokens.create('x').token;
+    const embeddedToken = (await embedded.workerTokens.create('x')).token;
     await assert.rejects(startRemoteWorker({ platformUrl: embeddedUrl, token: embeddedToken, queue: UNUSED_REDIS, logger: silent }), { message: PLATFORM_NOT_BULLMQ });
   } finally {
     await embeddedApp.close();

@@ -20,8 +20,8 @@ before(async () => {
   dataDir = tempDir('worker-auth');
   platform = await Platform.open({ dataDir, logger: pino({ level: 'silent' }) });
   app = await buildPlatformApp({ platform });
-  adminToken = platform.tokens.create('admin').token;
-  workerToken = platform.workerTokens.create('worker').token;
+  adminToken = (await platform.tokens.create('admin')).token;
+  workerToken = (await platform.workerTokens.create('worker')).token;
 });
 
 after(async () => {
@@ -94,10 +94,10 @@ test('worker routes validate their bodies and answer 404 for unknown records', a
 });
 
 test('a deleted worker token stops working at once', async () => {
-  const { id, token } = platform.workerTokens.create('short-lived');
+  const { id, token } = await platform.workerTokens.create('short-lived');
   assert.equal((await call('GET', '/api/worker/info', token)).statusCode, 200);
-  assert.equal(platform.tokens.delete(id), false, 'the admin scope cannot delete a worker token');
-  assert.equal(platform.workerTokens.delete(id), true);
+  assert.equal(await platform.tokens.delete(id), false, 'the admin scope cannot delete a worker token');
+  assert.equal(await platform.workerTokens.delete(id), true);
   assert.equal((await call('GET', '/api/worker/info', token)).statusCode, 401);
 });
 

@@ -5,7 +5,6 @@
 // neither key nor token.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import { startPanel, removeDir, type PanelProcess } from '../../fixtures/platform/processes.ts';
 import { createServer } from '../../fixtures/platform/setup.ts';
@@ -61,14 +60,14 @@ async function askPlatform(stack: VpnWebStack, key: string, token: string): Prom
 
 /** Everything the platform recorded: log lines, module_logs rows, the module-log API's answers, the sends table. */
 async function everything(stack: VpnWebStack): Promise<string> {
-  const token = stack.platform.tokens.create('log check').token;
+  const token = (await stack.platform.tokens.create('log check')).token;
   const api = [];
   for (const module of ['Smtp', 'VpnProduct']) {
     const res = await stack.app.inject({ method: 'GET', url: `/api/admin/module-logs?module=${module}&per_page=100`, headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.statusCode, 200);
     api.push(res.body);
   }
-  const rows = readModuleLogs(stack.platform.db, { limit: 10_000 });
+  const rows = (await stack.platform.moduleLogStore.read({ limit: 10_000 }));
   assert.ok(rows.some((r) => r.module_name === 'Smtp' && r.action === 'send'), 'the mail is in the module log (named, not its body)');
   const sends = (await smtpServices(stack.platform.modules).smtpSends!.list({ limit: 1000 }));
   return [stack.lines.join('\n'), JSON.stringify(rows), ...api, JSON.stringify(sends)].join('\n');

@@ -6,7 +6,6 @@ import { after, before, test } from 'node:test';
 import type { InvoiceEvent } from '../../../hooks.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
 import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
@@ -77,7 +76,7 @@ test('a password reset request mails the link to the customer; the token is seal
   assert.equal(tasks.length, 1);
   assert.equal(JSON.stringify(tasks[0].input).includes(token), false, 'the task listing shows the reset path redacted');
   env.platform.db.pragma('wal_checkpoint(PASSIVE)');
-  const logs = JSON.stringify(readModuleLogs(env.platform.db, { limit: 1000 })) + env.lines.join('\n');
+  const logs = JSON.stringify((await env.platform.moduleLogStore.read({ limit: 1000 }))) + env.lines.join('\n');
   assert.equal(logs.includes(token), false, 'the token is in no log');
 });
 
@@ -93,7 +92,7 @@ test('with no channel the reset mail is recorded as logged, named in the log wit
   const warning = env.lines.map((l) => JSON.parse(l)).find((l) => l.send_uuid === record?.uuid && l.level === 40);
   assert.deepEqual([warning?.template, warning?.to, warning?.subject, warning?.text], ['password-reset', 'fay@customer.example', record?.subject, undefined]);
   assert.equal(env.lines.join('\n').includes(token), false);
-  assert.equal(JSON.stringify(readModuleLogs(env.platform.db, { limit: 1000 })).includes(token), false);
+  assert.equal(JSON.stringify((await env.platform.moduleLogStore.read({ limit: 1000 }))).includes(token), false);
 });
 
 test('a message job run twice for the same event (a retried attempt) records and sends one mail', async () => {

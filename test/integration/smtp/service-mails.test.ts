@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import { vpnProductServices } from '../../../module/modules/Product/VpnProduct/index.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
 import { panel } from '../../fixtures/platform/http.ts';
 import { startPanel, removeDir, type PanelProcess } from '../../fixtures/platform/processes.ts';
@@ -77,7 +76,7 @@ test('a customer is mailed how to connect when the service completes, then on su
   } else {
     assert.doesNotMatch(text, /\/otl\//);
     assert.match(text, /Download your WireGuard configuration \(file and QR code\) from your client area/);
-    const note = readModuleLogs(platform.db, { name: 'Smtp', level: 'debug' }).find((r) => r.action === 'message' && /no one-time link/.test(String(r.response)));
+    const note = (await platform.moduleLogStore.read({ name: 'Smtp', level: 'debug' })).find((r) => r.action === 'message' && /no one-time link/.test(String(r.response)));
     assert.ok(note, 'the module log says why the mail has no link');
   }
   for (const secret of [SERVICE_PASSWORD, 'PrivateKey', 'PRIVATE KEY', panelProcess.accessHash]) {
@@ -120,7 +119,7 @@ test('a service without a customer sends nothing and says so in the module log',
   await settle(service.uuid, 'completed');
   let entry;
   for (let i = 0; i < 200 && !entry; i++) {
-    entry = readModuleLogs(platform.db, { name: 'Smtp', level: 'debug' }).find((r) => r.action === 'message' && (r.request as any)?.service_uuid === service.uuid);
+    entry = (await platform.moduleLogStore.read({ name: 'Smtp', level: 'debug' })).find((r) => r.action === 'message' && (r.request as any)?.service_uuid === service.uuid);
     if (!entry) await new Promise((r) => setTimeout(r, 50));
   }
   assert.match(String(entry?.response), /not sent: no customer for service/);

@@ -36,8 +36,8 @@ before(async () => {
   app = await buildPlatformApp({ platform });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
-  workerToken = platform.workerTokens.create('ledger test').token;
-  adminToken = platform.tokens.create('ledger test').token;
+  workerToken = (await platform.workerTokens.create('ledger test')).token;
+  adminToken = (await platform.tokens.create('ledger test')).token;
   api = new WorkerApiClient({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, token: workerToken });
 });
 

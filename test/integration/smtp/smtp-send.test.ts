@@ -8,7 +8,6 @@ import { after, before, test } from 'node:test';
 import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
 let server: TestSmtpServer;
@@ -124,7 +123,7 @@ test('a 4xx then a 5xx reply are retried through the queue; the third try delive
   const mail = server.received[before];
   assert.equal(mail.text?.trim(), 'plain text body');
   assert.match(String(mail.html), /white-space:pre-wrap">plain text body</);
-  const retries = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).filter((r) => (r.response as any)?.status === 'retrying');
+  const retries = (await env.platform.moduleLogStore.read({ name: 'Smtp', level: 'info' })).filter((r) => (r.response as any)?.status === 'retrying');
   assert.deepEqual(retries.map((r) => (r.response as any).code).sort(), [451, 554]);
   assert.ok(retries.some((r) => /Mailbox busy/.test((r.response as any).reply)));
 });
@@ -136,7 +135,7 @@ test('a 5xx on every try fails the send with the reply in the module log and the
   assert.equal(task.attempts, 3);
   assert.equal(send.status, 'failed');
   assert.match(String(send.last_error), /^550 5\.7\.1 Relay denied for mailer password=\[redacted\] \(\[redacted\]\) \(reply to RCPT TO\)$/);
-  const errors = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'error' }).filter((r) => (r.request as any)?.send_uuid === send.uuid);
+  const errors = (await env.platform.moduleLogStore.read({ name: 'Smtp', level: 'error' })).filter((r) => (r.request as any)?.send_uuid === send.uuid);
   assert.equal(errors.length, 1, 'one error entry: the last try');
   assert.equal((errors[0].response as any).status, 'failed');
   assert.match((errors[0].response as any).reply, /550 5\.7\.1 Relay denied/);
@@ -184,7 +183,7 @@ test('a refused connection is a transient failure, retried, then failed', async 
   assert.equal(task.status, 'failed');
   assert.equal(send.attempts, 3);
   assert.match(String(send.last_error), /ECONNREFUSED/);
-  const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'error' }).find((r) => (r.request as any)?.send_uuid === send.uuid);
+  const entry = (await env.platform.moduleLogStore.read({ name: 'Smtp', level: 'error' })).find((r) => (r.request as any)?.send_uuid === send.uuid);
   assert.equal((entry?.response as any).transient, true);
 });
 
@@ -195,18 +194,18 @@ test('without an SMTP server configured the e-mail is recorded as logged and nam
   assert.equal((result as any).delivery, 'logged');
   const record = (await smtpServices(env.platform.modules).smtpSends!.get((result as any).send_uuid))!;
   assert.equal(record.status, 'logged');
-  const entry = readModuleLogs(env.platform.db, { name: 'Smtp', level: 'info' }).find((r) => (r.request as any)?.send_uuid === record.uuid);
+  const entry = (await env.platform.moduleLogStore.read({ name: 'Smtp', level: 'info' })).find((r) => (r.request as any)?.send_uuid === record.uuid);
   assert.deepEqual(entry?.request, { send_uuid: record.uuid, event: null, template: null, to: 'demo@customer.example', subject: 'Demo mail', attachments: 0 });
   const warning = env.lines.map((line) => JSON.parse(line)).find((line) => line.send_uuid === record.uuid && line.level === 40);
   assert.equal(warning?.subject, 'Demo mail', 'the unsent mail is named in the platform log at warn (shown at the demo level)');
-  const everything = env.lines.join('\n') + JSON.stringify(readModuleLogs(env.platform.db, { limit: 1000 }));
+  const everything = env.lines.join('\n') + JSON.stringify((await env.platform.moduleLogStore.read({ limit: 1000 })));
   assert.equal(everything.includes('/otl/abc'), false, 'its text is in no log');
 });
 
 test('GET /api/admin/smtp/sends lists the recorded sends (no bodies) behind an admin token', async () => {
   const app = await buildPlatformApp({ platform: env.platform });
   try {
-    const token = env.platform.tokens.create('smtp test').token;
+    const token = (await env.platform.tokens.create('smtp test')).token;
     assert.equal((await app.inject({ method: 'GET', url: '/api/admin/smtp/sends' })).statusCode, 401);
     const res = await app.inject({ method: 'GET', url: '/api/admin/smtp/sends?limit=500', headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.statusCode, 200);

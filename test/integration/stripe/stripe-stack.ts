@@ -72,7 +72,7 @@ export async function openWebhookPlatform(opts: { modulesConfig: ModulesConfig; 
   const dataDir = tempDir('stripe-webhooks');
   const platform = await Platform.open({ dataDir, modulesConfig: opts.modulesConfig, queueOptions: { pollMs: 20 }, moduleWatchMs: 0, clock: opts.clock, logger: opts.logger });
   const app = await buildPlatformApp({ platform });
-  const token = platform.tokens.create('stripe test').token;
+  const token = (await platform.tokens.create('stripe test')).token;
   const api = async (method: string, url: string, payload?: unknown) => {
     const res = await app.inject({ method: method as 'GET', url: `/api/admin${url}`, payload: payload as string, headers: { authorization: `Bearer ${token}` } });
     return { status: res.statusCode, body: res.body ? res.json() : null };

@@ -20,11 +20,11 @@ let productUuid = '';
 before(async () => {
   stack = await startWebStack();
   await stack.web.admins.create({ ...ROOT, role: 'Administrator' });
-  const viewer = stack.web.roles.create('Billing viewer', ['Platform-Core-billing', 'Platform-Core-customers', 'Platform-Core-dashboard']);
+  const viewer = await stack.web.roles.create('Billing viewer', ['Platform-Core-billing', 'Platform-Core-customers', 'Platform-Core-dashboard']);
   await stack.web.admins.create({ ...VIEWER, role: viewer.id });
-  const support = stack.web.roles.create('Support', ['Platform-Core-customers']);
+  const support = await stack.web.roles.create('Support', ['Platform-Core-customers']);
   await stack.web.admins.create({ ...SUPPORT, role: support.id });
-  const none = stack.web.roles.create('Dashboard only', ['Platform-Core-dashboard']);
+  const none = await stack.web.roles.create('Dashboard only', ['Platform-Core-dashboard']);
   await stack.web.admins.create({ ...NOBODY, role: none.id });
   root = new Browser(stack.app);
   await root.loginAdmin(ROOT.email, ROOT.password);
@@ -99,7 +99,7 @@ describe('billing in the admin web', { concurrency: false }, () => {
     assert.match(revenue.body, /src="\/assets\/vendor\/uplot\/uPlot\.iife\.min\.js"/, 'uPlot from the installed package');
     assert.equal((await root.get('/assets/vendor/uplot/uPlot.iife.min.js')).statusCode, 200);
     assert.equal((await root.get('/assets/vendor/uplot/package.json')).statusCode, 404, 'only the two uPlot files are served');
-    const token = stack.platform.tokens.create('revenue test').token;
+    const token = (await stack.platform.tokens.create('revenue test')).token;
     const api = await stack.app.inject({ method: 'GET', url: '/api/admin/revenue?months=3', headers: { authorization: `Bearer ${token}` } });
     assert.equal(api.statusCode, 200);
     const report = api.json() as { months: string[]; revenue: Record<string, { net_minor: number[]; paid_minor: number[]; refunded_minor: number[] }> };

@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import { AdminUsers } from '../../../module/platform/services/admin-users.ts';
 import { RoleRepository } from '../../../module/platform/services/roles.ts';
 import { SessionStore } from '../../../module/platform/services/sessions.ts';
-import { openPlatformDb } from '../../../module/platform/store/db.ts';
+import { openQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
 
 const dataDir = tempDir('admin-cli');
@@ -14,13 +14,13 @@ test('admin create prints a generated password that authenticates; list shows th
   const out = await vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--data', dataDir]);
   const password = /password: (\S+)/.exec(out)?.[1];
   assert.ok(password && password.length >= 20, out);
-  const db = openPlatformDb(dataDir);
+  const store = await openQueryStore({ engine: 'sqlite', dataDir });
   try {
-    const admins = new AdminUsers(db, new RoleRepository(db), new SessionStore(db));
+    const admins = new AdminUsers(store, new RoleRepository(store), new SessionStore(store));
     assert.equal((await admins.authenticate('ops@example.com', password))?.email, 'ops@example.com');
     assert.equal(await admins.authenticate('ops@example.com', 'not-the-password'), null);
   } finally {
-    db.close();
+    await store.close();
   }
   assert.match(await vpnhost(['platform', 'admin', 'list', '--data', dataDir]), /ops@example\.com\tAdministrator/);
   await assert.rejects(vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--data', dataDir]), /exists/);

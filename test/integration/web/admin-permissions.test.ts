@@ -15,9 +15,9 @@ const NOBODY = { email: 'nobody@example.com', password: 'Nobody-Pass-1' };
 before(async () => {
   stack = await startWebStack();
   await stack.web.admins.create({ ...ROOT, role: 'Administrator' });
-  const viewer = stack.web.roles.create('Fleet viewer', ['Plugin-WebPlugin-view', 'Platform-Core-dashboard']);
+  const viewer = (await stack.web.roles.create('Fleet viewer', ['Plugin-WebPlugin-view', 'Platform-Core-dashboard']));
   await stack.web.admins.create({ ...VIEWER, role: viewer.id });
-  const none = stack.web.roles.create('No keys', []);
+  const none = (await stack.web.roles.create('No keys', []));
   await stack.web.admins.create({ ...NOBODY, role: none.id });
 });
 
@@ -90,8 +90,8 @@ describe('login and session', () => {
     const value = b.jar.get(ADMIN_COOKIE)!;
     b.jar.set(ADMIN_COOKIE, `${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`);
     assert.equal((await b.get('/admin')).statusCode, 303);
-    const admin = stack.web.admins.findByEmail(ROOT.email)!;
-    b.jar.set(ADMIN_COOKIE, stack.web.sessions.start('customer', String(admin.id)));
+    const admin = (await stack.web.admins.findByEmail(ROOT.email))!;
+    b.jar.set(ADMIN_COOKIE, await stack.web.sessions.start('customer', String(admin.id)));
     assert.equal((await b.get('/admin')).statusCode, 303);
   });
 
@@ -99,7 +99,7 @@ describe('login and session', () => {
     const b = new Browser(stack.app);
     await b.loginAdmin(NOBODY.email, NOBODY.password);
     assert.equal((await b.get('/admin/roles')).statusCode, 403);
-    const id = stack.web.admins.findByEmail(NOBODY.email)!.id;
+    const id = (await stack.web.admins.findByEmail(NOBODY.email))!.id;
     await stack.web.admins.setPassword(id, NOBODY.password);
     assert.equal((await b.get('/admin/roles')).statusCode, 303);
   });
@@ -115,10 +115,10 @@ describe('CSRF', () => {
     assert.match(missing.body, /the form has expired or did not come from this site/);
     const wrong = await b.post('/admin/roles', { name: 'Sneaky', _csrf: 'forged-token' }, { csrf: false });
     assert.equal(wrong.statusCode, 403);
-    assert.equal(stack.web.roles.findByName('Sneaky'), null);
+    assert.equal((await stack.web.roles.findByName('Sneaky')), null);
     const ok = await b.post('/admin/roles', { name: 'Proper' });
     assert.equal(ok.statusCode, 303);
-    assert.ok(stack.web.roles.findByName('Proper'));
+    assert.ok((await stack.web.roles.findByName('Proper')));
   });
 
   test('the login form itself needs the token', async () => {
@@ -192,7 +192,7 @@ describe('module routes and hasPermission', () => {
   });
 
   test('an admin bearer token (API client) reaches module routes without CSRF', async () => {
-    const token = stack.platform.tokens.create('web test').token;
+    const token = (await stack.platform.tokens.create('web test')).token;
     const res = await stack.app.inject({ method: 'DELETE', url: url('api/servers/{id}'), headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { removed: '7' });
@@ -235,10 +235,10 @@ describe('roles page', () => {
     await b.loginAdmin(ROOT.email, ROOT.password);
     const page = await b.get('/admin/roles');
     for (const key of ['Platform-Core-services', 'Plugin-WebPlugin-view', 'Plugin-WebPlugin-edit', 'Plugin-WebPlugin-secret']) assert.ok(page.body.includes(`value="${key}"`), key);
-    const role = stack.web.roles.findByName('Fleet viewer')!;
+    const role = (await stack.web.roles.findByName('Fleet viewer'))!;
     const saved = await b.post(`/admin/roles/${role.id}`, { permissions: ['Plugin-WebPlugin-view', 'Plugin-WebPlugin-edit', 'Platform-Core-dashboard'] });
     assert.equal(saved.statusCode, 303);
-    assert.deepEqual(stack.web.roles.get(role.id)!.permissions, ['Platform-Core-dashboard', 'Plugin-WebPlugin-edit', 'Plugin-WebPlugin-view']);
+    assert.deepEqual((await stack.web.roles.get(role.id))!.permissions, ['Platform-Core-dashboard', 'Plugin-WebPlugin-edit', 'Plugin-WebPlugin-view']);
     const viewer = new Browser(stack.app);
     await viewer.loginAdmin(VIEWER.email, VIEWER.password);
     assert.equal((await viewer.get('/admin/modules/Plugin/WebPlugin/settings')).statusCode, 200, 'the new key applies at once');

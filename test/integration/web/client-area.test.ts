@@ -4,7 +4,6 @@
 // (someone else's or a made-up service id answers 404 on every route), CSRF on AJAX posts, password reset by token.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { CUSTOMER_COOKIE } from '../../../module/platform/web/web-deps.ts';
 import { Browser, startWebStack, type WebStack } from '../../fixtures/web/web-stack.ts';
 
@@ -90,7 +89,7 @@ test('controllerClient_* answers {success:true, data} and {success:false, messag
   assert.equal(boom.statusCode, 500);
   assert.deepEqual(boom.json(), { success: false, message: 'An unexpected error occurred' });
   assert.doesNotMatch(boom.body, /secret detail/);
-  const logs = readModuleLogs(stack.platform.db, {}).filter((l) => l.action === 'client_area.overview');
+  const logs = (await stack.platform.moduleLogStore.read({})).filter((l) => l.action === 'client_area.overview');
   assert.ok(logs.some((l) => JSON.stringify(l.response).includes('panel exploded')), 'logged for the admin');
   const missing = await b.json('GET', `/client/services/${mine}/ajax/overview/nothing`);
   assert.equal(missing.statusCode, 404);

@@ -52,7 +52,7 @@ before(async () => {
     importer, viewsDir: views, moduleWatchMs: 0,
   });
   app = await buildPlatformApp({ platform, web: {}, logger: pino({ level: process.env.VPNHOST_TEST_LOG ?? 'silent' }) });
-  web = createWebDeps(platform, {});
+  web = await createWebDeps(platform, {});
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   await platform.startWorkers(2);
 

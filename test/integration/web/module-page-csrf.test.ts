@@ -19,7 +19,7 @@ before(async () => {
   dataDir = tempDir('web-csrf');
   platform = await Platform.open({ dataDir, clock: manualClock(new Date('2026-03-01T10:00:00Z')), logger: pino({ level: 'silent' }), moduleWatchMs: 0 });
   app = await buildPlatformApp({ platform });
-  await createWebDeps(platform).admins.create({ email: 'root@example.com', password: 'Root-Pass-1', role: 'Administrator' });
+  await (await createWebDeps(platform)).admins.create({ email: 'root@example.com', password: 'Root-Pass-1', role: 'Administrator' });
 });
 
 after(async () => {

@@ -34,10 +34,10 @@ before(async () => {
   app = await buildPlatformApp({ platform, logger: pino({ level: 'silent' }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   host = `127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const web = createWebDeps(platform);
+  const web = await createWebDeps(platform);
   await web.admins.create({ ...ROOT, role: 'Administrator' });
-  await web.admins.create({ ...MAILER, role: web.roles.create('Mail only', ['Notification-Smtp-settings', 'Platform-Core-dashboard']).id });
-  await web.admins.create({ ...NOBODY, role: web.roles.create('Modules only', ['Platform-Core-modules', 'Platform-Core-dashboard']).id });
+  await web.admins.create({ ...MAILER, role: (await web.roles.create('Mail only', ['Notification-Smtp-settings', 'Platform-Core-dashboard'])).id });
+  await web.admins.create({ ...NOBODY, role: (await web.roles.create('Modules only', ['Platform-Core-modules', 'Platform-Core-dashboard'])).id });
   stripe = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   smtp = await startSmtpServer();
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openPlatformDb } from '../../../module/platform/store/db.ts';
+import { openQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { SessionStore } from '../../../module/platform/services/sessions.ts';
 import { ADMIN_COOKIE, CUSTOMER_COOKIE } from '../../../module/platform/web/web-deps.ts';
 import { ADMIN_BEYOND_REFUSED, GRANT_REFUSED, OWN_ACCOUNT_REFUSED, OWN_ROLE_REFUSED } from '../../../module/platform/web/admin/roles-page.ts';
@@ -22,7 +22,7 @@ before(async () => {
   stack = await startWebStack();
   await stack.web.admins.create({ ...ROOT, role: 'Administrator' });
   // Ops may manage admins and see the dashboard, nothing else.
-  opsRole = stack.web.roles.create('Ops', ['Platform-Core-admins', 'Platform-Core-dashboard']).id;
+  opsRole = (await stack.web.roles.create('Ops', ['Platform-Core-admins', 'Platform-Core-dashboard'])).id;
   await stack.web.admins.create({ ...OPS, role: opsRole });
   const product = await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'basic', disk_space: 10, bandwidth: 100 });
   const carol = await stack.web.customers.create(CAROL);
@@ -93,7 +93,7 @@ describe('a copied session cookie is refused once the session ended', () => {
 
   test('a customer password reset ends every session of the customer', async () => {
     const { thief } = await customerWithCopy();
-    const made = stack.web.customers.resetToken(CAROL.email)!;
+    const made = (await stack.web.customers.resetToken(CAROL.email))!;
     const b = new Browser(stack.app);
     await b.get(`/client/password/reset?token=${encodeURIComponent(made.token)}`);
     assert.equal((await b.post('/client/password/reset', { token: made.token, password: CAROL.password })).statusCode, 303);
@@ -102,7 +102,7 @@ describe('a copied session cookie is refused once the session ended', () => {
 
   test('an admin password change ends every session of that admin', async () => {
     const { owner, thief } = await adminWithCopy(OPS);
-    await stack.web.admins.setPassword(stack.web.admins.findByEmail(OPS.email)!.id, OPS.password);
+    await stack.web.admins.setPassword((await stack.web.admins.findByEmail(OPS.email))!.id, OPS.password);
     assert.equal((await thief.get('/admin')).statusCode, 303);
     assert.equal((await owner.get('/admin')).statusCode, 303);
   });
@@ -112,7 +112,7 @@ describe('a copied session cookie is refused once the session ended', () => {
     const root = new Browser(stack.app);
     await root.loginAdmin(ROOT.email, ROOT.password);
     await root.get('/admin/roles');
-    const ops = stack.web.admins.findByEmail(OPS.email)!;
+    const ops = (await stack.web.admins.findByEmail(OPS.email))!;
     const res = await root.post(`/admin/admins/${ops.id}/role`, { role_id: String(opsRole) });
     assert.equal(res.statusCode, 303);
     assert.equal((await thief.get('/admin')).statusCode, 303);
@@ -123,18 +123,18 @@ describe('a copied session cookie is refused once the session ended', () => {
     const temp = { email: 'temp@sessions.example', password: 'Temp-Pass-1' };
     const made = await stack.web.admins.create({ ...temp, role: opsRole });
     const { thief } = await adminWithCopy(temp);
-    const db = openPlatformDb(dirname(stack.platform.db.name));
+    const other = await openQueryStore({ engine: 'sqlite', dataDir: dirname(stack.platform.db.name) });
     try {
       // Another process on the same database sees the session, and its end.
-      assert.equal(new SessionStore(db, stack.clock).read(thief.jar.get(ADMIN_COOKIE), 'admin'), String(made.id));
+      assert.equal(await new SessionStore(other, stack.clock).read(thief.jar.get(ADMIN_COOKIE), 'admin'), String(made.id));
       const root = new Browser(stack.app);
       await root.loginAdmin(ROOT.email, ROOT.password);
       await root.get('/admin/roles');
       assert.equal((await root.post(`/admin/admins/${made.id}/delete`)).statusCode, 303);
-      assert.equal(stack.web.admins.get(made.id), null);
-      assert.equal(new SessionStore(db, stack.clock).read(thief.jar.get(ADMIN_COOKIE), 'admin'), null);
+      assert.equal((await stack.web.admins.get(made.id)), null);
+      assert.equal(await new SessionStore(other, stack.clock).read(thief.jar.get(ADMIN_COOKIE), 'admin'), null);
     } finally {
-      db.close();
+      await other.close();
     }
     assert.equal((await thief.get('/admin')).statusCode, 303);
   });
@@ -142,7 +142,7 @@ describe('a copied session cookie is refused once the session ended', () => {
 
 describe('admin edges', () => {
   test('two Authorization headers are refused on /admin/* (pages, module API, login page) and /client/*, as on /api/admin', async () => {
-    const token = stack.platform.tokens.create('sessions test').token;
+    const token = (await stack.platform.tokens.create('sessions test')).token;
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (stack.app.server.address() as AddressInfo).port;
     const api = '/admin/modules/Plugin/WebPlugin/api/stats';
@@ -160,23 +160,23 @@ describe('admin edges', () => {
     const b = new Browser(stack.app);
     await b.loginAdmin(ROOT.email, ROOT.password);
     await b.get('/admin/roles');
-    const root = stack.web.admins.findByEmail(ROOT.email)!;
+    const root = (await stack.web.admins.findByEmail(ROOT.email))!;
     const res = await b.post(`/admin/admins/${root.id}/role`, { role_id: String(opsRole) });
     assert.equal(res.statusCode, 403);
     assert.ok(res.body.includes(OWN_ROLE_REFUSED.replace(/'/g, '&#x27;')), res.body);
-    assert.equal(stack.web.admins.get(root.id)!.role_id, root.role_id);
+    assert.equal((await stack.web.admins.get(root.id))!.role_id, root.role_id);
     const selfDelete = await b.post(`/admin/admins/${root.id}/delete`, {}, { headers: { accept: 'application/json' } });
     assert.deepEqual([selfDelete.statusCode, JSON.parse(selfDelete.body).error], [403, OWN_ACCOUNT_REFUSED]);
-    assert.ok(stack.web.admins.get(root.id));
+    assert.ok((await stack.web.admins.get(root.id)));
   });
 
   test('self-promotion is refused: a limited admin grants only keys their role holds, and manages no stronger admin', async () => {
     const b = new Browser(stack.app);
     await b.loginAdmin(OPS.email, OPS.password);
     await b.get('/admin/roles');
-    const ops = stack.web.admins.findByEmail(OPS.email)!;
-    const root = stack.web.admins.findByEmail(ROOT.email)!;
-    const administrator = stack.web.roles.findByName('Administrator')!;
+    const ops = (await stack.web.admins.findByEmail(OPS.email))!;
+    const root = (await stack.web.admins.findByEmail(ROOT.email))!;
+    const administrator = (await stack.web.roles.findByName('Administrator'))!;
     const json = { accept: 'application/json' };
 
     const self = await b.post(`/admin/admins/${ops.id}/role`, { role_id: String(administrator.id) }, { headers: json });
@@ -194,15 +194,15 @@ describe('admin edges', () => {
     const remove = await b.post(`/admin/admins/${root.id}/delete`, {}, { headers: json });
     assert.deepEqual([remove.statusCode, JSON.parse(remove.body).error], [403, ADMIN_BEYOND_REFUSED]);
 
-    assert.equal(stack.web.admins.get(ops.id)!.role_id, opsRole);
-    assert.deepEqual(stack.web.roles.get(opsRole)!.permissions, ['Platform-Core-admins', 'Platform-Core-dashboard']);
-    assert.equal(stack.web.roles.findByName('Sneaky'), null);
-    assert.equal(stack.web.admins.findByEmail('sidekick@sessions.example'), null);
-    assert.equal(stack.web.admins.get(root.id)!.role_id, administrator.id);
+    assert.equal((await stack.web.admins.get(ops.id))!.role_id, opsRole);
+    assert.deepEqual((await stack.web.roles.get(opsRole))!.permissions, ['Platform-Core-admins', 'Platform-Core-dashboard']);
+    assert.equal((await stack.web.roles.findByName('Sneaky')), null);
+    assert.equal((await stack.web.admins.findByEmail('sidekick@sessions.example')), null);
+    assert.equal((await stack.web.admins.get(root.id))!.role_id, administrator.id);
     // Within their own keys they may act: a role with a subset, and an admin holding it.
     const helper = await b.post('/admin/roles', { name: 'Dashboard only', permissions: 'Platform-Core-dashboard' }, { headers: json });
     assert.equal(helper.statusCode, 303);
-    const made = await b.post('/admin/admins', { email: 'viewer@sessions.example', password: 'Viewer-Pass-1', role_id: String(stack.web.roles.findByName('Dashboard only')!.id) }, { headers: json });
+    const made = await b.post('/admin/admins', { email: 'viewer@sessions.example', password: 'Viewer-Pass-1', role_id: String((await stack.web.roles.findByName('Dashboard only'))!.id) }, { headers: json });
     assert.equal(made.statusCode, 303);
   });
 });

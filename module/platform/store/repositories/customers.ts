@@ -4,18 +4,9 @@ import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
 import type { Db } from '../db.ts';
 import { statement } from '../statement-cache.ts';
 
-/** One customer as stored; `password_hash` is never part of an API answer. */
-export interface CustomerRow {
-  uuid: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { Customer, CustomerRow } from '../query/repositories/customers.ts';
 
-/** A customer as APIs show it (no password hash). */
-export type Customer = Omit<CustomerRow, 'password_hash'>;
+export type { Customer, CustomerRow };
 
 /** Repository of `customers` and of the `services.customer_uuid` link. E-mail addresses are unique, case-insensitively. */
 export class CustomerRepository {

@@ -1,26 +1,12 @@
-// The module_logs table (scope `module-logs`): the platform's ModuleLogSink, batches received from remote workers
-// (one transaction) and reads of stored entries.
+// The module_logs table on a raw SQLite handle, synchronously: what the unit and system tests that build a lifecycle or
+// a module context on a bare database use. The platform itself writes and reads through the query layer
+// (../query/repositories/module-logs.ts); this file goes once those tests have moved to it.
 import type Database from 'better-sqlite3';
 import { scrub, type LogLevel, type ModuleLogEntry, type ModuleLogRow, type ModuleLogSink } from '../../../contract/log.ts';
-import { runMigrations, type Migration } from '../migrator.ts';
-
-/** Scope `module-logs` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
-export const MODULE_LOG_MIGRATIONS: readonly Migration[] = [{
-  version: 1,
-  name: 'module-logs',
-  up: `CREATE TABLE IF NOT EXISTS module_logs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    module_type TEXT NOT NULL,
-    module_name TEXT NOT NULL,
-    action TEXT NOT NULL,
-    level TEXT NOT NULL CHECK (level IN ('info', 'error', 'debug')),
-    request TEXT NOT NULL,
-    response TEXT NOT NULL,
-    context TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS module_logs_module ON module_logs (module_type, module_name, id);`,
-}];
+import { runMigrations } from '../migrator.ts';
+import { MODULE_LOG_MIGRATIONS, toModuleLogRow } from '../query/repositories/module-logs.ts';
+import type { Selectable } from 'kysely';
+import type { ModuleLogsTable } from '../query/tables/host.ts';
 
 const migrated = new WeakSet<Database.Database>();
 
@@ -29,21 +15,6 @@ export function migrateModuleLogStore(db: Database.Database): void {
   if (migrated.has(db)) return;
   runMigrations(db, 'module-logs', MODULE_LOG_MIGRATIONS);
   migrated.add(db);
-}
-
-/** A module_logs row as answered (request, response and context parsed back from JSON). */
-export function toModuleLogRow(row: Record<string, string | number>): ModuleLogRow {
-  return {
-    id: Number(row.id),
-    module_type: String(row.module_type),
-    module_name: String(row.module_name),
-    action: String(row.action),
-    level: row.level as LogLevel,
-    request: JSON.parse(String(row.request)) as unknown,
-    response: JSON.parse(String(row.response)) as unknown,
-    context: JSON.parse(String(row.context)) as Record<string, unknown>,
-    created_at: String(row.created_at),
-  };
 }
 
 /** Filter of `ModuleLogStore.read` (the admin API's paged, joined queries are services/module-log-query.ts). */
@@ -104,5 +75,5 @@ export function readModuleLogs(db: Database.Database, filter: ModuleLogFilter = 
   const where = conditions.map(([column]) => `${column} = ?`);
   const args = conditions.map(([, value]) => value);
   const sql = `SELECT * FROM module_logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-  return (db.prepare(sql).all(...args, filter.limit ?? 100) as Array<Record<string, string | number>>).map(toModuleLogRow);
+  return (db.prepare(sql).all(...args, filter.limit ?? 100) as Array<Selectable<ModuleLogsTable>>).map(toModuleLogRow);
 }

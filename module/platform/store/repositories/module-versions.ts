@@ -1,21 +1,11 @@
-// The module_versions table (scope `module-versions`): installed module versions, the platform's ModuleVersionStore.
+// The module_versions table on a raw SQLite handle, synchronously: what the unit and system tests that build a module
+// context on a bare database use. The platform reads and records versions through the query layer
+// (../query/repositories/module-versions.ts); this file goes once those tests have moved to it.
 import type Database from 'better-sqlite3';
 import type { ModuleVersionStore } from '../../../contract/platform-context.ts';
 import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
-import { runMigrations, type Migration } from '../migrator.ts';
-
-/** Scope `module-versions` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
-export const MODULE_VERSION_MIGRATIONS: readonly Migration[] = [{
-  version: 1,
-  name: 'module-versions',
-  up: `CREATE TABLE IF NOT EXISTS module_versions (
-    module_type TEXT NOT NULL,
-    module_name TEXT NOT NULL,
-    version TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (module_type, module_name)
-  )`,
-}];
+import { runMigrations } from '../migrator.ts';
+import { MODULE_VERSION_MIGRATIONS } from '../query/repositories/module-versions.ts';
 
 const migrated = new WeakSet<Database.Database>();
 
@@ -48,6 +38,9 @@ export class ModuleVersionRepository implements ModuleVersionStore {
   record(type: string, name: string, version: string): void {
     this.putStmt.run(type, name, version, this.clock.now().toISOString());
   }
+
+  /** Reads are never cached here: nothing to load. */
+  async refresh(): Promise<void> {}
 }
 
 /** The module_versions table of `db` as the modules' version store (times from `clock`). */

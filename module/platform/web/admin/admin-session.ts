@@ -23,25 +23,25 @@ export function setAdminCookie(deps: WebDeps, reply: FastifyReply, value: string
 }
 
 /** Resolves the request's admin (session cookie, or bearer token), without refusing anything. */
-export function identifyAdmin(deps: WebDeps, request: FastifyRequest): void {
+export async function identifyAdmin(deps: WebDeps, request: FastifyRequest): Promise<void> {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const id = match ? deps.platform.tokens.verify(match[1]) : null;
+    const id = match ? await deps.platform.tokens.verify(match[1]) : null;
     if (id !== null) {
       request.admin = tokenPrincipal(id);
       request.viaToken = true;
     }
     return;
   }
-  const subject = deps.sessions.read(request.cookies[ADMIN_COOKIE], 'admin');
-  if (subject) request.admin = deps.admins.principal(Number(subject));
+  const subject = await deps.sessions.read(request.cookies[ADMIN_COOKIE], 'admin');
+  if (subject) request.admin = await deps.admins.principal(Number(subject));
 }
 
 /** onRequest hook of the admin pages: no admin → redirect to the login page (pages) or 401 (JSON clients). */
 export function requireAdmin(deps: WebDeps, app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    identifyAdmin(deps, request);
+    await identifyAdmin(deps, request);
     if (request.admin) return;
     if (request.headers.authorization) throw new HttpError(401, UNAUTHORIZED);
     if (request.method === 'GET' && wantsHtml(request)) {

@@ -16,7 +16,7 @@ export function safeNext(next: string | undefined, fallback: string): string {
 /** `GET/POST /admin/login`, `POST /admin/logout` (registered outside the admin guard). */
 export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
-    identifyAdmin(deps, request);
+    await identifyAdmin(deps, request);
     if (request.admin && !request.viaToken) return reply.redirect(safeNext(request.query.next, '/admin'), 303);
     return sendPage(deps, reply, 'admin/login', 'plain', { title: 'Admin login', csrf: reply.generateCsrf(), next: request.query.next ?? '' });
   });
@@ -26,24 +26,24 @@ export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
     const refuse = (status: number, error: string) => sendPage(deps, reply.code(status), 'admin/login', 'plain', {
       title: 'Admin login', csrf: reply.generateCsrf(), next: form.next ?? '', email: form.email, error,
     });
-    if (deps.loginThrottle.isLocked('admin', form.email, request.ip)) {
+    if (await deps.loginThrottle.isLocked('admin', form.email, request.ip)) {
       request.log.warn({ security: true, event: 'admin_login_throttled' }, 'admin login throttled');
       return refuse(429, LOGIN_THROTTLED);
     }
     const admin = await deps.admins.authenticate(form.email, form.password);
     if (!admin) {
-      deps.loginThrottle.failed('admin', form.email, request.ip);
+      await deps.loginThrottle.failed('admin', form.email, request.ip);
       request.log.warn({ security: true, event: 'admin_login_failed' }, 'admin login refused');
       return refuse(401, LOGIN_FAILED);
     }
-    deps.loginThrottle.succeeded('admin', form.email);
-    deps.sessions.end(request.cookies[ADMIN_COOKIE]);
-    setAdminCookie(deps, reply, deps.sessions.start('admin', String(admin.id)));
+    await deps.loginThrottle.succeeded('admin', form.email);
+    await deps.sessions.end(request.cookies[ADMIN_COOKIE]);
+    setAdminCookie(deps, reply, await deps.sessions.start('admin', String(admin.id)));
     return reply.redirect(safeNext(form.next, '/admin'), 303);
   });
 
   app.post('/logout', async (request, reply) => {
-    deps.sessions.end(request.cookies[ADMIN_COOKIE]);
+    await deps.sessions.end(request.cookies[ADMIN_COOKIE]);
     void reply.clearCookie(ADMIN_COOKIE, { path: '/admin' });
     flash(deps, reply, 'You are logged out.');
     return reply.redirect('/admin/login', 303);

@@ -11,6 +11,8 @@ import { hasPermission } from './admin-session.ts';
 export function modulesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/modules', async (request, reply) => {
     hasPermission(request, PERMISSION.modules);
+    // Versions another platform process recorded since this one loaded them.
+    await deps.platform.versions.refresh();
     const modules = (await deps.platform.moduleAdmin.list()).map((m) => ({ ...m, key: `${m.type}/${m.name}` }));
     return adminPage(deps, request, reply, 'modules', { title: 'Modules', modules }, { platform: 'modules' });
   });

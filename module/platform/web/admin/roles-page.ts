@@ -31,18 +31,18 @@ function requireHolds(request: FastifyRequest, permissions: readonly string[], m
   if (!holdsAll(request.admin!.role.permissions, permissions)) throw new HttpError(403, message);
 }
 
-function roleOf(deps: WebDeps, id: number): Role {
-  const role = deps.roles.get(id);
+async function roleOf(deps: WebDeps, id: number): Promise<Role> {
+  const role = await deps.roles.get(id);
   if (!role) throw new HttpError(422, `unknown role: ${id}`);
   return role;
 }
 
 /** The admin `id` acted on by the request's admin: not themselves (`selfMessage`), and within their permissions. */
-function otherAdmin(deps: WebDeps, request: FastifyRequest, id: number, selfMessage: string): AdminUser {
-  const target = deps.admins.get(id);
+async function otherAdmin(deps: WebDeps, request: FastifyRequest, id: number, selfMessage: string): Promise<AdminUser> {
+  const target = await deps.admins.get(id);
   if (!target) throw new HttpError(404, `admin not found: ${id}`);
   if (target.id === request.admin!.id) throw new HttpError(403, selfMessage);
-  requireHolds(request, deps.roles.get(target.role_id)?.permissions ?? [], ADMIN_BEYOND_REFUSED);
+  requireHolds(request, (await deps.roles.get(target.role_id))?.permissions ?? [], ADMIN_BEYOND_REFUSED);
   return target;
 }
 
@@ -54,14 +54,15 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/roles', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const catalogue = permissionCatalogue(deps);
-    const roles = deps.roles.list().map((role) => ({
+    const roleList = await deps.roles.list();
+    const roles = roleList.map((role) => ({
       ...role,
       all: role.permissions.includes(ALL_PERMISSIONS),
       groups: catalogue.map((g) => ({ group: g.group, permissions: g.permissions.map((p) => ({ ...p, granted: role.permissions.includes(p.key) })) })),
     }));
-    const roleNames = new Map(deps.roles.list().map((r) => [r.id, r.name]));
-    const admins = deps.admins.list().map((a) => ({ ...a, role_name: roleNames.get(a.role_id) ?? '-', self: a.id === request.admin!.id }));
-    return adminPage(deps, request, reply, 'roles', { title: 'Admins and roles', roles, admins, roleOptions: deps.roles.list() }, { platform: 'roles' });
+    const roleNames = new Map(roleList.map((r) => [r.id, r.name]));
+    const admins = (await deps.admins.list()).map((a) => ({ ...a, role_name: roleNames.get(a.role_id) ?? '-', self: a.id === request.admin!.id }));
+    return adminPage(deps, request, reply, 'roles', { title: 'Admins and roles', roles, admins, roleOptions: roleList }, { platform: 'roles' });
   });
 
   app.post('/roles', async (request, reply) => {
@@ -69,7 +70,7 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
     const form = RoleForm.parse(request.body ?? {});
     const keys = form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions);
     requireHolds(request, keys);
-    const role = deps.roles.create(form.name ?? '', keys);
+    const role = await deps.roles.create(form.name ?? '', keys);
     flash(deps, reply, `Role ${role.name} created.`);
     return reply.redirect('/admin/roles', 303);
   });
@@ -78,8 +79,8 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.admins);
     const form = RoleForm.parse(request.body ?? {});
     const keys = form.all ? [ALL_PERMISSIONS] : keysOf(form.permissions);
-    requireHolds(request, [...roleOf(deps, Number(request.params.id)).permissions, ...keys]);
-    const role = deps.roles.setPermissions(Number(request.params.id), keys);
+    requireHolds(request, [...(await roleOf(deps, Number(request.params.id))).permissions, ...keys]);
+    const role = await deps.roles.setPermissions(Number(request.params.id), keys);
     flash(deps, reply, `Role ${role.name} saved.`);
     return reply.redirect('/admin/roles', 303);
   });
@@ -87,7 +88,7 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post('/admins', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = AdminForm.parse(request.body ?? {});
-    requireHolds(request, roleOf(deps, form.role_id).permissions);
+    requireHolds(request, (await roleOf(deps, form.role_id)).permissions);
     const admin = await deps.admins.create({ email: form.email, name: form.name, password: form.password, role: form.role_id });
     flash(deps, reply, `Admin ${admin.email} created.`);
     return reply.redirect('/admin/roles', 303);
@@ -96,17 +97,18 @@ export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { id: string } }>('/admins/:id/role', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const form = z.object({ role_id: z.coerce.number().int() }).parse(request.body ?? {});
-    const target = otherAdmin(deps, request, Number(request.params.id), OWN_ROLE_REFUSED);
-    requireHolds(request, roleOf(deps, form.role_id).permissions);
-    const admin = deps.admins.setRole(target.id, form.role_id);
-    flash(deps, reply, `Admin ${admin.email} now has role ${deps.roles.get(admin.role_id)?.name}; their sessions ended.`);
+    const target = await otherAdmin(deps, request, Number(request.params.id), OWN_ROLE_REFUSED);
+    const role = await roleOf(deps, form.role_id);
+    requireHolds(request, role.permissions);
+    const admin = await deps.admins.setRole(target.id, form.role_id);
+    flash(deps, reply, `Admin ${admin.email} now has role ${role.name}; their sessions ended.`);
     return reply.redirect('/admin/roles', 303);
   });
 
   app.post<{ Params: { id: string } }>('/admins/:id/delete', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
-    const target = otherAdmin(deps, request, Number(request.params.id), OWN_ACCOUNT_REFUSED);
-    deps.admins.delete(target.id);
+    const target = await otherAdmin(deps, request, Number(request.params.id), OWN_ACCOUNT_REFUSED);
+    await deps.admins.delete(target.id);
     flash(deps, reply, `Admin ${target.email} deleted; their sessions ended.`);
     return reply.redirect('/admin/roles', 303);
   });

@@ -86,7 +86,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     }
     const tasks = await deps.platform.queue.list({ tag: `service:${service.uuid}`, limit: 100 });
     const logPage = Math.max(1, Number(request.query.log_page) || 1);
-    const logs = deps.platform.moduleLogs.list({ service: service.uuid, page: logPage, per_page: 25 });
+    const logs = await deps.platform.moduleLogs.list({ service: service.uuid, page: logPage, per_page: 25 });
     const owner = deps.customers.repo.ownerOf(service.uuid);
     return adminPage(deps, request, reply, 'service', {
       title: `Service ${service.uuid}`, service, module_html: modulePage, tasks,

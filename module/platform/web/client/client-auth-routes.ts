@@ -18,31 +18,31 @@ function plain(deps: WebDeps, reply: import('fastify').FastifyReply, page: strin
 
 export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
-    identifyCustomer(deps, request);
+    await identifyCustomer(deps, request);
     if (request.customer) return reply.redirect(safeNext(request.query.next, '/client'), 303);
     return plain(deps, reply, 'login', { title: 'Log in', next: request.query.next ?? '' });
   });
 
   app.post('/login', async (request, reply) => {
     const form = LoginForm.parse(request.body ?? {});
-    if (deps.loginThrottle.isLocked('customer', form.email, request.ip)) {
+    if (await deps.loginThrottle.isLocked('customer', form.email, request.ip)) {
       request.log.warn({ security: true, event: 'customer_login_throttled' }, 'customer login throttled');
       return plain(deps, reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_THROTTLED }, 429);
     }
     const found = await deps.customers.authenticate(form.email, form.password);
     if (!found) {
-      deps.loginThrottle.failed('customer', form.email, request.ip);
+      await deps.loginThrottle.failed('customer', form.email, request.ip);
       request.log.warn({ security: true, event: 'customer_login_failed' }, 'customer login refused');
       return plain(deps, reply, 'login', { title: 'Log in', next: form.next ?? '', email: form.email, error: LOGIN_FAILED }, 401);
     }
-    deps.loginThrottle.succeeded('customer', form.email);
-    deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
-    setCustomerCookie(deps, reply, deps.sessions.start('customer', found.uuid));
+    await deps.loginThrottle.succeeded('customer', form.email);
+    await deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
+    setCustomerCookie(deps, reply, await deps.sessions.start('customer', found.uuid));
     return reply.redirect(safeNext(form.next, '/client'), 303);
   });
 
   app.post('/logout', async (request, reply) => {
-    deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
+    await deps.sessions.end(request.cookies[CUSTOMER_COOKIE]);
     void reply.clearCookie(CUSTOMER_COOKIE, { path: '/client' });
     return reply.redirect('/client/login', 303);
   });
@@ -51,7 +51,7 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
 
   app.post('/password/forgot', async (request, reply) => {
     const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').slice(0, 200);
-    const made = deps.customers.resetToken(email);
+    const made = await deps.customers.resetToken(email);
     if (made) {
       await deps.platform.hooks.emit('customer.password_reset', {
         customer_uuid: made.customer.uuid, service_uuid: null, product_uuid: null, module: null, email: made.customer.email, reset_path: `/client/password/reset?token=${encodeURIComponent(made.token)}`,
@@ -63,7 +63,7 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Querystring: { token?: string } }>('/password/reset', async (request, reply) => {
     const token = request.query.token ?? '';
-    if (!deps.customers.checkResetToken(token)) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    if (!(await deps.customers.checkResetToken(token))) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
     return plain(deps, reply, 'reset', { title: 'Set a new password', token });
   });
 
@@ -71,7 +71,7 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const token = String(body.token ?? '');
     const password = String(body.password ?? '');
-    if (!deps.customers.checkResetToken(token)) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
+    if (!(await deps.customers.checkResetToken(token))) return plain(deps, reply, 'reset', { title: 'Set a new password', invalid: RESET_INVALID }, 400);
     if (password.length < 8) return plain(deps, reply, 'reset', { title: 'Set a new password', token, error: 'The password needs at least 8 characters.' }, 422);
     await deps.customers.resetPassword(token, password);
     flash(deps, reply, 'Your password is set. Log in with it.');

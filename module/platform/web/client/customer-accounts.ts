@@ -5,10 +5,11 @@ import type { Clock } from '../../../../panel/shared/clock.ts';
 import { HttpError } from '../../errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../services/passwords.ts';
 import type { Db } from '../../store/db.ts';
+import type { QueryStore } from '../../store/query/query-store.ts';
+import { CustomerQueries } from '../../store/query/repositories/customers.ts';
 import { CustomerRepository, type Customer } from '../../store/repositories/customers.ts';
 import type { SessionStore } from '../../services/sessions.ts';
 import type { TokenSigner } from '../signed-tokens.ts';
-import { statement } from '../../store/statement-cache.ts';
 
 /** A logged-in customer. */
 export interface CustomerSession {
@@ -28,10 +29,18 @@ interface ResetClaims {
   f: string;
 }
 
+/** Customer accounts over the query layer (asynchronous; every platform process sees a new password at once). */
 export class CustomerAccounts {
+  /** The `customers` table over the query layer. */
+  readonly queries: CustomerQueries;
+  /**
+   * The synchronous repository on the SQLite handle, for the pages that have not moved to `queries` yet (the client
+   * area's service pages, the admin services, customers and invoices pages); it goes when they have.
+   */
   readonly repo: CustomerRepository;
 
-  constructor(private readonly db: Db, private readonly signer: TokenSigner, private readonly sessions: SessionStore, private readonly clock: Clock) {
+  constructor(private readonly store: QueryStore, private readonly signer: TokenSigner, private readonly sessions: SessionStore, private readonly clock: Clock, db: Db) {
+    this.queries = new CustomerQueries(store, clock);
     this.repo = new CustomerRepository(db, clock);
   }
 
@@ -40,21 +49,24 @@ export class CustomerAccounts {
     const email = input.email.trim();
     if (!EMAIL.test(email) || email.length > 200) throw new HttpError(422, 'a valid e-mail address is required');
     if (input.password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-    if (this.repo.findByEmail(email)) throw new HttpError(422, `a customer with the address ${email} exists`);
-    return this.repo.create({ email, name: input.name?.trim() ?? '', password_hash: await hashPassword(input.password) });
+    const taken = new HttpError(422, `a customer with the address ${email} exists`);
+    if (await this.queries.findByEmail(email)) throw taken;
+    const created = await this.queries.createIfFree({ email, name: input.name?.trim() ?? '', password_hash: await hashPassword(input.password) });
+    if (!created) throw taken;
+    return created;
   }
 
   /** The customer when address and password match. */
   async authenticate(email: string, password: string): Promise<CustomerSession | null> {
-    const row = this.repo.findByEmail(email.trim());
+    const row = await this.queries.findByEmail(email.trim());
     const ok = await verifyPassword(password, row?.password_hash);
     if (!ok || !row) return null;
     return { uuid: row.uuid, email: row.email, name: row.name };
   }
 
   /** The customer of a session, or null when the account is gone. */
-  session(uuid: string): CustomerSession | null {
-    const row = statement(this.db, 'SELECT uuid, email, name FROM customers WHERE uuid = ?').get(uuid) as CustomerSession | undefined;
+  async session(uuid: string): Promise<CustomerSession | null> {
+    const row = await this.store.db.selectFrom('customers').select(['uuid', 'email', 'name']).where('uuid', '=', uuid).executeTakeFirst();
     return row ?? null;
   }
 
@@ -62,15 +74,15 @@ export class CustomerAccounts {
   async setPassword(uuid: string, password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(422, `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     const hash = await hashPassword(password);
-    this.db.transaction(() => {
-      statement(this.db, 'UPDATE customers SET password_hash = ?, updated_at = ? WHERE uuid = ?').run(hash, this.clock.now().toISOString(), uuid);
-      this.sessions.endAll('customer', uuid);
-    })();
+    await this.store.transaction(async (tx) => {
+      await tx.db.updateTable('customers').set({ password_hash: hash, updated_at: this.clock.now().toISOString() }).where('uuid', '=', uuid).execute();
+      await this.sessions.within(tx).endAll('customer', uuid);
+    });
   }
 
   /** A reset token for the customer of `email` (null when unknown), valid RESET_TTL_MS and until the password changes. */
-  resetToken(email: string): { token: string; customer: Customer; expires_at: string } | null {
-    const row = this.repo.findByEmail(email.trim());
+  async resetToken(email: string): Promise<{ token: string; customer: Customer; expires_at: string } | null> {
+    const row = await this.queries.findByEmail(email.trim());
     if (!row) return null;
     const exp = this.clock.now().getTime() + RESET_TTL_MS;
     const token = this.signer.sign('password-reset', { c: row.uuid, exp, f: fingerprint(row.password_hash) } satisfies ResetClaims);
@@ -79,17 +91,17 @@ export class CustomerAccounts {
   }
 
   /** The customer uuid a reset token is good for right now, else null (bad MAC, expired, already used). */
-  checkResetToken(token: string): string | null {
+  async checkResetToken(token: string): Promise<string | null> {
     const claims = this.signer.verify<ResetClaims>('password-reset', token);
     if (!claims || typeof claims.c !== 'string' || typeof claims.exp !== 'number') return null;
     if (claims.exp <= this.clock.now().getTime()) return null;
-    const row = this.repo.get(claims.c);
+    const row = await this.queries.get(claims.c);
     return row && fingerprint(row.password_hash) === claims.f ? row.uuid : null;
   }
 
   /** Uses a reset token: sets the password (which voids the token) and answers the customer uuid, or null. */
   async resetPassword(token: string, password: string): Promise<string | null> {
-    const uuid = this.checkResetToken(token);
+    const uuid = await this.checkResetToken(token);
     if (!uuid) return null;
     await this.setPassword(uuid, password);
     return uuid;

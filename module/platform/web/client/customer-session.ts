@@ -9,27 +9,17 @@ export function setCustomerCookie(deps: WebDeps, reply: FastifyReply, value: str
 }
 
 /** Resolves the request's customer from the cookie of a live session. */
-export function identifyCustomer(deps: WebDeps, request: FastifyRequest): void {
-  const subject = deps.sessions.read(request.cookies[CUSTOMER_COOKIE], 'customer');
-  if (subject) request.customer = deps.customers.session(subject);
+export async function identifyCustomer(deps: WebDeps, request: FastifyRequest): Promise<void> {
+  const subject = await deps.sessions.read(request.cookies[CUSTOMER_COOKIE], 'customer');
+  if (subject) request.customer = await deps.customers.session(subject);
 }
 
-/**
- * onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. A callback hook (no
- * promise per request); a redirect answers from the hook, so `done` is not called then.
- */
+/** onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. */
 export function requireCustomer(deps: WebDeps, app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    try {
-      identifyCustomer(deps, request);
-    } catch (error) {
-      return done(error as Error);
-    }
-    if (request.customer) return done();
-    if (request.method === 'GET' && wantsHtml(request)) {
-      void reply.redirect(`/client/login?next=${encodeURIComponent(request.url.slice(0, 500))}`, 303);
-      return;
-    }
-    done(new HttpError(401, SESSION_REQUIRED));
+  app.addHook('onRequest', async (request, reply) => {
+    await identifyCustomer(deps, request);
+    if (request.customer) return;
+    if (request.method === 'GET' && wantsHtml(request)) return reply.redirect(`/client/login?next=${encodeURIComponent(request.url.slice(0, 500))}`, 303);
+    throw new HttpError(401, SESSION_REQUIRED);
   });
 }

@@ -1,9 +1,23 @@
-// `admin_tokens` over the query layer: the asynchronous twin of ../../repositories/admin-tokens.ts (same token format,
-// only the SHA-256 digest stored, lookups by digest so no secret is compared).
-import { randomBytes } from 'node:crypto';
+// Bearer tokens of the platform APIs (`admin_tokens`, admin and worker scopes) over the query layer: shown once at
+// creation, stored as a SHA-256 digest only, looked up by digest so no secret is compared.
+import { createHash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
-import { tokenDigest, type AdminTokenSummary, type TokenScope } from '../../repositories/admin-tokens.ts';
 import type { QueryStore } from '../query-store.ts';
+
+/** `admin` tokens open `/api/admin/*`; `worker` tokens open only `/api/worker/*` (remote worker processes). */
+export type TokenScope = 'admin' | 'worker';
+
+export interface AdminTokenSummary {
+  id: number;
+  comment: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** SHA-256 hex digest of a token. */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
 
 const TOKEN_PREFIX: Record<TokenScope, string> = { admin: 'vpa_', worker: 'vpw_' };
 

@@ -2,8 +2,20 @@
 // ../../repositories/customers.ts. E-mail addresses are unique and compared case-insensitively on both engines.
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
-import type { Customer, CustomerRow } from '../../repositories/customers.ts';
 import type { QueryStore } from '../query-store.ts';
+
+/** One customer as stored; `password_hash` is never part of an API answer. */
+export interface CustomerRow {
+  uuid: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A customer as APIs show it (no password hash). */
+export type Customer = Omit<CustomerRow, 'password_hash'>;
 
 const SUMMARY = ['uuid', 'email', 'name', 'created_at', 'updated_at'] as const;
 
@@ -19,6 +31,20 @@ export class CustomerQueries {
     await this.store.db.insertInto('customers')
       .values({ uuid, email: input.email, name, password_hash: input.password_hash ?? null, created_at: now, updated_at: now }).execute();
     return { uuid, email: input.email, name, created_at: now, updated_at: now };
+  }
+
+  /**
+   * Creates a customer unless the address is taken (any case): null then. The unique address decides between two
+   * processes creating the same customer at once, so exactly one of them gets the row.
+   */
+  async createIfFree(input: { email: string; name?: string; password_hash?: string | null }): Promise<Customer | null> {
+    const now = this.clock.now().toISOString();
+    const uuid = randomUUID();
+    const name = input.name ?? '';
+    const row = await this.store.db.insertInto('customers')
+      .values({ uuid, email: input.email, name, password_hash: input.password_hash ?? null, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('email').doNothing()).returning('uuid').executeTakeFirst();
+    return row ? { uuid, email: input.email, name, created_at: now, updated_at: now } : null;
   }
 
   async get(uuid: string): Promise<CustomerRow | undefined> {
