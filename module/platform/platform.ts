@@ -31,6 +31,7 @@ import { ModuleVersionRepository } from './store/repositories/module-versions.ts
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
 import { ServiceQueries } from './store/query/repositories/services.ts';
+import { ProductQueries } from './store/query/repositories/products.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
 import { startSweeping, startWorkers, type Workers } from './workers.ts';
 
@@ -169,7 +170,7 @@ export class Platform {
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
-      const catalogue = new Catalogue(products, modules);
+      const catalogue = new Catalogue(new ProductQueries(store, clock), modules);
       const serviceAdmin = new ServiceAdmin(db, services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       billing.bind(serviceAdmin, modules, moduleInstances);
