@@ -30,6 +30,8 @@ import { ModuleLogRepository } from './store/query/repositories/module-logs.ts';
 import { StoredModuleVersions } from './store/query/repositories/module-versions.ts';
 import { ProductRepository } from './store/repositories/products.ts';
 import { ServiceStore } from './store/repositories/services.ts';
+import { ServiceQueries } from './store/query/repositories/services.ts';
+import { ProductQueries } from './store/query/repositories/products.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
 import { startSweeping, startWorkers, type Workers } from './workers.ts';
 
@@ -42,7 +44,7 @@ export interface PlatformOptions {
   viewsDir?: string;
   clock?: Clock;
   /** Extra task-queue settings (poll interval, leases) for tests and benchmarks. */
-  queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'db' | 'url' | 'store'>>;
+  queueOptions?: Partial<Omit<CreateTaskQueueOptions, 'url' | 'store'>>;
   /** Where module classes come from (default `module/modules/<Type>/<Name>/index.ts`; tests load fixture modules). */
   importer?: ModuleImporter;
   /** How often to look for module switches another process (the CLI) recorded, default 1000 ms; 0 turns it off. */
@@ -86,7 +88,7 @@ export class Platform {
     /** Worker-scope tokens: they open `/api/worker/*` only. */
     readonly workerTokens: AdminTokenQueries,
     /** The task records (shared by the queue and the worker API) and the queue. */
-    readonly taskStore: TaskStore,
+    readonly taskStore: TaskStore<QueryStore>,
     readonly queue: TaskQueue,
     /** The module host: loaded modules, their manifests' services, shared caches. */
     readonly modules: ModuleLoader,
@@ -99,7 +101,7 @@ export class Platform {
     readonly moduleLogs: ModuleLogQueries,
     readonly ops: PlatformOperations,
     /** The one writer of provision_status (services/lifecycle.ts). */
-    readonly lifecycle: ServiceLifecycle,
+    readonly lifecycle: ServiceLifecycle<QueryStore>,
     /** The module_logs table (the modules' and the lifecycle's sink, remote workers' batches). */
     readonly moduleLogStore: ModuleLogRepository,
     /** Installed module versions. */
@@ -109,6 +111,11 @@ export class Platform {
     /** Recurring billing: periods, the billing run and its schedule, dunning, plan changes, saved payment methods. */
     readonly recurring: RecurringBilling,
   ) {}
+
+  /** The `services` table on the query layer (either engine). */
+  get serviceQueries(): ServiceQueries {
+    return new ServiceQueries(this.store, this.box, this.clock);
+  }
 
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
   static async open(opts: PlatformOptions): Promise<Platform> {
@@ -124,11 +131,10 @@ export class Platform {
       const store = sqliteQueryStore(db);
       const products = new ProductRepository(db, clock);
       const services = new ServiceStore(db, box, clock);
-      const taskStore = new TaskStore(db, box, clock);
+      const taskStore = new TaskStore(store, box, clock);
       const queue = createTaskQueue({
         ...opts.queueOptions,
         url: opts.queue ?? 'embedded',
-        db,
         store: taskStore,
         secretBox: box,
         logger: logger.child({ part: 'tasks' }),
@@ -139,8 +145,11 @@ export class Platform {
       // The one writer of provision_status, following every task record change this process makes (its own jobs and
       // the worker API's calls for remote workers), inside the same transactions.
       const moduleLogStore = new ModuleLogRepository(store);
-      const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }) });
-      lifecycle.attach(queue.events);
+      const lifecycle = new ServiceLifecycle<QueryStore>({
+        statuses: (tx) => new ServiceQueries(tx ?? store, box, clock).statusStore(), hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }),
+      });
+      lifecycle.attach(taskStore.events);
+      services.delegateStatusTo(lifecycle);
       const versions = new StoredModuleVersions(store, clock);
       await versions.refresh();
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
@@ -162,7 +171,7 @@ export class Platform {
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
-      const catalogue = new Catalogue(products, modules);
+      const catalogue = new Catalogue(new ProductQueries(store, clock), modules);
       const serviceAdmin = new ServiceAdmin(db, services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       billing.bind(serviceAdmin, modules, moduleInstances);
@@ -194,7 +203,7 @@ export class Platform {
       resolve: (uuid) => this.productForService(uuid),
       hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
       jobs: { [BILLING_JOB]: billingJobHandler((input, signal) => this.recurring.runJob(input, signal)) },
-      sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock),
+      sweeper: new StuckServiceSweeper(this.serviceQueries, this.queue, this.lifecycle, this.logger, this.clock),
       logger: this.logger,
     });
   }
@@ -205,7 +214,7 @@ export class Platform {
    */
   startSweeper(): void {
     if (this.workers || this.sweeping) return;
-    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
+    this.sweeping = startSweeping(new StuckServiceSweeper(this.serviceQueries, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
   }
 
   /** Starts the modules' scheduled work and the billing schedule (the serving process only). */

@@ -1,11 +1,12 @@
 // Safety net for tasks that vanished: re-schedules runnable tasks their scheduler lost (expired leases, a BullMQ job
-// never added) and fails a `processing` service none of whose tasks exists any more. The normal path is the lifecycle.
+// never added) and fails a `processing` service none of whose tasks exists any more (a conditional write: of several
+// sweeping processes, one settles it). The normal path is the lifecycle.
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../panel/shared/clock.ts';
 import type { TaskQueue } from '../task/queue.ts';
 import { serviceTag } from '../task/tags.ts';
 import type { ServiceLifecycle } from './services/lifecycle.ts';
-import type { ServiceStore } from './store/repositories/services.ts';
+import type { ServiceQueries } from './store/query/repositories/services.ts';
 
 /** Age after which a `processing` service without any task counts as orphaned. */
 const ORPHAN_AFTER_MS = 60_000;
@@ -14,9 +15,9 @@ export const ORPHANED_REASON = 'No task was queued for this service (the platfor
 /** One sweep per `run()`; cheap when nothing is lost (an indexed query, and one per `processing` service that is old). */
 export class StuckServiceSweeper {
   constructor(
-    private readonly services: ServiceStore,
+    private readonly services: Pick<ServiceQueries, 'list'>,
     private readonly queue: TaskQueue,
-    private readonly lifecycle: ServiceLifecycle,
+    private readonly lifecycle: Pick<ServiceLifecycle, 'failVanished'>,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -27,12 +28,12 @@ export class StuckServiceSweeper {
     if (recovered.length > 0) this.logger.warn({ tasks: recovered }, 'lost tasks scheduled again');
     const now = this.clock.now().getTime();
     const settled: string[] = [];
-    for (const service of this.services.list({ status: 'processing' })) {
+    for (const service of await this.services.list({ status: 'processing' })) {
       if (now - Date.parse(service.updated_at) <= ORPHAN_AFTER_MS) continue;
       // The status and the task record are written in one transaction, so only a task removed since leaves this.
       const tasks = await this.queue.list({ tag: serviceTag(service.uuid), limit: 1 });
       if (tasks.length > 0) continue;
-      if (this.lifecycle.failVanished(service.uuid, ORPHANED_REASON, service.module_name)) settled.push(service.uuid);
+      if (await this.lifecycle.failVanished(service.uuid, ORPHANED_REASON, service.module_name)) settled.push(service.uuid);
     }
     return settled;
   }

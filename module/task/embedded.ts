@@ -1,5 +1,6 @@
-// The default backend: tasks scheduled from the platform SQLite by in-process workers (several processes may share
-// one database file: claims are single atomic UPDATE … RETURNING statements, leases expire when a worker dies).
+// The default backend: tasks scheduled from the platform store (SQLite or PostgreSQL) by in-process workers. Several
+// processes may share one store: claims are conditional UPDATE … RETURNING statements (SKIP LOCKED on PostgreSQL),
+// leases expire when a worker dies.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { decide, runAttempt } from './attempt.ts';
@@ -30,6 +31,9 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
   private timers: NodeJS.Timeout[] = [];
   private stopController = stopController();
   private wakeQueued = false;
+  /** The claiming loop running now (one at a time), and whether a wake came while it ran. */
+  private filling: Promise<void> | null = null;
+  private fillAgain = false;
 
   constructor(store: TaskStore, opts: EmbeddedQueueOptions = {}) {
     super(store, opts.pollMs ?? 250, opts.logger);
@@ -38,7 +42,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
   }
 
   async add(job: string, queue: string, input: Record<string, unknown>, tags: string[], options?: Partial<TaskOptions>): Promise<TaskAdded> {
-    const added = this.store.insert({ backend: 'embedded', job, queue, input, tags, options: resolveOptions(options) });
+    const added = await this.store.insert({ backend: 'embedded', job, queue, input, tags, options: resolveOptions(options) });
     if (added.status === 'duplicate') this.notify(added.id);
     else this.wake();
     return added;
@@ -50,11 +54,11 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     this.started = true;
     this.queues = opts.queues;
     this.concurrency = Math.max(1, opts.concurrency ?? 1);
-    this.recover();
+    await this.recover();
     this.timers = [
       setInterval(() => this.pump(), this.pollMs),
-      setInterval(() => this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs)), Math.max(50, Math.floor(this.leaseMs / 3))),
-      setInterval(() => this.recover(), Math.max(100, Math.floor(this.leaseMs / 2))),
+      setInterval(() => void this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs)), Math.max(50, Math.floor(this.leaseMs / 3))),
+      setInterval(() => void this.recover(), Math.max(100, Math.floor(this.leaseMs / 2))),
     ];
     this.wake();
   }
@@ -66,6 +70,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     const [poll, heartbeat, recovery] = this.timers;
     clearInterval(poll);
     clearInterval(recovery);
+    await this.filling;
     const all = Promise.allSettled([...this.inFlight.values()]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -81,7 +86,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
   }
 
   async retry(id: string): Promise<TaskRecord> {
-    const record = this.store.resetForRetry(id, 'embedded');
+    const record = await this.store.resetForRetry(id, 'embedded');
     this.notify(id);
     this.wake();
     return record;
@@ -89,7 +94,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
 
   /** Releases records whose worker's lease expired (also done on the queue's own timer while started). */
   async recoverLost(): Promise<string[]> {
-    const ids = this.store.release('embedded', { expired: true });
+    const ids = await this.store.release('embedded', { expired: true });
     for (const id of ids) this.notify(id);
     if (ids.length > 0) this.wake();
     return ids;
@@ -104,10 +109,25 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     });
   }
 
-  /** Claims due tasks until `concurrency` attempts run. */
+  /** Starts the claiming loop, or asks the running one to look again when it ends. */
   private pump(): void {
+    if (this.filling) {
+      this.fillAgain = true;
+      return;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = null;
+      if (this.fillAgain) {
+        this.fillAgain = false;
+        this.pump();
+      }
+    });
+  }
+
+  /** Claims due tasks until `concurrency` attempts run. */
+  private async fill(): Promise<void> {
     while (this.running && this.inFlight.size < this.concurrency) {
-      const claimed = this.safely(() => this.store.claimNext('embedded', this.workerId, this.leaseMs, this.queues));
+      const claimed = await this.safely(() => this.store.claimNext('embedded', this.workerId, this.leaseMs, this.queues));
       if (!claimed) return;
       const id = claimed.record.id;
       const run = this.execute(claimed)
@@ -130,22 +150,22 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
       exceptions: record.exceptions,
       stopSignal: this.stopController.signal,
     });
-    if (outcome.kind === 'stopped') this.store.release('embedded', { workerId: this.workerId, ids: [record.id] });
-    else this.store.settle(record.id, this.workerId, decide(record, outcome, this.store.now()));
+    if (outcome.kind === 'stopped') await this.store.release('embedded', { workerId: this.workerId, ids: [record.id] });
+    else await this.store.settle(record.id, this.workerId, decide(record, outcome, this.store.now()));
   }
 
   /** Retakes tasks whose worker's lease expired (crashed process). */
-  private recover(): void {
+  private async recover(): Promise<void> {
     // Renew our own leases first, so a late heartbeat never makes this process release its own running tasks.
-    if (this.inFlight.size > 0) this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs));
-    const ids = this.safely(() => this.store.release('embedded', { expired: true })) ?? [];
+    if (this.inFlight.size > 0) await this.safely(() => this.store.heartbeat(this.workerId, this.leaseMs));
+    const ids = (await this.safely(() => this.store.release('embedded', { expired: true }))) ?? [];
     for (const id of ids) this.notify(id);
     if (ids.length > 0) this.wake();
   }
 
-  private safely<T>(fn: () => T): T | undefined {
+  private async safely<T>(fn: () => Promise<T>): Promise<T | undefined> {
     try {
-      return fn();
+      return await fn();
     } catch (error) {
       this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task store access failed');
       return undefined;

@@ -14,24 +14,37 @@ export type TaskEvent =
   | { type: 'finished'; task: TaskRecord; outcome: 'completed' | 'failed'; error: string | null };
 
 /**
- * Called synchronously where the record changed; with the SQLite store, inside the transaction that changed it, so a
- * listener's own writes (the service status) commit or roll back together with the record. A throw rolls it back.
+ * Where an event is raised. With the platform's task store, `tx` is the open transaction that changed the record: a
+ * listener's writes through it (the service status) commit or roll back together with the record. `afterCommit` runs
+ * a function once that transaction committed (hooks, log lines: nothing that must be undone with it). A store that does
+ * not own the records (a remote worker's) raises events with `tx` null and runs `afterCommit` functions at once.
  */
-export type TaskEventListener = (event: TaskEvent) => void;
-
-/** Subscribe side of the events (what `TaskQueue.events` exposes). */
-export interface TaskEventSource {
-  /** Adds a listener; returns its removal. */
-  on(listener: TaskEventListener): () => void;
+export interface TaskEventContext<Tx = unknown> {
+  readonly tx: Tx | null;
+  afterCommit(fn: () => void): void;
 }
 
-/** A small synchronous emitter of task events. */
-export class TaskEvents implements TaskEventSource {
-  private readonly listeners = new Set<TaskEventListener>();
+/** Awaited where the record changed, inside its transaction; a throw rolls the change back. */
+export type TaskEventListener<Tx = unknown> = (event: TaskEvent, context: TaskEventContext<Tx>) => void | Promise<void>;
 
-  on(listener: TaskEventListener): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+/** Subscribe side of the events (what `TaskQueue.events` exposes). */
+export interface TaskEventSource<Tx = unknown> {
+  /** Adds a listener; returns its removal. */
+  on(listener: TaskEventListener<Tx>): () => void;
+}
+
+/** The context of events raised outside any transaction: `afterCommit` runs at once. */
+export const NO_TRANSACTION: TaskEventContext<never> = { tx: null, afterCommit: (fn) => fn() };
+
+/** A small emitter of task events whose listeners are awaited in turn. */
+export class TaskEvents<Tx = unknown> implements TaskEventSource<Tx> {
+  // Stored without their transaction type, so that an emitter of a store's transactions is one of the task stores'.
+  private readonly listeners = new Set<TaskEventListener<never>>();
+
+  on(listener: TaskEventListener<Tx>): () => void {
+    const stored = listener as TaskEventListener<never>;
+    this.listeners.add(stored);
+    return () => void this.listeners.delete(stored);
   }
 
   /** True when someone listens (lets a store skip building records nobody reads). */
@@ -39,14 +52,14 @@ export class TaskEvents implements TaskEventSource {
     return this.listeners.size > 0;
   }
 
-  emit(event: TaskEvent): void {
-    for (const listener of [...this.listeners]) listener(event);
+  async emit(event: TaskEvent, context: TaskEventContext<Tx> = NO_TRANSACTION): Promise<void> {
+    for (const listener of [...this.listeners]) await (listener as TaskEventListener<Tx>)(event, context);
   }
 
   /** The event of a record an attempt (or a release) just changed: `retrying` when pending again, else `finished`. */
-  emitChange(task: TaskRecord): void {
+  async emitChange(task: TaskRecord, context: TaskEventContext<Tx> = NO_TRANSACTION): Promise<void> {
     const event = changeEvent(task);
-    if (event) this.emit(event);
+    if (event) await this.emit(event, context);
   }
 }
 

@@ -1,5 +1,4 @@
 // Entry of the task package: the queue factory and the public names other parts import.
-import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import type { SecretBox } from '../../panel/shared/secret-box.ts';
 import type { Clock } from '../../panel/shared/clock.ts';
@@ -7,26 +6,29 @@ import { BullmqQueue } from './bullmq.ts';
 import { EmbeddedQueue } from './embedded.ts';
 import type { TaskQueue } from './queue.ts';
 import type { TaskLogger } from './store-backed-queue.ts';
-import { migrateTaskStore, TaskStore } from './task-store.ts';
+import { TaskStore } from './task-store.ts';
+import type { TaskQueryStore } from './task-schema.ts';
 
 export * from './queue.ts';
 export { Task } from './task.ts';
 export { createModuleJob, MODULE_JOB, toModuleRef, type ModuleRef, type ModuleResolver } from './module-job.ts';
 export { migrateTaskStore, TaskStore } from './task-store.ts';
+export { TASK_MIGRATIONS, type TaskQueryStore, type TaskTables } from './task-schema.ts';
 export type { ClaimedTask, TaskBackend, TaskInsert, TaskRecordStore } from './task-record-store.ts';
 export { EmbeddedQueue } from './embedded.ts';
 export { BullmqQueue } from './bullmq.ts';
 export type { TaskLogger } from './store-backed-queue.ts';
-export { TaskEvents, changeEvent, type TaskEvent, type TaskEventListener, type TaskEventSource } from './events.ts';
+export { TaskEvents, changeEvent, NO_TRANSACTION, type TaskEvent, type TaskEventContext, type TaskEventListener, type TaskEventSource } from './events.ts';
 export { parseTags, serviceTag, serviceTaskTags, SERVICE_TAG_PREFIX, type ParsedTags } from './tags.ts';
 
 export interface CreateTaskQueueOptions {
   /** `embedded` (default) or `redis://HOST:PORT` for BullMQ. */
   url?: string;
-  /** The platform's better-sqlite3 database (WAL and a busy timeout recommended when processes share it). */
-  db: Database;
-  /** A TaskStore already opened on `db` (the platform shares one with its worker API); made from `db` when absent. */
-  store?: TaskStore;
+  /**
+   * Where the records live: a TaskStore (the platform shares one with its worker API), or the platform's query layer
+   * (SQLite or PostgreSQL, its `tasks` scope migrated) to open one on.
+   */
+  store: TaskStore | TaskQueryStore;
   /** Seals inputs holding secrets; without one such input is refused. */
   secretBox?: SecretBox;
   workerId?: string;
@@ -42,18 +44,17 @@ export interface CreateTaskQueueOptions {
   stalledIntervalMs?: number;
   /** BullMQ: age of a `pending` record without its job before recoverLost adds the job, default 30 s. */
   lostAfterMs?: number;
-  /** Time of task records (default the wall clock); a given `store` keeps its own. */
+  /** Time of task records (default the wall clock); a given TaskStore keeps its own. */
   clock?: Clock;
   logger?: TaskLogger;
 }
 
 const urlSchema = z.union([z.literal('embedded'), z.string().regex(/^rediss?:\/\/[^\s]+$/, 'expected embedded or redis://HOST:PORT')]);
 
-/** Builds the task queue the `--queue` option names; creates the task tables when missing. Not started. */
+/** Builds the task queue the `--queue` option names (on a store whose `tasks` scope is migrated). Not started. */
 export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
   const url = urlSchema.parse(opts.url ?? 'embedded');
-  migrateTaskStore(opts.db);
-  const store = opts.store ?? new TaskStore(opts.db, opts.secretBox, opts.clock);
+  const store = opts.store instanceof TaskStore ? opts.store : new TaskStore(opts.store, opts.secretBox, opts.clock);
   if (url === 'embedded') {
     return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger });
   }

@@ -1,10 +1,10 @@
 // The seam between the queues and the task records: what a BullMQ worker needs from wherever the records live
-// (the platform's SQLite through TaskStore, or the platform's worker API over HTTP for a remote worker).
+// (the platform's store through TaskStore, or the platform's worker API over HTTP for a remote worker).
 import type { Settlement } from './attempt.ts';
-import type { TaskEvents } from './events.ts';
+import type { TaskEventSource } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
 
-/** Value or promise of it: the SQLite store answers synchronously, the HTTP one does not. */
+/** Value or promise of it (both stores answer with promises; a test twin may answer at once). */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** Which backend schedules a record (the embedded poller never claims a BullMQ record). */
@@ -30,14 +30,14 @@ export interface TaskInsert {
 }
 
 /**
- * Task records as the store-backed queues use them. `TaskStore` (SQLite) implements it synchronously;
+ * Task records as the store-backed queues use them. `TaskStore` (the platform's query layer) implements it;
  * `RemoteTaskStore` (module/platform/remote) forwards each call to the platform's `/api/worker/tasks` routes.
- * Every state change is conditional on the record's state in the platform database, so several processes (local or
+ * Every state change is conditional on the record's state in the platform store, so several processes (local or
  * remote) may share the records.
  */
 export interface TaskRecordStore {
   /** Changes of records made through this store (see TaskEvent), raised where the record changed. */
-  readonly events: TaskEvents;
+  readonly events: TaskEventSource;
   /** Records a task (or a `duplicate` of an identical pending/processing one). */
   insert(task: TaskInsert): MaybePromise<TaskAdded>;
   get(id: string): MaybePromise<TaskRecord | null>;

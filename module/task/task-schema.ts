@@ -1,6 +1,9 @@
-// SQLite schema of task records (tasks, task_tags, task_meta) and the row ↔ TaskRecord mapping.
+// Schema of task records (tasks, task_tags, task_meta): the migrations of scope `tasks` (written for SQLite, derived
+// for PostgreSQL), the row types as both engines store them, the store the records need, and the row ↔ TaskRecord mapping.
 import type { Database } from 'better-sqlite3';
-import { runMigrations, type Migration } from '../platform/store/migrator.ts';
+import type { Expression, Generated, Kysely, RawBuilder, Selectable } from 'kysely';
+import { runMigrations, type Migration } from '../store-kernel/migrator.ts';
+import type { StoreEngine } from '../store-kernel/row-locks.ts';
 import type { TaskOptions, TaskRecord, TaskStatus } from './queue.ts';
 
 /** Version 1 is the unversioned schema of the earlier layout, kept `IF NOT EXISTS` so such databases adopt it in place. */
@@ -43,16 +46,36 @@ CREATE TABLE IF NOT EXISTS task_meta (
 );
 `;
 
+/**
+ * Version 2: `seq`, the order records were written in (the dedupe and the per-service order compare it; SQLite's rowid
+ * has no PostgreSQL twin), taken from the `seq` counter of task_meta inside the inserting transaction; and the index
+ * of a record's tags.
+ */
+const TASK_ORDER = `
+ALTER TABLE tasks ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX tasks_seq ON tasks (seq);
+CREATE INDEX task_tags_task ON task_tags (task_id);
+`;
+
+/** Version 3: records written before version 2 get their order (SQLite: the rowid; PostgreSQL: creation time, then id). */
+const TASK_ORDER_BACKFILL = 'UPDATE tasks SET seq = rowid';
+const TASK_ORDER_BACKFILL_PG = `UPDATE tasks SET seq = ordered.n
+  FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM tasks) AS ordered WHERE ordered.id = tasks.id`;
+
 /** Scope `tasks` of the platform database; a step is never edited after release. */
-export const TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'tasks', up: SCHEMA_V1 }];
+export const TASK_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'tasks', up: SCHEMA_V1 },
+  { version: 2, name: 'task-order', up: TASK_ORDER },
+  { version: 3, name: 'task-order-backfill', up: TASK_ORDER_BACKFILL, postgres: TASK_ORDER_BACKFILL_PG },
+];
 
 /** Applies the task migrations not yet applied (scope `tasks`); safe to call on every start. */
 export function migrateTaskStore(db: Database): void {
   runMigrations(db, 'tasks', TASK_MIGRATIONS);
 }
 
-/** A `tasks` row as SQLite returns it. */
-export interface TaskRow {
+/** The `tasks` table as both engines store it (times of scheduling in epoch ms, the rest ISO text; JSON as text). */
+export interface TasksTable {
   id: string;
   backend: string;
   job: string;
@@ -62,9 +85,9 @@ export interface TaskRow {
   tags: string;
   status: TaskStatus;
   options: string;
-  attempts: number;
-  exceptions: number;
-  retries: number;
+  attempts: Generated<number>;
+  exceptions: Generated<number>;
+  retries: Generated<number>;
   last_error: string | null;
   result: string | null;
   dedupe_key: string;
@@ -75,6 +98,37 @@ export interface TaskRow {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** Write order (task_meta's `seq` counter). */
+  seq: Generated<number>;
+}
+
+/** The tables of the task records by name (the platform's StoreTables extends it). */
+export interface TaskTables {
+  tasks: TasksTable;
+  task_tags: { tag: string; task_id: string };
+  task_meta: { key: string; value: string };
+}
+
+/** A `tasks` row as read. */
+export type TaskRow = Selectable<TasksTable>;
+
+/**
+ * What the task records need of the platform's query layer (its `QueryStore` is one): a Kysely over a database that
+ * holds the task tables (among others: Kysely's database type is invariant, so it is read through `taskTables`), the
+ * engine, the JSON member functions and transactions (nested ones join).
+ */
+export interface TaskQueryStore {
+  readonly engine: StoreEngine;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type that includes TaskTables
+  readonly db: Kysely<any>;
+  jsonText(column: string, key: string): RawBuilder<string | null>;
+  contains(haystack: Expression<string | null>, text: string): RawBuilder<boolean>;
+  transaction<T>(work: (tx: this) => Promise<T>): Promise<T>;
+}
+
+/** The store's Kysely seen over the task tables only. */
+export function taskTables(store: TaskQueryStore): Kysely<TaskTables> {
+  return store.db as Kysely<TaskTables>;
 }
 
 /** The record the platform shows: input and result as stored (already redacted). */

@@ -1,77 +1,85 @@
-// Task records in the platform's SQLite database: redacted input for display, sealed raw input for the worker,
-// atomic dedupe-on-insert, atomic claims with leases, settlement of attempts and crash recovery.
+// Task records in the platform store (SQLite or PostgreSQL, through the query layer): redacted input for display, sealed
+// raw input for the worker, dedupe-on-insert, conditional claims with leases, settlement of attempts, crash recovery.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Database, Statement } from 'better-sqlite3';
+import { sql } from 'kysely';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { lockedRows } from '../store-kernel/row-locks.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
-import { TaskEvents } from './events.ts';
+import { TaskEvents, type TaskEventContext } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
-import { serialTags, SERVICE_TAG_PREFIX } from './tags.ts';
+import { serialTags } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
-import { toRecord, type TaskRow } from './task-schema.ts';
+import { NEXT_SEQ, SEQ_KEY, waitsForEarlier } from './task-order.ts';
+import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
 export type { ClaimedTask, TaskBackend } from './task-record-store.ts';
 
-/** SQL condition on a `tasks` row: an earlier task sharing one of its `service:` tags is still pending or processing. */
-const WAITS_FOR_EARLIER = `EXISTS (
-  SELECT 1 FROM json_each(tasks.tags) AS mine
-    JOIN task_tags AS theirs ON theirs.tag = mine.value
-    JOIN tasks AS earlier ON earlier.id = theirs.task_id
-  WHERE substr(mine.value, 1, ${SERVICE_TAG_PREFIX.length}) = '${SERVICE_TAG_PREFIX}'
-    AND earlier.rowid < tasks.rowid AND earlier.status IN ('pending','processing'))`;
-
 export const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
+
+const RUNNABLE = ['pending', 'processing'] as const;
 
 /**
  * Storage of task records. Secrets: the `input` column is always the redacted input (what the platform shows);
  * when the input holds secret-named members, the unredacted input is kept in `raw_input`, sealed with the
  * SecretBox (AES-256-GCM), and only workers open it. Without a SecretBox such input is refused.
+ *
+ * Every state change is one conditional write (on status and worker id) in a transaction of the store, so any number
+ * of processes on one SQLite file or one PostgreSQL database may share the records. The events of a change are raised
+ * inside its transaction (`TaskEventContext.tx`).
  */
-export class TaskStore implements TaskRecordStore {
-  private readonly pepper: Buffer | undefined;
-  /** Statements prepared once per SQL text: claims, settlements, polls and heartbeats run them on every task and tick. */
-  private readonly statements = new Map<string, Statement>();
-  /**
-   * Every change of a record's state made through this store (by a local queue or a remote worker's API call),
-   * emitted inside the transaction that made it.
-   */
-  readonly events = new TaskEvents();
+export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements TaskRecordStore {
+  private ready: Promise<Buffer | undefined> | null = null;
+  /** Every change of a record made through this store (by a local queue or a remote worker's API call). */
+  readonly events = new TaskEvents<S>();
 
   /** @param clock the time of records (run_at, leases, timestamps); the platform's clock. */
-  constructor(private readonly db: Database, private readonly box?: SecretBox, readonly clock: Clock = systemClock) {
-    this.pepper = box ? this.loadPepper(box) : undefined;
-  }
+  constructor(private readonly store: S, private readonly box?: SecretBox, readonly clock: Clock = systemClock) {}
 
   /** The clock's time in epoch milliseconds (available_at and lease_until are stored so). */
   now(): number {
     return this.clock.now().getTime();
   }
 
-  private sql(text: string): Statement {
-    let statement = this.statements.get(text);
-    if (!statement) this.statements.set(text, (statement = this.db.prepare(text)));
-    return statement;
+  /**
+   * Once per store: the write-order counter (from the records already there) and the dedupe keys' HMAC key (32 random
+   * bytes sealed in task_meta, shared by every process of the store); the first writer of each wins.
+   */
+  private prepare(): Promise<Buffer | undefined> {
+    this.ready ??= (async () => {
+      const db = taskTables(this.store);
+      await db.insertInto('task_meta').columns(['key', 'value'])
+        .expression(db.selectFrom('tasks').select([sql.lit(SEQ_KEY).as('key'), sql<string>`CAST(coalesce(max(seq), 0) AS text)`.as('value')]).where(sql<boolean>`1 = 1`))
+        .onConflict((oc) => oc.column('key').doNothing()).execute();
+      if (!this.box) return undefined;
+      await db.insertInto('task_meta').values({ key: 'dedupe_pepper', value: this.box.seal(randomBytes(32).toString('hex')) })
+        .onConflict((oc) => oc.column('key').doNothing()).execute();
+      const row = await db.selectFrom('task_meta').select('value').where('key', '=', 'dedupe_pepper').executeTakeFirstOrThrow();
+      return Buffer.from(this.box.open(row.value), 'hex');
+    })();
+    this.ready.catch(() => (this.ready = null));
+    return this.ready;
   }
 
-  /** The HMAC key of dedupe keys: 32 random bytes sealed in task_meta, shared by every process of the data dir. */
-  private loadPepper(box: SecretBox): Buffer {
-    this.sql('INSERT OR IGNORE INTO task_meta (key, value) VALUES (?, ?)').run('dedupe_pepper', box.seal(randomBytes(32).toString('hex')));
-    const row = this.sql('SELECT value FROM task_meta WHERE key = ?').get('dedupe_pepper') as { value: string };
-    return Buffer.from(box.open(row.value), 'hex');
+  /** Runs `work` in one transaction; functions handed to `afterCommit` run once it committed. */
+  private async transaction<T>(work: (tx: S, context: TaskEventContext<S>) => Promise<T>): Promise<T> {
+    const after: Array<() => void> = [];
+    const result = await this.store.transaction((tx) => work(tx, { tx, afterCommit: (fn) => void after.push(fn) }));
+    for (const fn of after) fn();
+    return result;
   }
 
   /**
    * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task of the
    * same service (`service:` tag) was queued since (e.g. `unsuspend` between two `suspend`s), the new record is
-   * `duplicate` and names the original. Check and insert share one IMMEDIATE transaction, so concurrent processes
-   * on the same file cannot both insert a runnable copy.
+   * `duplicate` and names the original. The transaction first takes the write-order counter (a row lock on
+   * PostgreSQL, the write lock on SQLite), so concurrent inserts check and write one after the other.
    */
-  insert(task: TaskInsert): TaskAdded {
+  async insert(task: TaskInsert): Promise<TaskAdded> {
     const shown = redact(task.input);
     const shownJson = JSON.stringify(shown);
     const rawJson = JSON.stringify(task.input);
@@ -80,67 +88,56 @@ export class TaskStore implements TaskRecordStore {
       if (!this.box) throw new Error(SECRET_NEEDS_BOX_ERROR);
       sealed = this.box.seal(rawJson);
     }
+    const pepper = await this.prepare();
     const tags = normaliseTags(task.tags);
-    const key = dedupeKey(task.job, task.queue, task.input, tags, this.pepper);
+    const key = dedupeKey(task.job, task.queue, task.input, tags, pepper);
     const id = randomUUID();
     const now = this.now();
     const iso = new Date(now).toISOString();
-    const run = this.db.transaction((): TaskAdded => {
-      const newest = this.sql("SELECT id, rowid AS seq FROM tasks WHERE dedupe_key = ? AND status IN ('pending','processing') ORDER BY rowid DESC LIMIT 1")
-        .get(key) as { id: string; seq: number } | undefined;
+    return this.transaction(async (tx, context) => {
+      const counter = await taskTables(tx).updateTable('task_meta').set({ value: NEXT_SEQ }).where('key', '=', SEQ_KEY).returning('value').executeTakeFirstOrThrow();
+      const seq = Number(counter.value);
+      const newest = await taskTables(tx).selectFrom('tasks').select(['id', 'seq']).where('dedupe_key', '=', key).where('status', 'in', RUNNABLE)
+        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
       // A later task of the same service may have undone what the original does: then this one must run too.
       const serial = serialTags(tags);
-      const overtaken = newest !== undefined && serial.length > 0 && this
-        .sql('SELECT 1 FROM task_tags JOIN tasks ON tasks.id = task_tags.task_id WHERE task_tags.tag IN (SELECT value FROM json_each(?)) AND tasks.rowid > ? LIMIT 1')
-        .get(JSON.stringify(serial), newest.seq) !== undefined;
+      const overtaken = newest !== undefined && serial.length > 0 && (await taskTables(tx).selectFrom('task_tags')
+        .innerJoin('tasks', 'tasks.id', 'task_tags.task_id').select('tasks.id')
+        .where('task_tags.tag', 'in', serial).where('tasks.seq', '>', newest.seq).limit(1).executeTakeFirst()) !== undefined;
       const original = overtaken ? undefined : newest;
       const status = original ? 'duplicate' : 'pending';
-      const inserted = this
-        .sql(
-          `INSERT INTO tasks (id, backend, job, queue, input, raw_input, tags, status, options, dedupe_key, duplicate_of,
-             available_at, created_at, updated_at, finished_at)
-           VALUES (@id, @backend, @job, @queue, @input, @raw, @tags, @status, @options, @key, @dup, @now, @iso, @iso, @finished)
-           RETURNING *`,
-        )
-        .get({
-          id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw: sealed, tags: JSON.stringify(tags), status,
-          options: canonicalJson(task.options), key, dup: original?.id ?? null, now, iso, finished: original ? iso : null,
-        }) as TaskRow;
-      const tagInsert = this.sql('INSERT OR IGNORE INTO task_tags (tag, task_id) VALUES (?, ?)');
-      for (const tag of tags) tagInsert.run(tag, id);
-      if (status === 'pending') this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false });
+      const inserted = await taskTables(tx).insertInto('tasks').values({
+        id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
+        options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original?.id ?? null, available_at: now, lease_until: null,
+        worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null, seq,
+      }).returningAll().executeTakeFirstOrThrow();
+      if (tags.length > 0) {
+        await taskTables(tx).insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
+          .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
+      }
+      if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
       return { id, status };
     });
-    return run.immediate();
   }
 
-  get(id: string): TaskRecord | null {
-    const row = this.row(id);
+  async get(id: string): Promise<TaskRecord | null> {
+    const row = await this.row(this.store, id);
     return row ? toRecord(row) : null;
   }
 
-  private row(id: string): TaskRow | undefined {
-    return this.sql('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+  private row(store: TaskQueryStore, id: string): Promise<TaskRow | undefined> {
+    return taskTables(store).selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** Newest first; `tag` uses the tag index (e.g. `service:<uuid>`). */
-  list(filter: TaskFilter = {}): TaskRecord[] {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit: filter.limit ?? 100 };
-    if (filter.tag !== undefined) {
-      where.push('id IN (SELECT task_id FROM task_tags WHERE tag = @tag)');
-      params.tag = filter.tag;
-    }
-    if (filter.status !== undefined) {
-      where.push('status = @status');
-      params.status = filter.status;
-    }
-    if (filter.queue !== undefined) {
-      where.push('queue = @queue');
-      params.queue = filter.queue;
-    }
-    const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT @limit`;
-    return (this.sql(sql).all(params) as TaskRow[]).map(toRecord);
+  async list(filter: TaskFilter = {}): Promise<TaskRecord[]> {
+    const db = taskTables(this.store);
+    let query = db.selectFrom('tasks').selectAll();
+    if (filter.tag !== undefined) query = query.where('id', 'in', db.selectFrom('task_tags').select('task_id').where('tag', '=', filter.tag));
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.queue !== undefined) query = query.where('queue', '=', filter.queue);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(filter.limit ?? 100).execute();
+    return rows.map(toRecord);
   }
 
   /** The unredacted input of a record (opens the sealed copy when there is one). */
@@ -151,191 +148,165 @@ export class TaskStore implements TaskRecordStore {
   }
 
   /** Pairs a claimed row with its raw input; a record whose sealed input cannot be opened fails (null). */
-  private claimed(row: TaskRow): ClaimedTask | null {
+  private async claimed(row: TaskRow): Promise<ClaimedTask | null> {
     try {
       return { record: toRecord(row), rawInput: this.rawInput(row) };
     } catch (error) {
-      this.fail(row.id, `${INPUT_UNREADABLE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
+      await this.fail(row.id, `${INPUT_UNREADABLE_ERROR}: ${error instanceof Error ? error.message : String(error)}`);
       return null;
     }
   }
 
   /**
-   * Atomically takes the next due `pending` task of `backend` (one UPDATE … RETURNING), leasing it to `workerId`;
-   * a task waiting for an earlier one of its service is passed over.
+   * Takes the next due `pending` task of `backend` in one conditional UPDATE … RETURNING, leasing it to `workerId`; a
+   * task waiting for an earlier one of its service is passed over. On PostgreSQL the candidate row is locked with SKIP
+   * LOCKED, so concurrent claimers take different tasks; on SQLite the one writer decides. Either way one claimer wins
+   * a task.
    */
-  claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): ClaimedTask | null {
+  async claimNext(backend: TaskBackend, workerId: string, leaseMs: number, queues?: string[]): Promise<ClaimedTask | null> {
+    const db = taskTables(this.store);
+    const { engine } = this.store;
     const now = this.now();
-    // A read first: idle polls then never take the database's write lock.
-    const due = this.sql("SELECT 1 FROM tasks WHERE backend = ? AND status = 'pending' AND available_at <= ? LIMIT 1").get(backend, now);
+    // A read first: idle polls then never take a write lock.
+    const due = await db.selectFrom('tasks').select('id').where('backend', '=', backend).where('status', '=', 'pending')
+      .where('available_at', '<=', now).limit(1).executeTakeFirst();
     if (!due) return null;
-    const row = this
-      .sql(
-        `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = @worker, lease_until = @lease, updated_at = @iso
-         WHERE rowid = (SELECT rowid FROM tasks WHERE backend = @backend AND status = 'pending' AND available_at <= @now
-                          AND (@queues IS NULL OR queue IN (SELECT value FROM json_each(@queues)))
-                          AND NOT ${WAITS_FOR_EARLIER}
-                        ORDER BY available_at, rowid LIMIT 1)
-           AND status = 'pending'
-         RETURNING *`,
-      )
-      .get({ worker: workerId, lease: now + leaseMs, iso: new Date(now).toISOString(), backend, now, queues: queues ? JSON.stringify(queues) : null }) as
-      | TaskRow
-      | undefined;
+    if (queues !== undefined && queues.length === 0) return null;
+    let candidate = db.selectFrom('tasks as c').select('c.id').where('c.backend', '=', backend).where('c.status', '=', 'pending')
+      .where('c.available_at', '<=', now).where((eb) => eb.not(waitsForEarlier('c')));
+    if (queues !== undefined) candidate = candidate.where('c.queue', 'in', queues);
+    candidate = lockedRows(engine, candidate.orderBy('c.available_at').orderBy('c.seq').limit(1), { skipLocked: true });
+    const row = await db.updateTable('tasks')
+      .set((eb) => ({ status: 'processing', attempts: eb('attempts', '+', 1), worker_id: workerId, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() }))
+      .where('id', '=', candidate).where('status', '=', 'pending').returningAll().executeTakeFirst();
     if (!row) return null;
-    return this.claimed(row) ?? this.claimNext(backend, workerId, leaseMs, queues);
+    return (await this.claimed(row)) ?? this.claimNext(backend, workerId, leaseMs, queues);
   }
 
   /**
    * Starts an attempt of a record scheduled elsewhere (BullMQ). A record still `processing` means its previous
    * attempt's worker died: that attempt counts as failed, and the task fails when no tries are left.
    * Returns null when the record is gone, already final, or was just failed for want of tries; `blocked` while an
-   * earlier task of its service is unfinished.
+   * earlier task of its service is unfinished. The record's row is locked for the decision (PostgreSQL).
    */
-  beginAttempt(id: string, workerId: string, leaseMs: number): ClaimedTask | typeof BLOCKED | null {
-    const run = this.db.transaction((): TaskRow | typeof BLOCKED | null => {
-      const row = this.row(id);
-      if (!row || (row.status !== 'pending' && row.status !== 'processing')) return null;
-      if (this.sql(`SELECT 1 FROM tasks WHERE id = ? AND ${WAITS_FOR_EARLIER}`).get(id)) return BLOCKED;
+  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+    const row = await this.transaction(async (tx, context): Promise<TaskRow | typeof BLOCKED | null> => {
+      const current = await lockedRows(tx.engine, taskTables(tx).selectFrom('tasks').selectAll().where('id', '=', id)).executeTakeFirst();
+      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
+      const blocked = await taskTables(tx).selectFrom('tasks as c').select('c.id').where('c.id', '=', id).where(waitsForEarlier('c')).executeTakeFirst();
+      if (blocked) return BLOCKED;
       const now = this.now();
       const iso = new Date(now).toISOString();
-      const options = JSON.parse(row.options) as TaskOptions;
-      if (row.status === 'processing' && row.attempts >= options.tries) {
-        const failed = this
-          .sql("UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ? WHERE id = ? RETURNING *")
-          .get(LOST_WORKER_ERROR, iso, iso, id) as TaskRow;
-        this.events.emitChange(toRecord(failed));
+      const options = JSON.parse(current.options) as TaskOptions;
+      const unchanged = taskTables(tx).updateTable('tasks').where('id', '=', id).where('status', '=', current.status).where('attempts', '=', current.attempts);
+      if (current.status === 'processing' && current.attempts >= options.tries) {
+        const failed = await unchanged.set({ status: 'failed', last_error: LOST_WORKER_ERROR, lease_until: null, updated_at: iso, finished_at: iso })
+          .returningAll().executeTakeFirst();
+        if (failed) await this.events.emitChange(toRecord(failed), context);
         return null;
       }
-      const lost = row.status === 'processing';
+      const lost = current.status === 'processing';
       // The previous attempt's worker died with tries left: that attempt failed and this one is its retry.
-      if (lost) this.events.emit({ type: 'retrying', task: { ...toRecord(row), status: 'pending', lastError: LOST_WORKER_ERROR }, error: LOST_WORKER_ERROR });
-      return this
-        .sql(
-          `UPDATE tasks SET status = 'processing', attempts = attempts + 1, worker_id = ?, lease_until = ?, updated_at = ?,
-             last_error = CASE WHEN ? THEN ? ELSE last_error END WHERE id = ? RETURNING *`,
-        )
-        .get(workerId, now + leaseMs, iso, lost ? 1 : 0, LOST_WORKER_ERROR, id) as TaskRow;
+      if (lost) {
+        await this.events.emit({ type: 'retrying', task: { ...toRecord(current), status: 'pending', lastError: LOST_WORKER_ERROR }, error: LOST_WORKER_ERROR }, context);
+      }
+      const started = await unchanged.set((eb) => ({
+        status: 'processing', attempts: eb('attempts', '+', 1), worker_id: workerId, lease_until: now + leaseMs, updated_at: iso,
+        ...(lost ? { last_error: LOST_WORKER_ERROR } : {}),
+      })).returningAll().executeTakeFirst();
+      return started ?? null;
     });
-    const row = run.immediate();
     return row === BLOCKED ? BLOCKED : row ? this.claimed(row) : null;
   }
 
   /** Applies the outcome of an attempt, only if `workerId` still holds the record. Returns the updated record. */
-  settle(id: string, workerId: string, settlement: Settlement): TaskRecord | null {
-    const row = this.row(id);
+  async settle(id: string, workerId: string, settlement: Settlement): Promise<TaskRecord | null> {
+    const row = await this.row(this.store, id);
     if (!row) return null;
     const secrets = secretValues(this.rawInput(row));
-    const now = this.now();
-    const iso = new Date(now).toISOString();
-    const run = this.db.transaction((): TaskRecord | null => {
-      const updated = this.settleStatement().get({
-        id, worker: workerId, status: settlement.status, exceptions: settlement.exceptions,
-        error: settlement.lastError === null ? null : redactText(settlement.lastError, secrets),
+    const iso = new Date(this.now()).toISOString();
+    return this.transaction(async (tx, context) => {
+      const updated = await taskTables(tx).updateTable('tasks').set({
+        status: settlement.status, exceptions: settlement.exceptions,
+        last_error: settlement.lastError === null ? null : redactText(settlement.lastError, secrets),
         result: settlement.status === 'completed' ? JSON.stringify(redact(settlement.result) ?? null) : null,
-        available: settlement.availableAt, iso, finished: settlement.status === 'pending' ? null : iso,
-      }) as TaskRow | undefined;
+        available_at: settlement.availableAt, lease_until: null, updated_at: iso, finished_at: settlement.status === 'pending' ? null : iso,
+      }).where('id', '=', id).where('status', '=', 'processing').where('worker_id', '=', workerId).returningAll().executeTakeFirst();
       if (!updated) return null;
       const record = toRecord(updated);
-      this.events.emitChange(record);
+      await this.events.emitChange(record, context);
       return record;
     });
-    return run.immediate();
-  }
-
-  private settleStatement(): Statement {
-    return this
-      .sql(
-        `UPDATE tasks SET status = @status, exceptions = @exceptions, last_error = @error, result = @result,
-           available_at = @available, lease_until = NULL, updated_at = @iso, finished_at = @finished
-         WHERE id = @id AND status = 'processing' AND worker_id = @worker RETURNING *`,
-      );
   }
 
   /** Extends the leases of every record `workerId` is processing. */
-  heartbeat(workerId: string, leaseMs: number): void {
-    this.sql("UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND status = 'processing'").run(this.now() + leaseMs, workerId);
+  async heartbeat(workerId: string, leaseMs: number): Promise<void> {
+    await taskTables(this.store).updateTable('tasks').set({ lease_until: this.now() + leaseMs }).where('worker_id', '=', workerId).where('status', '=', 'processing').execute();
   }
 
   /**
    * Hands back records whose lease expired (their worker crashed) or, with `workerId`+`ids`, the records a stopping
    * worker gives up: each attempt counts as failed; the record goes back to `pending` or, without tries left, `failed`.
+   * One conditional UPDATE: of several processes recovering at once, each record is released by one.
    */
-  release(backend: TaskBackend, scope: { expired: true } | { workerId: string; ids: string[] }): string[] {
+  async release(backend: TaskBackend, scope: { expired: true } | { workerId: string; ids: string[] }): Promise<string[]> {
+    if ('ids' in scope && scope.ids.length === 0) return [];
     const now = this.now();
     const iso = new Date(now).toISOString();
-    const filter = 'expired' in scope
-      ? 'lease_until < @now'
-      : 'worker_id = @worker AND id IN (SELECT value FROM json_each(@ids))';
-    const run = this.db.transaction(() => {
-      const rows = this
-        .sql(
-          `UPDATE tasks SET
-           status = CASE WHEN attempts >= json_extract(options, '$.tries') THEN 'failed' ELSE 'pending' END,
-           finished_at = CASE WHEN attempts >= json_extract(options, '$.tries') THEN @iso ELSE NULL END,
-           last_error = @error, lease_until = NULL, worker_id = NULL, available_at = @now, updated_at = @iso
-         WHERE backend = @backend AND status = 'processing' AND ${filter} RETURNING *`,
-        )
-        .all({
-          now, iso, backend, error: LOST_WORKER_ERROR,
-          worker: 'workerId' in scope ? scope.workerId : null, ids: 'ids' in scope ? JSON.stringify(scope.ids) : null,
-        }) as TaskRow[];
-      for (const row of rows) this.events.emitChange(toRecord(row));
+    return this.transaction(async (tx, context) => {
+      const spent = sql<boolean>`attempts >= CAST(${tx.jsonText('options', 'tries')} AS integer)`;
+      let update = taskTables(tx).updateTable('tasks').set({
+        status: sql`CASE WHEN ${spent} THEN 'failed' ELSE 'pending' END`,
+        finished_at: sql`CASE WHEN ${spent} THEN ${iso} ELSE NULL END`,
+        last_error: LOST_WORKER_ERROR, lease_until: null, worker_id: null, available_at: now, updated_at: iso,
+      }).where('backend', '=', backend).where('status', '=', 'processing');
+      update = 'expired' in scope ? update.where('lease_until', '<', now) : update.where('worker_id', '=', scope.workerId).where('id', 'in', scope.ids);
+      const rows = await update.returningAll().execute();
+      for (const row of rows) await this.events.emitChange(toRecord(row), context);
       return rows.map((row) => row.id);
     });
-    return run.immediate();
   }
 
   /** Puts a `failed` record back to `pending` with fresh attempts and exceptions. */
-  resetForRetry(id: string, backend: TaskBackend): TaskRecord {
+  async resetForRetry(id: string, backend: TaskBackend): Promise<TaskRecord> {
     const now = this.now();
     const iso = new Date(now).toISOString();
-    const run = this.db.transaction((): TaskRecord | null => {
-      const row = this
-        .sql(
-          `UPDATE tasks SET status = 'pending', attempts = 0, exceptions = 0, retries = retries + 1, last_error = NULL, result = NULL, backend = ?,
-             available_at = ?, lease_until = NULL, worker_id = NULL, updated_at = ?, finished_at = NULL
-           WHERE id = ? AND status = 'failed' RETURNING *`,
-        )
-        .get(backend, now, iso, id) as TaskRow | undefined;
+    const record = await this.transaction(async (tx, context) => {
+      const row = await taskTables(tx).updateTable('tasks').set((eb) => ({
+        status: 'pending', attempts: 0, exceptions: 0, retries: eb('retries', '+', 1), last_error: null, result: null, backend,
+        available_at: now, lease_until: null, worker_id: null, updated_at: iso, finished_at: null,
+      })).where('id', '=', id).where('status', '=', 'failed').returningAll().executeTakeFirst();
       if (!row) return null;
-      const record = toRecord(row);
-      this.events.emit({ type: 'queued', task: record, requeued: true });
-      return record;
+      const reset = toRecord(row);
+      await this.events.emit({ type: 'queued', task: reset, requeued: true }, context);
+      return reset;
     });
-    const record = run.immediate();
-    if (!record) throw new Error(this.row(id) ? `Task ${id} is not failed` : `Task ${id} not found`);
+    if (!record) throw new Error((await this.row(this.store, id)) ? `Task ${id} is not failed` : `Task ${id} not found`);
     return record;
   }
 
   /** Fails a non-final record outright (the scheduler lost or refused it). */
-  fail(id: string, message: string): TaskRecord | null {
+  async fail(id: string, message: string): Promise<TaskRecord | null> {
     const iso = this.clock.now().toISOString();
-    const run = this.db.transaction((): TaskRecord | null => {
-      const row = this
-        .sql(
-          `UPDATE tasks SET status = 'failed', last_error = ?, lease_until = NULL, updated_at = ?, finished_at = ?
-           WHERE id = ? AND status IN ('pending','processing') RETURNING *`,
-        )
-        .get(message, iso, iso, id) as TaskRow | undefined;
+    return this.transaction(async (tx, context) => {
+      const row = await taskTables(tx).updateTable('tasks').set({ status: 'failed', last_error: message, lease_until: null, updated_at: iso, finished_at: iso })
+        .where('id', '=', id).where('status', 'in', RUNNABLE).returningAll().executeTakeFirst();
       if (!row) return null;
       const record = toRecord(row);
-      this.events.emitChange(record);
+      await this.events.emitChange(record, context);
       return record;
     });
-    return run.immediate();
   }
 
-  stalePending(backend: TaskBackend, olderThan: number, limit: number): TaskRecord[] {
-    const rows = this
-      .sql("SELECT * FROM tasks WHERE backend = ? AND status = 'pending' AND updated_at < ? ORDER BY updated_at LIMIT ?")
-      .all(backend, new Date(olderThan).toISOString(), limit) as TaskRow[];
+  async stalePending(backend: TaskBackend, olderThan: number, limit: number): Promise<TaskRecord[]> {
+    const rows = await taskTables(this.store).selectFrom('tasks').selectAll().where('backend', '=', backend).where('status', '=', 'pending')
+      .where('updated_at', '<', new Date(olderThan).toISOString()).orderBy('updated_at').limit(limit).execute();
     return rows.map(toRecord);
   }
 
   /** Queue names that have runnable records of `backend`. */
-  activeQueues(backend: TaskBackend): string[] {
-    const rows = this.sql("SELECT DISTINCT queue FROM tasks WHERE backend = ? AND status IN ('pending','processing')").all(backend) as Array<{ queue: string }>;
+  async activeQueues(backend: TaskBackend): Promise<string[]> {
+    const rows = await taskTables(this.store).selectFrom('tasks').select('queue').distinct().where('backend', '=', backend).where('status', 'in', RUNNABLE).execute();
     return rows.map((row) => row.queue);
   }
 }

@@ -19,7 +19,7 @@ let theirs: string;
 
 async function provisioned(username: string, email: string, password: string): Promise<string> {
   const ops = s.stack.platform.platform.ops;
-  const products = s.stack.platform.platform.catalogue.list();
+  const products = (await s.stack.platform.platform.catalogue.list());
   const product = products[0] ?? (await ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 50 }));
   const customer = s.web.customers.repo.findByEmail(email) ?? (await s.web.customers.create({ email, password }));
   const uuid = (await ops.createService(product.uuid, { username })).uuid;

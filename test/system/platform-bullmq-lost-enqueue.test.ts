@@ -10,8 +10,9 @@ import { systemClock } from '../../panel/shared/clock.ts';
 import { sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../module/platform/services/lifecycle.ts';
 import { openPlatformDb } from '../../module/platform/store/db.ts';
-import { ProductRepository } from '../../module/platform/store/repositories/products.ts';
-import { ServiceStore } from '../../module/platform/store/repositories/services.ts';
+import { sqliteQueryStore, type QueryStore } from '../../module/platform/store/query/query-store.ts';
+import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 import { StuckServiceSweeper } from '../../module/platform/sweeper.ts';
 import { BullmqQueue } from '../../module/task/bullmq.ts';
 import { resolveOptions } from '../../module/task/options.ts';
@@ -25,10 +26,13 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
   const dir = tempDir('lost-enqueue');
   const db = openPlatformDb(dir);
   const box = SecretBox.open(dir);
-  const store = new TaskStore(db, box);
+  const query = sqliteQueryStore(db);
+  const store = new TaskStore(query, box);
   const logger = pino({ level: 'silent' });
-  const services = new ServiceStore(db, box);
-  const lifecycle = new ServiceLifecycle({ services, hooks: createHooks(logger), moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger });
+  const services = new ServiceQueries(query, box);
+  const lifecycle = new ServiceLifecycle<QueryStore>({
+    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks: createHooks(logger), moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
+  });
   lifecycle.attach(store.events);
   const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300 });
   const sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);
@@ -38,11 +42,11 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
     return { status: 'success' };
   });
   try {
-    const productUuid = new ProductRepository(db).create('VpnProduct', {}).uuid;
-    const { uuid } = services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: { username: 'lost' } });
+    const productUuid = (await new ProductQueries(query).create('VpnProduct', {})).uuid;
+    const { uuid } = await services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: { username: 'lost' } });
     const tags = ['step', `service:${uuid}`];
     // What a process that died between the two steps of BullmqQueue.add leaves behind: the record, no job.
-    const lost = store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'first' }, tags, options: resolveOptions({ backoff: 0 }) });
+    const lost = await store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'first' }, tags, options: resolveOptions({ backoff: 0 }) });
     const later = await queue.add('Step', 'Module', { step: 'second' }, tags, { backoff: 0 });
     await queue.start({ queues: ['Module'], concurrency: 2 });
 
@@ -70,11 +74,11 @@ test('recoverLost leaves young records alone (their add may still be under way) 
   const redis = await startRedis();
   const dir = tempDir('lost-enqueue-young');
   const db = openPlatformDb(dir);
-  const store = new TaskStore(db, SecretBox.open(dir));
+  const store = new TaskStore(sqliteQueryStore(db), SecretBox.open(dir));
   const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-young', pollMs: 20, lostAfterMs: 60_000 });
   const other = new BullmqQueue(store, { url: redis.url, prefix: 'lost-young', pollMs: 20, lostAfterMs: 0 });
   try {
-    store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'young' }, tags: [], options: resolveOptions({}) });
+    await store.insert({ backend: 'bullmq', job: 'Step', queue: 'Module', input: { step: 'young' }, tags: [], options: resolveOptions({}) });
     const queued = await queue.add('Step', 'Module', { step: 'queued' }, [], {});
     assert.deepEqual(await queue.recoverLost(), [], 'younger than lostAfterMs');
     await sleep(20);

@@ -2,6 +2,8 @@
 // lifecycle action) on the embedded queue, on BullMQ (a private redis-server) and through a remote worker that reaches
 // the task records over the worker API. Each status is written once, and only by the service lifecycle: a SQLite
 // trigger records every provision_status write and must match the lifecycle's own write log exactly.
+import { sqliteQueryStore, type QueryStore } from '../../module/platform/store/query/query-store.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import Fastify from 'fastify';
@@ -80,7 +82,7 @@ const ROWS: Record<ProvisionAction, { from: ProvisionStatus; success: ProvisionS
 interface Rig {
   db: Db;
   services: ServiceStore;
-  taskStore: TaskStore;
+  taskStore: TaskStore<QueryStore>;
   lifecycle: ServiceLifecycle;
   writes: StatusWrite[];
   events: Array<{ event: HookEventName; uuid: string }>;
@@ -94,14 +96,18 @@ function rig(): Rig {
   const db = openPlatformDb(dir);
   const box = SecretBox.open(dir);
   const services = new ServiceStore(db, box);
-  const taskStore = new TaskStore(db, box);
+  const query = sqliteQueryStore(db);
+  const taskStore = new TaskStore(query, box);
   const logger = pino({ level: 'silent' });
   const hooks = createHooks(logger);
   const events: Rig['events'] = [];
   for (const event of ['service.created', 'service.provisioned', 'service.failed', 'service.suspended', 'service.unsuspended', 'service.terminated', 'service.package_changed'] as const) {
     hooks.on(event, (payload) => void events.push({ event, uuid: payload.service_uuid }));
   }
-  const lifecycle = new ServiceLifecycle({ services, hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger });
+  const lifecycle = new ServiceLifecycle<QueryStore>({
+    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
+  });
+  services.delegateStatusTo(lifecycle);
   const writes: StatusWrite[] = [];
   lifecycle.onWrite((write) => void writes.push(write));
   lifecycle.attach(taskStore.events);
@@ -150,7 +156,7 @@ function seed(r: Rig): Array<{ uuid: string; action: ProvisionAction; outcome: O
 async function drive(r: Rig, queue: TaskQueue, cases: ReturnType<typeof seed>): Promise<void> {
   for (const c of cases) assert.deepEqual(await productFor(r, c.uuid)[c.action](), { status: 'success' });
   await until(async () => {
-    const open = r.taskStore.list({ limit: 1000 }).filter((t) => t.status === 'pending' || t.status === 'processing');
+    const open = (await r.taskStore.list({ limit: 1000 })).filter((t) => t.status === 'pending' || t.status === 'processing');
     return open.length === 0 ? true : undefined;
   }, 60_000, 50);
   // Hook listeners run right after the write; let them finish.
@@ -158,7 +164,7 @@ async function drive(r: Rig, queue: TaskQueue, cases: ReturnType<typeof seed>): 
   void queue;
 }
 
-function check(r: Rig, cases: ReturnType<typeof seed>): void {
+async function check(r: Rig, cases: ReturnType<typeof seed>): Promise<void> {
   const audit = r.db.prepare('SELECT uuid, status FROM temp.status_audit ORDER BY seq').all() as Array<{ uuid: string; status: string }>;
   assert.deepEqual(audit, r.writes.map((w) => ({ uuid: w.uuid, status: w.status })), 'every provision_status write is a lifecycle write');
   for (const c of cases) {
@@ -168,7 +174,7 @@ function check(r: Rig, cases: ReturnType<typeof seed>): void {
     assert.deepEqual(audit.filter((a) => a.uuid === c.uuid).map((a) => a.status), expected, `${label}: each status written once, in order`);
     const service = r.services.get(c.uuid)!;
     assert.equal(service.provision_status, expected.at(-1) ?? row.from, label);
-    const [task] = r.taskStore.list({ tag: `service:${c.uuid}` });
+    const [task] = await r.taskStore.list({ tag: `service:${c.uuid}` });
     assert.equal(task.status, c.outcome === 'success' ? 'completed' : 'failed', label);
     assert.equal(task.attempts, c.outcome === 'exhausted' ? 3 : 1, `${label}: attempts as the queue decided`);
     const events = r.events.filter((e) => e.uuid === c.uuid).map((e) => e.event);
@@ -201,13 +207,13 @@ describe('the provisioning state table through the lifecycle', () => {
       r.db.close();
       removeDir(r.dir);
     });
-    const queue = createTaskQueue({ url: 'embedded', db: r.db, store: r.taskStore, pollMs: 20 });
+    const queue = createTaskQueue({ url: 'embedded', store: r.taskStore, pollMs: 20 });
     Task.use(queue);
     const workers = await startWorkers({ queue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
     try {
       const cases = seed(r);
       await drive(r, queue, cases);
-      check(r, cases);
+      await check(r, cases);
     } finally {
       await workers.stop();
       await queue.stop(1000);
@@ -223,13 +229,13 @@ describe('the provisioning state table through the lifecycle', () => {
       r.db.close();
       removeDir(r.dir);
     });
-    const queue = createTaskQueue({ url: redis.url, db: r.db, store: r.taskStore, pollMs: 20, prefix: 'table-bullmq' });
+    const queue = createTaskQueue({ url: redis.url, store: r.taskStore, pollMs: 20, prefix: 'table-bullmq' });
     Task.use(queue);
     const workers = await startWorkers({ queue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
     try {
       const cases = seed(r);
       await drive(r, queue, cases);
-      check(r, cases);
+      await check(r, cases);
     } finally {
       await workers.stop();
       await queue.stop(1000);
@@ -251,7 +257,7 @@ describe('the provisioning state table through the lifecycle', () => {
     app.setSerializerCompiler(serializerCompiler);
     await app.register(workerTaskRoutes({ taskStore: r.taskStore } as unknown as Platform), { prefix: '/api/worker' });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
-    const platformQueue = createTaskQueue({ url: redis.url, db: r.db, store: r.taskStore, pollMs: 20, prefix: 'table-remote' });
+    const platformQueue = createTaskQueue({ url: redis.url, store: r.taskStore, pollMs: 20, prefix: 'table-remote' });
     Task.use(platformQueue);
     // The worker side: BullMQ over the same Redis, every record change a worker API call.
     const api = new WorkerApiClient({ url, token: `vpw_${'0'.repeat(64)}` });
@@ -264,7 +270,7 @@ describe('the provisioning state table through the lifecycle', () => {
       workers = await startWorkers({ queue: remoteQueue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
       const cases = seed(r);
       await drive(r, remoteQueue, cases);
-      check(r, cases);
+      await check(r, cases);
       assert.ok(remoteChanges.includes('finished') && remoteChanges.includes('retrying'), 'the remote queue raises the events too');
     } finally {
       await workers?.stop();

@@ -27,12 +27,12 @@ export const productRoutes = (catalogue: Catalogue): FastifyPluginAsyncZod => as
     return reply.code(201).send(product);
   });
 
-  app.get('/products', async () => ({ products: catalogue.list() }));
+  app.get('/products', async () => ({ products: (await catalogue.list()) }));
 
-  app.get('/products/:uuid', { schema: { params: z.object({ uuid: z.string().max(64) }) } }, async (request) => catalogue.require(request.params.uuid));
+  app.get('/products/:uuid', { schema: { params: z.object({ uuid: z.string().max(64) }) } }, async (request) => (await catalogue.require(request.params.uuid)));
 
   app.patch('/products/:uuid', { schema: { params: z.object({ uuid: z.string().max(64) }), body: ProductPatchSchema } }, async (request) => {
-    const current = catalogue.require(request.params.uuid);
+    const current = (await catalogue.require(request.params.uuid));
     return catalogue.updateProduct(current.uuid, request.body.product_data ?? current.product_data, listingOf(request.body, { ...current }));
   });
 };

@@ -27,7 +27,7 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
   });
 
   app.put('/services/:uuid/provision-status', { schema: { params: uuidParamsSchema, body: statusBodySchema } }, async (request, reply) => {
-    platform.lifecycle.set(request.params.uuid, request.body.status, request.body.reason);
+    await platform.lifecycle.set(request.params.uuid, request.body.status, request.body.reason);
     return reply.code(204).send();
   });
 

@@ -9,7 +9,7 @@ import {
 
 /**
  * `POST /tasks` (insert), `GET /tasks/:id`, `POST /tasks/:id/begin|settle|fail`, `POST /tasks/release`,
- * `GET /queues/active` — each one call of the platform's TaskStore, so the SQLite conditions (worker id, status)
+ * `GET /queues/active` — each one call of the platform's TaskStore, so the store's conditions (worker id, status)
  * decide exactly as for a local worker. `begin` answers the raw (unredacted) input: only over this authenticated API.
  * Each change raises the store's queue events here, in the platform process, so the service lifecycle applies a
  * remote worker's outcomes exactly as a local one's (in the same transaction as the record).
@@ -17,31 +17,31 @@ import {
 export const workerTaskRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
   const store = platform.taskStore;
 
-  app.post('/tasks', { schema: { body: taskInsertBodySchema } }, async (request, reply) => reply.code(201).send(store.insert(request.body)));
+  app.post('/tasks', { schema: { body: taskInsertBodySchema } }, async (request, reply) => reply.code(201).send(await store.insert(request.body)));
 
   app.get('/tasks/:id', { schema: { params: taskIdParamsSchema } }, async (request) => {
-    const record = store.get(request.params.id);
+    const record = await store.get(request.params.id);
     if (!record) throw new HttpError(404, UNKNOWN_TASK(request.params.id));
     return record;
   });
 
   app.post('/tasks/:id/begin', { schema: { params: taskIdParamsSchema, body: beginBodySchema } }, async (request) => {
-    const claimed = store.beginAttempt(request.params.id, request.body.worker_id, request.body.lease_ms);
+    const claimed = await store.beginAttempt(request.params.id, request.body.worker_id, request.body.lease_ms);
     if (claimed === BLOCKED) return { task: null, blocked: true };
     return { task: claimed ? { record: claimed.record, raw_input: claimed.rawInput } : null };
   });
 
   app.post('/tasks/:id/settle', { schema: { params: taskIdParamsSchema, body: settleBodySchema } }, async (request) => ({
-    record: store.settle(request.params.id, request.body.worker_id, request.body.settlement),
+    record: await store.settle(request.params.id, request.body.worker_id, request.body.settlement),
   }));
 
   app.post('/tasks/:id/fail', { schema: { params: taskIdParamsSchema, body: failBodySchema } }, async (request) => ({
-    record: store.fail(request.params.id, request.body.message),
+    record: await store.fail(request.params.id, request.body.message),
   }));
 
   app.post('/tasks/release', { schema: { body: releaseBodySchema } }, async (request) => ({
-    released: store.release('bullmq', { workerId: request.body.worker_id, ids: request.body.ids }),
+    released: await store.release('bullmq', { workerId: request.body.worker_id, ids: request.body.ids }),
   }));
 
-  app.get('/queues/active', async () => ({ queues: store.activeQueues('bullmq') }));
+  app.get('/queues/active', async () => ({ queues: await store.activeQueues('bullmq') }));
 };

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Product } from '../../contract/product.ts';
 import { HttpError, UNKNOWN_MODULE, UNKNOWN_PRODUCT } from '../errors.ts';
 import type { ModuleLoader } from '../loader.ts';
-import { DEFAULT_LISTING, type ProductListing, type ProductRecord, type ProductRepository } from '../store/repositories/products.ts';
+import type { ProductQueries } from '../store/query/repositories/products.ts';
+import { DEFAULT_LISTING, type ProductListing, type ProductRecord } from '../store/repositories/products.ts';
 
 /** Validation failure answered with the module's error bag. */
 export const INVALID_PRODUCT_DATA = 'invalid product data';
@@ -39,7 +40,7 @@ export function checkListing(input: unknown): { listing: ProductListing; errors:
 }
 
 export class Catalogue {
-  constructor(private readonly products: ProductRepository, private readonly modules: ModuleLoader) {}
+  constructor(private readonly products: ProductQueries, private readonly modules: ModuleLoader) {}
 
   /**
    * Validates product data with the module's saveProductData (and the listing, when given) and stores the product;
@@ -55,11 +56,11 @@ export class Catalogue {
 
   /** Validates new product data (and listing, when given) with the product's module and replaces them (422 with the bag). */
   async updateProduct(uuid: string, productData: Record<string, unknown>, listing?: unknown): Promise<ProductRecord> {
-    const product = this.require(uuid);
+    const product = await this.require(uuid);
     if (!this.modules.has('Product', product.module)) throw new HttpError(422, UNKNOWN_MODULE(product.module));
     const { data, listing: checked } = await this.validate(product.module, productData, listing);
-    this.products.update(uuid, data);
-    if (checked) this.products.updateListing(uuid, checked);
+    await this.products.update(uuid, data);
+    if (checked) await this.products.updateListing(uuid, checked);
     return this.require(uuid);
   }
 
@@ -80,18 +81,19 @@ export class Catalogue {
     return { data: result.data as Record<string, unknown>, listing: own.listing };
   }
 
-  get(uuid: string): ProductRecord | null {
+  get(uuid: string): Promise<ProductRecord | null> {
     return this.products.get(uuid);
   }
 
   /** The product, or 404. */
-  require(uuid: string): ProductRecord {
-    const product = this.products.get(uuid);
+  async require(uuid: string): Promise<ProductRecord> {
+    const product = await this.products.get(uuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(uuid));
     return product;
   }
 
-  list(): ProductRecord[] {
+  /** Every product in order page order. */
+  list(): Promise<ProductRecord[]> {
     return this.products.list();
   }
 }

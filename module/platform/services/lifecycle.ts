@@ -8,7 +8,7 @@ import {
   ACTION_TRANSITIONS, applyTransition, isJobMethod, JOB_TRANSITIONS, PROVISION_ACTIONS, type JobMethod, type ProvisionAction, type ProvisionStatus,
 } from '../../contract/provision-status.ts';
 import { JOB_ERRORS } from '../../contract/result.ts';
-import type { TaskEvent, TaskEventSource } from '../../task/events.ts';
+import { NO_TRANSACTION, type TaskEvent, type TaskEventContext, type TaskEventSource } from '../../task/events.ts';
 import { MODULE_JOB, toModuleRef, type ModuleRef } from '../../task/module-job.ts';
 import type { TaskRecord } from '../../task/queue.ts';
 import { parseTags } from '../../task/tags.ts';
@@ -20,20 +20,25 @@ export interface LifecycleService {
   provision_status: ProvisionStatus;
 }
 
-/**
- * Where provision_status lives. Both calls must take effect synchronously (the SQLite ServiceStore does): the
- * lifecycle runs inside the task store's transaction, so the status commits together with the task record.
- */
+/** Where provision_status lives (the platform's ServiceQueries, on the transaction of the task record's change). */
 export interface StatusStore {
-  get(uuid: string): LifecycleService | null;
-  /** The raw write; only the lifecycle calls it. */
-  writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): unknown;
-  /** Lets the store hand a module's `setProvisionStatus` call to the lifecycle. */
-  delegateStatusTo?(owner: Pick<ServiceLifecycle, 'set'>): void;
+  /** The service, its row locked for the status change when the store supports it (PostgreSQL, inside a transaction). */
+  get(uuid: string): MaybePromise<LifecycleService | null>;
+  /**
+   * The raw write; only the lifecycle calls it. With `from`, only while the status is still `from` (false otherwise):
+   * of several processes settling the same service, one does.
+   */
+  writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string, from?: ProvisionStatus): MaybePromise<unknown>;
 }
 
-export interface ServiceLifecycleDeps {
-  services: StatusStore;
+type MaybePromise<T> = T | Promise<T>;
+
+export interface ServiceLifecycleDeps<Tx = unknown> {
+  /**
+   * The statuses on `tx`, the open transaction of a task record's change (so the status commits with the record), or on
+   * the store itself (null: an explicit `set`, the sweeper, events raised outside any transaction).
+   */
+  statuses(tx: Tx | null): StatusStore;
   hooks: Hooks;
   /** Module log rows of job outcomes (the platform's module_logs table). */
   moduleLogs: ModuleLogSink;
@@ -67,6 +72,14 @@ export function provisioningTask(task: Pick<TaskRecord, 'job' | 'input' | 'tags'
   return { serviceUuid, action: action as ProvisionAction, method, moduleType: module.type, moduleName: module.name };
 }
 
+/** One event's work: the task, the service as read in the event's transaction, where to write, what to run after commit. */
+interface Step {
+  task: ProvisioningTask;
+  service: LifecycleService;
+  statuses: StatusStore;
+  after: (fn: () => void) => void;
+}
+
 /** One provision_status write: what the lifecycle did and why. */
 export interface StatusWrite {
   uuid: string;
@@ -77,9 +90,10 @@ export interface StatusWrite {
 }
 
 /**
- * The one owner of every provision_status transition. Attach it to each queue whose records this process changes
- * (`attach(queue.events)`): the embedded and BullMQ queues and the worker API routes all change records through the
- * platform's task store, which raises the events inside its transactions.
+ * The one owner of every provision_status transition. Attach it to the platform's task store's events
+ * (`attach(taskStore.events)`): the embedded and BullMQ queues and the worker API routes all change records through
+ * that store, which raises the events inside its transactions; the status is written in the same transaction (one
+ * commit on either engine), hooks and module log lines run after it.
  *
  * - queued (create/suspend): `processing`; a failed create/suspend queued again by retry: `processing` again;
  * - attempt failed, will retry: status unchanged (an error log line with `retry: true`);
@@ -89,16 +103,14 @@ export interface StatusWrite {
  * `processing` (a terminated service can be created again); the other jobs refuse to run on it and leave it
  * terminated.
  */
-export class ServiceLifecycle {
+export class ServiceLifecycle<Tx = unknown> {
   private readonly listeners = new Set<(write: StatusWrite) => void>();
 
-  constructor(private readonly deps: ServiceLifecycleDeps) {
-    deps.services.delegateStatusTo?.(this);
-  }
+  constructor(private readonly deps: ServiceLifecycleDeps<Tx>) {}
 
   /** Follows a queue's (or a task store's) events; returns the detach function. */
-  attach(events: TaskEventSource): () => void {
-    return events.on((event) => this.onTaskEvent(event));
+  attach(events: TaskEventSource<Tx>): () => void {
+    return events.on((event, context) => this.onTaskEvent(event, context));
   }
 
   /** Observes every status write (tests, metrics). */
@@ -107,76 +119,93 @@ export class ServiceLifecycle {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Applies one queue event (synchronously: called inside the task store's transaction). */
-  onTaskEvent(event: TaskEvent): void {
+  /**
+   * Applies one queue event inside the transaction that changed the record (`context.tx`): the status is written there;
+   * hooks and log lines follow once it committed.
+   */
+  async onTaskEvent(event: TaskEvent, context: TaskEventContext<Tx> = NO_TRANSACTION): Promise<void> {
     const task = provisioningTask(event.task);
     if (!task) return;
-    const service = this.deps.services.get(task.serviceUuid);
+    const statuses = this.deps.statuses(context.tx);
+    const service = await statuses.get(task.serviceUuid);
     if (!service) return;
-    if (event.type === 'queued') this.queued(task, service, event.requeued);
-    else if (event.type === 'retrying') this.retrying(task, service, event.task, event.error);
-    else if (event.outcome === 'completed') this.completed(task, service, event.task);
-    else this.failed(task, service, event.task, event.error ?? JOB_ERRORS.unknown);
+    const step = { task, service, statuses, after: context.afterCommit };
+    if (event.type === 'queued') await this.queued(step, event.requeued);
+    else if (event.type === 'retrying') this.retrying(step, event.task, event.error);
+    else if (event.outcome === 'completed') await this.completed(step, event.task);
+    else await this.failed(step, event.task, event.error ?? JOB_ERRORS.unknown);
   }
 
   /** The spec's `setProvisionStatus($status)` asked for explicitly (a module, an admin); false for an unknown service. */
-  set(uuid: string, status: ProvisionStatus, reason?: string): boolean {
-    const service = this.deps.services.get(uuid);
-    if (!service) return false;
-    this.write({ uuid, status, reason, cause: 'set' });
+  async set(uuid: string, status: ProvisionStatus, reason?: string): Promise<boolean> {
+    const statuses = this.deps.statuses(null);
+    if (!(await statuses.get(uuid))) return false;
+    await this.write(statuses, { uuid, status, reason, cause: 'set' });
     return true;
   }
 
-  /** Safety net: a `processing` service whose task vanished is failed with `reason`; false when it moved on meanwhile. */
-  failVanished(uuid: string, reason: string, moduleName: string): boolean {
-    const service = this.deps.services.get(uuid);
+  /**
+   * Safety net: a `processing` service whose task vanished is failed with `reason`; false when it moved on meanwhile
+   * (the write is conditional on `processing`: of several sweeping processes, one settles it).
+   */
+  async failVanished(uuid: string, reason: string, moduleName: string): Promise<boolean> {
+    const statuses = this.deps.statuses(null);
+    const service = await statuses.get(uuid);
     if (!service || service.provision_status !== 'processing') return false;
-    this.write({ uuid, status: 'failed', reason, cause: 'orphaned' });
+    if (!(await this.write(statuses, { uuid, status: 'failed', reason, cause: 'orphaned' }, 'processing'))) return false;
     this.deps.logger.warn({ service_uuid: uuid, reason }, 'service settled as failed: its task vanished');
     this.emit('service.failed', { ...this.event(service, moduleName), action: 'create', reason });
     return true;
   }
 
-  private queued(task: ProvisioningTask, service: LifecycleService, requeued: boolean): void {
+  private async queued({ task, service, statuses, after }: Step, requeued: boolean): Promise<void> {
     const rule = ACTION_TRANSITIONS[task.action];
     const current = service.provision_status;
     // A retry only takes a failed create/suspend back to processing; a first queueing applies the table's row.
     const next = requeued ? (current === 'failed' ? applyTransition(current, rule.next) : current) : applyTransition(current, rule.next);
-    if (next !== current) this.write({ uuid: service.uuid, status: next, cause: `queued:${task.action}` });
-    if (!requeued && rule.event) this.emit(rule.event, this.event(service, task.moduleName));
+    if (next !== current) await this.write(statuses, { uuid: service.uuid, status: next, cause: `queued:${task.action}` });
+    const event = rule.event;
+    if (!requeued && event) after(() => this.emit(event, this.event(service, task.moduleName)));
   }
 
-  private retrying(task: ProvisioningTask, service: LifecycleService, record: TaskRecord, error: string): void {
-    this.log(task, 'error', record, { status: 'error', message: error, provision_status: service.provision_status, retry: true });
+  private retrying({ task, service, after }: Step, record: TaskRecord, error: string): void {
+    after(() => this.log(task, 'error', record, { status: 'error', message: error, provision_status: service.provision_status, retry: true }));
   }
 
-  private completed(task: ProvisioningTask, service: LifecycleService, record: TaskRecord): void {
+  private async completed({ task, service, statuses, after }: Step, record: TaskRecord): Promise<void> {
     const rule = JOB_TRANSITIONS[task.method];
     const current = service.provision_status;
     if (current === 'terminated' && task.method !== 'terminationJob') return;
     const next = applyTransition(current, rule.success);
-    if (next !== current) this.write({ uuid: service.uuid, status: next, cause: `completed:${task.method}` });
+    if (next !== current) await this.write(statuses, { uuid: service.uuid, status: next, cause: `completed:${task.method}` });
     const result = record.result && typeof record.result === 'object' ? (record.result as Record<string, unknown>) : { status: 'success' };
-    this.log(task, 'info', record, { ...result, provision_status: next });
-    this.emit(rule.successEvent, this.event(service, task.moduleName));
+    after(() => {
+      this.log(task, 'info', record, { ...result, provision_status: next });
+      this.emit(rule.successEvent, this.event(service, task.moduleName));
+    });
   }
 
-  private failed(task: ProvisioningTask, service: LifecycleService, record: TaskRecord, reason: string): void {
+  private async failed({ task, service, statuses, after }: Step, record: TaskRecord, reason: string): Promise<void> {
     const rule = JOB_TRANSITIONS[task.method];
     const current = service.provision_status;
     if (current === 'terminated' && task.method !== 'terminationJob') {
-      this.log(task, 'error', record, { status: 'error', message: reason, provision_status: current, reason: 'service is terminated' });
+      after(() => this.log(task, 'error', record, { status: 'error', message: reason, provision_status: current, reason: 'service is terminated' }));
       return;
     }
     const next = applyTransition(current, rule.failure);
-    if (next !== current) this.write({ uuid: service.uuid, status: next, reason, cause: `failed:${task.method}` });
-    this.log(task, 'error', record, { status: 'error', message: reason, provision_status: next });
-    this.emit('service.failed', { ...this.event(service, task.moduleName), action: rule.action, reason });
+    if (next !== current) await this.write(statuses, { uuid: service.uuid, status: next, reason, cause: `failed:${task.method}` });
+    after(() => {
+      this.log(task, 'error', record, { status: 'error', message: reason, provision_status: next });
+      this.emit('service.failed', { ...this.event(service, task.moduleName), action: rule.action, reason });
+    });
   }
 
-  private write(write: StatusWrite): void {
-    this.deps.services.writeProvisionStatus(write.uuid, write.status, write.reason);
+  /** Writes a status (with `from`, only while it is still that); the observers see each write made. */
+  private async write(statuses: StatusStore, write: StatusWrite, from?: ProvisionStatus): Promise<boolean> {
+    const written = await statuses.writeProvisionStatus(write.uuid, write.status, write.reason, from);
+    if (written === false) return false;
     for (const listener of this.listeners) listener(write);
+    return true;
   }
 
   private event(service: LifecycleService, moduleName: string): ServiceEvent {

@@ -57,7 +57,7 @@ export class RemoteTaskStore implements TaskRecordStore {
       settlement: { ...settlement, result: settlement.result ?? null },
     });
     const record = answer.record ? toRecord(answer.record) : null;
-    if (record) this.events.emitChange(record);
+    if (record) await this.events.emitChange(record);
     return record;
   }
 
@@ -74,7 +74,7 @@ export class RemoteTaskStore implements TaskRecordStore {
   async fail(id: string, message: string): Promise<TaskRecord | null> {
     const answer = await this.api.call('POST', `${task(id)}/fail`, recordAnswerSchema, { message: message.slice(0, 10_000) });
     const record = answer.record ? toRecord(answer.record) : null;
-    if (record) this.events.emitChange(record);
+    if (record) await this.events.emitChange(record);
     return record;
   }
 

@@ -38,8 +38,8 @@ test('every record the platform writes is dated by its injected clock', async ()
     await platform.tokens.create('c');
     await platform.workerTokens.create('w');
     assert.deepEqual((await platform.tokens.list()).concat(await platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
-    const added = platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
-    assert.equal(platform.taskStore.get(added.id)!.createdAt, '2031-02-03T04:05:07.000Z');
+    const added = (await platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } }));
+    assert.equal((await platform.taskStore.get(added.id))!.createdAt, '2031-02-03T04:05:07.000Z');
     const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;
     assert.ok(versions.every((v) => v.updated_at === at), JSON.stringify(versions));
   });
@@ -48,13 +48,13 @@ test('every record the platform writes is dated by its injected clock', async ()
 test('a claimed task is due by the store clock, and its retry only when that clock passes the backoff', async () => {
   await withClockPlatform('clock-task', async (platform, clock) => {
     const store = platform.taskStore;
-    const { id } = store.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } });
-    const claimed = store.claimNext('embedded', 'w1', 30_000);
+    const { id } = (await store.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } }));
+    const claimed = (await store.claimNext('embedded', 'w1', 30_000));
     assert.equal(claimed?.record.id, id);
-    store.settle(id, 'w1', { status: 'pending', exceptions: 0, lastError: 'boom', result: undefined, availableAt: clock.now().getTime() + 5_000 });
-    assert.equal(store.claimNext('embedded', 'w1', 30_000), null, 'backoff not over by the clock');
+    await store.settle(id, 'w1', { status: 'pending', exceptions: 0, lastError: 'boom', result: undefined, availableAt: clock.now().getTime() + 5_000 });
+    assert.equal((await store.claimNext('embedded', 'w1', 30_000)), null, 'backoff not over by the clock');
     clock.advance(5_000);
-    assert.equal(store.claimNext('embedded', 'w1', 30_000)?.record.id, id, 'due once the clock moved');
+    assert.equal((await store.claimNext('embedded', 'w1', 30_000))?.record.id, id, 'due once the clock moved');
   });
 });
 
@@ -62,8 +62,8 @@ test('the sweeper measures a processing service\'s age with the clock, not the w
   await withClockPlatform('clock-sweeper', async (platform, clock) => {
     const product = platform.products.create('VpnProduct', { server_location: 'ams' });
     const { uuid } = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
-    platform.lifecycle.set(uuid, 'processing');
-    const sweeper = new StuckServiceSweeper(platform.services, platform.queue, platform.lifecycle, platform.logger, clock);
+    await platform.lifecycle.set(uuid, 'processing');
+    const sweeper = new StuckServiceSweeper(platform.serviceQueries, platform.queue, platform.lifecycle, platform.logger, clock);
     clock.advance(59_000);
     assert.deepEqual(await sweeper.run(), [], 'young by the clock (though dated years ahead of the wall time)');
     clock.advance(2_000);

@@ -13,11 +13,12 @@ import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
 import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
 import { ServiceStore } from '../../../module/platform/store/repositories/services.ts';
 import { TaskStore } from '../../../module/task/task-store.ts';
+import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 const FIXTURE = new URL('../../fixtures/platform/legacy-v1/', import.meta.url).pathname;
 
-test('a database of the earlier layout upgrades in place and keeps its services, tasks and logs', () => {
+test('a database of the earlier layout upgrades in place and keeps its services, tasks and logs', async () => {
   const dir = tempDir('legacy');
   try {
     cpSync(FIXTURE, dir, { recursive: true });
@@ -46,12 +47,12 @@ test('a database of the earlier layout upgrades in place and keeps its services,
       assert.equal(one.service_data.password, 'Legacy0nePassw0rd', 'sealed service data still opens');
       assert.match(String(one.provision_data.account_name), /^svc_[0-9a-f]{12}$/);
 
-      const tasks = new TaskStore(db, box);
-      const ofOne = tasks.list({ tag: `service:${one.uuid}` });
+      const tasks = new TaskStore(sqliteQueryStore(db), box);
+      const ofOne = (await tasks.list({ tag: `service:${one.uuid}` }));
       assert.deepEqual(ofOne.map((t) => [t.tags.filter((tag) => !tag.startsWith('service:'))[0], t.status]).sort(), [['create', 'completed'], ['suspend', 'completed']]);
-      assert.equal(tasks.list().length, 3);
+      assert.equal((await tasks.list()).length, 3);
       // The task table still takes new records (dedupe pepper kept: a repeat of a finished task is not a duplicate).
-      const added = tasks.insert({ backend: 'embedded', job: 'ModuleJob', queue: 'default', input: { x: 1 }, tags: ['create', `service:${one.uuid}`], options: { tries: 1, backoff: 0, timeout: 30, maxExceptions: 1 } });
+      const added = (await tasks.insert({ backend: 'embedded', job: 'ModuleJob', queue: 'default', input: { x: 1 }, tags: ['create', `service:${one.uuid}`], options: { tries: 1, backoff: 0, timeout: 30, maxExceptions: 1 } }));
       assert.equal(added.status, 'pending');
 
       assert.equal(readModuleLogs(db).length, 7);

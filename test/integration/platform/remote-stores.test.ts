@@ -70,7 +70,7 @@ test('RemoteTaskStore: insert, begin, settle, release and fail decide exactly as
   const record = await store.get(added.id);
   assert.equal(record?.status, 'pending');
   assert.equal(record?.input.password, REDACTED, 'the record shows redacted input');
-  assert.deepEqual(record, platform.taskStore.get(added.id), 'same record as the platform reads');
+  assert.deepEqual(record, await platform.taskStore.get(added.id), 'same record as the platform reads');
   assert.equal(await store.get('no-such-task'), null);
 
   const begin = async (id: string, worker: string) => {

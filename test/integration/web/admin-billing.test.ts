@@ -45,10 +45,10 @@ describe('billing in the admin web', { concurrency: false }, () => {
     assert.equal(bad.statusCode, 422);
     assert.match(bad.body, /data-field="price_monthly">[^<]*10\.001/);
     assert.match(bad.body, /name="name" value="Amsterdam Premium"/);
-    assert.equal(stack.platform.catalogue.list().length, 0);
+    assert.equal((await stack.platform.catalogue.list()).length, 0);
     const ok = await root.post('/admin/products', fields);
     assert.equal(ok.statusCode, 303);
-    const [product] = stack.platform.catalogue.list();
+    const [product] = (await stack.platform.catalogue.list());
     productUuid = product.uuid;
     assert.equal(product.name, 'Amsterdam Premium');
     assert.equal(product.position, 1);

@@ -38,21 +38,21 @@ test('product form: the module page is shown, the 422 bag sits at each field, fi
   assert.equal(fieldError(bad.body, 'name'), 'The name field is required.');
   assert.match(bad.body, /<option value="gold" selected>/, 'entered values are kept (a fixed-value field is a select box)');
   assert.match(bad.body, /<select id="f-plan_type" name="plan_type"/);
-  assert.equal(stack.platform.catalogue.list().length, 0);
+  assert.equal((await stack.platform.catalogue.list()).length, 0);
   const ok = await b.post('/admin/products', { module: 'TabProduct', name: 'Premium', server_location: 'ams', plan_type: 'premium', disk_space: '50', bandwidth: '100' });
   assert.equal(ok.statusCode, 303);
-  const [product] = stack.platform.catalogue.list();
+  const [product] = (await stack.platform.catalogue.list());
   assert.deepEqual(product.product_data, { server_location: 'ams', plan_type: 'premium', disk_space: 50, bandwidth: 100 });
   assert.equal(product.name, 'Premium');
   const edit = await b.post(`/admin/products/${product.uuid}`, { name: 'Premium', server_location: 'ams', plan_type: 'premium', disk_space: '0', bandwidth: '100' });
   assert.equal(edit.statusCode, 422);
   assert.equal(fieldError(edit.body, 'disk_space'), 'The disk space field must be at least 1.');
   assert.equal((await b.post(`/admin/products/${product.uuid}`, { name: 'Basic', server_location: 'fra', plan_type: 'basic', disk_space: '10', bandwidth: '20' })).statusCode, 303);
-  assert.equal(stack.platform.catalogue.get(product.uuid)!.product_data.server_location, 'fra');
+  assert.equal((await stack.platform.catalogue.get(product.uuid))!.product_data.server_location, 'fra');
 });
 
 test('service: the form shows the 422 bag, then create → confirm → action queued, in the task history', async () => {
-  const [product] = stack.platform.catalogue.list();
+  const [product] = (await stack.platform.catalogue.list());
   await stack.web.customers.create({ email: 'carol@example.com', password: 'Carol-Pass-1' });
   await b.get('/admin/services/new');
   const bad = await b.post('/admin/services', { product_uuid: product.uuid, username: 'x' });
@@ -82,7 +82,7 @@ test('service: the form shows the 422 bag, then create → confirm → action qu
 });
 
 test('services list: filters by status and pages 50 at a time', async () => {
-  const [product] = stack.platform.catalogue.list();
+  const [product] = (await stack.platform.catalogue.list());
   for (let i = 0; i < 60; i++) await stack.platform.serviceAdmin.createService(product.uuid, { domain: `s${i}.example.com`, username: `user_${i}` });
   const first = await b.get('/admin/services?status=pending');
   const rows = (html: string) => (html.match(/<tr><td><a href="\/admin\/services\//g) ?? []).length;

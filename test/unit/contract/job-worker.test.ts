@@ -1,5 +1,6 @@
 // The platform's ModuleJob handler on a real embedded queue with the service lifecycle following its events: attempts,
 // tries and maxExceptions as the task records them decide the service status.
+import { taskQueryStore } from '../../fixtures/task/memory-store.ts';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -21,7 +22,7 @@ let ctx: PlatformContext;
 beforeEach(() => {
   p = makePlatform();
   db = new Database(':memory:');
-  queue = createTaskQueue({ url: 'embedded', db, pollMs: 10 });
+  queue = createTaskQueue({ url: 'embedded', store: taskQueryStore(db), pollMs: 10 });
   Task.use(queue);
   attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: sqliteModuleLogSink(p.db), clock: p.clock }, queue.events);
   ctx = { ...p.ctx, tasks: { add: (job, name, input, tags) => Task.add(job, name, input, tags) } };

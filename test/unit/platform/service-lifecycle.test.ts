@@ -29,10 +29,10 @@ beforeEach(() => {
   hooks.on('service.provisioned', () => void fired.push('provisioned'));
   hooks.on('service.created', () => void fired.push('created'));
   lifecycle = new ServiceLifecycle({
-    services: {
+    statuses: () => ({
       get: (uuid) => (rows.has(uuid) ? { ...rows.get(uuid)! } : null),
       writeProvisionStatus: (uuid, status, reason) => void rows.set(uuid, { ...rows.get(uuid)!, provision_status: status, reason }),
-    },
+    }),
     hooks,
     moduleLogs: { write: (entry) => void logs.push(entry) },
     clock: { now: () => new Date('2026-01-01T00:00:00Z') },
@@ -64,60 +64,60 @@ test('only ModuleJob tasks of a Product with a provisioning method and matching 
 
 test('create: queued → processing, finished completed → completed, one write each, events created + provisioned', async () => {
   service('pending');
-  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
-  events.emit({ type: 'finished', task: record('createJob', 'create', { status: 'completed', attempts: 1, result: { status: 'success' } }), outcome: 'completed', error: null });
+  await events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
+  await events.emit({ type: 'finished', task: record('createJob', 'create', { status: 'completed', attempts: 1, result: { status: 'success' } }), outcome: 'completed', error: null });
   await settle();
   assert.deepEqual(writes.map((w) => [w.status, w.cause]), [['processing', 'queued:create'], ['completed', 'completed:createJob']]);
   assert.deepEqual(fired, ['created', 'provisioned']);
   assert.deepEqual(logs.map((l) => [l.level, (l.response as { provision_status: string }).provision_status]), [['info', 'completed']]);
 });
 
-test('a failed create queued again by retry goes back to processing; a retry of anything else changes nothing', () => {
+test('a failed create queued again by retry goes back to processing; a retry of anything else changes nothing', async () => {
   service('failed');
-  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: true });
+  await events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: true });
   assert.equal(rows.get(UUID)!.provision_status, 'processing');
   service('completed');
-  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: true });
-  events.emit({ type: 'queued', task: record('unsuspendJob', 'unsuspend'), requeued: true });
+  await events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: true });
+  await events.emit({ type: 'queued', task: record('unsuspendJob', 'unsuspend'), requeued: true });
   assert.equal(rows.get(UUID)!.provision_status, 'completed');
   assert.equal(writes.length, 1);
 });
 
 test('retrying writes nothing; finished failed writes the failure status with the task error as reason', async () => {
   service('processing');
-  events.emit({ type: 'retrying', task: record('suspendJob', 'suspend', { attempts: 1 }), error: 'panel down' });
+  await events.emit({ type: 'retrying', task: record('suspendJob', 'suspend', { attempts: 1 }), error: 'panel down' });
   assert.equal(writes.length, 0);
-  events.emit({ type: 'finished', task: record('suspendJob', 'suspend', { status: 'failed', attempts: 2 }), outcome: 'failed', error: 'panel down' });
+  await events.emit({ type: 'finished', task: record('suspendJob', 'suspend', { status: 'failed', attempts: 2 }), outcome: 'failed', error: 'panel down' });
   await settle();
   assert.deepEqual(rows.get(UUID), { uuid: UUID, product_uuid: 'p-1', provision_status: 'failed', reason: 'panel down' });
   assert.deepEqual(fired, ['failed:suspend:panel down']);
   assert.deepEqual(logs.map((l) => (l.response as { retry?: boolean }).retry ?? false), [true, false]);
 });
 
-test('a terminated service: other jobs leave it terminated; create() takes it to processing as the table says (from any)', () => {
+test('a terminated service: other jobs leave it terminated; create() takes it to processing as the table says (from any)', async () => {
   service('terminated');
-  events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'failed' }), outcome: 'failed', error: 'Invalid data provided' });
-  events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'completed' }), outcome: 'completed', error: null });
-  events.emit({ type: 'queued', task: record('change_packageJob', 'change_package'), requeued: false });
+  await events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'failed' }), outcome: 'failed', error: 'Invalid data provided' });
+  await events.emit({ type: 'finished', task: record('unsuspendJob', 'unsuspend', { status: 'completed' }), outcome: 'completed', error: null });
+  await events.emit({ type: 'queued', task: record('change_packageJob', 'change_package'), requeued: false });
   assert.equal(rows.get(UUID)!.provision_status, 'terminated');
   assert.deepEqual([...writes], []); // a copy: asserting on `writes` itself would narrow it to never[] below
-  events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
+  await events.emit({ type: 'queued', task: record('createJob', 'create'), requeued: false });
   assert.equal(rows.get(UUID)!.provision_status, 'processing');
   assert.deepEqual(writes.map((w) => w.status), ['processing']);
   service('terminated');
-  assert.equal(lifecycle.set(UUID, 'completed'), true, 'setProvisionStatus is obeyed');
+  assert.equal(await lifecycle.set(UUID, 'completed'), true, 'setProvisionStatus is obeyed');
   assert.equal(rows.get(UUID)!.provision_status, 'completed');
 });
 
 test('set() is the module’s setProvisionStatus; failVanished fails only a processing service', async () => {
   service('completed');
-  assert.equal(lifecycle.set(UUID, 'pause', 'maintenance'), true);
+  assert.equal(await lifecycle.set(UUID, 'pause', 'maintenance'), true);
   assert.deepEqual(writes.at(-1), { uuid: UUID, status: 'pause', reason: 'maintenance', cause: 'set' });
-  assert.equal(lifecycle.failVanished(UUID, 'gone', 'VpnProduct'), false);
+  assert.equal(await lifecycle.failVanished(UUID, 'gone', 'VpnProduct'), false);
   service('processing');
-  assert.equal(lifecycle.failVanished(UUID, 'gone', 'VpnProduct'), true);
+  assert.equal(await lifecycle.failVanished(UUID, 'gone', 'VpnProduct'), true);
   await settle();
   assert.equal(rows.get(UUID)!.provision_status, 'failed');
   assert.deepEqual(fired, ['failed:create:gone']);
-  assert.equal(lifecycle.set('missing', 'completed'), false);
+  assert.equal(await lifecycle.set('missing', 'completed'), false);
 });

@@ -1,4 +1,5 @@
 // Task.add facade and the ModuleJob handler, end to end on the embedded queue with an in-memory database.
+import { taskQueryStore } from '../../fixtures/task/memory-store.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -39,7 +40,7 @@ test('toModuleRef keeps only the reference of an instance', () => {
 
 test('ModuleJob rebuilds the module, runs the method and maps its result', async () => {
   const db = new Database(':memory:');
-  const queue = createTaskQueue({ url: 'embedded', db, pollMs: 20 });
+  const queue = createTaskQueue({ url: 'embedded', store: taskQueryStore(db), pollMs: 20 });
   const calls: string[] = [];
   const resolved: ModuleRef[] = [];
   queue.register(MODULE_JOB, createModuleJob(async (ref) => {

@@ -139,7 +139,10 @@ function preparedOnce(handle: Db): (text: string) => ReturnType<Db['prepare']> {
 
 /** The query layer over an open platform database handle (shared with the synchronous repositories; not closed). */
 export function sqliteQueryStore(handle: Db): QueryStore {
-  const database = { prepare: preparedOnce(handle), close: () => undefined };
+  // A transaction takes the write lock when it begins (as the synchronous repositories' `.immediate()` did): one that
+  // read first and wrote later could fail with SQLITE_BUSY when another process wrote in between.
+  const prepare = preparedOnce(handle);
+  const database = { prepare: (text: string) => prepare(text === 'begin' ? 'begin immediate' : text), close: () => undefined };
   const db = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database }) });
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
     Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));

@@ -7,6 +7,11 @@ import type { ProvisionStatus } from '../../../contract/provision-status.ts';
 import type { ServiceRepository } from '../../../contract/platform-context.ts';
 import type { Db } from '../db.ts';
 
+/** The lifecycle as the store hands it a module's status call. */
+interface StatusOwner {
+  set(uuid: string, status: ProvisionStatus, reason?: string): Promise<boolean>;
+}
+
 /** A stored service; service and provision data come with their secrets opened (for modules only). */
 export interface StoredService {
   uuid: string;
@@ -73,17 +78,17 @@ export class ServiceStore implements ServiceRepository {
     return Object.fromEntries(rows.map((r) => [r.s, r.n]));
   }
 
-  /** Who decides provision_status changes (the platform's ServiceLifecycle); set once by it. */
-  private statusOwner: { set(uuid: string, status: ProvisionStatus, reason?: string): boolean } | null = null;
+  /** Who decides provision_status changes (the platform's ServiceLifecycle); set once by the platform. */
+  private statusOwner: StatusOwner | null = null;
 
   /** Hands `setProvisionStatus` calls (a module's, through its context) to the lifecycle. */
-  delegateStatusTo(owner: { set(uuid: string, status: ProvisionStatus, reason?: string): boolean }): void {
+  delegateStatusTo(owner: StatusOwner): void {
     this.statusOwner = owner;
   }
 
   /** The spec's `setProvisionStatus($status)` as modules call it: decided by the lifecycle when one is attached. */
-  setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): void {
-    if (this.statusOwner) this.statusOwner.set(uuid, status, reason);
+  async setProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): Promise<void> {
+    if (this.statusOwner) await this.statusOwner.set(uuid, status, reason);
     else this.writeProvisionStatus(uuid, status, reason);
   }
 

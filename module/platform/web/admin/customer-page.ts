@@ -47,7 +47,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
       invoices: invoices?.invoices ?? [], invoices_total: invoices?.total ?? 0,
       balances: credit ? Object.entries(credit.balances).map(([currency, minor]) => ({ currency, amount: formatMinor(minor, currency) })) : [],
       methods: seesBilling ? recurring.methods.list(customer.uuid) : [],
-      products: deps.platform.catalogue.list().filter((p) => prices.some((x) => x.product_uuid === p.uuid)).map((p) => ({ uuid: p.uuid, name: productName(p) })),
+      products: (await deps.platform.catalogue.list()).filter((p) => prices.some((x) => x.product_uuid === p.uuid)).map((p) => ({ uuid: p.uuid, name: productName(p) })),
       cycles: BILLING_CYCLES,
     }, { platform: 'customers' });
   });

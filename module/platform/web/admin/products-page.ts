@@ -70,7 +70,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const prices = deps.platform.billing.listPrices();
-    const products = deps.platform.catalogue.list().map((p) => ({
+    const products = (await deps.platform.catalogue.list()).map((p) => ({
       ...p, label: productName(p),
       data: Object.entries(p.product_data).map(([k, v]) => ({ k, v: String(v ?? '') })),
       prices: prices.filter((x) => x.product_uuid === p.uuid).map((x) => `${x.amount} ${x.currency} ${x.billing_cycle}`),
@@ -107,7 +107,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const product = deps.platform.catalogue.require(request.params.uuid);
+    const product = (await deps.platform.catalogue.require(request.params.uuid));
     return renderForm(deps, request, reply, {
       moduleName: product.module, product, values: product.product_data, form: { ...listingValues(product), ...priceValues(deps, product.uuid) }, bag: null,
     });
@@ -115,7 +115,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.post<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const product = deps.platform.catalogue.require(request.params.uuid);
+    const product = (await deps.platform.catalogue.require(request.params.uuid));
     return submit(request, reply, product.module, product);
   });
 }

@@ -29,8 +29,8 @@ export function pager(path: string, query: Record<string, unknown>, page: number
 }
 
 
-function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
-  const products = deps.platform.catalogue.list().map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
+async function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
+  const products = (await deps.platform.catalogue.list()).map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
   return adminPage(deps, request, reply, 'service-new', {
     title: 'New service', products, customer_email: values.customer_email ?? '',
     fields: formFields(SERVICE_FIELDS, values, bag), other_errors: otherErrors(SERVICE_FIELDS, bag),
@@ -45,7 +45,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     const services = list.services.map((s) => ({ ...s, username: s.service_data.username ?? '', location: s.product?.product_data.server_location ?? '' }));
     return adminPage(deps, request, reply, 'services', {
       title: 'Services', services, query, statuses: PROVISION_STATUSES.map((s) => ({ s, selected: s === query.status })),
-      products: deps.platform.catalogue.list().map((p) => ({ uuid: p.uuid, selected: p.uuid === query.product })),
+      products: (await deps.platform.catalogue.list()).map((p) => ({ uuid: p.uuid, selected: p.uuid === query.product })),
       pager: pager('/admin/services', query, query.page, PER_PAGE, list.total),
       can_create: request.admin!.hasPermission(PERMISSION.service_actions),
     }, { platform: 'services' });
@@ -95,7 +95,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
       owner: owner ? deps.customers.repo.get(owner)?.email ?? owner : null,
       actions: request.admin!.hasPermission(PERMISSION.service_actions) ? PROVISION_ACTIONS.filter((a) => a !== 'change_package') : [],
       change_products: request.admin!.hasPermission(PERMISSION.service_actions)
-        ? deps.platform.catalogue.list().filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
+        ? (await deps.platform.catalogue.list()).filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
         : [],
       can_assign: request.admin!.hasPermission(PERMISSION.customers),
       owner_uuid: owner,

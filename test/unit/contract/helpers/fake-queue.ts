@@ -25,7 +25,7 @@ export class FakeQueue implements TaskQueue {
       id, job, queue, input, tags: [...tags], status: 'pending', options: { ...DEFAULT_TASK_OPTIONS, ...options },
       attempts: 0, exceptions: 0, lastError: null, result: null, createdAt: now, updatedAt: now,
     });
-    this.events.emit({ type: 'queued', task: this.records[this.records.length - 1], requeued: false });
+    await this.events.emit({ type: 'queued', task: this.records[this.records.length - 1], requeued: false });
     return { id, status: 'pending' };
   }
 
@@ -82,8 +82,8 @@ export class FakeQueue implements TaskQueue {
         }
         if (!failed) record.status = 'completed';
         else if (record.attempts >= record.options.tries || record.exceptions >= record.options.maxExceptions) record.status = 'failed';
-        if (record.status !== 'processing') this.events.emitChange(record);
-        else this.events.emitChange({ ...record, status: 'pending' });
+        if (record.status !== 'processing') await this.events.emitChange(record);
+        else await this.events.emitChange({ ...record, status: 'pending' });
       }
     }
   }

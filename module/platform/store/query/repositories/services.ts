@@ -7,6 +7,8 @@ import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
 import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
 import { sealServiceData, serviceRecord, type ServiceRow, type StoredService } from '../../repositories/services.ts';
+import { lockedRows } from '../../../../store-kernel/row-locks.ts';
+import type { StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
 
 /** Filters and page of the admin services list (`q`: a substring of the uuid, the username or the status reason). */
@@ -47,10 +49,29 @@ export class ServiceQueries {
     return Object.fromEntries(rows.map((r) => [r.provision_status, Number(r.n)]));
   }
 
-  /** The write of provision_status and its reason (the lifecycle's; modules go through it). */
-  async writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string): Promise<void> {
-    await this.store.db.updateTable('services').set({ provision_status: status, status_reason: reason ?? null, updated_at: this.clock.now().toISOString() })
-      .where('uuid', '=', uuid).execute();
+  /**
+   * The service with its row locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions hold the
+   * write lock already): what the lifecycle reads before it decides a status change.
+   */
+  async getForStatusChange(uuid: string): Promise<StoredService | null> {
+    const row = await lockedRows(this.store.engine, this.store.db.selectFrom('services').selectAll().where('uuid', '=', uuid)).executeTakeFirst();
+    return row ? serviceRecord(this.box, row as unknown as ServiceRow) : null;
+  }
+
+  /**
+   * The write of provision_status and its reason (the lifecycle's; modules go through it). With `from`, only while the
+   * status is still `from`. True when the row changed.
+   */
+  async writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string, from?: ProvisionStatus): Promise<boolean> {
+    let update = this.store.db.updateTable('services').set({ provision_status: status, status_reason: reason ?? null, updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid);
+    if (from !== undefined) update = update.where('provision_status', '=', from);
+    return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+
+  /** The lifecycle's view of the statuses on this store (services/lifecycle.ts `StatusStore`). */
+  statusStore(): StatusStore {
+    return { get: (uuid) => this.getForStatusChange(uuid), writeProvisionStatus: (uuid, status, reason, from) => this.writeProvisionStatus(uuid, status, reason, from) };
   }
 
   async saveProvisionData(uuid: string, data: Record<string, unknown>): Promise<void> {
