@@ -39,13 +39,13 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
     const gateway = existing ? admin.updateInstance(existing.uuid, { module_data: moduleData }) : admin.createInstance('Payment', 'Stripe', GATEWAY_LABEL, moduleData);
     if (double) double.webhookUrl = `${platformUrl}/webhooks/payment/${gateway.uuid}`;
     const billing = platform.billing;
-    const customer = billing.customers.findByEmail(customerEmail) ?? billing.customers.create({ email: customerEmail, name: 'Demo customer' });
+    const customer = (await billing.customers.findByEmail(customerEmail)) ?? (await billing.customers.create({ email: customerEmail, name: 'Demo customer' }));
     // The demo order is made once: a restart shows the open invoice, or the paid one, and orders nothing again.
     // (The renewing plan below has invoices of its own: they are not the demo order's.)
-    const renewing = renewingService(platform, customer.uuid);
-    const latest = (status?: 'unpaid' | 'failed') =>
-      billing.listInvoices({ customer: customer.uuid, status }, 1, 20).invoices.find((i) => !renewing || i.service_uuid !== renewing);
-    const invoice = latest('unpaid') ?? latest('failed') ?? latest() ?? (await billing.order({
+    const renewing = await renewingService(platform, customer.uuid);
+    const latest = async (status?: 'unpaid' | 'failed') =>
+      (await billing.listInvoices({ customer: customer.uuid, status }, 1, 20)).invoices.find((i) => !renewing || i.service_uuid !== renewing);
+    const invoice = (await latest('unpaid')) ?? (await latest('failed')) ?? (await latest()) ?? (await billing.order({
       customer_uuid: customer.uuid, product_uuid: productUuid, billing_cycle: 'monthly',
       service_data: { username: `demo_paid_${Math.floor(platform.clock.now().getTime() / 1000) % 100_000}` },
     })).invoice;
@@ -71,8 +71,8 @@ ${renewingLines}
 const RENEWING_USERNAME = 'demo_renew';
 
 /** The demo customer's renewing plan, once made. */
-function renewingService(platform: Platform, customer: string): string | null {
-  return platform.billing.customers.serviceUuids(customer).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME) ?? null;
+async function renewingService(platform: Platform, customer: string): Promise<string | null> {
+  return (await platform.billing.customers.serviceUuids(customer)).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME) ?? null;
 }
 
 /**
@@ -82,7 +82,7 @@ function renewingService(platform: Platform, customer: string): string | null {
  */
 async function renewingPlan(platform: Platform, double: StripeLocalDouble, gateway: string, customer: string, product: string, platformUrl: string): Promise<string> {
   const { billing, recurring } = platform;
-  let service = renewingService(platform, customer);
+  let service = await renewingService(platform, customer);
   if (!service) {
     const order = await billing.order({ customer_uuid: customer, product_uuid: product, billing_cycle: 'monthly', service_data: { username: RENEWING_USERNAME } });
     const html = await billing.paymentHtml(order.invoice.uuid, gateway, { return_url: `${platformUrl}/client`, cancel_url: `${platformUrl}/client` });
@@ -90,17 +90,17 @@ async function renewingPlan(platform: Platform, double: StripeLocalDouble, gatew
     if (!session) return '  (the renewing plan could not be set up: no Checkout session)\n';
     await double.pay(session, { card: 'ok' });
     service = order.service_uuid;
-    recurring.setNextDue(service, today(platform.clock));
+    await recurring.setNextDue(service, today(platform.clock));
     await recurring.runNow(platform.queue, 30_000);
-    const renewal = () => billing.listInvoices({ service: service! }, 1, 10).invoices.find((i) => i.kind === 'renewal');
-    for (let i = 0; i < 100 && renewal()?.status !== 'paid'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const renewal = async () => (await billing.listInvoices({ service: service! }, 1, 10)).invoices.find((i) => i.kind === 'renewal');
+    for (let i = 0; i < 100 && (await renewal())?.status !== 'paid'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const view = recurring.service(service);
-  const renewal = billing.listInvoices({ service }, 1, 10).invoices.find((i) => i.kind === 'renewal');
-  const card = recurring.methods.list(customer)[0]?.label ?? 'no saved card';
+  const view = await recurring.service(service);
+  const renewal = (await billing.listInvoices({ service }, 1, 10)).invoices.find((i) => i.kind === 'renewal');
+  const card = (await recurring.methods.list(customer))[0]?.label ?? 'no saved card';
   return `  renewing plan: service ${service} (${view.recurring} ${view.currency} ${view.billing_cycle}), billing ${view.state}, paid through ${view.next_due_date}
     ${renewal ? `renewal invoice ${renewal.number} (${renewal.period_start} to ${renewal.period_end}) charged to the saved card (${card}): ${renewal.status}` : 'no renewal yet'}
-    the billing run is scheduled every ${recurring.settings().run_every_minutes} min; what the next one would do:
+    the billing run is scheduled every ${(await recurring.settings()).run_every_minutes} min; what the next one would do:
       node bin/vpnhost.js platform billing run --dry-run --data <data>/platform   (or POST /api/admin/billing/run {"dry_run":true})
 `;
 }

@@ -46,8 +46,8 @@ export async function seedDemoPlans(platform: Platform, location: string): Promi
     const product = index === 0 && legacy
       ? await platform.catalogue.updateProduct(legacy.uuid, { ...legacy.product_data, ...data }, listing)
       : await platform.catalogue.createProduct('VpnProduct', data, listing);
-    const priced = new Set(platform.billing.listPrices(product.uuid).map((p) => p.billing_cycle));
-    for (const [cycle, amount] of plan.prices) if (!priced.has(cycle)) platform.billing.setPrice(product.uuid, cycle, amount, CURRENCY);
+    const priced = new Set((await platform.billing.listPrices(product.uuid)).map((p) => p.billing_cycle));
+    for (const [cycle, amount] of plan.prices) if (!priced.has(cycle)) await platform.billing.setPrice(product.uuid, cycle, amount, CURRENCY);
   }
   const products = platform.products.list();
   return products.find((p) => p.name === DEMO_PLANS[0].name) ?? products[0];

@@ -279,16 +279,16 @@ export interface RefundAnswer {
  * gateway events against, and the recording calls, each atomic (the event id is claimed in the same transaction).
  */
 export interface PaymentLedger {
-  invoice(uuid: string): LedgerInvoice | null;
-  transaction(uuid: string): LedgerTransaction | null;
+  invoice(uuid: string): Promise<LedgerInvoice | null>;
+  transaction(uuid: string): Promise<LedgerTransaction | null>;
   recordPayment(payment: GatewayPayment): Promise<LedgerAnswer>;
   recordFailure(failure: GatewayFailure): Promise<LedgerAnswer>;
   /** Records a refund of `transaction_uuid`; throws when it exceeds what is left to refund. */
   recordRefund(refund: GatewayRefund): Promise<RefundAnswer>;
   /** The gateway's customer id of a platform customer (null when none was made yet). */
-  gatewayCustomer(gatewayUuid: string, customerUuid: string): string | null;
+  gatewayCustomer(gatewayUuid: string, customerUuid: string): Promise<string | null>;
   /** Remembers it; answers the id kept (the first one when two requests raced). */
-  setGatewayCustomer(gatewayUuid: string, customerUuid: string, externalId: string): string;
+  setGatewayCustomer(gatewayUuid: string, customerUuid: string, externalId: string): Promise<string>;
   /** Saves (or replaces) the customer's payment method on this gateway, for the renewals' off-session charges. */
   saveMethod(method: SavedMethod): Promise<void>;
 }

@@ -42,7 +42,7 @@ export function recurringPlan(args: string[], flags: { 'dry-run'?: boolean; now?
       if (a !== undefined) return null;
       return async (platform) => {
         if (flags['dry-run']) return platform.recurring.dryRun();
-        return platform.recurring.runJob({ op: 'run', run_id: platform.recurring.parts.runs.createManual() });
+        return platform.recurring.runJob({ op: 'run', run_id: await platform.recurring.parts.runs.createManual() });
       };
     case 'runs':
       return a === undefined ? async (platform) => platform.recurring.runs(20) : null;
@@ -66,7 +66,7 @@ export function recurringPlan(args: string[], flags: { 'dry-run'?: boolean; now?
       return a && b === undefined ? async (platform) => platform.recurring.undoCancel(a, 'admin') : null;
     case 'change-plan':
       if (!a || !b || rest.length) return null;
-      return async (platform) => (flags['dry-run'] ? platform.recurring.parts.planChanges.quote(a, b).proration : platform.recurring.changePlan(a, b));
+      return async (platform) => (flags['dry-run'] ? (await platform.recurring.parts.planChanges.quote(a, b)).proration : platform.recurring.changePlan(a, b));
     default:
       return null;
   }

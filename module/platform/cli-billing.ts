@@ -70,14 +70,14 @@ function plan(args: string[], values: Values): ((billing: BillingService) => Pro
     return async (billing) => billing.setPrice(a, b as BillingCycle, c, d);
   }
   if (noun === 'price' && verb === 'list') {
-    return async (billing) => billing.listPrices(a).map((p) => `${p.product_uuid}\t${p.billing_cycle}\t${p.amount}\t${p.currency}`).join('\n');
+    return async (billing) => (await billing.listPrices(a)).map((p) => `${p.product_uuid}\t${p.billing_cycle}\t${p.amount}\t${p.currency}`).join('\n');
   }
   if (noun === 'refund-policy' && verb && (a === undefined || is(REFUND_ACTIONS, a))) {
     return async (billing) => (a ? billing.setRefundPolicy(verb, a as RefundAction) : billing.refundPolicy(verb));
   }
   if (noun === 'invoice' && verb === 'list' && (values.status === undefined || is(INVOICE_STATUSES, values.status))) {
     return async (billing) =>
-      billing.listInvoices({ status: values.status as InvoiceStatus | undefined, customer: values.customer }, 1, 500).invoices
+      (await billing.listInvoices({ status: values.status as InvoiceStatus | undefined, customer: values.customer }, 1, 500)).invoices
         .map((i) => `${i.uuid}\t${i.number}\t${i.status}\t${i.amount}\t${i.currency}\t${i.due_date}`).join('\n');
   }
   if (noun === 'invoice' && verb === 'show' && a) return async (billing) => billing.invoice(a);

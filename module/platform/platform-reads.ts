@@ -11,15 +11,8 @@ import type { StoreTables } from './store/query/tables.ts';
 /** A JSON member path; only plain member names are accepted (they become part of the SQL text). */
 const MEMBER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The billing tables these reads join (their repositories live with billing; only the columns read here). */
-interface ReadTables extends StoreTables, ModuleHostTables {
-  service_billing: { service_uuid: string; state: string; next_due_date: string | null; anchor_day: number | null };
-  payment_methods: { customer_uuid: string };
-  invoices: {
-    uuid: string; number: string; customer_uuid: string | null; service_uuid: string | null; description: string; amount_minor: number;
-    currency: string; due_date: string; status: string; paid_at: string | null;
-  };
-}
+/** The platform's tables (billing's included) and the module host's, as these reads join them. */
+interface ReadTables extends StoreTables, ModuleHostTables {}
 
 /** The platform's calendar as modules see it. */
 export const billingCalendar: BillingCalendar = {

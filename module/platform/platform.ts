@@ -20,6 +20,7 @@ import { ModuleInstanceStore, ModuleStateStore } from './services/module-store.t
 import { ServiceAdmin } from './services/service-admin.ts';
 import { ServiceLifecycle } from './services/lifecycle.ts';
 import { createBilling } from './services/billing/create-billing.ts';
+import { legacyBillingView } from './services/billing/billing-view-legacy.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.ts';
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
@@ -154,7 +155,7 @@ export class Platform {
       await versions.refresh();
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
       // gateway lookups are bound once the module host and the service admin exist.
-      const billing = createBilling({ db, clock, services, products, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
+      const billing = createBilling({ store, box, clock, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
       modules = new ModuleLoader(
         {
           services, hooks, clock, versions,
@@ -172,7 +173,7 @@ export class Platform {
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
       const catalogue = new Catalogue(new ProductQueries(store, clock), modules);
-      const serviceAdmin = new ServiceAdmin(db, services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
+      const serviceAdmin = new ServiceAdmin(db, services, products, modules, legacyBillingView(db));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });

@@ -16,7 +16,7 @@ before(async () => {
   const platform = s.stack.platform.platform;
   const customer = await s.web.customers.create(CUSTOMER);
   const product = await platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 20 });
-  platform.billing.setPrice(product.uuid, 'monthly', '6.00', 'EUR');
+  (await platform.billing.setPrice(product.uuid, 'monthly', '6.00', 'EUR'));
   for (const tag of ['desktop', 'phone']) {
     const order = await platform.billing.order({ customer_uuid: customer.uuid, product_uuid: product.uuid, billing_cycle: 'monthly', service_data: { username: `payer_${tag}` } });
     await platform.billing.payManually(order.invoice.uuid, 'wire');
@@ -43,7 +43,7 @@ describe('client area billing', { concurrency: 2 }, () => {
       try {
         await logIn(page, `${s.url}/client/login`, CUSTOMER);
         const uuid = services[tag];
-        const due = s.stack.platform.platform.recurring.service(uuid).next_due_date!;
+        const due = (await s.stack.platform.platform.recurring.service(uuid)).next_due_date!;
         await page.goto(`${s.url}/client/services/${uuid}`);
         assert.equal(await page.locator('#billing-state').textContent(), 'active');
         assert.equal(await page.locator('#next-due time').getAttribute('datetime'), due);
@@ -54,7 +54,7 @@ describe('client area billing', { concurrency: 2 }, () => {
         await Promise.all([page.waitForURL(`${s.url}/client/services/${uuid}`), page.click('#cancel-form button[type=submit]')]);
         assert.match(await page.locator('#cancel-note').textContent() ?? '', /the service ends on .+ and is not renewed/);
         assert.equal(await page.locator('#cancel-note time').getAttribute('datetime'), due);
-        assert.equal(s.stack.platform.platform.recurring.service(uuid).cancel_by, 'customer');
+        assert.equal((await s.stack.platform.platform.recurring.service(uuid)).cancel_by, 'customer');
 
         await page.goto(`${s.url}/client/payment-methods`);
         const card = phone ? '1111' : '4242';

@@ -35,7 +35,7 @@ export const recurringBillingRoutes = (recurring: RecurringBilling, queue: TaskQ
     return reply.code(run.finished_at ? 200 : 202).send(run);
   });
   app.get('/billing/runs', { schema: { querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }) } }, async (request) => ({
-    runs: recurring.runs(request.query.limit),
+    runs: await recurring.runs(request.query.limit),
   }));
   app.get('/billing/runs/:id', { schema: { params: z.object({ id: z.coerce.number().int().positive() }) } }, async (request) => recurring.billingRun(request.params.id));
 
@@ -51,12 +51,12 @@ export const recurringBillingRoutes = (recurring: RecurringBilling, queue: TaskQ
     schema: { params: Params, body: z.object({ product_uuid: uuid, dry_run: z.boolean().default(false) }) },
   }, async (request) => {
     if (!request.body.dry_run) return recurring.changePlan(request.params.uuid, request.body.product_uuid);
-    const quote = recurring.parts.planChanges.quote(request.params.uuid, request.body.product_uuid);
+    const quote = await recurring.parts.planChanges.quote(request.params.uuid, request.body.product_uuid);
     return { service_uuid: request.params.uuid, from_product_uuid: quote.from, to_product_uuid: request.body.product_uuid, proration: quote.proration, dry_run: true };
   });
 
   app.get('/customers/:uuid/credit', { schema: { params: Params } }, async (request) => recurring.credit(request.params.uuid));
-  app.get('/customers/:uuid/payment-methods', { schema: { params: Params } }, async (request) => ({ payment_methods: recurring.methods.list(request.params.uuid) }));
+  app.get('/customers/:uuid/payment-methods', { schema: { params: Params } }, async (request) => ({ payment_methods: await recurring.methods.list(request.params.uuid) }));
   app.delete('/customers/:uuid/payment-methods/:method', { schema: { params: z.object({ uuid, method: uuid }) } }, async (request) =>
     recurring.methods.remove(request.params.uuid, request.params.method),
   );

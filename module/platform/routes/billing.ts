@@ -35,14 +35,14 @@ const url = z.url().max(2000);
  */
 export const billingRoutes = (billing: BillingService): FastifyPluginAsyncZod => async (app) => {
   const customers = billing.customers;
-  app.get('/prices', { schema: { querystring: z.object({ product: uuid.optional() }) } }, async (request) => ({ prices: billing.listPrices(request.query.product) }));
+  app.get('/prices', { schema: { querystring: z.object({ product: uuid.optional() }) } }, async (request) => ({ prices: await billing.listPrices(request.query.product) }));
 
   app.put('/products/:uuid/prices/:cycle', { schema: { params: ProductCycle, body: z.object({ amount, currency: z.string().max(8) }) } }, async (request) =>
     billing.setPrice(request.params.uuid, request.params.cycle, request.body.amount, request.body.currency),
   );
 
   app.delete('/products/:uuid/prices/:cycle', { schema: { params: ProductCycle } }, async (request) => {
-    if (!billing.deletePrice(request.params.uuid, request.params.cycle)) throw new HttpError(404, `no price for ${request.params.uuid} ${request.params.cycle}`);
+    if (!(await billing.deletePrice(request.params.uuid, request.params.cycle))) throw new HttpError(404, `no price for ${request.params.uuid} ${request.params.cycle}`);
     return { deleted: true };
   });
 
@@ -76,11 +76,11 @@ export const billingRoutes = (billing: BillingService): FastifyPluginAsyncZod =>
   );
 
   app.post('/customers', { schema: { body: z.object({ email, name: z.string().trim().max(200).optional() }) } }, async (request, reply) => {
-    if (customers.findByEmail(request.body.email)) throw new HttpError(409, `customer exists: ${request.body.email}`);
-    return reply.code(201).send(customers.create(request.body));
+    if (await customers.findByEmail(request.body.email)) throw new HttpError(409, `customer exists: ${request.body.email}`);
+    return reply.code(201).send(await customers.create(request.body));
   });
 
   app.get('/customers', { schema: { querystring: pageQuerySchema } }, async (request) => ({
-    customers: customers.list(request.query.per_page, (request.query.page - 1) * request.query.per_page),
+    customers: await customers.list(request.query.per_page, (request.query.page - 1) * request.query.per_page),
   }));
 };

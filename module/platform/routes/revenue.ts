@@ -16,7 +16,7 @@ export const revenueRoutes = (revenue: () => Revenue): FastifyPluginAsyncZod => 
 /** The Prometheus text of the revenue gauges (a fresh registry per scrape: the figures are read from the store). */
 export async function revenueMetrics(revenue: Revenue): Promise<{ type: string; text: string }> {
   const registry = new Registry();
-  const report = revenue.report(1);
+  const report = await revenue.report(1);
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
   const mrr = gauge('vpnhost_platform_mrr', 'Monthly recurring revenue of active and overdue subscriptions (currency units)', ['currency']);
   const subs = gauge('vpnhost_platform_subscriptions', 'Active and overdue subscriptions', ['currency']);

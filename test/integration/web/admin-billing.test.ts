@@ -52,8 +52,8 @@ describe('billing in the admin web', { concurrency: false }, () => {
     productUuid = product.uuid;
     assert.equal(product.name, 'Amsterdam Premium');
     assert.equal(product.position, 1);
-    assert.deepEqual(stack.platform.billing.listPrices(product.uuid).map((p) => [p.billing_cycle, p.amount, p.currency]), [['monthly', '10.00', 'EUR']]);
-    assert.equal(stack.platform.billing.refundPolicy(product.uuid).refund_action, 'suspend');
+    assert.deepEqual((await stack.platform.billing.listPrices(product.uuid)).map((p) => [p.billing_cycle, p.amount, p.currency]), [['monthly', '10.00', 'EUR']]);
+    assert.equal((await stack.platform.billing.refundPolicy(product.uuid)).refund_action, 'suspend');
     assert.match((await root.get('/admin/products')).body, /Amsterdam Premium[\s\S]*10\.00 EUR monthly/);
   });
 
@@ -61,7 +61,7 @@ describe('billing in the admin web', { concurrency: false }, () => {
     await root.get(`/admin/customers/${customerUuid}`);
     const placed = await root.post(`/admin/customers/${customerUuid}/orders`, { product_uuid: productUuid, billing_cycle: 'monthly', username: 'erin_vpn', domain: 'erin.example.com' });
     assert.equal(placed.statusCode, 303);
-    const { invoices } = stack.platform.billing.listInvoices({ customer: customerUuid }, 1, 10);
+    const { invoices } = (await stack.platform.billing.listInvoices({ customer: customerUuid }, 1, 10));
     assert.equal(invoices.length, 1);
     invoiceUuid = invoices[0].uuid;
     assert.equal(invoices[0].description, 'Amsterdam Premium (monthly)');
@@ -84,7 +84,7 @@ describe('billing in the admin web', { concurrency: false }, () => {
     const paid = await root.get(`/admin/invoices/${invoiceUuid}`);
     assert.equal(statusOf(paid.body), 'paid');
     assert.match(paid.body, /marked paid/);
-    const payment = stack.platform.billing.invoice(invoiceUuid).transactions.find((t) => t.kind === 'payment')!;
+    const payment = (await stack.platform.billing.invoice(invoiceUuid)).transactions.find((t) => t.kind === 'payment')!;
     assert.equal(payment.external_id, 'wire-42');
     const tooMuch = await root.post(`/admin/transactions/${payment.uuid}/refund`, { amount: '11.00' });
     assert.equal(tooMuch.statusCode, 303);
@@ -115,7 +115,7 @@ describe('billing in the admin web', { concurrency: false }, () => {
     const full = await root.get(`/admin/invoices/${invoiceUuid}`);
     assert.equal(statusOf(full.body), 'refunded');
     assert.match(full.body, /id="invoice-refunded">10\.00 EUR</);
-    assert.equal(stack.platform.billing.invoice(invoiceUuid).transactions.filter((t) => t.kind === 'refund').length, 2);
+    assert.equal((await stack.platform.billing.invoice(invoiceUuid)).transactions.filter((t) => t.kind === 'refund').length, 2);
   });
 
   test('the customer page shows services with their billing state, invoices and balance; the dashboard the revenue', async () => {
@@ -137,14 +137,14 @@ describe('billing in the admin web', { concurrency: false }, () => {
       lead_days: '5', reminder_days_before: '3, 1', reminder_days_after: '7', suspend_after_days: '4', terminate_after_days: '20', auto_charge: 'on', run_every_minutes: '60', batch_size: '500',
     });
     assert.equal(saved.statusCode, 303);
-    const settings = stack.platform.recurring.settings();
+    const settings = (await stack.platform.recurring.settings());
     assert.equal(settings.lead_days, 5);
     assert.deepEqual(settings.reminder_days_before, [1, 3], 'kept sorted');
     assert.equal(settings.terminate_after_days, 20);
     const bad = await root.post('/admin/billing/settings', { suspend_after_days: '30', terminate_after_days: '10', auto_charge: 'on' });
     assert.equal(bad.statusCode, 303);
     assert.match((await root.get('/admin/billing')).body, /class="flash flash-error"[^>]*>[^<]*terminate_after_days must be greater than suspend_after_days/);
-    assert.equal(stack.platform.recurring.settings().terminate_after_days, 20, 'nothing saved');
+    assert.equal((await stack.platform.recurring.settings()).terminate_after_days, 20, 'nothing saved');
     assert.match((await root.get('/admin/billing?dry=1')).body, /id="dry-run"[\s\S]*renewal invoice\(s\)/);
     assert.equal((await root.post('/admin/billing/run', {})).statusCode, 303);
     assert.match((await root.get('/admin/billing')).body, /Billing run #\d+ (finished|queued)/);
@@ -152,31 +152,31 @@ describe('billing in the admin web', { concurrency: false }, () => {
     const form = await root.get(`/admin/products/${productUuid}`);
     assert.match(form.body, /id="billing-overrides"/);
     assert.equal((await root.post(`/admin/products/${productUuid}/billing-settings`, { lead_days: '', suspend_after_days: '2', terminate_after_days: '', reminder_days_before: '', reminder_days_after: '', auto_charge: 'no' })).statusCode, 303);
-    assert.deepEqual(stack.platform.recurring.productSettings(productUuid).overrides, { suspend_after_days: 2, auto_charge: false });
+    assert.deepEqual((await stack.platform.recurring.productSettings(productUuid)).overrides, { suspend_after_days: 2, auto_charge: false });
 
     // A second order, paid: its due date moved from the service page.
     const placed = await stack.platform.billing.order({ customer_uuid: customerUuid, product_uuid: productUuid, billing_cycle: 'monthly', service_data: { username: 'erin_two', domain: 'two.example.com' } });
     await stack.platform.billing.payManually(placed.invoice.uuid, 'wire-43');
-    const due = stack.platform.recurring.service(placed.service_uuid).next_due_date!;
+    const due = (await stack.platform.recurring.service(placed.service_uuid)).next_due_date!;
     const service = await root.get(`/admin/services/${placed.service_uuid}`);
     assert.match(service.body, /id="next-due-form"/);
     const later = new Date(Date.parse(`${due}T00:00:00Z`) + 10 * 86_400_000).toISOString().slice(0, 10);
     assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/next-due`, { next_due_date: later })).statusCode, 303);
-    assert.equal(stack.platform.recurring.service(placed.service_uuid).next_due_date, later);
+    assert.equal((await stack.platform.recurring.service(placed.service_uuid)).next_due_date, later);
 
     // A prorated plan change to a dearer plan of the same module, from the service page: a change invoice.
     const premium = await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'enterprise', disk_space: 20, bandwidth: 200 }, { name: 'Amsterdam Enterprise' });
-    stack.platform.billing.setPrice(premium.uuid, 'monthly', '30.00', 'EUR');
+    (await stack.platform.billing.setPrice(premium.uuid, 'monthly', '30.00', 'EUR'));
     assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /id="change-plan-form"[\s\S]*Amsterdam Enterprise/);
     assert.equal((await root.post(`/admin/services/${placed.service_uuid}/billing/change-plan`, { product_uuid: premium.uuid })).statusCode, 303);
     assert.match((await root.get(`/admin/services/${placed.service_uuid}`)).body, /Plan change invoiced \([\d.]+ EUR\)/);
-    const change = stack.platform.billing.listInvoices({ service: placed.service_uuid, status: 'unpaid' }, 1, 10).invoices.find((i) => i.kind === 'change');
+    const change = (await stack.platform.billing.listInvoices({ service: placed.service_uuid, status: 'unpaid' }, 1, 10)).invoices.find((i) => i.kind === 'change');
     assert.ok(change, 'a change invoice');
     assert.match(change.description, /^Plan change to Amsterdam Enterprise/);
   });
 
   test('every new page and action refuses a role without its permission: 403 Insufficient permissions', async () => {
-    const payment = stack.platform.billing.invoice(invoiceUuid).transactions.find((t) => t.kind === 'payment')!;
+    const payment = (await stack.platform.billing.invoice(invoiceUuid)).transactions.find((t) => t.kind === 'payment')!;
     const pages = ['/admin/invoices', `/admin/invoices/${invoiceUuid}`, '/admin/orders', '/admin/billing', '/admin/revenue', `/admin/customers/${customerUuid}`];
     const actions = [
       `/admin/invoices/${invoiceUuid}/payments`, `/admin/transactions/${payment.uuid}/refund`, '/admin/billing/run', '/admin/billing/settings',
@@ -203,7 +203,7 @@ describe('billing in the admin web', { concurrency: false }, () => {
     assert.equal((await viewer.get('/admin/revenue')).statusCode, 403);
     assert.doesNotMatch((await viewer.get(`/admin/customers/${customerUuid}`)).body, /id="admin-order"/);
     for (const url of actions) assert.equal((await viewer.post(url, {})).statusCode, 403, url);
-    assert.equal((await viewer.post(`/admin/services/${stack.platform.billing.invoice(invoiceUuid).service_uuid}/billing/next-due`, { next_due_date: '2026-05-01' })).statusCode, 403);
+    assert.equal((await viewer.post(`/admin/services/${(await stack.platform.billing.invoice(invoiceUuid)).service_uuid}/billing/next-due`, { next_due_date: '2026-05-01' })).statusCode, 403);
 
     // Customers without billing: the customer page without its billing parts.
     const support = new Browser(stack.app);

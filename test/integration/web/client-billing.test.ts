@@ -15,7 +15,7 @@ let bob: string;
 before(async () => {
   stack = await startWebStack();
   product = (await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'premium', disk_space: 10, bandwidth: 100 })).uuid;
-  stack.platform.billing.setPrice(product, 'monthly', '8.00', 'EUR');
+  (await stack.platform.billing.setPrice(product, 'monthly', '8.00', 'EUR'));
   alice = (await stack.web.customers.create(ALICE)).uuid;
   bob = (await stack.web.customers.create(BOB)).uuid;
   await stack.web.admins.create({ email: 'root.billing@example.com', password: 'Root-Pass-1', role: 'Administrator' });
@@ -53,7 +53,7 @@ test('the service page shows the billing period; a customer cancels at the perio
   const unconfirmed = await b.post(`/client/services/${uuid}/cancel`, { when: 'period_end' });
   assert.equal(unconfirmed.statusCode, 303);
   assert.match((await b.get(`/client/services/${uuid}`)).body, /tick the confirmation/);
-  assert.equal(stack.platform.recurring.service(uuid).cancel_at, null);
+  assert.equal((await stack.platform.recurring.service(uuid)).cancel_at, null);
 
   const done = await b.post(`/client/services/${uuid}/cancel`, { when: 'period_end', confirm: 'yes' });
   assert.equal(done.headers.location, `/client/services/${uuid}`);
@@ -61,7 +61,7 @@ test('the service page shows the billing period; a customer cancels at the perio
   assert.match(after.body, /it runs until 2026-04-01 and is not renewed/);
   assert.match(after.body, /id="cancel-note">Cancelled: the service ends on <time datetime="2026-04-01">1 Apr 2026<\/time>/);
   assert.doesNotMatch(after.body, /id="cancel-form"/);
-  assert.deepEqual([stack.platform.recurring.service(uuid).cancel_by, stack.platform.recurring.service(uuid).state], ['customer', 'active']);
+  assert.deepEqual([(await stack.platform.recurring.service(uuid)).cancel_by, (await stack.platform.recurring.service(uuid)).state], ['customer', 'active']);
 });
 
 test('cancelling now ends the service today; someone else\'s service answers 404 and is not touched', async () => {
@@ -70,11 +70,11 @@ test('cancelling now ends the service today; someone else\'s service answers 404
   const b = await login(ALICE);
   await b.get(`/client/services/${mine}`);
   await b.post(`/client/services/${mine}/cancel`, { when: 'immediate', confirm: 'yes' });
-  assert.equal(stack.platform.recurring.service(mine).state, 'cancelled');
+  assert.equal((await stack.platform.recurring.service(mine)).state, 'cancelled');
   assert.match((await b.get(`/client/services/${mine}`)).body, /Cancelled on <time datetime="2026-03-01">1 Mar 2026<\/time>\./);
   const other = await b.post(`/client/services/${theirs}/cancel`, { when: 'immediate', confirm: 'yes' });
   assert.equal(other.statusCode, 404);
-  assert.equal(stack.platform.recurring.service(theirs).state, 'active');
+  assert.equal((await stack.platform.recurring.service(theirs)).state, 'active');
 });
 
 test('saved payment methods: listed without references, removed by their owner only', async () => {
@@ -89,10 +89,10 @@ test('saved payment methods: listed without references, removed by their owner o
   assert.equal(page.statusCode, 200);
   assert.match(page.body, /<strong>visa •••• 4242<\/strong> <small>expires 12\/2034<\/small>/);
   assert.doesNotMatch(page.body, /pm_secret|cus_4242|1111/);
-  const [mine] = stack.platform.recurring.methods.list(alice);
-  const [theirs] = stack.platform.recurring.methods.list(bob);
+  const [mine] = (await stack.platform.recurring.methods.list(alice));
+  const [theirs] = (await stack.platform.recurring.methods.list(bob));
   assert.equal((await b.post(`/client/payment-methods/${theirs.uuid}/remove`)).statusCode, 404);
-  assert.equal(stack.platform.recurring.methods.list(bob).length, 1);
+  assert.equal((await stack.platform.recurring.methods.list(bob)).length, 1);
   const removed = await b.post(`/client/payment-methods/${mine.uuid}/remove`);
   assert.equal(removed.headers.location, '/client/payment-methods');
   const after = await b.get('/client/payment-methods');
@@ -113,5 +113,5 @@ test('the admin service page shows the billing block; an admin cancels at the pe
   assert.match(cancelled.body, /id="cancel-note">Cancellation by admin: ends on 2026-04-01/);
   await b.post(`/admin/services/${uuid}/billing/undo-cancel`);
   assert.match((await b.get(`/admin/services/${uuid}`)).body, /Cancellation withdrawn: the service renews again\./);
-  assert.equal(stack.platform.recurring.service(uuid).cancel_at, null);
+  assert.equal((await stack.platform.recurring.service(uuid)).cancel_at, null);
 });

@@ -63,8 +63,8 @@ before(async () => {
 
   priced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'premium', disk_space: 10, bandwidth: 100 })).uuid;
   unpriced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'fra', plan_type: 'enterprise', disk_space: 10, bandwidth: 100 })).uuid;
-  platform.billing.setPrice(priced, 'monthly', '7.50', 'EUR');
-  platform.billing.setPrice(priced, 'annually', '75', 'EUR');
+  (await platform.billing.setPrice(priced, 'monthly', '7.50', 'EUR'));
+  (await platform.billing.setPrice(priced, 'annually', '75', 'EUR'));
   alice = (await web.customers.create(ALICE)).uuid;
   const bob = await web.customers.create(BOB);
   bobInvoice = (await platform.billing.order({ customer_uuid: bob.uuid, product_uuid: priced, billing_cycle: 'monthly', service_data: { username: 'bob_vpn', domain: 'bob.example.com' } })).invoice.uuid;
@@ -108,7 +108,7 @@ test('the order page lists the products that have a price, with each cycle and a
 test('an order creates the unpaid invoice and the pending service owned by the customer, then shows the invoice', async () => {
   const b = await login();
   const uuid = await order(b, 'alice_annual', 'annually');
-  const invoice = platform.billing.invoice(uuid);
+  const invoice = (await platform.billing.invoice(uuid));
   assert.equal(invoice.customer_uuid, alice);
   assert.equal(invoice.status, 'unpaid');
   assert.equal(invoice.amount_minor, 7500);
@@ -135,14 +135,14 @@ test('an order creates the unpaid invoice and the pending service owned by the c
 test('an order form without its CSRF token is refused and orders nothing; a product without a price is refused', async () => {
   const b = await login();
   await b.get('/client/order');
-  const before = platform.billing.listInvoices({ customer: alice }, 1, 200).total;
+  const before = (await platform.billing.listInvoices({ customer: alice }, 1, 200)).total;
   const forged = await b.post('/client/order', { product_uuid: priced, billing_cycle: 'monthly', username: 'forged_one', domain: 'forged.example.com' }, { csrf: false });
   assert.equal(forged.statusCode, 403);
   const noPrice = await b.post('/client/order', { product_uuid: unpriced, billing_cycle: 'monthly', username: 'no_price', domain: 'no-price.example.com' });
   // The unpriced product is not on the page, so its refusal is shown above the offers.
   assert.equal(noPrice.statusCode, 422);
   assert.match(noPrice.body, new RegExp(`The order was not placed: product ${unpriced} has no price for billing cycle monthly`));
-  assert.equal(platform.billing.listInvoices({ customer: alice }, 1, 200).total, before);
+  assert.equal((await platform.billing.listInvoices({ customer: alice }, 1, 200)).total, before);
 });
 
 test('someone else\'s invoice and a made-up id answer the same 404', async () => {
@@ -171,8 +171,8 @@ test('paying on the Stripe double\'s checkout page turns the invoice paid and th
 
   const paid = await fetch(`${link[1]}/succeed`, { method: 'POST', redirect: 'manual' });
   assert.equal(paid.status, 303, await paid.text());
-  assert.equal(platform.billing.invoice(uuid).status, 'paid');
-  const service = platform.billing.invoice(uuid).service_uuid!;
+  assert.equal((await platform.billing.invoice(uuid)).status, 'paid');
+  const service = (await platform.billing.invoice(uuid)).service_uuid!;
   await until(async () => (platform.serviceAdmin.describe(service).provision_status === 'completed' ? true : undefined), 10_000, 25);
 
   const after = await b.get(`/client/invoices/${uuid}?paid=1`);
@@ -184,7 +184,7 @@ test('paying on the Stripe double\'s checkout page turns the invoice paid and th
 test('an unpaid service\'s tabs link the invoice it waits for; a declined payment shows the gateway\'s reason; once paid the invoice thanks and links the Connect tab', async () => {
   const b = await login();
   const uuid = await order(b, 'alice_declined');
-  const service = platform.billing.invoice(uuid).service_uuid!;
+  const service = (await platform.billing.invoice(uuid)).service_uuid!;
   const waiting = await b.get(`/client/services/${service}`);
   assert.match(waiting.body, new RegExp(`id="awaiting-payment">This service waits for payment: it is set up as soon as invoice <a href="/client/invoices/${uuid}">`));
   assert.match(waiting.body, />waiting for payment</);
@@ -195,9 +195,9 @@ test('an unpaid service\'s tabs link the invoice it waits for; a declined paymen
   const link = /href="([^"]+\/pay\/cs_test_[0-9a-f]+)"/.exec(page.body)![1];
   const declined = await fetch(`${link}/decline`, { method: 'POST', redirect: 'manual' });
   assert.equal(declined.status, 303, await declined.text());
-  assert.equal(platform.billing.invoice(uuid).status, 'failed');
+  assert.equal((await platform.billing.invoice(uuid)).status, 'failed');
   const failed = await b.get(`/client/invoices/${uuid}`);
-  const reason = platform.billing.invoice(uuid).transactions.find((t) => t.kind === 'failure')!.note;
+  const reason = (await platform.billing.invoice(uuid)).transactions.find((t) => t.kind === 'failure')!.note;
   assert.ok(reason.length > 0);
   assert.ok(failed.body.includes(`id="payment-declined">Your payment was declined: ${reason.replace(/'/g, '&#x27;')}`), 'the gateway\'s reason');
   assert.match(failed.body, /Pay this invoice/, 'a failed invoice can be paid again');
@@ -209,7 +209,7 @@ test('an unpaid service\'s tabs link the invoice it waits for; a declined paymen
   assert.match(thanked.body, new RegExp(`href="/client/services/${service}\\?tab(=|&#x3D;)connect" id="connect-link"`), 'the Connect tab of the service');
   assert.doesNotMatch(thanked.body, /id="payment-declined"/);
   // Days in the reader's language: a German browser reads 04.12.2026, not 2026-12-04.
-  const due = platform.billing.invoice(uuid).due_date;
+  const due = (await platform.billing.invoice(uuid)).due_date;
   const [y, m, d] = due.split('-');
   const german = await b.get(`/client/invoices/${uuid}`, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' });
   assert.ok(german.body.includes(`<time datetime="${due}">${d}.${m}.${y}</time>`), 'the due date in German');

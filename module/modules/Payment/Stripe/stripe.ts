@@ -169,7 +169,7 @@ export class Stripe extends Payment {
    */
   override async refund(transactionId: string, amount: number): Promise<Record<string, unknown>> {
     const ledger = this.ledger();
-    const payment = ledger.transaction(transactionId);
+    const payment = await ledger.transaction(transactionId);
     if (!payment || payment.kind !== 'payment' || payment.gateway_uuid !== this.payment_gateway_uuid || !payment.external_id) {
       return { status: 'error', message: NOT_THIS_GATEWAY(transactionId) };
     }
@@ -227,7 +227,7 @@ export class Stripe extends Payment {
   private async stripeCustomer(customer: { uuid: string; email?: string; name?: string }): Promise<string> {
     const ledger = this.ledger();
     const gateway = this.payment_gateway_uuid ?? '';
-    const known = ledger.gatewayCustomer(gateway, customer.uuid);
+    const known = await ledger.gatewayCustomer(gateway, customer.uuid);
     if (known) return known;
     const made = await this.client().customers.create(
       { ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}), metadata: { customer_uuid: customer.uuid } },
@@ -239,7 +239,7 @@ export class Stripe extends Payment {
   /** Saves the card a paid invoice set up, with its brand, last 4 digits and expiry (read from Stripe). */
   private async saveMethod(invoiceUuid: string, setup: { customer: string; payment_method: string }): Promise<void> {
     const ledger = this.ledger();
-    const owner = ledger.invoice(invoiceUuid)?.customer_uuid;
+    const owner = (await ledger.invoice(invoiceUuid))?.customer_uuid;
     if (!owner) return;
     let card: { brand?: string; last4?: string; exp_month?: number; exp_year?: number } = {};
     try {

@@ -8,9 +8,9 @@ import { addDays, daysBetween } from './calendar.ts';
 import { dunningSteps, type DunningStep } from './dunning-plan.ts';
 import type { BillingPeriods } from './periods.ts';
 import { renewalWindow, settingsFor, type RecurringDeps } from './recurring-deps.ts';
-import type { DunningRepository, OpenRenewal } from '../../store/repositories/billing-steps.ts';
-import type { RenewalCursor } from '../../store/repositories/renewal-invoices.ts';
-import { transaction } from '../../store/transaction.ts';
+import type { OpenRenewal } from '../../store/query/repositories/billing-steps.ts';
+import type { RenewalCursor } from '../../store/query/repositories/renewal-invoices.ts';
+import type { BillingRepos } from './billing-repos.ts';
 
 /** What a run did (or, dry, would do). */
 export interface RunSummary {
@@ -57,7 +57,6 @@ export interface RunOptions {
 export class BillingRun {
   constructor(
     private readonly deps: RecurringDeps,
-    private readonly dunning: DunningRepository,
     private readonly periods: BillingPeriods,
     /** Carries out the outbox (called after each committed batch; awaited at the end). */
     private readonly dispatch: { kick(): void; drain(): Promise<number> },
@@ -66,20 +65,22 @@ export class BillingRun {
   /** One run on the platform clock's day. */
   async run(opts: RunOptions = {}): Promise<RunSummary> {
     const started = performance.now();
-    const window = renewalWindow(this.deps);
-    const global = this.deps.settings.global();
+    const { r } = this.deps;
+    const window = await renewalWindow(r, this.deps.clock);
+    const global = await r.settings.global();
     const summary = this.empty(window.today, false);
     let making = 0;
     let cursor: RenewalCursor | undefined;
     for (;;) {
       opts.signal?.throwIfAborted();
       const mark = performance.now();
-      const made = transaction(this.deps.db, () => {
-        const batch = this.deps.renewals.makeBatch(window, global.batch_size, cursor);
-        this.periods.creditNew(batch.credited);
+      const made = await r.store.transaction(async (store) => {
+        const tx = this.deps.repos(store);
+        const batch = await tx.renewals.makeBatch(window, global.batch_size, cursor);
+        await this.periods.creditNew(tx, batch.credited);
         cursor = batch.next;
         return batch.made;
-      }, 'immediate');
+      });
       making += performance.now() - mark;
       summary.renewals += made;
       summary.batches += 1;
@@ -91,8 +92,8 @@ export class BillingRun {
     }
     summary.renewals_ms = Math.round(making);
     const dunningStart = performance.now();
-    summary.ended_elsewhere = this.endedElsewhere(false).length;
-    summary.cancelled = this.dueCancellations(window.today, false).length;
+    summary.ended_elsewhere = (await this.endedElsewhere(false)).length;
+    summary.cancelled = (await this.dueCancellations(window.today, false)).length;
     await this.dun(window.today, global, summary, null, opts.signal);
     summary.dunning_ms = Math.round(performance.now() - dunningStart);
     await this.dispatch.drain();
@@ -103,12 +104,13 @@ export class BillingRun {
   /** What a run would do now; nothing is written. */
   async dryRun(): Promise<RunPlan> {
     const started = performance.now();
-    const window = renewalWindow(this.deps);
-    const global = this.deps.settings.global();
-    const renewals = this.deps.renewals.dueRenewals(window, 1_000_000);
+    const { r } = this.deps;
+    const window = await renewalWindow(r, this.deps.clock);
+    const global = await r.settings.global();
+    const renewals = await r.renewals.dueRenewals(window, 1_000_000);
     const plan: RunPlan = {
       ...this.empty(window.today, true),
-      items: { renewals: renewals.slice(0, ITEMS), steps: [], cancellations: this.dueCancellations(window.today, true), ended_elsewhere: this.endedElsewhere(true) },
+      items: { renewals: renewals.slice(0, ITEMS), steps: [], cancellations: await this.dueCancellations(window.today, true), ended_elsewhere: await this.endedElsewhere(true) },
     };
     plan.renewals = renewals.length;
     plan.cancelled = plan.items.cancellations.length;
@@ -126,54 +128,60 @@ export class BillingRun {
   }
 
   /** Services an admin terminated: their billing ends too (state terminated, open invoices voided). */
-  private endedElsewhere(dry: boolean): string[] {
-    const rows = this.deps.periods.terminatedElsewhere(100_000);
-    if (dry) return rows.map((r) => r.service_uuid);
+  private async endedElsewhere(dry: boolean): Promise<string[]> {
+    const rows = await this.deps.r.periods.terminatedElsewhere(100_000);
+    if (dry) return rows.map((row) => row.service_uuid);
     for (const row of rows) {
-      transaction(this.deps.db, () => {
-        if (this.deps.periods.setState(row.service_uuid, 'terminated', ['pending', 'active', 'overdue', 'suspended'])) {
-          this.deps.invoices.voidOpen(row.service_uuid, ['order', 'renewal', 'change']);
+      await this.inTransaction(async (tx) => {
+        if (await tx.periods.setState(row.service_uuid, 'terminated', ['pending', 'active', 'overdue', 'suspended'])) {
+          await tx.invoices.voidOpen(row.service_uuid, ['order', 'renewal', 'change']);
         }
-      }, 'immediate');
+      });
     }
-    return rows.map((r) => r.service_uuid);
+    return rows.map((row) => row.service_uuid);
+  }
+
+  private inTransaction<T>(work: (tx: BillingRepos) => Promise<T>): Promise<T> {
+    return this.deps.r.store.transaction((store) => work(this.deps.repos(store)));
   }
 
   /** Cancellations at the period end whose day came: terminate() queued, state cancelled. */
-  private dueCancellations(today: string, dry: boolean): string[] {
-    const rows = this.deps.periods.dueCancellations(today, 100_000);
-    if (dry) return rows.map((r) => r.service_uuid);
+  private async dueCancellations(today: string, dry: boolean): Promise<string[]> {
+    const rows = await this.deps.r.periods.dueCancellations(today, 100_000);
+    if (dry) return rows.map((row) => row.service_uuid);
     for (const row of rows) {
-      transaction(this.deps.db, () => {
-        if (!this.deps.periods.setState(row.service_uuid, 'cancelled', ['active', 'overdue', 'suspended'])) return;
-        this.deps.invoices.voidOpen(row.service_uuid, ['renewal', 'change']);
-        this.deps.outbox.action({ name: 'service_action', payload: { service_uuid: row.service_uuid, action: 'termination' } }, `cancel:${row.service_uuid}`);
-      }, 'immediate');
+      await this.inTransaction(async (tx) => {
+        if (!(await tx.periods.setState(row.service_uuid, 'cancelled', ['active', 'overdue', 'suspended']))) return;
+        await tx.invoices.voidOpen(row.service_uuid, ['renewal', 'change']);
+        await tx.outbox.action({ name: 'service_action', payload: { service_uuid: row.service_uuid, action: 'termination' } }, `cancel:${row.service_uuid}`);
+      });
       this.dispatch.kick();
     }
-    return rows.map((r) => r.service_uuid);
+    return rows.map((row) => row.service_uuid);
   }
 
   /** Dunning over the open renewal invoices, a page (one transaction) at a time. */
   private async dun(today: string, global: BillingSettings, summary: RunSummary, planned: RunPlan['items']['steps'] | null, signal?: AbortSignal): Promise<void> {
     const products = new Map<string, BillingSettings>();
-    const reach = Math.max(0, ...global.reminder_days_before, ...[...this.deps.settings.allOverrides().values()].flatMap((o) => o.reminder_days_before ?? []));
+    const { r } = this.deps;
+    const reach = Math.max(0, ...global.reminder_days_before, ...[...(await r.settings.allOverrides()).values()].flatMap((o) => o.reminder_days_before ?? []));
     let after = { due: '', id: 0 };
     for (;;) {
       signal?.throwIfAborted();
-      const page = this.dunning.openRenewals(addDays(today, reach), after, PAGE);
+      const page = await r.dunning.openRenewals(addDays(today, reach), after, PAGE);
       if (page.length === 0) return;
       const last = page[page.length - 1];
       after = { due: last.due_date, id: last.invoice_id };
-      const done = this.dunning.done(page.map((i) => i.invoice_uuid));
-      const work = page.map((invoice) => {
+      const done = await r.dunning.done(page.map((i) => i.invoice_uuid));
+      const work: Array<{ invoice: OpenRenewal; steps: DunningStep[]; settings: BillingSettings }> = [];
+      for (const invoice of page) {
         let settings = products.get(invoice.product_uuid);
-        if (!settings) products.set(invoice.product_uuid, (settings = settingsFor(this.deps, invoice.product_uuid, global)));
+        if (!settings) products.set(invoice.product_uuid, (settings = await settingsFor(r, this.deps.logger, invoice.product_uuid, global)));
         const steps = dunningSteps(settings, {
-          due_date: invoice.due_date, today, amount_minor: invoice.amount_minor, has_saved_method: invoice.has_method === 1, done: done.get(invoice.invoice_uuid)!,
+          due_date: invoice.due_date, today, amount_minor: invoice.amount_minor, has_saved_method: invoice.has_method, done: done.get(invoice.invoice_uuid)!,
         });
-        return { invoice, steps, settings };
-      }).filter((w) => w.steps.length > 0);
+        if (steps.length > 0) work.push({ invoice, steps, settings });
+      }
       if (planned) {
         for (const { invoice, steps } of work) {
           for (const s of steps) {
@@ -184,9 +192,9 @@ export class BillingRun {
         continue;
       }
       if (work.length === 0) continue;
-      transaction(this.deps.db, () => {
-        for (const { invoice, steps, settings } of work) for (const step of steps) this.take(invoice, step, settings, today, summary);
-      }, 'immediate');
+      await this.inTransaction(async (tx) => {
+        for (const { invoice, steps, settings } of work) for (const step of steps) await this.take(tx, invoice, step, settings, today, summary);
+      });
       this.dispatch.kick();
       await yieldTurn();
     }
@@ -202,40 +210,40 @@ export class BillingRun {
   }
 
   /** Claims one step and writes what it decides (state, outbox); a step another run claimed is skipped. */
-  private take(invoice: OpenRenewal, step: DunningStep, settings: BillingSettings, today: string, summary: RunSummary): void {
-    const { periods, outbox, invoices } = this.deps;
+  private async take(tx: BillingRepos, invoice: OpenRenewal, step: DunningStep, settings: BillingSettings, today: string, summary: RunSummary): Promise<void> {
+    const { periods, outbox, invoices } = tx;
     const service = invoice.service_uuid;
     const adminSuspended = step.action === 'suspend' && invoice.provision_status === 'suspended' && invoice.billing_state !== 'suspended';
-    if (!this.dunning.claim(invoice.invoice_uuid, step.step, adminSuspended ? 'already suspended by an admin' : step.notify ? '' : 'passed over')) return;
+    if (!await tx.dunning.claim(invoice.invoice_uuid, step.step, adminSuspended ? 'already suspended by an admin' : step.notify ? '' : 'passed over')) return;
     this.count(summary, step);
     const key = invoice.invoice_uuid;
     switch (step.action) {
       case 'reminder_before':
       case 'reminder_after':
         if (step.notify) {
-          outbox.event('invoice.reminder', { invoice_uuid: key, days: step.days, when: step.action === 'reminder_before' ? 'before' : 'after', billing_state: invoice.billing_state }, `${key}:${step.step}`);
+          await outbox.event('invoice.reminder', { invoice_uuid: key, days: step.days, when: step.action === 'reminder_before' ? 'before' : 'after', billing_state: invoice.billing_state }, `${key}:${step.step}`);
         }
         return;
       case 'auto_charge':
-        outbox.action({ name: 'charge', payload: { invoice_uuid: key } }, key);
+        await outbox.action({ name: 'charge', payload: { invoice_uuid: key } }, key);
         return;
       case 'overdue': {
-        const state = periods.setState(service, 'overdue', ['active']) ? 'overdue' : invoice.billing_state;
+        const state = (await periods.setState(service, 'overdue', ['active'])) ? 'overdue' : invoice.billing_state;
         const suspendOn = settings.suspend_after_days === null ? null : addDays(invoice.due_date, Math.max(1, settings.suspend_after_days));
-        if (step.notify) outbox.event('service.overdue', { invoice_uuid: key, days: daysBetween(invoice.due_date, today), suspend_on: suspendOn, billing_state: state }, key);
+        if (step.notify) await outbox.event('service.overdue', { invoice_uuid: key, days: daysBetween(invoice.due_date, today), suspend_on: suspendOn, billing_state: state }, key);
         return;
       }
       case 'suspend':
         // A service an admin suspended by hand stays the admin's: billing does not take it over (nor lift it on payment).
-        if (adminSuspended || !periods.setState(service, 'suspended', ['active', 'overdue'])) return;
-        outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'suspend' } }, key);
-        outbox.event('service.suspended_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'suspended' }, key);
+        if (adminSuspended || !(await periods.setState(service, 'suspended', ['active', 'overdue']))) return;
+        await outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'suspend' } }, key);
+        await outbox.event('service.suspended_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'suspended' }, key);
         return;
       case 'terminate':
-        if (!periods.setState(service, 'terminated', ['active', 'overdue', 'suspended'])) return;
-        invoices.voidOpen(service, ['order', 'renewal', 'change']);
-        outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'termination' } }, key);
-        outbox.event('service.terminated_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'terminated' }, key);
+        if (!(await periods.setState(service, 'terminated', ['active', 'overdue', 'suspended']))) return;
+        await invoices.voidOpen(service, ['order', 'renewal', 'change']);
+        await outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'termination' } }, key);
+        await outbox.event('service.terminated_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'terminated' }, key);
         return;
     }
   }

@@ -4,8 +4,8 @@
 // processes killed mid-run), is queued again by the next tick — a run is idempotent, so it just goes on.
 import type { Logger } from 'pino';
 import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { BillingRunRepository } from '../../store/repositories/billing-runs.ts';
-import type { BillingSettingsRepository } from '../../store/repositories/billing-settings.ts';
+import type { BillingRunQueries } from '../../store/query/repositories/billing-runs.ts';
+import type { BillingSettingsQueries } from '../../store/query/repositories/billing-settings.ts';
 import { queueBillingRun } from './billing-jobs.ts';
 
 /** How often (wall time) the schedule looks whether a slot began. */
@@ -19,8 +19,8 @@ export class BillingScheduler {
   private ticking: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: {
-    runs: BillingRunRepository;
-    settings: BillingSettingsRepository;
+    runs: BillingRunQueries;
+    settings: BillingSettingsQueries;
     clock: Clock;
     logger: Logger;
     /** The status of a task (`pending`, `processing`, `completed`, `failed`, …), null when unknown. */
@@ -28,8 +28,8 @@ export class BillingScheduler {
   }) {}
 
   /** The slot `now` falls in: its start as an ISO time. */
-  slot(now = this.deps.clock.now()): string {
-    const every = this.deps.settings.global().run_every_minutes * 60_000;
+  async slot(now = this.deps.clock.now()): Promise<string> {
+    const every = (await this.deps.settings.global()).run_every_minutes * 60_000;
     return new Date(Math.floor(now.getTime() / every) * every).toISOString();
   }
 
@@ -37,13 +37,13 @@ export class BillingScheduler {
   async tick(): Promise<number | null> {
     const { runs, clock } = this.deps;
     const now = clock.now().getTime();
-    for (const run of runs.unfinished(new Date(now - RESUME_WITHIN_MS).toISOString(), new Date(now - ORPHAN_MS).toISOString())) {
+    for (const run of await runs.unfinished(new Date(now - RESUME_WITHIN_MS).toISOString(), new Date(now - ORPHAN_MS).toISOString())) {
       const status = run.task_id ? await this.deps.taskStatus(run.task_id) : null;
       if (status === 'pending' || status === 'processing') continue;
       this.deps.logger.warn({ run_id: run.id, task_id: run.task_id, task_status: status }, 'billing run left unfinished: queued again');
       await this.queue(run.id);
     }
-    const id = runs.claimSlot(this.slot());
+    const id = await runs.claimSlot(await this.slot());
     if (id === null) return null;
     await this.queue(id);
     return id;
@@ -52,7 +52,7 @@ export class BillingScheduler {
   /** Queues run `id`, recording its task. */
   async queue(id: number): Promise<string> {
     const added = await queueBillingRun(id);
-    this.deps.runs.setTask(id, added.id);
+    await this.deps.runs.setTask(id, added.id);
     return added.id;
   }
 

@@ -4,13 +4,11 @@
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Invoice, Payment } from '../../../contract/payment.ts';
 import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
-import { transaction } from '../../store/transaction.ts';
-import type { Db } from '../../store/db.ts';
-import type { CustomerRepository } from '../../store/repositories/customers.ts';
-import type { InvoiceFilter, InvoiceRepository, InvoiceRow, OrderRow } from '../../store/repositories/invoices.ts';
-import type { PriceRepository, PriceRow } from '../../store/repositories/prices.ts';
-import type { ProductRepository } from '../../store/repositories/products.ts';
-import type { TransactionRepository, TransactionRow } from '../../store/repositories/transactions.ts';
+import type { CustomerQueries } from '../../store/query/repositories/customers.ts';
+import type { InvoiceFilter, InvoiceRow, OrderRow } from '../../store/query/repositories/invoices.ts';
+import type { PriceRow } from '../../store/repositories/prices.ts';
+import type { TransactionRow } from '../../store/query/repositories/transactions.ts';
+import type { BillingRepos, ReposOf } from './billing-repos.ts';
 import { NOT_A_PAYMENT, REFUND_TOO_LARGE, UNKNOWN_TRANSACTION, type BillingLedger } from './ledger.ts';
 import { currencyExponent, formatMinor, normalizeCurrency, toMinor } from './money.ts';
 import type { BillingPeriods } from './periods.ts';
@@ -48,13 +46,11 @@ export interface OrderInput {
 }
 
 export interface BillingServiceDeps {
-  db: Db;
   clock: Clock;
-  prices: PriceRepository;
-  invoices: InvoiceRepository;
-  transactions: TransactionRepository;
-  customers: CustomerRepository;
-  products: ProductRepository;
+  /** The repositories on the platform's store (reads, single writes). */
+  r: BillingRepos;
+  /** The repositories on a transaction's store. */
+  repos: ReposOf;
   ledger: BillingLedger;
   /** Recurring billing: the ordered service's billing period, customer credit on new invoices. */
   periods: BillingPeriods;
@@ -74,33 +70,33 @@ export class BillingService {
   }
 
   /** The customers orders are placed for (the admin API creates and lists them). */
-  get customers(): CustomerRepository {
-    return this.deps.customers;
+  get customers(): CustomerQueries {
+    return this.deps.r.customers;
   }
 
   /** Sets the price of a product for a cycle (`amount` as decimal text, e.g. `9.99`). */
-  setPrice(productUuid: string, cycle: BillingCycle, amount: string | number, currency: string): PriceView {
-    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+  async setPrice(productUuid: string, cycle: BillingCycle, amount: string | number, currency: string): Promise<PriceView> {
+    if (!(await this.deps.r.products.get(productUuid))) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
     const code = money(() => normalizeCurrency(currency));
-    return priceView(this.deps.prices.set(productUuid, cycle, money(() => toMinor(amount, code)), code));
+    return priceView(await this.deps.r.prices.set(productUuid, cycle, money(() => toMinor(amount, code)), code));
   }
 
-  listPrices(productUuid?: string): PriceView[] {
-    return this.deps.prices.list(productUuid).map(priceView);
+  async listPrices(productUuid?: string): Promise<PriceView[]> {
+    return (await this.deps.r.prices.list(productUuid)).map(priceView);
   }
 
-  deletePrice(productUuid: string, cycle: BillingCycle): boolean {
-    return this.deps.prices.delete(productUuid, cycle);
+  deletePrice(productUuid: string, cycle: BillingCycle): Promise<boolean> {
+    return this.deps.r.prices.delete(productUuid, cycle);
   }
 
-  refundPolicy(productUuid: string): { product_uuid: string; refund_action: RefundAction } {
-    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
-    return { product_uuid: productUuid, refund_action: this.deps.prices.refundAction(productUuid) };
+  async refundPolicy(productUuid: string): Promise<{ product_uuid: string; refund_action: RefundAction }> {
+    if (!(await this.deps.r.products.get(productUuid))) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    return { product_uuid: productUuid, refund_action: await this.deps.r.prices.refundAction(productUuid) };
   }
 
-  setRefundPolicy(productUuid: string, action: RefundAction): { product_uuid: string; refund_action: RefundAction } {
-    if (!this.deps.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
-    this.deps.prices.setRefundAction(productUuid, action);
+  async setRefundPolicy(productUuid: string, action: RefundAction): Promise<{ product_uuid: string; refund_action: RefundAction }> {
+    if (!(await this.deps.r.products.get(productUuid))) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    await this.deps.r.prices.setRefundAction(productUuid, action);
     return this.refundPolicy(productUuid);
   }
 
@@ -110,55 +106,57 @@ export class BillingService {
    * (`pending` until the invoice is paid; the customer's credit is taken off the invoice). Emits `invoice.created`.
    */
   async order(input: OrderInput): Promise<{ order: OrderRow; invoice: InvoiceView; service_uuid: string }> {
-    const { products, prices, customers, invoices } = this.deps;
-    const product = products.get(input.product_uuid);
+    const { products, prices } = this.deps.r;
+    const product = await products.get(input.product_uuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(input.product_uuid));
-    const price = prices.get(product.uuid, input.billing_cycle);
+    const price = await prices.get(product.uuid, input.billing_cycle);
     if (!price) throw new HttpError(422, NO_PRICE(product.uuid, input.billing_cycle));
-    const customerUuid = this.customerFor(input);
+    const customerUuid = await this.customerFor(input);
     const service = await this.deps.createService(product.uuid, input.service_data);
     const due = new Date(this.deps.clock.now().getTime() + (this.deps.dueDays ?? 7) * 86_400_000).toISOString().slice(0, 10);
-    const { order, invoice } = transaction(this.deps.db, () => {
-      customers.assignService(service.uuid, customerUuid);
-      const order = invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
-      const invoice = invoices.createInvoice({
+    const { order, invoice } = await this.deps.r.store.transaction(async (store) => {
+      const r = this.deps.repos(store);
+      const { customers, invoices } = r;
+      await customers.assignService(service.uuid, customerUuid);
+      const order = await invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
+      const invoice = await invoices.createInvoice({
         order_uuid: order.uuid, customer_uuid: customerUuid, service_uuid: service.uuid,
         description: `${product.name || `${product.module} ${String(product.product_data.plan_type ?? product.uuid)}`} (${input.billing_cycle})`,
         amount_minor: price.amount_minor, currency: price.currency, due_date: due,
       });
-      this.deps.periods.onOrder(service.uuid, input.billing_cycle, price.amount_minor, price.currency);
-      this.deps.periods.creditNew([invoice.uuid]);
-      return { order, invoice: invoices.get(invoice.uuid)! };
+      await this.deps.periods.onOrder(r, service.uuid, input.billing_cycle, price.amount_minor, price.currency);
+      await this.deps.periods.creditNew(r, [invoice.uuid]);
+      return { order, invoice: (await invoices.get(invoice.uuid))! };
     });
-    this.deps.ledger.emit('invoice.created', this.deps.ledger.event(invoice));
+    this.deps.ledger.emit('invoice.created', await this.deps.ledger.event(invoice));
     this.deps.ledger.flush();
     return { order, invoice: invoiceView(invoice), service_uuid: service.uuid };
   }
 
-  invoice(uuid: string): InvoiceView & { transactions: TransactionView[] } {
-    const row = this.requireInvoice(uuid);
-    return { ...invoiceView(row), transactions: this.deps.transactions.forInvoice(uuid).map(transactionView) };
+  async invoice(uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
+    const row = await this.requireInvoice(uuid);
+    return { ...invoiceView(row), transactions: (await this.deps.r.transactions.forInvoice(uuid)).map(transactionView) };
   }
 
-  listInvoices(filter: InvoiceFilter, page: number, perPage: number): { invoices: InvoiceView[]; page: number; per_page: number; total: number } {
-    const { rows, total } = this.deps.invoices.list(filter, perPage, (page - 1) * perPage);
+  async listInvoices(filter: InvoiceFilter, page: number, perPage: number): Promise<{ invoices: InvoiceView[]; page: number; per_page: number; total: number }> {
+    const { rows, total } = await this.deps.r.invoices.list(filter, perPage, (page - 1) * perPage);
     return { invoices: rows.map(invoiceView), page, per_page: perPage, total };
   }
 
   /** A page of orders, newest first, each with its first invoice's uuid, number and status. */
-  listOrders(page: number, perPage: number): { orders: Array<OrderRow & { invoice: Pick<InvoiceView, 'uuid' | 'number' | 'status' | 'amount' | 'currency'> | null }>; page: number; per_page: number; total: number } {
-    const { rows, total } = this.deps.invoices.listOrders(perPage, (page - 1) * perPage);
-    const orders = rows.map((order) => {
-      const row = this.deps.invoices.invoiceOfOrder(order.uuid);
+  async listOrders(page: number, perPage: number): Promise<{ orders: Array<OrderRow & { invoice: Pick<InvoiceView, 'uuid' | 'number' | 'status' | 'amount' | 'currency'> | null }>; page: number; per_page: number; total: number }> {
+    const { rows, total } = await this.deps.r.invoices.listOrders(perPage, (page - 1) * perPage);
+    const orders = await Promise.all(rows.map(async (order) => {
+      const row = await this.deps.r.invoices.invoiceOfOrder(order.uuid);
       const view = row ? invoiceView(row) : null;
       return { ...order, invoice: view ? { uuid: view.uuid, number: view.number, status: view.status, amount: view.amount, currency: view.currency } : null };
-    });
+    }));
     return { orders, page, per_page: perPage, total };
   }
 
   /** A manual payment of the whole invoice; 409 when it is not unpaid or failed. Queues the service's create(). */
   async payManually(invoiceUuid: string, reference?: string, note?: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
-    const row = this.requireInvoice(invoiceUuid);
+    const row = await this.requireInvoice(invoiceUuid);
     const done = await this.deps.ledger.recordManualPayment({ invoice_uuid: row.uuid, reference, note });
     if (!done.paid) throw new HttpError(409, INVOICE_NOT_PAYABLE(row.number, done.invoice?.status ?? row.status));
     return this.invoice(row.uuid);
@@ -170,7 +168,7 @@ export class BillingService {
    * refuses, nothing is recorded and the invoice stays paid (502 with the gateway's text).
    */
   async refund(transactionUuid: string, amount?: string | number): Promise<Record<string, unknown>> {
-    const payment = this.deps.transactions.get(transactionUuid);
+    const payment = await this.deps.r.transactions.get(transactionUuid);
     if (!payment) throw new HttpError(404, UNKNOWN_TRANSACTION(transactionUuid));
     if (payment.kind !== 'payment') throw new HttpError(422, NOT_A_PAYMENT(transactionUuid));
     const minor = amount === undefined ? payment.amount_minor - payment.refunded_minor : money(() => toMinor(amount, payment.currency));
@@ -186,7 +184,7 @@ export class BillingService {
     const gateway = payment.gateway_uuid ? this.deps.gateway(payment.gateway_uuid) : null;
     if (!gateway) throw new HttpError(422, GATEWAY_UNAVAILABLE(payment.gateway_uuid ?? payment.gateway));
     const answer = await gateway.refund(payment.uuid, minor / 10 ** currencyExponent(payment.currency));
-    if (answer.status !== 'success') throw new HttpError(502, REFUND_FAILED(String(answer.message ?? 'unknown error')), { invoice: this.invoice(payment.invoice_uuid) });
+    if (answer.status !== 'success') throw new HttpError(502, REFUND_FAILED(String(answer.message ?? 'unknown error')), { invoice: await this.invoice(payment.invoice_uuid) });
     return answer;
   }
 
@@ -195,11 +193,11 @@ export class BillingService {
    * getClientAreaHtml with the spec's invoice object.
    */
   async paymentHtml(invoiceUuid: string, gatewayUuid: string, urls: { return_url: string; cancel_url: string }): Promise<string> {
-    const row = this.requireInvoice(invoiceUuid);
+    const row = await this.requireInvoice(invoiceUuid);
     if (row.status !== 'unpaid' && row.status !== 'failed') throw new HttpError(409, INVOICE_NOT_PAYABLE(row.number, row.status));
     const gateway = this.deps.gateway(gatewayUuid);
     if (!gateway) throw new HttpError(404, GATEWAY_UNAVAILABLE(gatewayUuid));
-    const customer = row.customer_uuid ? this.deps.customers.get(row.customer_uuid) : undefined;
+    const customer = row.customer_uuid ? await this.deps.r.customers.get(row.customer_uuid) : undefined;
     return gateway.getClientAreaHtml({
       invoice: invoiceObject(row), ...urls,
       customer: customer ? { uuid: customer.uuid, email: customer.email, name: customer.name } : null,
@@ -208,19 +206,19 @@ export class BillingService {
     });
   }
 
-  private customerFor(input: OrderInput): string {
-    const { customers } = this.deps;
+  private async customerFor(input: OrderInput): Promise<string> {
+    const { customers } = this.deps.r;
     if (input.customer_uuid) {
-      if (!customers.get(input.customer_uuid)) throw new HttpError(404, UNKNOWN_CUSTOMER(input.customer_uuid));
+      if (!(await customers.get(input.customer_uuid))) throw new HttpError(404, UNKNOWN_CUSTOMER(input.customer_uuid));
       return input.customer_uuid;
     }
     if (!input.customer) throw new HttpError(422, 'an order needs customer_uuid or customer.email');
-    const found = customers.findByEmail(input.customer.email);
-    return found ? found.uuid : customers.create({ email: input.customer.email, name: input.customer.name }).uuid;
+    const found = await customers.findByEmail(input.customer.email);
+    return found ? found.uuid : (await customers.create({ email: input.customer.email, name: input.customer.name })).uuid;
   }
 
-  private requireInvoice(uuid: string): InvoiceRow {
-    const row = this.deps.invoices.get(uuid);
+  private async requireInvoice(uuid: string): Promise<InvoiceRow> {
+    const row = await this.deps.r.invoices.get(uuid);
     if (!row) throw new HttpError(404, UNKNOWN_INVOICE(uuid));
     return row;
   }

@@ -7,29 +7,18 @@ import type { Clock } from '../../../../panel/shared/clock.ts';
 import type { Payment } from '../../../contract/payment.ts';
 import type { TaskQueue } from '../../../task/queue.ts';
 import type { ModuleLoader } from '../../loader.ts';
-import type { Db } from '../../store/db.ts';
-import { BillingOutboxRepository } from '../../store/repositories/billing-outbox.ts';
-import { BillingRunRepository } from '../../store/repositories/billing-runs.ts';
-import { BillingSettingsRepository } from '../../store/repositories/billing-settings.ts';
-import { DunningRepository } from '../../store/repositories/billing-steps.ts';
-import { CustomerCreditRepository } from '../../store/repositories/customer-credits.ts';
-import { CustomerRepository } from '../../store/repositories/customers.ts';
-import { InvoiceRepository } from '../../store/repositories/invoices.ts';
-import { PaymentMethodRepository } from '../../store/repositories/payment-methods.ts';
-import { PriceRepository } from '../../store/repositories/prices.ts';
-import type { ProductRepository } from '../../store/repositories/products.ts';
-import { RenewalInvoiceRepository } from '../../store/repositories/renewal-invoices.ts';
-import { ServiceBillingRepository } from '../../store/repositories/service-billing.ts';
-import type { ServiceStore } from '../../store/repositories/services.ts';
-import { TransactionRepository } from '../../store/repositories/transactions.ts';
+import type { QueryStore } from '../../store/query/query-store.ts';
+import type { CustomerQueries } from '../../store/query/repositories/customers.ts';
+import type { SecretBox } from '../../../../panel/shared/secret-box.ts';
 import type { ModuleInstanceStore } from '../module-store.ts';
 import type { ServiceAdmin } from '../service-admin.ts';
 import { queueCharge } from './billing-jobs.ts';
+import { billingRepos, type BillingRepos } from './billing-repos.ts';
 import { BillingRun } from './billing-run.ts';
 import { BillingScheduler } from './billing-scheduler.ts';
 import { BillingService } from './billing-service.ts';
 import { BillingLedger, type ServiceActionRunner } from './ledger.ts';
-import { BillingOutbox, OutboxDispatcher, type OutboxAction } from './outbox.ts';
+import { OutboxDispatcher, type OutboxAction } from './outbox.ts';
 import { BillingPeriods } from './periods.ts';
 import { PlanChanges } from './plan-change.ts';
 import { RecurringBilling } from './recurring-billing.ts';
@@ -40,38 +29,30 @@ export const BILLING_NOT_BOUND = 'billing is not bound to the service host yet';
 export interface Billing {
   ledger: BillingLedger;
   service: BillingService;
-  customers: CustomerRepository;
+  customers: CustomerQueries;
   recurring: RecurringBilling;
+  /** Billing's repositories on the platform's store. */
+  repos: BillingRepos;
   /** Connects service actions (create on payment, terminate/suspend on refund and dunning) and gateway instances. */
   bind(serviceAdmin: ServiceAdmin, modules: ModuleLoader, instances: ModuleInstanceStore): void;
 }
 
 export function createBilling(deps: {
-  db: Db; clock: Clock; services: ServiceStore; products: ProductRepository; hooks: Hooks; logger: Logger;
+  /** The platform's store (SQLite or PostgreSQL) and the box sealing service data. */
+  store: QueryStore; box: SecretBox; clock: Clock; hooks: Hooks; logger: Logger;
   /** The task queue (its records), for the schedule to see whether a run's task ended. */
   tasks(): Pick<TaskQueue, 'get'>;
 }): Billing {
-  const { db, clock, logger } = deps;
+  const { clock, logger } = deps;
   let serviceAdmin: ServiceAdmin | null = null;
   let gateway: (uuid: string) => Payment | null = () => null;
   const runAction: ServiceActionRunner = (uuid, action) => {
     if (!serviceAdmin) throw new Error(BILLING_NOT_BOUND);
     return serviceAdmin.runAction(uuid, action, {});
   };
-  const prices = new PriceRepository(db, clock);
-  const invoices = new InvoiceRepository(db, clock);
-  const transactions = new TransactionRepository(db, clock);
-  const customers = new CustomerRepository(db, clock);
-  const methodRepo = new PaymentMethodRepository(db, clock);
-  const settings = new BillingSettingsRepository(db, clock);
-  const runs = new BillingRunRepository(db, clock);
-  const credits = new CustomerCreditRepository(db, clock);
-  const outboxRepo = new BillingOutboxRepository(db);
-  const outbox = new BillingOutbox(outboxRepo, clock);
-  const recurringDeps = {
-    db, clock, logger, outbox, invoices, credits, prices, settings,
-    periods: new ServiceBillingRepository(db, clock), products: deps.products, services: deps.services, renewals: new RenewalInvoiceRepository(db),
-  };
+  const repos = billingRepos(clock, deps.box);
+  const r = repos(deps.store);
+  const recurringDeps = { clock, logger, r, repos };
   const periods = new BillingPeriods(recurringDeps);
   const act = async (action: OutboxAction): Promise<void> => {
     if (action.name === 'charge') {
@@ -84,18 +65,16 @@ export function createBilling(deps: {
     if (result.status !== 'success') throw new Error(`${name}: ${String(result.message ?? 'refused')}`);
   };
   const dispatcher = new OutboxDispatcher({
-    repo: outboxRepo, hooks: deps.hooks, clock, logger, act,
-    complete: (payload) => {
-      const row = typeof payload.invoice_uuid === 'string' ? invoices.get(payload.invoice_uuid) : null;
-      return row ? { ...ledger.event(row), ...payload } : payload;
+    repo: r.outboxRows, hooks: deps.hooks, clock, logger, act,
+    complete: async (payload) => {
+      const row = typeof payload.invoice_uuid === 'string' ? await r.invoices.get(payload.invoice_uuid) : null;
+      return row ? { ...(await ledger.event(row)), ...payload } : payload;
     },
   });
   const afterCommit = () => dispatcher.kick();
-  const ledger: BillingLedger = new BillingLedger({
-    db, invoices, transactions, prices, services: deps.services, hooks: deps.hooks, clock, logger, runAction, periods, outbox, methods: methodRepo, afterCommit,
-  });
+  const ledger: BillingLedger = new BillingLedger({ r, repos, hooks: deps.hooks, clock, logger, runAction, periods, afterCommit });
   const service = new BillingService({
-    db, clock, prices, invoices, transactions, customers, products: deps.products, ledger, periods,
+    clock, r, repos, ledger, periods,
     createService: (product, data) => {
       if (!serviceAdmin) throw new Error(BILLING_NOT_BOUND);
       return serviceAdmin.createService(product, data);
@@ -103,14 +82,16 @@ export function createBilling(deps: {
     gateway: (uuid) => gateway(uuid),
   });
   const recurring = new RecurringBilling({
-    settings, products: deps.products, runs, credits, periods, dispatcher,
-    planChanges: new PlanChanges(recurringDeps, periods, (row) => ledger.emit('invoice.created', ledger.event(row))),
-    run: new BillingRun(recurringDeps, new DunningRepository(db, clock), periods, dispatcher),
-    scheduler: new BillingScheduler({ runs, settings, clock, logger, taskStatus: async (id) => (await deps.tasks().get(id))?.status ?? null }),
-    methods: new SavedMethods({ db, methods: methodRepo, invoices, ledger, outbox, afterCommit, gateway: (uuid) => gateway(uuid), logger }),
+    settings: r.settings, products: r.products, runs: r.runs, credits: r.credits, periods, dispatcher, repos: r,
+    planChanges: new PlanChanges(recurringDeps, periods, (row) => {
+      void ledger.event(row).then((event) => ledger.emit('invoice.created', event));
+    }),
+    run: new BillingRun(recurringDeps, periods, dispatcher),
+    scheduler: new BillingScheduler({ runs: r.runs, settings: r.settings, clock, logger, taskStatus: async (id) => (await deps.tasks().get(id))?.status ?? null }),
+    methods: new SavedMethods({ r, repos, ledger, afterCommit, gateway: (uuid) => gateway(uuid), logger }),
   });
   return {
-    ledger, service, customers, recurring,
+    ledger, service, customers: r.customers, recurring, repos: r,
     bind(admin, modules, instances) {
       serviceAdmin = admin;
       gateway = (uuid) => {

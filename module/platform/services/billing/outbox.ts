@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { HookEventName, HookEvents, Hooks } from '../../../../hooks.ts';
 import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { BillingOutboxRepository, OutboxRow } from '../../store/repositories/billing-outbox.ts';
+import type { BillingOutboxQueries, OutboxRow } from '../../store/query/repositories/billing-outbox.ts';
 
 /** The actions the outbox carries: a lifecycle action of a service, an off-session charge of an invoice. */
 export type OutboxAction =
@@ -14,16 +14,16 @@ export type OutboxAction =
 
 /** Writes outbox rows (call inside the deciding transaction). */
 export class BillingOutbox {
-  constructor(private readonly repo: BillingOutboxRepository, private readonly clock: Clock) {}
+  constructor(private readonly repo: BillingOutboxQueries, private readonly clock: Clock) {}
 
   /** An event to emit once per `key`; `at` (the event time, part of its identity) is set now unless given. */
-  event<E extends HookEventName>(name: E, payload: Partial<HookEvents[E]>, key: string): boolean {
+  event<E extends HookEventName>(name: E, payload: Partial<HookEvents[E]>, key: string): Promise<boolean> {
     const at = this.clock.now().toISOString();
     return this.repo.add('event', name, { at, ...payload }, `${name}:${key}`, at);
   }
 
   /** An action to run once per `key` (and per service action: a suspend and a later terminate of one invoice are two). */
-  action(action: OutboxAction, key: string): boolean {
+  action(action: OutboxAction, key: string): Promise<boolean> {
     const at = this.clock.now().toISOString();
     const kind = action.name === 'service_action' ? `${action.name}:${action.payload.action}` : action.name;
     return this.repo.add('action', action.name, action.payload, `action:${kind}:${key}`, at);
@@ -31,12 +31,12 @@ export class BillingOutbox {
 }
 
 export interface DispatcherDeps {
-  repo: BillingOutboxRepository;
+  repo: BillingOutboxQueries;
   hooks: Hooks;
   clock: Clock;
   logger: Logger;
   /** The full payload of an event whose stored payload names an invoice (the invoice's members under the stored ones). */
-  complete(payload: Record<string, unknown>): Record<string, unknown>;
+  complete(payload: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Carries out an action; throws (or rejects) to have it tried again later. */
   act(action: OutboxAction): Promise<void>;
 }
@@ -78,7 +78,7 @@ export class OutboxDispatcher {
     do {
       this.again = false;
       while (!this.closed) {
-        const rows = this.deps.repo.claim(BATCH, this.deps.clock.now().getTime(), LEASE_MS);
+        const rows = await this.deps.repo.claim(BATCH, this.deps.clock.now().getTime(), LEASE_MS);
         if (rows.length === 0) break;
         handled += await this.handle(rows);
       }
@@ -96,18 +96,18 @@ export class OutboxDispatcher {
     const done: number[] = [];
     for (const row of rows) {
       try {
-        if (row.kind === 'event') await this.deps.hooks.emit(row.name as HookEventName, this.deps.complete(row.payload) as never);
+        if (row.kind === 'event') await this.deps.hooks.emit(row.name as HookEventName, (await this.deps.complete(row.payload)) as never);
         else await this.deps.act({ name: row.name, payload: row.payload } as OutboxAction);
         done.push(row.id);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const final = row.attempts >= MAX_ATTEMPTS;
         const now = this.deps.clock.now();
-        this.deps.repo.failed(row.id, message, now.getTime() + Math.min(3_600_000, 30_000 * row.attempts), final, now.toISOString());
+        await this.deps.repo.failed(row.id, message, now.getTime() + Math.min(3_600_000, 30_000 * row.attempts), final, now.toISOString());
         this.deps.logger.error({ outbox: row.once_key, attempt: row.attempts, final, err: message }, 'billing outbox row failed');
       }
     }
-    this.deps.repo.done(done, this.deps.clock.now().toISOString());
+    await this.deps.repo.done(done, this.deps.clock.now().toISOString());
     return done.length;
   }
 }

@@ -3,10 +3,10 @@
 // saved payment methods, customer credit.
 import type { TaskQueue } from '../../../task/queue.ts';
 import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
-import type { BillingRunRepository, BillingRunRow } from '../../store/repositories/billing-runs.ts';
-import type { BillingSettingsRepository } from '../../store/repositories/billing-settings.ts';
-import type { CreditEntry, CustomerCreditRepository } from '../../store/repositories/customer-credits.ts';
-import type { ProductRepository } from '../../store/repositories/products.ts';
+import type { BillingRunQueries, BillingRunRow } from '../../store/query/repositories/billing-runs.ts';
+import type { BillingSettingsQueries } from '../../store/query/repositories/billing-settings.ts';
+import type { CreditEntry, CustomerCreditQueries } from '../../store/query/repositories/customer-credits.ts';
+import type { ProductQueries } from '../../store/query/repositories/products.ts';
 import type { BillingJobInput } from './billing-jobs.ts';
 import type { BillingRun, RunPlan, RunSummary } from './billing-run.ts';
 import type { BillingScheduler } from './billing-scheduler.ts';
@@ -17,6 +17,7 @@ import type { OutboxDispatcher } from './outbox.ts';
 import type { BillingPeriods, ServiceBillingView } from './periods.ts';
 import type { PlanChangeAnswer, PlanChanges } from './plan-change.ts';
 import type { SavedMethods } from './saved-methods.ts';
+import type { BillingRepos } from './billing-repos.ts';
 
 export const UNKNOWN_RUN = (id: number) => `billing run not found: ${id}`;
 
@@ -31,16 +32,18 @@ function addCounts(earlier: Partial<RunSummary> | null, now: RunSummary): RunSum
 }
 
 export interface RecurringBillingParts {
-  settings: BillingSettingsRepository;
-  products: ProductRepository;
-  runs: BillingRunRepository;
-  credits: CustomerCreditRepository;
+  settings: BillingSettingsQueries;
+  products: ProductQueries;
+  runs: BillingRunQueries;
+  credits: CustomerCreditQueries;
   periods: BillingPeriods;
   planChanges: PlanChanges;
   run: BillingRun;
   dispatcher: OutboxDispatcher;
   scheduler: BillingScheduler;
   methods: SavedMethods;
+  /** The repositories on the platform's store. */
+  repos: BillingRepos;
 }
 
 /** Settings input errors answer 422 with the first issue. */
@@ -76,33 +79,37 @@ export class RecurringBilling {
     return this.parts.dispatcher;
   }
 
-  settings(): BillingSettings {
+  settings(): Promise<BillingSettings> {
     return this.parts.settings.global();
   }
 
   /** Changes some global settings; 422 with the first issue when invalid. */
-  updateSettings(patch: unknown): BillingSettings {
-    const next = checked(() => mergeSettings(this.settings(), billingSettingsPatchSchema.parse(patch)));
-    this.parts.settings.setGlobal(next);
+  async updateSettings(patch: unknown): Promise<BillingSettings> {
+    const current = await this.settings();
+    const next = checked(() => mergeSettings(current, billingSettingsPatchSchema.parse(patch)));
+    await this.parts.settings.setGlobal(next);
     return next;
   }
 
   /** A product's overrides and the settings its services are billed by. */
-  productSettings(productUuid: string): { product_uuid: string; overrides: ProductOverrides; effective: BillingSettings } {
-    if (!this.parts.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
-    const overrides = this.parts.settings.overrides(productUuid);
-    return { product_uuid: productUuid, overrides, effective: checked(() => effectiveSettings(this.settings(), overrides)) };
+  async productSettings(productUuid: string): Promise<{ product_uuid: string; overrides: ProductOverrides; effective: BillingSettings }> {
+    if (!(await this.parts.products.get(productUuid))) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    const overrides = await this.parts.settings.overrides(productUuid);
+    const global = await this.settings();
+    return { product_uuid: productUuid, overrides, effective: checked(() => effectiveSettings(global, overrides)) };
   }
 
   /** Changes a product's overrides (`null` drops one); 422 when the result contradicts itself. */
-  updateProductSettings(productUuid: string, patch: unknown): ReturnType<RecurringBilling['productSettings']> {
-    if (!this.parts.products.get(productUuid)) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+  async updateProductSettings(productUuid: string, patch: unknown): ReturnType<RecurringBilling['productSettings']> {
+    if (!(await this.parts.products.get(productUuid))) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
+    const current = await this.parts.settings.overrides(productUuid);
+    const global = await this.settings();
     const next = checked(() => {
-      const merged = mergeOverrides(this.parts.settings.overrides(productUuid), productOverridesSchema.parse(patch));
-      effectiveSettings(this.settings(), merged);
+      const merged = mergeOverrides(current, productOverridesSchema.parse(patch));
+      effectiveSettings(global, merged);
       return merged;
     });
-    this.parts.settings.setOverrides(productUuid, next);
+    await this.parts.settings.setOverrides(productUuid, next);
     return this.productSettings(productUuid);
   }
 
@@ -116,18 +123,18 @@ export class RecurringBilling {
    * then tells where to look).
    */
   async runNow(queue: TaskQueue, waitMs: number): Promise<BillingRunRow> {
-    const id = this.parts.runs.createManual();
+    const id = await this.parts.runs.createManual();
     const taskId = await this.parts.scheduler.queue(id);
     if (waitMs > 0) await queue.waitFor(taskId, waitMs).catch(() => undefined);
-    return this.parts.runs.get(id)!;
+    return (await this.parts.runs.get(id))!;
   }
 
-  runs(limit = 50): BillingRunRow[] {
+  runs(limit = 50): Promise<BillingRunRow[]> {
     return this.parts.runs.list(limit);
   }
 
-  billingRun(id: number): BillingRunRow {
-    const row = this.parts.runs.get(id);
+  async billingRun(id: number): Promise<BillingRunRow> {
+    const row = await this.parts.runs.get(id);
     if (!row) throw new HttpError(404, UNKNOWN_RUN(id));
     return row;
   }
@@ -136,14 +143,14 @@ export class RecurringBilling {
   async runJob(input: BillingJobInput, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (input.op === 'charge') return { ...(await this.parts.methods.charge(input.invoice_uuid)) };
     const { runs } = this.parts;
-    const record = runs.get(input.run_id);
+    const record = await runs.get(input.run_id);
     if (!record) throw new Error(UNKNOWN_RUN(input.run_id));
-    runs.started(input.run_id);
+    await runs.started(input.run_id);
     // A run taken again (its process died, an attempt failed) adds to what the earlier attempts recorded.
     const earlier = record.finished_at ? null : (record.summary as Partial<RunSummary> | null);
     const total = (s: RunSummary): RunSummary & { attempts: number } => ({ ...addCounts(earlier, s), attempts: Number((earlier as { attempts?: number } | null)?.attempts ?? 0) + 1 });
     const summary = await this.parts.run.run({ signal, progress: (s) => runs.record(input.run_id, { ...total(s) }, false) });
-    runs.record(input.run_id, { ...total(summary) }, true);
+    await runs.record(input.run_id, { ...total(summary) }, true);
     return { run_id: input.run_id, ...total(summary) };
   }
 
@@ -153,7 +160,7 @@ export class RecurringBilling {
    */
   async remoteJob(input: BillingJobInput): Promise<Record<string, unknown>> {
     if (input.op === 'charge') return { finished: true, result: await this.runJob(input) };
-    const row = this.billingRun(input.run_id);
+    const row = await this.billingRun(input.run_id);
     if (row.finished_at) return { finished: true, result: row.summary ?? {} };
     if (!this.background.has(row.id)) {
       const stop = new AbortController();
@@ -169,38 +176,38 @@ export class RecurringBilling {
     await Promise.allSettled([...this.background.values()].map((b) => b.running));
   }
 
-  service(serviceUuid: string): ServiceBillingView {
-    this.parts.periods.require(serviceUuid);
-    return this.parts.periods.view(serviceUuid)!;
+  async service(serviceUuid: string): Promise<ServiceBillingView> {
+    await this.parts.periods.require(this.parts.repos, serviceUuid);
+    return (await this.parts.periods.view(serviceUuid))!;
   }
 
-  cancel(serviceUuid: string, when: 'period_end' | 'immediate', by: 'customer' | 'admin'): ServiceBillingView {
-    const view = this.parts.periods.cancel(serviceUuid, when, by);
+  async cancel(serviceUuid: string, when: 'period_end' | 'immediate', by: 'customer' | 'admin'): Promise<ServiceBillingView> {
+    const view = await this.parts.periods.cancel(serviceUuid, when, by);
     this.parts.dispatcher.kick();
     return view;
   }
 
-  undoCancel(serviceUuid: string, by: 'customer' | 'admin'): ServiceBillingView {
-    const view = this.parts.periods.undoCancel(serviceUuid, by);
+  async undoCancel(serviceUuid: string, by: 'customer' | 'admin'): Promise<ServiceBillingView> {
+    const view = await this.parts.periods.undoCancel(serviceUuid, by);
     this.parts.dispatcher.kick();
     return view;
   }
 
   /** An admin moves a service's next due date. */
-  setNextDue(serviceUuid: string, date: string): ServiceBillingView {
-    const view = this.parts.periods.setNextDue(serviceUuid, date);
+  async setNextDue(serviceUuid: string, date: string): Promise<ServiceBillingView> {
+    const view = await this.parts.periods.setNextDue(serviceUuid, date);
     this.parts.dispatcher.kick();
     return view;
   }
 
-  changePlan(serviceUuid: string, productUuid: string): PlanChangeAnswer {
-    const answer = this.parts.planChanges.change(serviceUuid, productUuid);
+  async changePlan(serviceUuid: string, productUuid: string): Promise<PlanChangeAnswer> {
+    const answer = await this.parts.planChanges.change(serviceUuid, productUuid);
     this.parts.dispatcher.kick();
     return answer;
   }
 
   /** A customer's credit balance per currency and its entries. */
-  credit(customerUuid: string): { balances: Record<string, number>; entries: CreditEntry[] } {
+  credit(customerUuid: string): Promise<{ balances: Record<string, number>; entries: CreditEntry[] }> {
     return this.parts.credits.of(customerUuid);
   }
 }

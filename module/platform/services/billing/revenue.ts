@@ -1,7 +1,7 @@
 // Revenue at a glance: net revenue per month (paid minus refunded, per currency), MRR of running subscriptions
 // (each recurring amount over its cycle's months), services started and ended per month, and the amount overdue.
 import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { RevenueRepository } from '../../store/repositories/revenue.ts';
+import type { RevenueQueries } from '../../store/query/repositories/revenue.ts';
 import { currencyExponent, formatMinor } from './money.ts';
 import type { BillingCycle } from './schema.ts';
 
@@ -27,17 +27,17 @@ function monthKey(now: Date, back: number): string {
 }
 
 export class Revenue {
-  constructor(private readonly repo: RevenueRepository, private readonly clock: Clock) {}
+  constructor(private readonly repo: RevenueQueries, private readonly clock: Clock) {}
 
   /** The report of the last `months` months (1–60). */
-  report(months = 12): RevenueReport {
+  async report(months = 12): Promise<RevenueReport> {
     const now = this.clock.now();
     const span = Math.min(60, Math.max(1, Math.trunc(months)));
     const keys = Array.from({ length: span }, (_, i) => monthKey(now, span - 1 - i));
     const since = `${keys[0]}-01T00:00:00.000Z`;
     const index = new Map(keys.map((k, i) => [k, i]));
     const revenue: RevenueReport['revenue'] = {};
-    for (const row of this.repo.money(since)) {
+    for (const row of await this.repo.money(since)) {
       const at = index.get(row.month);
       if (at === undefined) continue;
       const entry = (revenue[row.currency] ??= { paid_minor: keys.map(() => 0), refunded_minor: keys.map(() => 0), net_minor: [], net: [] });
@@ -49,7 +49,7 @@ export class Revenue {
       entry.net = entry.net_minor.map((minor) => formatMinor(minor, currency));
     }
     const mrr = new Map<string, { minor: number; n: number }>();
-    for (const row of this.repo.recurring()) {
+    for (const row of await this.repo.recurring()) {
       const m = mrr.get(row.currency) ?? { minor: 0, n: 0 };
       m.minor += row.minor / (CYCLE_MONTHS[row.billing_cycle as BillingCycle] ?? 1);
       m.n += row.n;
@@ -66,9 +66,9 @@ export class Revenue {
       mrr: [...mrr.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([currency, m]) => ({
         currency, mrr_minor: Math.floor(m.minor), mrr: formatMinor(Math.floor(m.minor), currency), subscriptions: m.n,
       })),
-      services_new: perMonth(this.repo.created(since)),
-      services_ended: perMonth(this.repo.ended(since)),
-      overdue: this.repo.overdue(now.toISOString().slice(0, 10)).map((r) => ({ currency: r.currency, amount_minor: r.minor, amount: formatMinor(r.minor, r.currency), invoices: r.n })),
+      services_new: perMonth(await this.repo.created(since)),
+      services_ended: perMonth(await this.repo.ended(since)),
+      overdue: (await this.repo.overdue(now.toISOString().slice(0, 10))).map((r) => ({ currency: r.currency, amount_minor: r.minor, amount: formatMinor(r.minor, r.currency), invoices: r.n })),
     };
   }
 }
@@ -80,12 +80,12 @@ export function majorUnits(minor: number, currency: string): number {
 
 const reports = new WeakMap<object, Revenue>();
 
-/** The Revenue service of a platform (one per database handle). */
-export function revenueOf(platform: { db: object; clock: Clock }, make: () => Revenue): Revenue {
-  let revenue = reports.get(platform.db);
+/** The Revenue service of a platform (one per store). */
+export function revenueOf(platform: { store: object; clock: Clock }, make: () => Revenue): Revenue {
+  let revenue = reports.get(platform.store);
   if (!revenue) {
     revenue = make();
-    reports.set(platform.db, revenue);
+    reports.set(platform.store, revenue);
   }
   return revenue;
 }

@@ -4,13 +4,10 @@
 import type { Logger } from 'pino';
 import type { Payment } from '../../../contract/payment.ts';
 import { HttpError } from '../../errors.ts';
-import { transaction } from '../../store/transaction.ts';
-import type { Db } from '../../store/db.ts';
-import type { InvoiceRepository } from '../../store/repositories/invoices.ts';
-import type { PaymentMethodRepository, PaymentMethodRow } from '../../store/repositories/payment-methods.ts';
+import type { PaymentMethodRow } from '../../store/query/repositories/payment-methods.ts';
 import { invoiceObject } from './billing-service.ts';
+import type { BillingRepos, ReposOf } from './billing-repos.ts';
 import type { BillingLedger } from './ledger.ts';
-import type { BillingOutbox } from './outbox.ts';
 
 export const UNKNOWN_METHOD = (uuid: string) => `payment method not found: ${uuid}`;
 
@@ -27,11 +24,9 @@ export interface ChargeOutcome {
 }
 
 export interface SavedMethodsDeps {
-  db: Db;
-  methods: PaymentMethodRepository;
-  invoices: InvoiceRepository;
+  r: BillingRepos;
+  repos: ReposOf;
   ledger: BillingLedger;
-  outbox: BillingOutbox;
   afterCommit(): void;
   /** The Payment module bound to a gateway instance, or null when it is not available. */
   gateway(gatewayUuid: string): Payment | null;
@@ -43,23 +38,24 @@ const view = ({ external_customer: _c, external_id: _i, ...rest }: PaymentMethod
 export class SavedMethods {
   constructor(private readonly deps: SavedMethodsDeps) {}
 
-  list(customerUuid: string): PaymentMethodView[] {
-    return this.deps.methods.ofCustomer(customerUuid).map(view);
+  async list(customerUuid: string): Promise<PaymentMethodView[]> {
+    return (await this.deps.r.methods.ofCustomer(customerUuid)).map(view);
   }
 
   /** Removes a customer's saved method (forgotten at the gateway first, best effort); 404 for anyone else's. */
   async remove(customerUuid: string, methodUuid: string): Promise<PaymentMethodView> {
-    const method = this.deps.methods.get(methodUuid);
+    const method = await this.deps.r.methods.get(methodUuid);
     if (!method || method.customer_uuid !== customerUuid) throw new HttpError(404, UNKNOWN_METHOD(methodUuid));
     try {
       await this.deps.gateway(method.gateway_uuid)?.detachMethod({ uuid: method.uuid, external_customer: method.external_customer, external_id: method.external_id, label: method.label });
     } catch (error) {
       this.deps.logger.warn({ method_uuid: method.uuid, err: (error as Error).message }, 'billing: the gateway could not detach a removed payment method');
     }
-    transaction(this.deps.db, () => {
-      if (!this.deps.methods.remove(method.uuid)) return;
-      this.deps.outbox.event('payment.method_removed', { customer_uuid: customerUuid, service_uuid: null, method_uuid: method.uuid, gateway: method.gateway, label: method.label }, method.uuid);
-    }, 'immediate');
+    await this.deps.r.store.transaction(async (store) => {
+      const r = this.deps.repos(store);
+      if (!(await r.methods.remove(method.uuid))) return;
+      await r.outbox.event('payment.method_removed', { customer_uuid: customerUuid, service_uuid: null, method_uuid: method.uuid, gateway: method.gateway, label: method.label }, method.uuid);
+    });
     this.deps.afterCommit();
     return view(method);
   }
@@ -70,11 +66,11 @@ export class SavedMethods {
    * gateway's idempotency key per invoice keeps it one charge).
    */
   async charge(invoiceUuid: string): Promise<ChargeOutcome> {
-    const row = this.deps.invoices.get(invoiceUuid);
+    const row = await this.deps.r.invoices.get(invoiceUuid);
     if (!row || (row.status !== 'unpaid' && row.status !== 'failed') || row.amount_minor <= 0 || !row.customer_uuid) {
       return { outcome: 'skipped', invoice_uuid: invoiceUuid, reason: 'the invoice is not payable' };
     }
-    const chosen = this.deps.methods.ofCustomer(row.customer_uuid).map((m) => ({ m, gateway: this.deps.gateway(m.gateway_uuid) })).find((c) => c.gateway);
+    const chosen = (await this.deps.r.methods.ofCustomer(row.customer_uuid)).map((m) => ({ m, gateway: this.deps.gateway(m.gateway_uuid) })).find((c) => c.gateway);
     if (!chosen?.gateway) return { outcome: 'skipped', invoice_uuid: invoiceUuid, reason: 'no saved payment method on an available gateway' };
     const { m, gateway } = chosen;
     const answer = await gateway.chargeSaved({

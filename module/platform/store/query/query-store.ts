@@ -71,6 +71,12 @@ export interface QueryStore {
   jsonText(column: string, key: string): RawBuilder<string | null>;
   /** True when `text` occurs in `haystack`, case-sensitively (`instr` / `strpos`). */
   contains(haystack: Expression<string | null>, text: string): RawBuilder<boolean>;
+  /** A new random UUID (v4, lower-case text) per row (`randomblob` / `gen_random_uuid`). */
+  randomUuid(): RawBuilder<string>;
+  /** A JSON object text of `members` (`json_object` / `json_build_object`). */
+  jsonObject(members: Record<string, Expression<unknown>>): RawBuilder<string>;
+  /** The day `days` (an integer, or text holding one) after `day` (YYYY-MM-DD text), as YYYY-MM-DD text. */
+  addDays(day: Expression<string | null>, days: Expression<unknown>): RawBuilder<string>;
   /**
    * Applies the steps of `scopes` not yet recorded (a module's own scope, when it is mounted) on this engine; answers
    * the versions applied per scope. On PostgreSQL the platform's scopes are part of the reference run (a module's
@@ -106,15 +112,23 @@ function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransact
 }
 
 /** The functions whose SQL differs between the engines. */
-function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'contains'> {
+function dialectFunctions(engine: StoreEngine): Pick<QueryStore, 'jsonText' | 'contains' | 'randomUuid' | 'jsonObject' | 'addDays'> {
+  const members = (m: Record<string, Expression<unknown>>) => sql.join(Object.entries(m).map(([key, value]) => sql`${sql.lit(key)}, ${value}`));
   return engine === 'sqlite'
     ? {
       jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${key}`})`,
       contains: (haystack, text) => sql<boolean>`instr(${haystack}, ${text}) > 0`,
+      randomUuid: () => sql<string>`(lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-'
+        || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))`,
+      jsonObject: (m) => sql<string>`json_object(${members(m)})`,
+      addDays: (day, days) => sql<string>`date(${day}, '+' || cast(${days} as integer) || ' days')`,
     }
     : {
       jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::jsonb ->> ${key})`,
       contains: (haystack, text) => sql<boolean>`strpos(${haystack}, ${text}) > 0`,
+      randomUuid: () => sql<string>`gen_random_uuid()::text`,
+      jsonObject: (m) => sql<string>`json_build_object(${members(m)})::text`,
+      addDays: (day, days) => sql<string>`to_char(cast(${day} as date) + cast(cast(${days} as text) as integer), 'YYYY-MM-DD')`,
     };
 }
 

@@ -39,8 +39,8 @@ function overridesPatch(form: Record<string, string>): Record<string, unknown> {
 }
 
 /** A product's billing overrides as form values (empty: the global setting applies). */
-export function overridesView(deps: WebDeps, productUuid: string) {
-  const { overrides, effective } = deps.platform.recurring.productSettings(productUuid);
+export async function overridesView(deps: WebDeps, productUuid: string) {
+  const { overrides, effective } = await deps.platform.recurring.productSettings(productUuid);
   const list = (v: number[] | undefined) => (v ? v.join(', ') : '');
   return {
     lead_days: overrides.lead_days ?? '', suspend_after_days: overrides.suspend_after_days ?? '', terminate_after_days: overrides.terminate_after_days ?? '',
@@ -62,9 +62,9 @@ export function billingPage(deps: WebDeps, app: FastifyInstance): void {
     const can = request.admin!.hasPermission(PERMISSION.billing_actions);
     const plan = request.query.dry === '1' && can ? await recurring.dryRun() : null;
     return adminPage(deps, request, reply, 'billing', {
-      title: 'Billing runs', can_act: can, settings: settingsView(recurring.settings()),
+      title: 'Billing runs', can_act: can, settings: settingsView(await recurring.settings()),
       plan: plan ? { ...plan, counts: { renewals: plan.items.renewals.length, steps: plan.items.steps.length, cancellations: plan.items.cancellations.length } } : null,
-      runs: recurring.runs(20).map((r) => ({ ...r, summary: r.summary ? Object.entries(r.summary).filter(([, v]) => typeof v !== 'object').map(([k, v]) => `${k}: ${String(v)}`).join(', ') : '' })),
+      runs: (await recurring.runs(20)).map((r) => ({ ...r, summary: r.summary ? Object.entries(r.summary).filter(([, v]) => typeof v !== 'object').map(([k, v]) => `${k}: ${String(v)}`).join(', ') : '' })),
     }, { platform: 'billing' });
   });
 
@@ -81,7 +81,7 @@ export function billingPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.billing_actions);
     return billingAction(deps, reply, `/admin/products/${encodeURIComponent(request.params.uuid)}`, async () => {
       try {
-        recurring.updateProductSettings(request.params.uuid, overridesPatch(formStrings(request.body)));
+        await recurring.updateProductSettings(request.params.uuid, overridesPatch(formStrings(request.body)));
       } catch (error) {
         if (error instanceof HttpError) throw error;
         throw new HttpError(422, `Overrides not saved: ${(error as Error).message}`);
@@ -94,7 +94,7 @@ export function billingPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.billing_actions);
     return billingAction(deps, reply, '/admin/billing', async () => {
       try {
-        recurring.updateSettings(settingsPatch(formStrings(request.body)));
+        await recurring.updateSettings(settingsPatch(formStrings(request.body)));
       } catch (error) {
         if (error instanceof HttpError) throw error;
         throw new HttpError(422, `Settings not saved: ${(error as Error).message}`);

@@ -27,26 +27,26 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string } }>('/customers/:uuid', { schema: { params: Uuid } }, async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
-    const customer = deps.customers.repo.get(request.params.uuid);
+    const customer = await billing.customers.get(request.params.uuid);
     if (!customer) throw new HttpError(404, `customer not found: ${request.params.uuid}`);
     const admin = request.admin!;
     const seesBilling = admin.hasPermission(PERMISSION.billing);
-    const services = deps.customers.repo.serviceUuids(customer.uuid).map((uuid) => {
+    const services = await Promise.all((await billing.customers.serviceUuids(customer.uuid)).map(async (uuid) => {
       const s = deps.platform.serviceAdmin.describe(uuid);
       return {
         uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), product: s.product ? productName(s.product) : s.module,
-        billing: seesBilling ? recurring.periods.view(uuid) : null,
+        billing: seesBilling ? await recurring.periods.view(uuid) : null,
       };
-    });
-    const invoices = seesBilling ? billing.listInvoices({ customer: customer.uuid }, 1, 20) : null;
-    const credit = seesBilling ? recurring.credit(customer.uuid) : null;
-    const prices = billing.listPrices();
+    }));
+    const invoices = seesBilling ? await billing.listInvoices({ customer: customer.uuid }, 1, 20) : null;
+    const credit = seesBilling ? await recurring.credit(customer.uuid) : null;
+    const prices = await billing.listPrices();
     return adminPage(deps, request, reply, 'customer', {
       title: customer.email, customer: { uuid: customer.uuid, email: customer.email, name: customer.name, created_at: customer.created_at },
       services, sees_billing: seesBilling, can_act: admin.hasPermission(PERMISSION.billing_actions),
       invoices: invoices?.invoices ?? [], invoices_total: invoices?.total ?? 0,
       balances: credit ? Object.entries(credit.balances).map(([currency, minor]) => ({ currency, amount: formatMinor(minor, currency) })) : [],
-      methods: seesBilling ? recurring.methods.list(customer.uuid) : [],
+      methods: seesBilling ? await recurring.methods.list(customer.uuid) : [],
       products: (await deps.platform.catalogue.list()).filter((p) => prices.some((x) => x.product_uuid === p.uuid)).map((p) => ({ uuid: p.uuid, name: productName(p) })),
       cycles: BILLING_CYCLES,
     }, { platform: 'customers' });

@@ -14,8 +14,9 @@ export function customersPage(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { page?: string } }>('/customers', async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
     const page = Math.max(1, Number(request.query.page) || 1);
-    const total = (deps.platform.db.prepare('SELECT COUNT(*) AS n FROM customers').get() as { n: number }).n;
-    const customers = deps.customers.repo.list(PER_PAGE, (page - 1) * PER_PAGE).map((c) => ({ ...c, services: deps.customers.repo.serviceUuids(c.uuid) }));
+    const repo = deps.platform.billing.customers;
+    const total = await repo.count();
+    const customers = await Promise.all((await repo.list(PER_PAGE, (page - 1) * PER_PAGE)).map(async (c) => ({ ...c, services: await repo.serviceUuids(c.uuid) })));
     return adminPage(deps, request, reply, 'customers', { title: 'Customers', customers, pager: pager('/admin/customers', {}, page, PER_PAGE, total) }, { platform: 'customers' });
   });
 

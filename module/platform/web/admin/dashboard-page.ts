@@ -18,7 +18,7 @@ export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
     const byStatus = PROVISION_STATUSES.map((status) => ({ status, count: counts[status] ?? 0 }));
     const failed = await deps.platform.queue.list({ status: 'failed', limit: 10 });
     const panels = request.admin!.hasPermission(PERMISSION.panels) ? await panelHealth(deps) : null;
-    const revenue = request.admin!.hasPermission(PERMISSION.revenue) ? revenueView(platformRevenue(deps.platform).report(12), uplotDir() !== null) : null;
+    const revenue = request.admin!.hasPermission(PERMISSION.revenue) ? revenueView(await platformRevenue(deps.platform).report(12), uplotDir() !== null) : null;
     return adminPage(deps, request, reply, 'dashboard', {
       title: 'Dashboard', byStatus, total: byStatus.reduce((n, s) => n + s.count, 0), failed, panels, revenue,
     }, { platform: 'dashboard' });

@@ -39,13 +39,13 @@ export async function billingAction(deps: WebDeps, reply: FastifyReply, to: stri
 
 export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
   const billing = deps.platform.billing;
-  const customers = deps.customers.repo;
+  const customers = billing.customers;
   const emailOf = new Map<string, string>();
-  const email = (uuid: string | null) => {
+  const email = async (uuid: string | null) => {
     if (!uuid) return '';
     let known = emailOf.get(uuid);
     if (known === undefined) {
-      known = customers.get(uuid)?.email ?? uuid;
+      known = (await customers.get(uuid))?.email ?? uuid;
       if (emailOf.size > 10_000) emailOf.clear();
       emailOf.set(uuid, known);
     }
@@ -56,20 +56,20 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.billing);
     const query = InvoiceQuery.parse(request.query ?? {});
     // The customer filter takes an e-mail address or a customer's uuid.
-    const who = query.customer ? (query.customer.includes('@') ? customers.findByEmail(query.customer.toLowerCase())?.uuid ?? '-' : query.customer) : undefined;
-    const list = billing.listInvoices({ status: query.status, customer: who, from: query.from, to: query.to }, query.page, PER_PAGE);
+    const who = query.customer ? (query.customer.includes('@') ? (await customers.findByEmail(query.customer.toLowerCase()))?.uuid ?? '-' : query.customer) : undefined;
+    const list = await billing.listInvoices({ status: query.status, customer: who, from: query.from, to: query.to }, query.page, PER_PAGE);
     return adminPage(deps, request, reply, 'invoices', {
       title: 'Invoices', query,
       statuses: INVOICE_STATUSES.map((s) => ({ s, selected: s === query.status })),
-      invoices: list.invoices.map((i) => ({ ...i, customer: email(i.customer_uuid) })),
+      invoices: await Promise.all(list.invoices.map(async (i) => ({ ...i, customer: await email(i.customer_uuid) }))),
       pager: pager('/admin/invoices', { ...query }, query.page, PER_PAGE, list.total),
     }, { platform: 'invoices' });
   });
 
   app.get<{ Params: { uuid: string } }>('/invoices/:uuid', { schema: { params: Uuid } }, async (request, reply) => {
     hasPermission(request, PERMISSION.billing);
-    const invoice = billing.invoice(request.params.uuid);
-    const customer = invoice.customer_uuid ? customers.get(invoice.customer_uuid) ?? null : null;
+    const invoice = await billing.invoice(request.params.uuid);
+    const customer = invoice.customer_uuid ? (await customers.get(invoice.customer_uuid)) ?? null : null;
     const can = request.admin!.hasPermission(PERMISSION.billing_actions);
     return adminPage(deps, request, reply, 'invoice', {
       title: `Invoice ${invoice.number}`, invoice, customer, can_act: can,
@@ -93,12 +93,12 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/transactions/:uuid/refund', { schema: { params: Uuid } }, async (request, reply) => {
     hasPermission(request, PERMISSION.billing_actions);
     const form = RefundForm.parse(request.body ?? {});
-    const payment = deps.platform.billing.ledger.transaction(request.params.uuid);
+    const payment = await deps.platform.billing.ledger.transaction(request.params.uuid);
     const back = payment ? `/admin/invoices/${payment.invoice_uuid}` : '/admin/invoices';
     return billingAction(deps, reply, back, async () => {
       if (!payment) throw new HttpError(404, `transaction not found: ${request.params.uuid}`);
       await billing.refund(payment.uuid, form.amount || undefined);
-      const after = billing.invoice(payment.invoice_uuid);
+      const after = await billing.invoice(payment.invoice_uuid);
       return `Refunded ${form.amount || 'the rest'} ${payment.currency}: invoice ${after.number} is ${after.status}, ${after.refunded} refunded.`;
     });
   });
@@ -106,11 +106,11 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/orders', async (request, reply) => {
     hasPermission(request, PERMISSION.billing);
     const page = z.coerce.number().int().min(1).catch(1).parse((request.query as { page?: string }).page ?? 1);
-    const list = billing.listOrders(page, PER_PAGE);
-    const orders = list.orders.map((o) => {
+    const list = await billing.listOrders(page, PER_PAGE);
+    const orders = await Promise.all(list.orders.map(async (o) => {
       const product = deps.platform.products.get(o.product_uuid);
-      return { ...o, customer: email(o.customer_uuid), product: product ? productName(product) : o.product_uuid };
-    });
+      return { ...o, customer: await email(o.customer_uuid), product: product ? productName(product) : o.product_uuid };
+    }));
     return adminPage(deps, request, reply, 'orders', { title: 'Orders', orders, pager: pager('/admin/orders', {}, page, PER_PAGE, list.total) }, { platform: 'orders' });
   });
 }

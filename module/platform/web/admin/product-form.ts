@@ -83,11 +83,11 @@ export function listingValues(product: ProductRecord | null): Record<string, str
 }
 
 /** The price fields of a product: the amount per cycle and one currency. */
-export function priceValues(deps: WebDeps, productUuid: string | null): Record<string, string> {
+export async function priceValues(deps: WebDeps, productUuid: string | null): Promise<Record<string, string>> {
   const out: Record<string, string> = { [CURRENCY_FIELD]: 'EUR', [REFUND_FIELD]: 'terminate' };
   if (!productUuid) return out;
-  out[REFUND_FIELD] = deps.platform.billing.refundPolicy(productUuid).refund_action;
-  for (const price of deps.platform.billing.listPrices(productUuid)) {
+  out[REFUND_FIELD] = (await deps.platform.billing.refundPolicy(productUuid)).refund_action;
+  for (const price of await deps.platform.billing.listPrices(productUuid)) {
     out[priceField(price.billing_cycle)] = price.amount;
     out[CURRENCY_FIELD] = price.currency;
   }
@@ -124,12 +124,12 @@ export function checkPrices(form: Record<string, string>): { plan: PricePlan; cu
 }
 
 /** Applies checked prices to a product. */
-export function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): void {
-  if (refund) deps.platform.billing.setRefundPolicy(productUuid, refund);
+export async function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): Promise<void> {
+  if (refund) await deps.platform.billing.setRefundPolicy(productUuid, refund);
   for (const { cycle, amount } of plan) {
     if (amount === undefined) continue;
-    if (amount === null) deps.platform.billing.deletePrice(productUuid, cycle);
-    else deps.platform.billing.setPrice(productUuid, cycle, amount, currency);
+    if (amount === null) await deps.platform.billing.deletePrice(productUuid, cycle);
+    else await deps.platform.billing.setPrice(productUuid, cycle, amount, currency);
   }
 }
 

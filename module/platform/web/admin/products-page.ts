@@ -48,7 +48,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
     refund: { ...formFields([REFUND_FIELD], state.form, state.bag)[0], options: REFUND_ACTIONS.map((value) => ({ value, selected: value === state.form[REFUND_FIELD] })) },
     prices: BILLING_CYCLES.map((cycle) => ({ cycle, ...formFields([priceField(cycle)], state.form, state.bag)[0] })),
     other_errors: otherErrors([...names, ...own], state.bag),
-    overrides: uuid && request.admin!.hasPermission(PERMISSION.billing_actions) ? overridesView(deps, uuid) : null,
+    overrides: uuid && request.admin!.hasPermission(PERMISSION.billing_actions) ? await overridesView(deps, uuid) : null,
     module_html: page,
   }, { platform: 'products' }, state.bag ? 422 : 200);
 }
@@ -62,14 +62,14 @@ async function save(deps: WebDeps, moduleName: string, product: ProductRecord | 
   const saved = product
     ? await deps.platform.catalogue.updateProduct(product.uuid, values, listing)
     : await deps.platform.catalogue.createProduct(moduleName, values, listing);
-  applyPrices(deps, saved.uuid, prices.plan, prices.currency, prices.refund);
+  await applyPrices(deps, saved.uuid, prices.plan, prices.currency, prices.refund);
   return saved;
 }
 
 export function productsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const prices = deps.platform.billing.listPrices();
+    const prices = await deps.platform.billing.listPrices();
     const products = (await deps.platform.catalogue.list()).map((p) => ({
       ...p, label: productName(p),
       data: Object.entries(p.product_data).map(([k, v]) => ({ k, v: String(v ?? '') })),
@@ -81,7 +81,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { module?: string } }>('/products/new', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const moduleName = request.query.module ?? deps.platform.modules.names('Product')[0] ?? '';
-    return renderForm(deps, request, reply, { moduleName, product: null, values: {}, form: { ...listingValues(null), ...priceValues(deps, null) }, bag: null });
+    return renderForm(deps, request, reply, { moduleName, product: null, values: {}, form: { ...listingValues(null), ...(await priceValues(deps, null)) }, bag: null });
   });
 
   const submit = async (request: FastifyRequest, reply: FastifyReply, moduleName: string, product: ProductRecord | null) => {
@@ -109,7 +109,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.products);
     const product = (await deps.platform.catalogue.require(request.params.uuid));
     return renderForm(deps, request, reply, {
-      moduleName: product.module, product, values: product.product_data, form: { ...listingValues(product), ...priceValues(deps, product.uuid) }, bag: null,
+      moduleName: product.module, product, values: product.product_data, form: { ...listingValues(product), ...(await priceValues(deps, product.uuid)) }, bag: null,
     });
   });
 

@@ -11,14 +11,14 @@ import type { Platform } from '../../platform.ts';
 import { formatMinor } from '../../services/billing/money.ts';
 import { majorUnits, Revenue, revenueOf, type RevenueReport } from '../../services/billing/revenue.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { RevenueRepository } from '../../store/repositories/revenue.ts';
+import { RevenueQueries } from '../../store/query/repositories/revenue.ts';
 import { adminPage } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
 /** The platform's revenue service. */
 export function platformRevenue(platform: Platform): Revenue {
-  return revenueOf(platform, () => new Revenue(new RevenueRepository(platform.db), platform.clock));
+  return revenueOf(platform, () => new Revenue(new RevenueQueries(platform.store), platform.clock));
 }
 
 /** The `dist` folder of the installed uPlot package, or null when it is not installed (charts are then left out). */
@@ -54,7 +54,7 @@ export function revenuePage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.revenue);
     const months = z.coerce.number().int().min(1).max(60).catch(12).parse((request.query as { months?: string }).months ?? 12);
     return adminPage(deps, request, reply, 'revenue', {
-      title: 'Revenue', months, revenue: revenueView(platformRevenue(deps.platform).report(months), charts),
+      title: 'Revenue', months, revenue: revenueView(await platformRevenue(deps.platform).report(months), charts),
     }, { platform: 'revenue' });
   });
 }

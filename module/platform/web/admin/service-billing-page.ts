@@ -14,9 +14,9 @@ const ChangePlanForm = z.object({ product_uuid: z.string().min(1).max(64) });
 
 export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
   const recurring = deps.platform.recurring;
-  const act = async (uuid: string, reply: Parameters<typeof flash>[1], run: () => string) => {
+  const act = async (uuid: string, reply: Parameters<typeof flash>[1], run: () => Promise<string>) => {
     try {
-      flash(deps, reply, run());
+      flash(deps, reply, await run());
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
       flash(deps, reply, error.message, 'error');
@@ -27,8 +27,8 @@ export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/cancel', async (request, reply) => {
     hasPermission(request, PERMISSION.service_actions);
     const form = CancelForm.safeParse(request.body ?? {});
-    return act(request.params.uuid, reply, () => {
-      const billing = recurring.cancel(request.params.uuid, form.success ? form.data.when : 'period_end', 'admin');
+    return act(request.params.uuid, reply, async () => {
+      const billing = await recurring.cancel(request.params.uuid, form.success ? form.data.when : 'period_end', 'admin');
       return billing.state === 'cancelled' ? 'Cancelled now: terminate() queued.' : `Cancelled at the period end: the service ends on ${billing.cancel_at}.`;
     });
   });
@@ -36,9 +36,9 @@ export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/next-due', async (request, reply) => {
     hasPermission(request, PERMISSION.billing_actions);
     const form = NextDueForm.safeParse(request.body ?? {});
-    return act(request.params.uuid, reply, () => {
+    return act(request.params.uuid, reply, async () => {
       if (!form.success) throw new HttpError(422, 'Give the new due date as a day (YYYY-MM-DD).');
-      const billing = recurring.setNextDue(request.params.uuid, form.data.next_due_date);
+      const billing = await recurring.setNextDue(request.params.uuid, form.data.next_due_date);
       return `Paid through ${billing.next_due_date} now.`;
     });
   });
@@ -46,9 +46,9 @@ export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/change-plan', async (request, reply) => {
     hasPermission(request, PERMISSION.billing_actions);
     const form = ChangePlanForm.safeParse(request.body ?? {});
-    return act(request.params.uuid, reply, () => {
+    return act(request.params.uuid, reply, async () => {
       if (!form.success) throw new HttpError(422, 'Choose the plan to change to.');
-      const answer = recurring.changePlan(request.params.uuid, form.data.product_uuid);
+      const answer = await recurring.changePlan(request.params.uuid, form.data.product_uuid);
       return answer.outcome === 'invoiced'
         ? `Plan change invoiced (${answer.proration.balance} ${answer.proration.currency}): it applies once the invoice is paid.`
         : 'Plan changed now; the unused part was credited to the customer.';
@@ -57,8 +57,8 @@ export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.post<{ Params: { uuid: string } }>('/services/:uuid/billing/undo-cancel', async (request, reply) => {
     hasPermission(request, PERMISSION.service_actions);
-    return act(request.params.uuid, reply, () => {
-      recurring.undoCancel(request.params.uuid, 'admin');
+    return act(request.params.uuid, reply, async () => {
+      await recurring.undoCancel(request.params.uuid, 'admin');
       return 'Cancellation withdrawn: the service renews again.';
     });
   });

@@ -22,7 +22,7 @@ export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
       return reply.redirect(back, 303);
     }
     try {
-      const billing = recurring.cancel(request.params.uuid, form.data.when, 'customer');
+      const billing = await recurring.cancel(request.params.uuid, form.data.when, 'customer');
       flash(deps, reply, billing.state === 'cancelled' ? 'The service is cancelled and ends today.' : `The service is cancelled: it runs until ${billing.cancel_at} and is not renewed.`);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
@@ -32,7 +32,7 @@ export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
   });
 
   area.get('/payment-methods', async (request, reply) =>
-    clientPage(deps, request, reply, 'payment-methods', { title: 'Payment methods', methods: recurring.methods.list(request.customer!.uuid).map((m) => ({ ...m, saved_on: m.created_at.slice(0, 10) })) }),
+    clientPage(deps, request, reply, 'payment-methods', { title: 'Payment methods', methods: (await recurring.methods.list(request.customer!.uuid)).map((m) => ({ ...m, saved_on: m.created_at.slice(0, 10) })) }),
   );
 
   area.post<{ Params: { uuid: string } }>('/payment-methods/:uuid/remove', { schema: { params: Params } }, async (request, reply) => {

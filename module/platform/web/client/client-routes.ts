@@ -112,7 +112,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
       const module = ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      const waiting = awaitedInvoice(deps.platform.recurring.periods.view(request.params.uuid));
+      const waiting = awaitedInvoice(await deps.platform.recurring.periods.view(request.params.uuid));
       return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
     });
 

@@ -12,10 +12,10 @@ const Params = z.object({ uuid: z.string().max(64) });
 const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please contact us to pay this invoice.';
 
 /** The invoice when the request's customer owns it; 404 otherwise (never telling whether it exists). */
-export function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): InvoiceView & { transactions: TransactionView[] } {
+export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
   let invoice: InvoiceView & { transactions: TransactionView[] };
   try {
-    invoice = deps.platform.billing.invoice(uuid);
+    invoice = await deps.platform.billing.invoice(uuid);
   } catch {
     throw new HttpError(404, UNKNOWN_INVOICE(uuid));
   }
@@ -58,12 +58,12 @@ function connectHref(deps: WebDeps, serviceUuid: string): string {
 
 export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
   area.get('/invoices', async (request, reply) => {
-    const { invoices } = deps.platform.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
+    const { invoices } = await deps.platform.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
     return clientPage(deps, request, reply, 'invoices', { title: 'My invoices', invoices });
   });
 
   area.get<{ Params: { uuid: string }; Querystring: { paid?: string } }>('/invoices/:uuid', { schema: { params: Params } }, async (request, reply) => {
-    const invoice = ownedInvoice(deps, request, request.params.uuid);
+    const invoice = await ownedInvoice(deps, request, request.params.uuid);
     const payable = invoice.status === 'unpaid' || invoice.status === 'failed';
     const payments = payable ? await paymentForms(deps, request, invoice) : [];
     const failure = invoice.status === 'failed' ? invoice.transactions.filter((t) => t.kind === 'failure').at(-1) : undefined;

@@ -45,8 +45,8 @@ interface Refusal {
 }
 
 /** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
-export function offers(deps: WebDeps, refusal: Refusal | null = null): OfferView[] {
-  const prices = deps.platform.billing.listPrices();
+export async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
+  const prices = await deps.platform.billing.listPrices();
   return deps.platform.products.list()
     .filter((product) => product.visible && deps.platform.modules.has('Product', product.module))
     .map((product) => {
@@ -65,8 +65,8 @@ export function offers(deps: WebDeps, refusal: Refusal | null = null): OfferView
     .filter((offer) => offer.prices.length > 0);
 }
 
-function orderPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, refusal: Refusal | null) {
-  const list = offers(deps, refusal);
+async function orderPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, refusal: Refusal | null) {
+  const list = await offers(deps, refusal);
   // A refusal of a product not on the page (no price, hidden) is shown above the offers.
   const general = refusal && !list.some((o) => o.uuid === refusal.product_uuid) ? otherErrors([], refusal.bag) : [];
   return clientPage(deps, request, reply, 'order', { title: 'Order a plan', offers: list, refused: refusal !== null, general }, refusal ? 422 : 200);

@@ -55,6 +55,12 @@ export class CustomerQueries {
     return this.store.db.selectFrom('customers').select([...SUMMARY, 'password_hash']).where('email', '=', email).executeTakeFirst();
   }
 
+  /** How many customers there are. */
+  async count(): Promise<number> {
+    const { n } = await this.store.db.selectFrom('customers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(n);
+  }
+
   /** A page of customers ordered by creation (newest last). */
   async list(limit = 100, offset = 0): Promise<Customer[]> {
     return this.store.db.selectFrom('customers').select(SUMMARY).orderBy('created_at').orderBy('uuid').limit(limit).offset(offset).execute();
