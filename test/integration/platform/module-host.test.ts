@@ -2,6 +2,7 @@
 // per gateway/channel instance, payment webhooks with the exact raw bytes, Plugin admin routes, activate / deactivate /
 // update through the admin API with recorded answers, and one cache per module shared across jobs.
 import assert from 'node:assert/strict';
+import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -86,8 +87,7 @@ test('gateway and channel instances: module_data is validated, stored sealed, an
   assert.equal((await api('POST', '/api/admin/modules/Payment/Nope/instances', { label: 'x', module_data: {} })).status, 404);
   assert.equal((await api('GET', '/api/admin/module-instances/00000000-0000-4000-8000-000000000000')).status, 404);
 
-  platform.db.pragma('wal_checkpoint(PASSIVE)');
-  const file = readFileSync(join(dataDir, 'platform.db')).toString('latin1') + readFileSync(join(dataDir, 'platform.db-wal')).toString('latin1');
+  const file = storedBytes(dataDir);
   for (const secret of [PAY_KEY, PAY_SECRET, MAIL_PASSWORD, 'acct_2', 'support@example.test']) assert.equal(file.includes(secret), false, `${secret} is sealed at rest`);
 });
 
@@ -115,7 +115,7 @@ test('Payment and Notification jobs run through the queue, bound to their instan
   assert.equal(wrongGateway.status, 'failed', "a channel is not the payment module's gateway");
   assert.match(String(wrongGateway.lastError), /module instance not found/);
 
-  const file = readFileSync(join(dataDir, 'platform.db')).toString('latin1') + readFileSync(join(dataDir, 'platform.db-wal')).toString('latin1');
+  const file = storedBytes(dataDir);
   assert.equal(file.includes(PAY_KEY), false, 'the opened key never lands in a task record');
 });
 

@@ -2,8 +2,7 @@
 // sealed settings, delivery of text + HTML + attachment parsed with mailparser, 4xx/5xx replies retried through the
 // Task queue, a 5xx after the last try failing with the server's reply logged and the secrets redacted.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
 import { after, before, test } from 'node:test';
 import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
@@ -39,9 +38,7 @@ async function sendAndWait(smtp: Smtp, data: Record<string, unknown>) {
 
 /** Everything the platform wrote: the database files and every log line. */
 function everything(): string {
-  env.platform.db.pragma('wal_checkpoint(PASSIVE)');
-  const files = ['platform.db', 'platform.db-wal'].map((f) => { try { return readFileSync(join(env.dataDir, f)).toString('latin1'); } catch { return ''; } });
-  return files.join('') + env.lines.join('\n');
+  return storedBytes(env.dataDir) + env.lines.join('\n');
 }
 
 test('getModuleData refuses bad settings with the error bag (422) and the channel is stored sealed', () => {
