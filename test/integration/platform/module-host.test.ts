@@ -3,8 +3,6 @@
 // update through the admin API with recorded answers, and one cache per module shared across jobs.
 import assert from 'node:assert/strict';
 import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
