@@ -182,7 +182,7 @@ test('the access hash and account passwords never reach the platform database or
 test('the product and service pages render from views/modules/Product/VpnProduct without the password', async () => {
   const product = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'ams', plan_type: 'premium', bandwidth: 75 } });
   const created = await api('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: 'gina', password: 'Pag3Secret99', notes: '<b>vip</b>' } });
-  const module = stack.platform.platform.productForService(created.body.uuid);
+  const module = (await stack.platform.platform.productForService(created.body.uuid));
   const productPage = module.getProductPage();
   assert.match(productPage, /<dd>ams<\/dd>/);
   assert.match(productPage, /75 Mbit\/s/);
