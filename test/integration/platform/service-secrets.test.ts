@@ -30,7 +30,7 @@ after(async () => {
 });
 
 test('nested secret members of service and provision data are sealed at rest and opened for modules', async () => {
-  const row = JSON.stringify(platform.db.prepare('SELECT service_data, provision_data FROM services WHERE uuid = ?').get(uuid));
+  const row = JSON.stringify(await platform.store.db.selectFrom('services').select(['service_data', 'provision_data']).where('uuid', '=', uuid).executeTakeFirst());
   for (const secret of ['wgPrivKeyBase64Value=', 'N3stedSecretPw', 'ak_live_0123456789', 'h'.repeat(80), 'T0pLevelSecret', 'tok_0123456789']) {
     assert.equal(row.includes(secret), false, `${secret.slice(0, 8)}… stored in clear`);
   }
