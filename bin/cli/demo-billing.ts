@@ -72,7 +72,10 @@ const RENEWING_USERNAME = 'demo_renew';
 
 /** The demo customer's renewing plan, once made. */
 async function renewingService(platform: Platform, customer: string): Promise<string | null> {
-  return (await platform.billing.customers.serviceUuids(customer)).find((uuid) => platform.serviceAdmin.describe(uuid).service_data.username === RENEWING_USERNAME) ?? null;
+  for (const uuid of await platform.billing.customers.serviceUuids(customer)) {
+    if ((await platform.serviceAdmin.describe(uuid)).service_data.username === RENEWING_USERNAME) return uuid;
+  }
+  return null;
 }
 
 /**

@@ -3,7 +3,7 @@
 // demo becomes the first plan, keeping its uuid and services.
 import type { Platform } from '../../module/platform/platform.ts';
 import type { BillingCycle } from '../../module/platform/services/billing/schema.ts';
-import type { ProductRecord } from '../../module/platform/store/repositories/products.ts';
+import type { ProductRecord } from '../../module/platform/store/query/repositories/products.ts';
 
 interface DemoPlan {
   name: string;
@@ -36,7 +36,7 @@ export const DEMO_PLANS: readonly DemoPlan[] = [
  * named products are never changed.
  */
 export async function seedDemoPlans(platform: Platform, location: string): Promise<ProductRecord> {
-  const existing = platform.products.list();
+  const existing = await platform.products.list();
   const legacy = existing.find((p) => !p.name && p.module === 'VpnProduct') ?? null;
   if (existing.length > 0 && !legacy) return existing.find((p) => p.name === DEMO_PLANS[0].name) ?? existing[0];
   for (const [index, plan] of DEMO_PLANS.entries()) {
@@ -49,6 +49,6 @@ export async function seedDemoPlans(platform: Platform, location: string): Promi
     const priced = new Set((await platform.billing.listPrices(product.uuid)).map((p) => p.billing_cycle));
     for (const [cycle, amount] of plan.prices) if (!priced.has(cycle)) await platform.billing.setPrice(product.uuid, cycle, amount, CURRENCY);
   }
-  const products = platform.products.list();
+  const products = await platform.products.list();
   return products.find((p) => p.name === DEMO_PLANS[0].name) ?? products[0];
 }

@@ -5,7 +5,6 @@ import type { TaskQueue, TaskRecord } from '../task/queue.ts';
 import { HttpError, UNKNOWN_TASK } from './errors.ts';
 import type { Catalogue } from './services/catalogue.ts';
 import type { ServiceAdmin, ServiceView } from './services/service-admin.ts';
-import type { ServiceStore } from './store/repositories/services.ts';
 
 export { INVALID_PRODUCT_DATA } from './services/catalogue.ts';
 export { INVALID_SERVICE_DATA, type ServiceView } from './services/service-admin.ts';
@@ -13,7 +12,6 @@ export { INVALID_SERVICE_DATA, type ServiceView } from './services/service-admin
 export interface OperationsDeps {
   catalogue: Catalogue;
   serviceAdmin: ServiceAdmin;
-  services: ServiceStore;
   queue: TaskQueue;
 }
 
@@ -33,7 +31,7 @@ export class PlatformOperations {
     return this.deps.serviceAdmin.runAction(uuid, action, body);
   }
 
-  describeService(uuid: string): ServiceView {
+  describeService(uuid: string): Promise<ServiceView> {
     return this.deps.serviceAdmin.describe(uuid);
   }
 

@@ -20,7 +20,6 @@ import { ModuleInstanceStore, ModuleStateStore } from './services/module-store.t
 import { ServiceAdmin } from './services/service-admin.ts';
 import { ServiceLifecycle } from './services/lifecycle.ts';
 import { createBilling } from './services/billing/create-billing.ts';
-import { legacyBillingView } from './services/billing/billing-view-legacy.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.ts';
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
@@ -29,8 +28,6 @@ import { sqliteQueryStore, type QueryStore } from './store/query/query-store.ts'
 import { AdminTokenQueries } from './store/query/repositories/admin-tokens.ts';
 import { ModuleLogRepository } from './store/query/repositories/module-logs.ts';
 import { StoredModuleVersions } from './store/query/repositories/module-versions.ts';
-import { ProductRepository } from './store/repositories/products.ts';
-import { ServiceStore } from './store/repositories/services.ts';
 import { ServiceQueries } from './store/query/repositories/services.ts';
 import { ProductQueries } from './store/query/repositories/products.ts';
 import { StuckServiceSweeper } from './sweeper.ts';
@@ -83,8 +80,8 @@ export class Platform {
     readonly hooks: Hooks,
     readonly clock: Clock,
     /** Stores. */
-    readonly products: ProductRepository,
-    readonly services: ServiceStore,
+    readonly products: ProductQueries,
+    readonly services: ServiceQueries,
     readonly tokens: AdminTokenQueries,
     /** Worker-scope tokens: they open `/api/worker/*` only. */
     readonly workerTokens: AdminTokenQueries,
@@ -113,11 +110,6 @@ export class Platform {
     readonly recurring: RecurringBilling,
   ) {}
 
-  /** The `services` table on the query layer (either engine). */
-  get serviceQueries(): ServiceQueries {
-    return new ServiceQueries(this.store, this.box, this.clock);
-  }
-
   /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const logger = opts.logger ?? createPlatformLogger();
@@ -130,8 +122,8 @@ export class Platform {
     try {
       const box = SecretBox.open(opts.dataDir);
       const store = sqliteQueryStore(db);
-      const products = new ProductRepository(db, clock);
-      const services = new ServiceStore(db, box, clock);
+      const products = new ProductQueries(store, clock);
+      const services = new ServiceQueries(store, box, clock);
       const taskStore = new TaskStore(store, box, clock);
       const queue = createTaskQueue({
         ...opts.queueOptions,
@@ -150,7 +142,6 @@ export class Platform {
         statuses: (tx) => new ServiceQueries(tx ?? store, box, clock).statusStore(), hooks, moduleLogs: moduleLogStore, clock, logger: logger.child({ part: 'lifecycle' }),
       });
       lifecycle.attach(taskStore.events);
-      services.delegateStatusTo(lifecycle);
       const versions = new StoredModuleVersions(store, clock);
       await versions.refresh();
       // Billing's ledger goes into every module's context (Payment modules record through it); its service actions and
@@ -158,7 +149,7 @@ export class Platform {
       const billing = createBilling({ store, box, clock, hooks, logger: logger.child({ part: 'billing' }), tasks: () => queue });
       modules = new ModuleLoader(
         {
-          services, hooks, clock, versions,
+          services: services.forModules(lifecycle), hooks, clock, versions,
           moduleLogs: moduleLogStore,
           logger: logger.child({ part: 'modules' }),
           tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
@@ -172,11 +163,11 @@ export class Platform {
       );
       const loaded = await modules.load();
       const moduleInstances = new ModuleInstanceStore(db, box, clock);
-      const catalogue = new Catalogue(new ProductQueries(store, clock), modules);
-      const serviceAdmin = new ServiceAdmin(db, services, products, modules, legacyBillingView(db));
+      const catalogue = new Catalogue(products, modules);
+      const serviceAdmin = new ServiceAdmin(services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);
       billing.bind(serviceAdmin, modules, moduleInstances);
-      const ops = new PlatformOperations({ catalogue, serviceAdmin, services, queue });
+      const ops = new PlatformOperations({ catalogue, serviceAdmin, queue });
       const platform = new Platform(
         db, store, box, logger, hooks, clock, products, services, new AdminTokenQueries(store, 'admin', clock), new AdminTokenQueries(store, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(store, () => moduleLogStore.settled()), ops, lifecycle,
@@ -204,7 +195,7 @@ export class Platform {
       resolve: (uuid) => this.productForService(uuid),
       hosted: hostedModuleJob((ref) => resolveHostedModule(this.modules, this.moduleInstances, ref)),
       jobs: { [BILLING_JOB]: billingJobHandler((input, signal) => this.recurring.runJob(input, signal)) },
-      sweeper: new StuckServiceSweeper(this.serviceQueries, this.queue, this.lifecycle, this.logger, this.clock),
+      sweeper: new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock),
       logger: this.logger,
     });
   }
@@ -215,7 +206,7 @@ export class Platform {
    */
   startSweeper(): void {
     if (this.workers || this.sweeping) return;
-    this.sweeping = startSweeping(new StuckServiceSweeper(this.serviceQueries, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
+    this.sweeping = startSweeping(new StuckServiceSweeper(this.services, this.queue, this.lifecycle, this.logger, this.clock), this.logger);
   }
 
   /** Starts the modules' scheduled work and the billing schedule (the serving process only). */
@@ -232,7 +223,7 @@ export class Platform {
   }
 
   /** A Product instance bound to the service, with its product data and service data loaded. */
-  productForService(uuid: string): Product {
+  productForService(uuid: string): Promise<Product> {
     return this.serviceAdmin.productForService(uuid);
   }
 

@@ -16,6 +16,7 @@ import Fastify from 'fastify';
 import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
 import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
 import { median } from './bench-math.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 
 const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' } }, strict: true });
 const ROWS = Number(args.rows);
@@ -84,16 +85,19 @@ async function main(): Promise<void> {
     // ROWS services and ROWS invoices (one customer owns them all; the list pages do not join on it).
     const t0 = performance.now();
     const owner = (await stack.web.customers.create({ email: 'bulk@example.com', password: 'Customer-Pass-1' })).uuid;
-    const insertInvoice = platform.db.prepare(`INSERT INTO invoices (uuid, number, customer_uuid, service_uuid, kind, description, amount_minor, currency, due_date, status, created_at, updated_at)
-      VALUES (?, ?, ?, ?, 'renewal', 'Bench Basic (monthly)', 500, 'EUR', ?, ?, ?, ?)`);
     const statuses = ['paid', 'paid', 'paid', 'unpaid', 'refunded'];
-    platform.db.transaction(() => {
+    await platform.store.transaction(async (tx) => {
+      const services = new ServiceQueries(tx, platform.box);
       for (let i = 0; i < ROWS; i++) {
-        const service = platform.services.create({ product_uuid: product.uuid, module_name: 'TabProduct', service_data: { domain: `s${i}.example.com`, username: `user_${i}`, notes: null } }).uuid;
+        const service = (await services.create({ product_uuid: product.uuid, module_name: 'TabProduct', service_data: { domain: `s${i}.example.com`, username: `user_${i}`, notes: null } })).uuid;
         const day = new Date(Date.UTC(2025, 0, 1) + (i % 400) * 86_400_000).toISOString();
-        insertInvoice.run(randomUUID(), `INV-B-${String(i).padStart(7, '0')}`, owner, service, day.slice(0, 10), statuses[i % statuses.length], day, day);
+        await tx.db.insertInto('invoices').values({
+          uuid: randomUUID(), number: `INV-B-${String(i).padStart(7, '0')}`, customer_uuid: owner, service_uuid: service, kind: 'renewal',
+          description: 'Bench Basic (monthly)', amount_minor: 500, currency: 'EUR', due_date: day.slice(0, 10), status: statuses[i % statuses.length],
+          created_at: day, updated_at: day,
+        }).execute();
       }
-    })();
+    });
     console.log(`filled ${ROWS} services and ${ROWS} invoices in ${(performance.now() - t0).toFixed(0)} ms`);
 
     await stack.web.admins.create({ email: 'bench@example.com', password: 'Bench-Pass-1', role: 'Administrator' });

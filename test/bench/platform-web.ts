@@ -11,6 +11,7 @@ import Fastify from 'fastify';
 import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
 import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
 import { median } from './bench-math.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 
 const { values: args } = parseArgs({ options: { services: { type: 'string', default: '10000' }, seconds: { type: 'string', default: '5' } }, strict: true });
 const N = Number(args.services);
@@ -33,9 +34,10 @@ async function main(): Promise<void> {
     const product = await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'basic', disk_space: 10, bandwidth: 100 });
     const t0 = performance.now();
     const uuids: string[] = [];
-    platform.db.transaction(() => {
-      for (let i = 0; i < N; i++) uuids.push(platform.services.create({ product_uuid: product.uuid, module_name: 'TabProduct', service_data: { domain: `s${i}.example.com`, username: `user_${i}`, notes: null } }).uuid);
-    })();
+    await platform.store.transaction(async (tx) => {
+      const services = new ServiceQueries(tx, platform.box);
+      for (let i = 0; i < N; i++) uuids.push((await services.create({ product_uuid: product.uuid, module_name: 'TabProduct', service_data: { domain: `s${i}.example.com`, username: `user_${i}`, notes: null } })).uuid);
+    });
     console.log(`filled ${N} services in ${(performance.now() - t0).toFixed(0)} ms`);
 
     await stack.web.admins.create({ email: 'bench@example.com', password: 'Bench-Pass-1', role: 'Administrator' });

@@ -48,7 +48,7 @@ async function provision(p: PanelProcess, queue: string, server: string): Promis
     });
     const deadline = Date.now() + 600_000;
     for (;;) {
-      const counts = platform.services.countByStatus();
+      const counts = await platform.services.countByStatus();
       if ((counts.completed ?? 0) + (counts.failed ?? 0) >= SERVICES) {
         if (counts.failed) throw new Error(`${counts.failed} services failed`);
         break;

@@ -25,13 +25,13 @@ async function provisioned(username: string, email: string, password: string): P
   const uuid = (await ops.createService(product.uuid, { username })).uuid;
   s.web.customers.repo.assignService(uuid, customer.uuid);
   await ops.runAction(uuid, 'create', {});
-  await until(async () => (s.stack.platform.platform.services.get(uuid)?.provision_status === 'completed' ? true : undefined), 20_000, 100);
+  await until(async () => ((await s.stack.platform.platform.services.get(uuid))?.provision_status === 'completed' ? true : undefined), 20_000, 100);
   return uuid;
 }
 
 /** The panel's config_text of the service's account. */
 async function panelConfig(uuid: string): Promise<string> {
-  const account = String(s.stack.platform.platform.services.get(uuid)!.provision_data.account_name);
+  const account = String((await s.stack.platform.platform.services.get(uuid))!.provision_data.account_name);
   const res = await panel(s.stack.panel.url, s.stack.panel.accessHash, 'GET', `/account/${account}/config_text`);
   assert.equal(res.status, 'success', res.error);
   return res.msg as string;
@@ -99,7 +99,7 @@ describe('client area', { concurrency: 2 }, () => {
         // IKEv2: plain links to the three profiles; the Windows script is the panel's own for the account
         const ikev2 = page.locator('[data-vpn-ikev2] a.button');
         assert.equal(await ikev2.count(), 3);
-        const account = String(s.stack.platform.platform.services.get(own)!.provision_data.account_name);
+        const account = String((await s.stack.platform.platform.services.get(own))!.provision_data.account_name);
         const [script] = await Promise.all([page.waitForEvent('download'), ikev2.nth(2).click()]);
         assert.equal(script.suggestedFilename(), `${username}.ps1`);
         const windows = await panel(s.stack.panel.url, s.stack.panel.accessHash, 'GET', `/account/${account}/ikev2_windows`);

@@ -21,7 +21,7 @@ before(async () => {
   service = (await ops.createService(product.uuid, { username: 'icon_user' })).uuid;
   s.web.customers.repo.assignService(service, customer.uuid);
   await ops.runAction(service, 'create', {});
-  await until(async () => (s.stack.platform.platform.services.get(service)?.provision_status === 'completed' ? true : undefined), 20_000, 100);
+  await until(async () => ((await s.stack.platform.platform.services.get(service))?.provision_status === 'completed' ? true : undefined), 20_000, 100);
 });
 
 after(async () => {

@@ -22,8 +22,7 @@ import type { Platform } from '../../module/platform/platform.ts';
 import { workerTaskRoutes } from '../../module/platform/routes/worker-tasks.ts';
 import { ServiceLifecycle, type StatusWrite } from '../../module/platform/services/lifecycle.ts';
 import { openPlatformDb, type Db } from '../../module/platform/store/db.ts';
-import { ProductRepository } from '../../module/platform/store/repositories/products.ts';
-import { ServiceStore } from '../../module/platform/store/repositories/services.ts';
+import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { WorkerApiClient } from '../../module/platform/worker-api/client.ts';
 import { RemoteTaskStore } from '../../module/platform/worker-api/remote-task-store.ts';
 import { startWorkers, type Workers } from '../../module/platform/workers.ts';
@@ -81,7 +80,7 @@ const ROWS: Record<ProvisionAction, { from: ProvisionStatus; success: ProvisionS
 
 interface Rig {
   db: Db;
-  services: ServiceStore;
+  services: ServiceQueries;
   taskStore: TaskStore<QueryStore>;
   lifecycle: ServiceLifecycle;
   writes: StatusWrite[];
@@ -91,12 +90,12 @@ interface Rig {
   dir: string;
 }
 
-function rig(): Rig {
+async function rig(): Promise<Rig> {
   const dir = tempDir('state-table');
   const db = openPlatformDb(dir);
   const box = SecretBox.open(dir);
-  const services = new ServiceStore(db, box);
   const query = sqliteQueryStore(db);
+  const services = new ServiceQueries(query, box);
   const taskStore = new TaskStore(query, box);
   const logger = pino({ level: 'silent' });
   const hooks = createHooks(logger);
@@ -107,7 +106,6 @@ function rig(): Rig {
   const lifecycle = new ServiceLifecycle<QueryStore>({
     statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
   });
-  services.delegateStatusTo(lifecycle);
   const writes: StatusWrite[] = [];
   lifecycle.onWrite((write) => void writes.push(write));
   lifecycle.attach(taskStore.events);
@@ -116,9 +114,9 @@ function rig(): Rig {
     CREATE TEMP TRIGGER status_audit_update AFTER UPDATE OF provision_status ON services
     WHEN new.provision_status IS NOT old.provision_status OR new.status_reason IS NOT old.status_reason
     BEGIN INSERT INTO status_audit (uuid, status) VALUES (new.uuid, new.provision_status); END;`);
-  const productUuid = new ProductRepository(db).create('StateTableProduct', {}).uuid;
+  const productUuid = (await new ProductQueries(query).create('StateTableProduct', {})).uuid;
   const ctx: PlatformContext = {
-    services,
+    services: services.forModules(lifecycle),
     tasks: { add: (job, queue, input, tags) => Task.add(job, queue, input, tags) },
     hooks,
     logger,
@@ -131,20 +129,20 @@ function rig(): Rig {
   return { db, services, taskStore, lifecycle, writes, events, productUuid, ctx, dir };
 }
 
-function productFor(r: Rig, uuid: string): StateTableProduct {
+async function productFor(r: Rig, uuid: string): Promise<StateTableProduct> {
   const product = new StateTableProduct(r.ctx);
   product.service_uuid = uuid;
-  product.service_data = { ...r.services.get(uuid)!.service_data };
+  product.service_data = { ...(await r.services.get(uuid))!.service_data };
   return product;
 }
 
 /** Creates one service per (action, outcome), each at its row's `from` status (written before the audit counts). */
-function seed(r: Rig): Array<{ uuid: string; action: ProvisionAction; outcome: Outcome }> {
+async function seed(r: Rig): Promise<Array<{ uuid: string; action: ProvisionAction; outcome: Outcome }>> {
   const cases: Array<{ uuid: string; action: ProvisionAction; outcome: Outcome }> = [];
   for (const action of Object.keys(ROWS) as ProvisionAction[]) {
     for (const outcome of OUTCOMES) {
-      const { uuid } = r.services.create({ product_uuid: r.productUuid, module_name: 'StateTableProduct', service_data: { username: 'table', outcome } });
-      if (ROWS[action].from !== 'pending') r.services.writeProvisionStatus(uuid, ROWS[action].from);
+      const { uuid } = (await r.services.create({ product_uuid: r.productUuid, module_name: 'StateTableProduct', service_data: { username: 'table', outcome } }));
+      if (ROWS[action].from !== 'pending') await r.services.writeProvisionStatus(uuid, ROWS[action].from);
       cases.push({ uuid, action, outcome });
     }
   }
@@ -153,8 +151,8 @@ function seed(r: Rig): Array<{ uuid: string; action: ProvisionAction; outcome: O
 }
 
 /** Queues every case's action through the module (as the admin API does) and waits until every task is final. */
-async function drive(r: Rig, queue: TaskQueue, cases: ReturnType<typeof seed>): Promise<void> {
-  for (const c of cases) assert.deepEqual(await productFor(r, c.uuid)[c.action](), { status: 'success' });
+async function drive(r: Rig, queue: TaskQueue, cases: Awaited<ReturnType<typeof seed>>): Promise<void> {
+  for (const c of cases) assert.deepEqual(await (await productFor(r, c.uuid))[c.action](), { status: 'success' });
   await until(async () => {
     const open = (await r.taskStore.list({ limit: 1000 })).filter((t) => t.status === 'pending' || t.status === 'processing');
     return open.length === 0 ? true : undefined;
@@ -164,7 +162,7 @@ async function drive(r: Rig, queue: TaskQueue, cases: ReturnType<typeof seed>): 
   void queue;
 }
 
-async function check(r: Rig, cases: ReturnType<typeof seed>): Promise<void> {
+async function check(r: Rig, cases: Awaited<ReturnType<typeof seed>>): Promise<void> {
   const audit = r.db.prepare('SELECT uuid, status FROM temp.status_audit ORDER BY seq').all() as Array<{ uuid: string; status: string }>;
   assert.deepEqual(audit, r.writes.map((w) => ({ uuid: w.uuid, status: w.status })), 'every provision_status write is a lifecycle write');
   for (const c of cases) {
@@ -172,7 +170,7 @@ async function check(r: Rig, cases: ReturnType<typeof seed>): Promise<void> {
     const row = ROWS[c.action];
     const expected = c.outcome === 'success' ? row.success : row.failure;
     assert.deepEqual(audit.filter((a) => a.uuid === c.uuid).map((a) => a.status), expected, `${label}: each status written once, in order`);
-    const service = r.services.get(c.uuid)!;
+    const service = (await r.services.get(c.uuid))!;
     assert.equal(service.provision_status, expected.at(-1) ?? row.from, label);
     const [task] = await r.taskStore.list({ tag: `service:${c.uuid}` });
     assert.equal(task.status, c.outcome === 'success' ? 'completed' : 'failed', label);
@@ -202,7 +200,7 @@ describe('the provisioning state table through the lifecycle', () => {
   });
 
   test('embedded queue', async () => {
-    const r = rig();
+    const r = await rig();
     cleanups.push(() => {
       r.db.close();
       removeDir(r.dir);
@@ -211,7 +209,7 @@ describe('the provisioning state table through the lifecycle', () => {
     Task.use(queue);
     const workers = await startWorkers({ queue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
     try {
-      const cases = seed(r);
+      const cases = await seed(r);
       await drive(r, queue, cases);
       await check(r, cases);
     } finally {
@@ -224,7 +222,7 @@ describe('the provisioning state table through the lifecycle', () => {
   test('BullMQ queue', async (t) => {
     if (!requireTools(t, ['redis-server'])) return;
     redis ??= await startRedis();
-    const r = rig();
+    const r = await rig();
     cleanups.push(() => {
       r.db.close();
       removeDir(r.dir);
@@ -233,7 +231,7 @@ describe('the provisioning state table through the lifecycle', () => {
     Task.use(queue);
     const workers = await startWorkers({ queue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
     try {
-      const cases = seed(r);
+      const cases = await seed(r);
       await drive(r, queue, cases);
       await check(r, cases);
     } finally {
@@ -246,7 +244,7 @@ describe('the provisioning state table through the lifecycle', () => {
   test('remote worker (task records over the worker API)', async (t) => {
     if (!requireTools(t, ['redis-server'])) return;
     redis ??= await startRedis();
-    const r = rig();
+    const r = await rig();
     cleanups.push(() => {
       r.db.close();
       removeDir(r.dir);
@@ -268,7 +266,7 @@ describe('the provisioning state table through the lifecycle', () => {
     let workers: Workers | null = null;
     try {
       workers = await startWorkers({ queue: remoteQueue, concurrency: 8, resolve: (uuid) => productFor(r, uuid), logger: pino({ level: 'silent' }) });
-      const cases = seed(r);
+      const cases = await seed(r);
       await drive(r, remoteQueue, cases);
       await check(r, cases);
       assert.ok(remoteChanges.includes('finished') && remoteChanges.includes('retrying'), 'the remote queue raises the events too');

@@ -21,7 +21,7 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
   });
 
   app.get('/services/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
-    const service = platform.services.get(request.params.uuid);
+    const service = await platform.services.get(request.params.uuid);
     if (!service) throw new HttpError(404, UNKNOWN_SERVICE(request.params.uuid));
     return service;
   });
@@ -32,17 +32,17 @@ export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => 
   });
 
   app.put('/services/:uuid/provision-data', { schema: { params: uuidParamsSchema, body: dataBodySchema } }, async (request, reply) => {
-    platform.services.saveProvisionData(request.params.uuid, request.body.data);
+    await platform.services.saveProvisionData(request.params.uuid, request.body.data);
     return reply.code(204).send();
   });
 
   app.put('/services/:uuid/service-data', { schema: { params: uuidParamsSchema, body: dataBodySchema } }, async (request, reply) => {
-    platform.services.saveServiceData(request.params.uuid, request.body.data);
+    await platform.services.saveServiceData(request.params.uuid, request.body.data);
     return reply.code(204).send();
   });
 
   app.get('/products/:uuid', { schema: { params: uuidParamsSchema } }, async (request) => {
-    const product = platform.products.get(request.params.uuid);
+    const product = await platform.products.get(request.params.uuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(request.params.uuid));
     return product;
   });

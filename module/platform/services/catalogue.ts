@@ -5,7 +5,7 @@ import type { Product } from '../../contract/product.ts';
 import { HttpError, UNKNOWN_MODULE, UNKNOWN_PRODUCT } from '../errors.ts';
 import type { ModuleLoader } from '../loader.ts';
 import type { ProductQueries } from '../store/query/repositories/products.ts';
-import { DEFAULT_LISTING, type ProductListing, type ProductRecord } from '../store/repositories/products.ts';
+import { DEFAULT_LISTING, type ProductListing, type ProductRecord } from '../store/query/repositories/products.ts';
 
 /** Validation failure answered with the module's error bag. */
 export const INVALID_PRODUCT_DATA = 'invalid product data';

@@ -1,6 +1,5 @@
 // Services service: create (validated by the product's module), describe, list (paged, filtered) and run actions on
 // hosting services; binds the Product instance a job runs on.
-import type Database from 'better-sqlite3';
 import type { Product } from '../../contract/product.ts';
 import { PROVISION_ACTIONS, type ProvisionAction } from '../../contract/provision-status.ts';
 import { SECRET_KEY_PATTERN } from '../../contract/redact.ts';
@@ -8,9 +7,9 @@ import type { JobResult } from '../../contract/result.ts';
 import { bindProduct } from '../bind-product.ts';
 import { HttpError, UNKNOWN_ACTION, UNKNOWN_MODULE, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
 import type { ModuleLoader } from '../loader.ts';
-import { PagedQuery, SERVICE_FILTER_SQL, serviceFilterParams, type PageQuery, type ServiceFilter } from '../store/paged-query.ts';
-import type { ProductRepository } from '../store/repositories/products.ts';
-import type { ServiceStore, StoredService } from '../store/repositories/services.ts';
+import type { PageQuery, ServiceFilter } from '../store/paged-query.ts';
+import type { ProductQueries, ProductRecord } from '../store/query/repositories/products.ts';
+import type { ServiceQueries, StoredService } from '../store/query/repositories/services.ts';
 
 export const INVALID_SERVICE_DATA = 'invalid service data';
 
@@ -38,33 +37,24 @@ export interface ServiceQuery extends ServiceFilter, PageQuery {
 }
 
 export class ServiceAdmin {
-  private readonly pages;
-
   constructor(
-    db: Database.Database,
-    private readonly services: ServiceStore,
-    private readonly products: ProductRepository,
+    private readonly services: ServiceQueries,
+    private readonly products: ProductQueries,
     private readonly modules: ModuleLoader,
     /** The billing view of a service (recurring billing), null when it has none. */
-    private readonly billingOf: (uuid: string) => object | null = () => null,
-  ) {
-    const where = `FROM services s LEFT JOIN products p ON p.uuid = s.product_uuid
-      WHERE ${SERVICE_FILTER_SQL}
-        AND (@q IS NULL OR instr(s.uuid, @q) > 0 OR instr(coalesce(json_extract(s.service_data, '$.username'), ''), @q) > 0
-          OR instr(coalesce(s.status_reason, ''), @q) > 0)`;
-    this.pages = new PagedQuery<{ uuid: string }>(db, 's.uuid', where, 's.created_at DESC, s.uuid');
-  }
+    private readonly billingOf: (uuid: string) => Promise<object | null> = async () => null,
+  ) {}
 
   /** Validates service data with the product's module and stores a `pending` service. */
   async createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string; provision_status: string }> {
-    const product = this.products.get(productUuid);
+    const product = await this.products.get(productUuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
     if (!this.modules.has('Product', product.module)) throw new HttpError(422, UNKNOWN_MODULE(product.module));
     const module = this.modules.instance<Product>('Product', product.module);
     module.product_data = { ...product.product_data };
     const result = await module.saveServiceData(serviceData);
     if (result.status !== 'success') throw new HttpError(422, INVALID_SERVICE_DATA, { errors: result.errors });
-    const service = this.services.create({ product_uuid: product.uuid, module_name: product.module, service_data: result.data });
+    const service = await this.services.create({ product_uuid: product.uuid, module_name: product.module, service_data: result.data });
     return { uuid: service.uuid, provision_status: service.provision_status };
   }
 
@@ -74,55 +64,60 @@ export class ServiceAdmin {
    */
   async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<JobResult> {
     if (!(PROVISION_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, UNKNOWN_ACTION(action));
-    const service = this.require(uuid);
+    const service = await this.require(uuid);
     if (action === 'change_package') {
       if (!body.product_uuid) throw new HttpError(422, 'change_package needs product_uuid');
-      const target = this.products.get(body.product_uuid);
+      const target = await this.products.get(body.product_uuid);
       if (!target) throw new HttpError(404, UNKNOWN_PRODUCT(body.product_uuid));
       if (target.module !== service.module_name) {
         throw new HttpError(422, `product ${target.uuid} is served by ${target.module}, the service by ${service.module_name}`);
       }
-      this.services.setProduct(uuid, target.uuid);
+      await this.services.setProduct(uuid, target.uuid);
     }
-    const result = await this.productForService(uuid)[action as ProvisionAction]();
-    if (action === 'change_package' && result.status === 'error') this.services.setProduct(uuid, service.product_uuid);
+    const result = await (await this.productForService(uuid))[action as ProvisionAction]();
+    if (action === 'change_package' && result.status === 'error') await this.services.setProduct(uuid, service.product_uuid);
     return result;
   }
 
   /** The service with its product; secrets left out. */
-  describe(uuid: string): ServiceView {
-    return this.view(this.require(uuid));
+  async describe(uuid: string): Promise<ServiceView> {
+    return this.view(await this.require(uuid));
   }
 
   /** A page of services, newest first, with the total count under the filters. */
-  list(query: ServiceQuery): { services: ServiceView[]; page: number; per_page: number; total: number } {
-    const { rows, total } = this.pages.run({ ...serviceFilterParams(query), q: query.q || null }, query);
-    const services = rows.map((r) => r.uuid).map((u) => this.services.get(u)).filter((s): s is StoredService => s !== null).map((s) => this.view(s));
+  async list(query: ServiceQuery): Promise<{ services: ServiceView[]; page: number; per_page: number; total: number }> {
+    const { uuids, total } = await this.services.page({ ...query, q: query.q || undefined });
+    const services: ServiceView[] = [];
+    for (const uuid of uuids) {
+      const service = await this.services.get(uuid);
+      if (service) services.push(await this.view(service));
+    }
     return { services, page: query.page, per_page: query.per_page, total };
   }
 
   /** A Product instance bound to the service, with its product data and service data loaded. */
-  productForService(uuid: string): Product {
-    const service = this.services.get(uuid);
-    return bindProduct(this.modules, uuid, service, service ? this.products.get(service.product_uuid) : null);
+  async productForService(uuid: string): Promise<Product> {
+    const service = await this.services.get(uuid);
+    return bindProduct(this.modules, uuid, service, service ? await this.products.get(service.product_uuid) : null);
   }
 
   /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone, or not `owner`'s). */
-  describeBound(uuid: string, owner?: string): { view: ServiceView; module: Product } {
-    const service = this.require(uuid);
+  async describeBound(uuid: string, owner?: string): Promise<{ view: ServiceView; module: Product }> {
+    const service = await this.require(uuid);
     // With `owner`: someone else's service answers exactly like one that does not exist.
     if (owner !== undefined && service.customer_uuid !== owner) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
-    const product = this.products.get(service.product_uuid);
-    return { view: this.view(service, product), module: bindProduct(this.modules, uuid, service, product) };
+    const product = await this.products.get(service.product_uuid);
+    return { view: await this.view(service, product), module: bindProduct(this.modules, uuid, service, product) };
   }
 
-  private require(uuid: string): StoredService {
-    const service = this.services.get(uuid);
+  private async require(uuid: string): Promise<StoredService> {
+    const service = await this.services.get(uuid);
     if (!service) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
     return service;
   }
 
-  private view(service: StoredService, product = this.products.get(service.product_uuid)): ServiceView {
+  private async view(service: StoredService, known?: ProductRecord | null): Promise<ServiceView> {
+    const product = known === undefined ? await this.products.get(service.product_uuid) : known;
     return {
       uuid: service.uuid,
       product_uuid: service.product_uuid,
@@ -132,7 +127,7 @@ export class ServiceAdmin {
       service_data: withoutSecrets(service.service_data),
       provision_data: withoutSecrets(service.provision_data),
       product: product ? { uuid: product.uuid, module: product.module, name: product.name, product_data: product.product_data } : null,
-      billing: this.billingOf(service.uuid),
+      billing: await this.billingOf(service.uuid),
       created_at: service.created_at,
       updated_at: service.updated_at,
     };

@@ -1,5 +1,5 @@
 // Product lookup over the platform's worker API: the product data a remote worker binds to a service's module.
-import type { ProductRecord } from '../store/repositories/products.ts';
+import type { ProductRecord } from '../store/query/repositories/products.ts';
 import type { WorkerApiClient } from './client.ts';
 import { productSchema } from './schemas.ts';
 

@@ -1,7 +1,7 @@
 // ServiceRepository over the platform's worker API: the services a remote worker's Product modules read and update.
 import type { ProvisionStatus } from '../../contract/provision-status.ts';
 import type { ServiceRepository } from '../../contract/platform-context.ts';
-import type { StoredService } from '../store/repositories/services.ts';
+import type { StoredService } from '../store/query/repositories/services.ts';
 import type { WorkerApiClient } from './client.ts';
 import { serviceSchema } from './schemas.ts';
 

@@ -16,7 +16,7 @@ before(async () => {
   dataDir = tempDir('billing-cli');
   const platform = await Platform.open({ dataDir, logger: pino({ level: 'silent' }), moduleWatchMs: 0 });
   try {
-    product = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 }).uuid;
+    product = (await platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 })).uuid;
   } finally {
     await platform.close();
   }
@@ -49,7 +49,7 @@ test('invoice list/show, manual payment queues create(), refund', async () => {
   assert.equal(paid.transactions[0].external_id, 'wire 7');
   const check = await Platform.open({ dataDir, logger: pino({ level: 'silent' }), moduleWatchMs: 0 });
   try {
-    assert.equal(check.services.get(service)?.provision_status, 'processing', 'create() queued by the payment');
+    assert.equal((await check.services.get(service))?.provision_status, 'processing', 'create() queued by the payment');
   } finally {
     await check.close();
   }

@@ -147,7 +147,7 @@ test('throttle: 80 % and 100 % mailed once each, throttled once, a second pass c
   assert.equal(view.provision_status, 'completed', 'throttling is not a suspension');
 
   // The client area's Usage tab: used / allowance, the bar, days left.
-  const product = stack.platform.platform.productForService(throttled.uuid) as unknown as { variables_usage(): Promise<any>; view(t: string, d: object): string };
+  const product = (await stack.platform.platform.productForService(throttled.uuid)) as unknown as { variables_usage(): Promise<any>; view(t: string, d: object): string };
   const before = requests.perAccount;
   const usage = await product.variables_usage();
   const tabRequests = requests.perAccount - before;

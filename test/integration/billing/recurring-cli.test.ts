@@ -18,7 +18,7 @@ before(async () => {
   dataDir = tempDir('billing-recurring-cli');
   const platform = await Platform.open({ dataDir, logger: pino({ level: 'silent' }), moduleWatchMs: 0 });
   try {
-    product = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 }).uuid;
+    product = (await platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 })).uuid;
     platform.billing.setPrice(product, 'monthly', '4.00', 'EUR');
     const order = await platform.billing.order({ customer: { email: 'cli@example.test' }, product_uuid: product, billing_cycle: 'monthly', service_data: { username: 'cli_user' } });
     service = order.service_uuid;

@@ -28,9 +28,9 @@ const DOWNLOADS = [
 
 const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
 const onPanel = (method: string, path: string, form?: Record<string, string>) => panel(stack.panel.url, stack.panel.accessHash, method, path, form);
-const module = () => stack.platform.platform.productForService(uuid) as VpnProduct;
+const module = async () => (await stack.platform.platform.productForService(uuid)) as VpnProduct;
 const req = (): ModuleRequest => ({ method: 'GET', headers: {}, query: {}, body: null });
-const call = (method: string) => callClientAreaController(module(), 'connect', method, req());
+const call = async (method: string) => callClientAreaController(await module(), 'connect', method, req());
 const href = (method: string) => `/client/services/${uuid}/ajax/connect/${method}`;
 
 async function panelOk(method: string, path: string, form?: Record<string, string>): Promise<unknown> {
@@ -60,7 +60,7 @@ async function assertNoIkev2(error: string): Promise<void> {
   assert.equal(data.ready, true);
   assert.equal(data.ikev2_available, false);
   assert.deepEqual(data.ikev2_downloads, []);
-  const html = await renderClientAreaTab(module(), 'connect');
+  const html = await renderClientAreaTab(await module(), 'connect');
   assert.ok(html.includes('data-vpn-download'), 'the WireGuard download is still there');
   assert.doesNotMatch(html, /IKEv2|data-vpn-ikev2|ajax\/connect\/ikev2/);
   for (const d of DOWNLOADS) {
@@ -85,7 +85,7 @@ test('IKEv2 on the account\'s server: the tab links all three; each download is 
   assert.equal(data.ikev2_available, true);
   assert.deepEqual(data.ikev2_downloads.map((d: any) => [d.label, d.href, d.filename]), DOWNLOADS.map((d) => [d.label, href(d.method), d.filename]));
 
-  const html = await renderClientAreaTab(module(), 'connect');
+  const html = await renderClientAreaTab(await module(), 'connect');
   for (const d of DOWNLOADS) {
     assert.ok(html.includes(`<a class="button" href="${href(d.method)}"`), `plain link to ${d.method}`);
     assert.ok(html.includes(`<strong>${d.label}</strong>`), d.label);

@@ -24,9 +24,9 @@ let accountName: string;
 
 const api = (method: string, path: string, body?: unknown) => admin(stack.platform.url, stack.token, method, path, body);
 const onPanel = (path: string) => panel(stack.panel.url, stack.panel.accessHash, 'GET', path);
-const module = (id = uuid) => stack.platform.platform.productForService(id) as VpnProduct;
+const module = async (id = uuid) => (await stack.platform.platform.productForService(id)) as VpnProduct;
 const req = (method = 'GET'): ModuleRequest => ({ method, headers: {}, query: {}, body: null });
-const call = (tab: string, method: string, httpMethod = 'GET', id = uuid) => callClientAreaController(module(id), tab, method, req(httpMethod));
+const call = async (tab: string, method: string, httpMethod = 'GET', id = uuid) => callClientAreaController(await module(id), tab, method, req(httpMethod));
 
 before(async () => {
   stack = await startStack();
@@ -44,8 +44,8 @@ after(async () => {
   await stack?.close();
 });
 
-test('the menu lists overview, connect, usage and manage with templates under client/', () => {
-  assert.deepEqual(module().getClientAreaMenuConfig(), {
+test('the menu lists overview, connect, usage and manage with templates under client/', async () => {
+  assert.deepEqual((await module()).getClientAreaMenuConfig(), {
     overview: { name: 'Overview', template: 'client.overview' },
     connect: { name: 'Connect', template: 'client.connect' },
     usage: { name: 'Usage', template: 'client.usage' },
@@ -64,7 +64,7 @@ test('overview: {success, data} with status, location, plan, bandwidth and the a
       address: account.allowed_IPs.replace(/\/32$/, ''), server: 'main',
     },
   });
-  const html = await renderClientAreaTab(module(), 'overview');
+  const html = await renderClientAreaTab(await module(), 'overview');
   assert.match(html, /<dd>premium<\/dd>/);
   assert.match(html, /40 Mbit\/s/);
   assert.ok(html.includes(`<code>${account.allowed_IPs.replace(/\/32$/, '')}</code>`));
@@ -89,7 +89,7 @@ test('connect: the config text and QR are the panel\'s; the download is a file n
   assert.equal(download.body, config);
   assert.equal(download.headers?.['content-disposition'], 'attachment; filename="tabby_1.conf"');
 
-  const html = await renderClientAreaTab(module(), 'connect');
+  const html = await renderClientAreaTab(await module(), 'connect');
   assert.ok(html.includes(`href="/client/services/${uuid}/ajax/connect/download" download="tabby_1.conf"`));
   assert.ok(html.includes(`src="${data.qr_data_url.replace(/=/g, '&#x3D;')}"`), 'the QR image (handlebars escapes `=` in the attribute)');
   assert.equal(html.includes('Create a one-time link'), otlOffered);
@@ -98,7 +98,7 @@ test('connect: the config text and QR are the panel\'s; the download is a file n
     const link = await call('connect', 'otl', 'POST');
     assert.equal(link.status, 200);
     assert.match((link.body as any).data.url, /\/otl\/[0-9a-f]{80}$/);
-    const page = await callClientAreaController(module(), 'connect', 'otl', { ...req('POST'), headers: { accept: 'text/html' } });
+    const page = await callClientAreaController(await module(), 'connect', 'otl', { ...req('POST'), headers: { accept: 'text/html' } });
     assert.equal(page.headers?.['content-type'], 'text/html; charset=utf-8');
     assert.match(String(page.body), /<a href="http:\/\/[^"]+\/otl\/[0-9a-f]{80}" data-vpn-otl>/, 'a page with the link for a browser without JavaScript');
     assert.ok(String(page.body).includes(`href="/client/services/${uuid}?tab&#x3D;connect"`));
@@ -123,7 +123,7 @@ test('usage: the previous and current month from the panel\'s statistics, none b
     date: e.date, download: e.traffic_download, upload: e.traffic_upload, download_text: humanBytes(e.traffic_download), upload_text: humanBytes(e.traffic_upload),
   })));
   assert.ok(days.every((d: any) => d.date >= createdDay), 'no day before the creation');
-  const html = await renderClientAreaTab(module(), 'usage', { locale: 'de-DE' });
+  const html = await renderClientAreaTab(await module(), 'usage', { locale: 'de-DE' });
   assert.match(html, /data-usage-chart data-usage="\[/);
   const month = new Intl.DateTimeFormat('de-DE', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${label(cur)}-01T00:00:00Z`));
   assert.ok(html.includes(`<h2><time datetime="${label(cur)}">${month}</time></h2>`), 'the month in the reader\'s locale');
@@ -149,7 +149,7 @@ test('a service without an account: tabs say so, handlers that need the account 
     assert.equal(failed.status, 500);
     assert.deepEqual(failed.body, { success: false, message: JOB_ERRORS.unexpected });
   }
-  assert.match(await renderClientAreaTab(module(pendingUuid), 'manage'), /Available once your VPN is set up/);
+  assert.match(await renderClientAreaTab(await module(pendingUuid), 'manage'), /Available once your VPN is set up/);
   assert.equal((await call('overview', 'nosuch')).status, 404);
 });
 
@@ -170,7 +170,7 @@ test('manage: regenerate keys queues a job that gives the account a new key pair
   assert.equal(afterAccount.allowed_IPs, before.allowed_IPs, 'same address');
   assert.equal(afterAccount.username, 'tabby_1');
   assert.equal(afterAccount.b_download, before.b_download);
-  const form = await renderClientAreaTab(module(), 'manage', { csrf: 'csrf-token-1' });
+  const form = await renderClientAreaTab(await module(), 'manage', { csrf: 'csrf-token-1' });
   assert.ok(form.includes(`action="/client/services/${uuid}/ajax/manage/regenerate"`));
   assert.ok(form.includes('name="_csrf" value="csrf-token-1"'), 'the host\'s CSRF token reaches the form (works without JavaScript)');
   const newConfig = (await onPanel(`/account/${accountName}/config_text`)).msg;
@@ -182,7 +182,7 @@ test('manage: regenerate keys queues a job that gives the account a new key pair
   assert.equal(connect.data.config_text, newConfig, 'the client area shows the new configuration');
 
   // a browser without JavaScript posts the form: it is sent back to the tab
-  const plain = await callClientAreaController(module(), 'manage', 'regenerate', { ...req('POST'), headers: { accept: 'text/html,application/xhtml+xml' } });
+  const plain = await callClientAreaController(await module(), 'manage', 'regenerate', { ...req('POST'), headers: { accept: 'text/html,application/xhtml+xml' } });
   assert.equal(plain.status, 303);
   assert.equal(plain.headers?.location, `/client/services/${uuid}?tab=manage`);
   const second = await until(async () => {

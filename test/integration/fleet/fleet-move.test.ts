@@ -121,7 +121,7 @@ test('a move interrupted after the create finishes on retry: the new account is 
   const { uuid, provision } = await provisioned(ams, 'crashy_1');
   // the state a crash leaves: the move recorded, the account already on the new panel, the old one still there
   const { platform } = stack.platform;
-  platform.services.saveProvisionData(uuid, { ...provision, move: { panel: 'fra', location: 'fra', wg_server: 'main' } });
+  await platform.services.saveProvisionData(uuid, { ...provision, move: { panel: 'fra', location: 'fra', wg_server: 'main' } });
   const early = await panel(second.url, second.accessHash, 'POST', '/account', { wg_name: 'main', allowed_IPs: '10.88.2.200/32', name: provision.account_name, username: 'crashy_1', status: 'enable' });
   assert.equal(early.error, '');
   const service = await changePackage(uuid, fra);
@@ -143,7 +143,7 @@ test('a panel that filled up after it was chosen: the placement is dropped and t
   const created = await api('POST', '/services', { product_uuid: par, service_data: { username: 'refilled_1' } });
   const uuid = created.body.uuid;
   // the state an attempt leaves after choosing par-a while it still had room
-  stack.platform.platform.services.saveProvisionData(uuid, { placement: { panel: 'par-a', location: 'par' } });
+  await stack.platform.platform.services.saveProvisionData(uuid, { placement: { panel: 'par-a', location: 'par' } });
   await api('POST', `/services/${uuid}/create`);
   const task = await waitForAction(stack, uuid, 'create', 60_000);
   assert.equal(task.status, 'completed', task.lastError);

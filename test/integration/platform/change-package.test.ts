@@ -21,21 +21,21 @@ after(async () => {
 });
 
 test('when the change_package job cannot be queued the service stays on its product', async () => {
-  const basic = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10, wg_server: null });
-  const premium = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'premium', bandwidth: 100, wg_server: null });
-  const { uuid } = platform.services.create({ product_uuid: basic.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
-  platform.services.setProvisionStatus(uuid, 'completed');
+  const basic = (await platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10, wg_server: null }));
+  const premium = (await platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'premium', bandwidth: 100, wg_server: null }));
+  const { uuid } = (await platform.services.create({ product_uuid: basic.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } }));
+  await platform.lifecycle.set(uuid, 'completed');
 
   Task.use(null);
   try {
     const refused = await platform.ops.runAction(uuid, 'change_package', { product_uuid: premium.uuid });
     assert.deepEqual(refused, { status: 'error', message: JOB_ERRORS.unavailable });
-    assert.equal(platform.services.get(uuid)!.product_uuid, basic.uuid);
+    assert.equal((await platform.services.get(uuid))!.product_uuid, basic.uuid);
   } finally {
     Task.use(platform.queue);
   }
 
   assert.deepEqual(await platform.ops.runAction(uuid, 'change_package', { product_uuid: premium.uuid }), { status: 'success' });
-  assert.equal(platform.services.get(uuid)!.product_uuid, premium.uuid);
-  assert.equal(platform.services.get(uuid)!.provision_status, 'completed');
+  assert.equal((await platform.services.get(uuid))!.product_uuid, premium.uuid);
+  assert.equal((await platform.services.get(uuid))!.provision_status, 'completed');
 });

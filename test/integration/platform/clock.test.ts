@@ -28,19 +28,19 @@ test('every record the platform writes is dated by its injected clock', async ()
   await withClockPlatform('clock', async (platform, clock) => {
     const at = START.toISOString();
     assert.ok(appliedMigrations(platform.db).every((m) => m.applied_at === at), 'migrations dated by the clock');
-    const product = platform.products.create('VpnProduct', { server_location: 'ams' });
+    const product = (await platform.products.create('VpnProduct', { server_location: 'ams' }));
     assert.equal(product.created_at, at);
-    const service = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
+    const service = (await platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } }));
     assert.deepEqual([service.created_at, service.updated_at], [at, at]);
     clock.advance(1_000);
-    platform.services.saveServiceData(service.uuid, { username: 'ann2' });
-    assert.equal(platform.services.get(service.uuid)!.updated_at, '2031-02-03T04:05:07.000Z');
+    await platform.services.saveServiceData(service.uuid, { username: 'ann2' });
+    assert.equal((await platform.services.get(service.uuid))!.updated_at, '2031-02-03T04:05:07.000Z');
     await platform.tokens.create('c');
     await platform.workerTokens.create('w');
     assert.deepEqual((await platform.tokens.list()).concat(await platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
     const added = (await platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } }));
     assert.equal((await platform.taskStore.get(added.id))!.createdAt, '2031-02-03T04:05:07.000Z');
-    const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;
+    const versions = await platform.store.db.selectFrom('module_versions').select('updated_at').distinct().execute();
     assert.ok(versions.every((v) => v.updated_at === at), JSON.stringify(versions));
   });
 });
@@ -60,15 +60,15 @@ test('a claimed task is due by the store clock, and its retry only when that clo
 
 test('the sweeper measures a processing service\'s age with the clock, not the wall time', async () => {
   await withClockPlatform('clock-sweeper', async (platform, clock) => {
-    const product = platform.products.create('VpnProduct', { server_location: 'ams' });
-    const { uuid } = platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
+    const product = (await platform.products.create('VpnProduct', { server_location: 'ams' }));
+    const { uuid } = (await platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } }));
     await platform.lifecycle.set(uuid, 'processing');
-    const sweeper = new StuckServiceSweeper(platform.serviceQueries, platform.queue, platform.lifecycle, platform.logger, clock);
+    const sweeper = new StuckServiceSweeper(platform.services, platform.queue, platform.lifecycle, platform.logger, clock);
     clock.advance(59_000);
     assert.deepEqual(await sweeper.run(), [], 'young by the clock (though dated years ahead of the wall time)');
     clock.advance(2_000);
     assert.deepEqual(await sweeper.run(), [uuid]);
-    const service = platform.services.get(uuid)!;
+    const service = (await platform.services.get(uuid))!;
     assert.equal(service.provision_status, 'failed');
     assert.equal(service.status_reason, ORPHANED_REASON);
     assert.equal(service.updated_at, '2031-02-03T04:06:07.000Z');

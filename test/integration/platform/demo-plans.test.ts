@@ -22,7 +22,7 @@ after(async () => {
 /** name → `cap action rate: prices` of every product. */
 async function listing(): Promise<Record<string, string>> {
   const platform = stack.platform.platform;
-  return Object.fromEntries(await Promise.all(platform.products.list().map(async (p) => {
+  return Object.fromEntries(await Promise.all((await platform.products.list()).map(async (p) => {
     const prices = (await platform.billing.listPrices(p.uuid)).map((x) => `${x.amount} ${x.currency} ${x.billing_cycle}`).sort().join(', ');
     return [p.name || '(unnamed)', `${p.product_data.data_cap_gb} ${p.product_data.cap_action} ${p.product_data.cap_throttle_mbit}: ${prices}`];
   })));
@@ -31,7 +31,7 @@ async function listing(): Promise<Record<string, string>> {
 test('an older demo\'s unnamed product becomes VPN Basic (uuid and service kept, its price kept); VPN Premium is added; a second seed changes nothing', async () => {
   const legacy = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'local', plan_type: 'basic', bandwidth: 100 } });
   assert.equal(legacy.status, 201);
-  (await stack.platform.platform.billing.setPrice(legacy.body.uuid, 'monthly', '5.00', 'EUR'));
+  await stack.platform.platform.billing.setPrice(legacy.body.uuid, 'monthly', '5.00', 'EUR');
   const service = await api('POST', '/services', { product_uuid: legacy.body.uuid, service_data: { username: 'old_demo' } });
   assert.equal(service.status, 201);
 
@@ -43,7 +43,7 @@ test('an older demo\'s unnamed product becomes VPN Basic (uuid and service kept,
     'VPN Premium': '500 throttle 20: 9.00 EUR monthly, 90.00 EUR annually',
   });
   assert.equal((await api('GET', `/services/${service.body.uuid}`)).body.product_uuid, legacy.body.uuid);
-  assert.deepEqual(stack.platform.platform.products.list().map((p) => p.description), DEMO_PLANS.map((p) => p.description));
+  assert.deepEqual((await stack.platform.platform.products.list()).map((p) => p.description), DEMO_PLANS.map((p) => p.description));
 
   const before = await listing();
   assert.equal((await seedDemoPlans(stack.platform.platform, 'local')).uuid, first.uuid);

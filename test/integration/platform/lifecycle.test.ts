@@ -6,6 +6,7 @@ import { HOOK_EVENTS } from '../../../hooks.ts';
 import { REDACT_PATHS } from '../../../module/platform/logger.ts';
 import { admin, panel } from '../../fixtures/platform/http.ts';
 import { createServer, registerPanel, startStack, waitForAction, type Stack } from '../../fixtures/platform/setup.ts';
+import { sql } from 'kysely';
 
 let stack: Stack;
 const events: Array<{ event: string; service_uuid: string; reason?: string }> = [];
@@ -165,10 +166,10 @@ test('a panel error fails the attempt with the panel text, retries follow tries 
 test('the access hash and account passwords never reach the platform database or its logs in clear', async () => {
   const { platform } = stack.platform;
   const dump = JSON.stringify([
-    platform.db.prepare('SELECT * FROM vpn_product_panels').all(),
-    platform.db.prepare('SELECT * FROM services').all(),
-    platform.db.prepare('SELECT * FROM tasks').all(),
-    platform.db.prepare('SELECT * FROM module_logs').all(),
+    (await sql`SELECT * FROM vpn_product_panels`.execute(platform.store.db)).rows,
+    await platform.store.db.selectFrom('services').selectAll().execute(),
+    await platform.store.db.selectFrom('tasks').selectAll().execute(),
+    await platform.store.db.selectFrom('module_logs').selectAll().execute(),
   ]);
   assert.equal(dump.includes(stack.panel.accessHash), false);
   assert.equal(dump.includes('Secr3tPassw0rd'), false);
@@ -182,7 +183,7 @@ test('the access hash and account passwords never reach the platform database or
 test('the product and service pages render from views/modules/Product/VpnProduct without the password', async () => {
   const product = await api('POST', '/products', { module: 'VpnProduct', product_data: { server_location: 'ams', plan_type: 'premium', bandwidth: 75 } });
   const created = await api('POST', '/services', { product_uuid: product.body.uuid, service_data: { username: 'gina', password: 'Pag3Secret99', notes: '<b>vip</b>' } });
-  const module = stack.platform.platform.productForService(created.body.uuid);
+  const module = (await stack.platform.platform.productForService(created.body.uuid));
   const productPage = module.getProductPage();
   assert.match(productPage, /<dd>ams<\/dd>/);
   assert.match(productPage, /75 Mbit\/s/);

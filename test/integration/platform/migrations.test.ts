@@ -11,7 +11,7 @@ import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
 import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
-import { ServiceStore } from '../../../module/platform/store/repositories/services.ts';
+import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
 import { TaskStore } from '../../../module/task/task-store.ts';
 import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
@@ -39,7 +39,7 @@ test('a database of the earlier layout upgrades in place and keeps its services,
       const panels = db.prepare('SELECT location, access_hash_sealed FROM panels ORDER BY location').all() as Array<{ location: string; access_hash_sealed: string }>;
       assert.deepEqual(panels.map((p) => p.location), ['ams']);
       assert.ok(box.open(panels[0].access_hash_sealed).length > 0, 'sealed access hash still opens');
-      const services = new ServiceStore(db, box).list();
+      const services = await new ServiceQueries(sqliteQueryStore(db), box).list();
       assert.deepEqual(services.map((s) => [s.service_data.username, s.provision_status]).sort(), [
         ['legacy_one', 'suspended'], ['legacy_three', 'pending'], ['legacy_two', 'completed'],
       ]);
@@ -102,7 +102,7 @@ test('the whole platform opens on the earlier layout: module scopes migrate too 
       assert.ok(scopes.has('module:Product/VpnProduct'), [...scopes].join(', '));
       const panels = platform.db.prepare('SELECT location FROM vpn_product_panels').all() as Array<{ location: string }>;
       assert.deepEqual(panels.map((p) => p.location), ['ams']);
-      assert.deepEqual(platform.services.list().map((s) => s.provision_status).sort(), ['completed', 'pending', 'suspended']);
+      assert.deepEqual((await platform.services.list()).map((s) => s.provision_status).sort(), ['completed', 'pending', 'suspended']);
       assert.equal((await platform.queue.list()).length, 3);
     } finally {
       await platform.close();

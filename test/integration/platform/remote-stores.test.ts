@@ -131,19 +131,19 @@ test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory r
   assert.equal(await services.get('no-such-service'), null);
 
   await services.setProvisionStatus(created.uuid, 'failed', 'panel down');
-  assert.equal(platform.services.get(created.uuid)?.provision_status, 'failed');
-  assert.equal(platform.services.get(created.uuid)?.status_reason, 'panel down');
+  assert.equal((await platform.services.get(created.uuid))?.provision_status, 'failed');
+  assert.equal((await platform.services.get(created.uuid))?.status_reason, 'panel down');
   await services.setProvisionStatus(created.uuid, 'completed');
-  assert.equal(platform.services.get(created.uuid)?.status_reason, null, 'no reason clears it');
+  assert.equal((await platform.services.get(created.uuid))?.status_reason, null, 'no reason clears it');
   await services.saveProvisionData(created.uuid, { account_name: 'svc-1', password: 'provisioned-secret' });
-  assert.deepEqual(platform.services.get(created.uuid)?.provision_data, { account_name: 'svc-1', password: 'provisioned-secret' });
+  assert.deepEqual((await platform.services.get(created.uuid))?.provision_data, { account_name: 'svc-1', password: 'provisioned-secret' });
   await services.saveServiceData(created.uuid, { username: 'remote_user', password: 'Changed-pass-456' });
   assert.equal((await services.get(created.uuid))?.service_data.password, 'Changed-pass-456');
   const file = readFileSync(join(dataDir, 'platform.db')).toString('latin1') + readFileSync(join(dataDir, 'platform.db-wal')).toString('latin1');
   for (const secret of ['provisioned-secret', 'Changed-pass-456']) assert.equal(file.includes(secret), false, `${secret} is sealed at rest`);
 
   const products = new RemoteProductDirectory(api);
-  assert.deepEqual(await products.get(product.uuid), platform.products.get(product.uuid));
+  assert.deepEqual(await products.get(product.uuid), (await platform.products.get(product.uuid)));
   assert.equal(await products.get('no-such-product'), null);
 
   const panels = new RemotePanelDirectory(moduleWorkerCall(api, 'Product', 'VpnProduct'));

@@ -46,7 +46,7 @@ test('a username held by a live service at the same location is refused at saveS
   assert.equal(elsewhere.status, 201, 'another location is another panel');
   svc.b = elsewhere.body.uuid;
 
-  stack.platform.platform.services.setProvisionStatus(svc.a, 'terminated');
+  await stack.platform.platform.lifecycle.set(svc.a, 'terminated');
   const again = await api('POST', '/services', { product_uuid: ams, service_data: { username: 'alice_vpn' } });
   assert.equal(again.status, 201, 'a terminated service no longer holds its username');
   svc.c = again.body.uuid;

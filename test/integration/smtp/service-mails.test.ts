@@ -21,7 +21,7 @@ before(async () => {
   panelProcess = await startPanel();
   await createServer(panelProcess, 'main', '10.77.0.1/22');
   env = await openSmtpPlatform();
-  (await vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash }));
+  await vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash });
   env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   });
@@ -36,7 +36,7 @@ after(async () => {
 
 async function settle(uuid: string, status: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    if (env.platform.ops.describeService(uuid).provision_status === status) return;
+    if ((await env.platform.ops.describeService(uuid)).provision_status === status) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`service ${uuid} never reached ${status}`);
@@ -52,7 +52,7 @@ test('a customer is mailed how to connect when the service completes, then on su
   await platform.ops.runAction(service.uuid, 'create', {});
   await settle(service.uuid, 'completed');
   const [mail] = await server.waitForMails(1, 20_000);
-  const accountName = String(platform.ops.describeService(service.uuid).provision_data.account_name);
+  const accountName = String((await platform.ops.describeService(service.uuid)).provision_data.account_name);
 
   assert.equal(mail.subject, 'Your vpnhost VPN is ready: how to connect');
   assert.deepEqual(server.envelopes[0], ['carol@customer.example']);

@@ -77,7 +77,7 @@ export async function openWebhookPlatform(opts: { modulesConfig: ModulesConfig; 
     const res = await app.inject({ method: method as 'GET', url: `/api/admin${url}`, payload: payload as string, headers: { authorization: `Bearer ${token}` } });
     return { status: res.statusCode, body: res.body ? res.json() : null };
   };
-  const productUuid = platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 }).uuid;
+  const productUuid = (await platform.products.create('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 10 })).uuid;
   assert.equal((await api('PUT', `/products/${productUuid}/prices/monthly`, { amount: '9.99', currency: 'EUR' })).status, 200);
   const created = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe', module_data: { secret_key: opts.secretKey, webhook_secret: opts.webhookSecret, api_base: 'http://127.0.0.1:9' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));

@@ -70,7 +70,7 @@ test('the service page renders the module\'s tabs through variables_<tab>(); a t
 
 test('a module\'s tab shows times in the reader\'s locale (Accept-Language), on the page and loaded alone', async () => {
   const b = await alice();
-  const created = stack.platform.serviceAdmin.describe(mine).created_at;
+  const created = (await stack.platform.serviceAdmin.describe(mine)).created_at;
   const inLocale = (locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(created));
   const since = (locale: string) => `<p id="tab-since">Since <time datetime="${created}" data-local>${inLocale(locale)} UTC</time></p>`;
   assert.ok((await b.get(`/client/services/${mine}?tab=connect`)).body.includes(since('en-GB')), 'en-GB without Accept-Language');

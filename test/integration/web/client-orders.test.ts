@@ -63,8 +63,8 @@ before(async () => {
 
   priced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'premium', disk_space: 10, bandwidth: 100 })).uuid;
   unpriced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'fra', plan_type: 'enterprise', disk_space: 10, bandwidth: 100 })).uuid;
-  (await platform.billing.setPrice(priced, 'monthly', '7.50', 'EUR'));
-  (await platform.billing.setPrice(priced, 'annually', '75', 'EUR'));
+  await platform.billing.setPrice(priced, 'monthly', '7.50', 'EUR');
+  await platform.billing.setPrice(priced, 'annually', '75', 'EUR');
   alice = (await web.customers.create(ALICE)).uuid;
   const bob = await web.customers.create(BOB);
   bobInvoice = (await platform.billing.order({ customer_uuid: bob.uuid, product_uuid: priced, billing_cycle: 'monthly', service_data: { username: 'bob_vpn', domain: 'bob.example.com' } })).invoice.uuid;
@@ -114,8 +114,8 @@ test('an order creates the unpaid invoice and the pending service owned by the c
   assert.equal(invoice.amount_minor, 7500);
   assert.equal(invoice.currency, 'EUR');
   assert.equal(web.customers.repo.ownerOf(invoice.service_uuid!), alice);
-  assert.equal(platform.serviceAdmin.describe(invoice.service_uuid!).provision_status, 'pending');
-  assert.equal(platform.serviceAdmin.describe(invoice.service_uuid!).service_data.username, 'alice_annual');
+  assert.equal((await platform.serviceAdmin.describe(invoice.service_uuid!)).provision_status, 'pending');
+  assert.equal((await platform.serviceAdmin.describe(invoice.service_uuid!)).service_data.username, 'alice_annual');
 
   const page = await b.get(`/client/invoices/${uuid}`);
   assert.equal(page.statusCode, 200);
@@ -173,7 +173,7 @@ test('paying on the Stripe double\'s checkout page turns the invoice paid and th
   assert.equal(paid.status, 303, await paid.text());
   assert.equal((await platform.billing.invoice(uuid)).status, 'paid');
   const service = (await platform.billing.invoice(uuid)).service_uuid!;
-  await until(async () => (platform.serviceAdmin.describe(service).provision_status === 'completed' ? true : undefined), 10_000, 25);
+  await until(async () => ((await platform.serviceAdmin.describe(service)).provision_status === 'completed' ? true : undefined), 10_000, 25);
 
   const after = await b.get(`/client/invoices/${uuid}?paid=1`);
   assert.match(after.body, /id="invoice-status">paid</);

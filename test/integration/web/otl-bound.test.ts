@@ -23,7 +23,7 @@ before(async () => {
   const modules = quickSmtpConfig();
   modules.modules.Product.VpnProduct = { ...modules.modules.Product.VpnProduct, otl_links: BOUND };
   stack = await startVpnWebStack(panelProcess, modules, { customer: { email: 'lena@links.example', password: 'Lena-Pass-11' } });
-  account = String(stack.platform.ops.describeService(stack.service).provision_data.account_name);
+  account = String((await stack.platform.ops.describeService(stack.service)).provision_data.account_name);
 });
 
 after(async () => {

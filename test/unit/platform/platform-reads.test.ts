@@ -12,8 +12,8 @@ import { QueryPlatformReads } from '../../../module/platform/platform-reads.ts';
 import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
-import { ProductRepository } from '../../../module/platform/store/repositories/products.ts';
-import { ServiceStore } from '../../../module/platform/store/repositories/services.ts';
+import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
+import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vpnhost-platform-reads-'));
 const db = openPlatformDb(dir);
@@ -26,12 +26,13 @@ test('services, customers and products as modules read them; secrets never hande
   const box = SecretBox.fromKey(randomBytes(32));
   const customers = new CustomerRepository(db);
   const alice = customers.create({ email: 'alice@example.com', name: 'Alice', password_hash: 'h' });
-  const product = new ProductRepository(db).create('VpnProduct', { server_location: 'ams', plan_type: 'basic' });
-  const services = new ServiceStore(db, box);
-  const service = services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'alice', password: 'pw-secret' } });
-  services.saveProvisionData(service.uuid, { panel: 'p1', account_name: 'alice', access_hash: 'h'.repeat(80), nested: { private_key: 'k', ok: 1 } });
+  const store = sqliteQueryStore(db);
+  const product = await new ProductQueries(store).create('VpnProduct', { server_location: 'ams', plan_type: 'basic' });
+  const services = new ServiceQueries(store, box);
+  const service = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'alice', password: 'pw-secret' } });
+  await services.saveProvisionData(service.uuid, { panel: 'p1', account_name: 'alice', access_hash: 'h'.repeat(80), nested: { private_key: 'k', ok: 1 } });
   customers.assignService(service.uuid, alice.uuid);
-  const reads = new QueryPlatformReads(sqliteQueryStore(db));
+  const reads = new QueryPlatformReads(store);
 
   const view = (await reads.service(service.uuid))!;
   assert.equal(view.customer_uuid, alice.uuid);
@@ -49,22 +50,22 @@ test('services, customers and products as modules read them; secrets never hande
   assert.equal(await reads.findService(match), service.uuid);
   assert.equal(await reads.findService({ ...match, except: service.uuid }), null, 'the service being edited is not a clash');
   assert.equal(await reads.findService({ ...match, productData: { server_location: 'fra' } }), null);
-  services.setProvisionStatus(service.uuid, 'terminated');
+  await services.writeProvisionStatus(service.uuid, 'terminated');
   assert.equal(await reads.findService(match), null, 'terminated services are not live');
   assert.equal(await reads.findService({ ...match, live: false }), service.uuid);
   await assert.rejects(() => reads.findService({ module: 'VpnProduct', serviceData: { "x') OR 1=1 --": 'y' } }), /not a plain member name/);
 
-  const products = new ProductRepository(db);
-  const capped = products.create('VpnProduct', { data_cap_gb: '50' });
-  const uncapped = products.create('VpnProduct', { data_cap_gb: '' });
-  const make = (productUuid: string, status: 'completed' | 'pending') => {
-    const s = services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: {} });
-    services.setProvisionStatus(s.uuid, status);
+  const products = new ProductQueries(store);
+  const capped = await products.create('VpnProduct', { data_cap_gb: '50' });
+  const uncapped = await products.create('VpnProduct', { data_cap_gb: '' });
+  const make = async (productUuid: string, status: 'completed' | 'pending') => {
+    const s = await services.create({ product_uuid: productUuid, module_name: 'VpnProduct', service_data: {} });
+    await services.writeProvisionStatus(s.uuid, status);
     return s.uuid;
   };
-  const live = make(capped.uuid, 'completed');
-  make(capped.uuid, 'pending');
-  make(uncapped.uuid, 'completed');
+  const live = await make(capped.uuid, 'completed');
+  await make(capped.uuid, 'pending');
+  await make(uncapped.uuid, 'completed');
   const list = { module: 'VpnProduct', statuses: ['completed', 'suspended'], productNumberAbove: { data_cap_gb: 0 } };
   assert.deepEqual(await reads.serviceUuids(list), [live], 'a capped plan in a listed status; an empty member counts as 0');
   assert.equal((await reads.serviceUuids({ module: 'VpnProduct' })).length, 4);

@@ -6,7 +6,7 @@ import type { Invoice, Payment } from '../../../contract/payment.ts';
 import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
 import type { CustomerQueries } from '../../store/query/repositories/customers.ts';
 import type { InvoiceFilter, InvoiceRow, OrderRow } from '../../store/query/repositories/invoices.ts';
-import type { PriceRow } from '../../store/repositories/prices.ts';
+import type { PriceRow } from '../../store/query/repositories/prices.ts';
 import type { TransactionRow } from '../../store/query/repositories/transactions.ts';
 import type { BillingRepos, ReposOf } from './billing-repos.ts';
 import { NOT_A_PAYMENT, REFUND_TOO_LARGE, UNKNOWN_TRANSACTION, type BillingLedger } from './ledger.ts';

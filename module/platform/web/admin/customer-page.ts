@@ -32,7 +32,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
     const admin = request.admin!;
     const seesBilling = admin.hasPermission(PERMISSION.billing);
     const services = await Promise.all((await billing.customers.serviceUuids(customer.uuid)).map(async (uuid) => {
-      const s = deps.platform.serviceAdmin.describe(uuid);
+      const s = await deps.platform.serviceAdmin.describe(uuid);
       return {
         uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), product: s.product ? productName(s.product) : s.module,
         billing: seesBilling ? await recurring.periods.view(uuid) : null,
@@ -58,7 +58,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
     return billingAction(deps, reply, back, async () => {
       const form = OrderForm.safeParse(request.body ?? {});
       if (!form.success) throw new HttpError(422, 'Choose a product and a billing cycle.');
-      if (!deps.platform.products.get(form.data.product_uuid)) throw new HttpError(404, UNKNOWN_PRODUCT(form.data.product_uuid));
+      if (!(await deps.platform.products.get(form.data.product_uuid))) throw new HttpError(404, UNKNOWN_PRODUCT(form.data.product_uuid));
       const data = Object.fromEntries((['username', 'domain'] as const).filter((k) => form.data[k] !== '').map((k) => [k, form.data[k]]));
       try {
         const placed = await billing.order({ customer_uuid: request.params.uuid, product_uuid: form.data.product_uuid, billing_cycle: form.data.billing_cycle, service_data: data });

@@ -14,7 +14,7 @@ export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
       // An admin without the dashboard lands on the first page they may see.
       hasPermission(request, PERMISSION.dashboard);
     }
-    const counts = deps.platform.services.countByStatus();
+    const counts = await deps.platform.services.countByStatus();
     const byStatus = PROVISION_STATUSES.map((status) => ({ status, count: counts[status] ?? 0 }));
     const failed = await deps.platform.queue.list({ status: 'failed', limit: 10 });
     const panels = request.admin!.hasPermission(PERMISSION.panels) ? await panelHealth(deps) : null;

@@ -108,7 +108,7 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
     const page = z.coerce.number().int().min(1).catch(1).parse((request.query as { page?: string }).page ?? 1);
     const list = await billing.listOrders(page, PER_PAGE);
     const orders = await Promise.all(list.orders.map(async (o) => {
-      const product = deps.platform.products.get(o.product_uuid);
+      const product = await deps.platform.products.get(o.product_uuid);
       return { ...o, customer: await email(o.customer_uuid), product: product ? productName(product) : o.product_uuid };
     }));
     return adminPage(deps, request, reply, 'orders', { title: 'Orders', orders, pager: pager('/admin/orders', {}, page, PER_PAGE, list.total) }, { platform: 'orders' });

@@ -6,7 +6,7 @@ import type { Product } from '../../../contract/product.ts';
 import { HttpError } from '../../errors.ts';
 import { normalizeCurrency, toMinor } from '../../services/billing/money.ts';
 import { BILLING_CYCLES, REFUND_ACTIONS, type BillingCycle, type RefundAction } from '../../services/billing/schema.ts';
-import type { ProductRecord } from '../../store/repositories/products.ts';
+import type { ProductRecord } from '../../store/query/repositories/products.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { formFields, type FormField } from './form-errors.ts';
 import { panelHealth } from './panels-page.ts';

@@ -6,7 +6,7 @@ import { HttpError } from '../../errors.ts';
 import { INVALID_PRODUCT_DATA, productName } from '../../services/catalogue.ts';
 import { BILLING_CYCLES, REFUND_ACTIONS } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import type { ProductRecord } from '../../store/repositories/products.ts';
+import type { ProductRecord } from '../../store/query/repositories/products.ts';
 import { adminPage, flash } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';

@@ -41,7 +41,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/services', async (request, reply) => {
     hasPermission(request, PERMISSION.services);
     const query = ListQuery.parse(request.query ?? {});
-    const list = deps.platform.serviceAdmin.list({ ...query, per_page: PER_PAGE });
+    const list = await deps.platform.serviceAdmin.list({ ...query, per_page: PER_PAGE });
     const services = list.services.map((s) => ({ ...s, username: s.service_data.username ?? '', location: s.product?.product_data.server_location ?? '' }));
     return adminPage(deps, request, reply, 'services', {
       title: 'Services', services, query, statuses: PROVISION_STATUSES.map((s) => ({ s, selected: s === query.status })),
@@ -76,10 +76,10 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string }; Querystring: { log_page?: string } }>('/services/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.services);
-    const service = deps.platform.serviceAdmin.describe(request.params.uuid);
+    const service = await deps.platform.serviceAdmin.describe(request.params.uuid);
     let modulePage = '';
     try {
-      modulePage = deps.platform.serviceAdmin.productForService(service.uuid).getServicePage();
+      modulePage = (await deps.platform.serviceAdmin.productForService(service.uuid)).getServicePage();
     } catch (error) {
       modulePage = '';
       request.log.warn({ err: (error as Error).message }, 'getServicePage failed');
@@ -105,7 +105,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string; action: string }; Querystring: { product_uuid?: string } }>('/services/:uuid/confirm/:action', async (request, reply) => {
     hasPermission(request, PERMISSION.service_actions);
-    const service = deps.platform.serviceAdmin.describe(request.params.uuid);
+    const service = await deps.platform.serviceAdmin.describe(request.params.uuid);
     if (!(PROVISION_ACTIONS as readonly string[]).includes(request.params.action)) throw new HttpError(404, `unknown action: ${request.params.action}`);
     return adminPage(deps, request, reply, 'service-confirm', {
       title: `Confirm ${request.params.action}`, service, action: request.params.action, product_uuid: request.query.product_uuid ?? '',
@@ -125,7 +125,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/services/:uuid/owner', async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
     const email = String((request.body as Record<string, unknown> | undefined)?.customer_email ?? '').trim();
-    deps.platform.serviceAdmin.describe(request.params.uuid);
+    await deps.platform.serviceAdmin.describe(request.params.uuid);
     const customer = email ? deps.customers.repo.findByEmail(email) : null;
     if (email && !customer) throw new HttpError(422, `no customer with the address ${email}`);
     deps.customers.repo.assignService(request.params.uuid, customer?.uuid ?? null);

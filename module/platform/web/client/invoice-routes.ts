@@ -46,9 +46,9 @@ async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: Inv
 }
 
 /** The service's tab where the customer connects (a tab whose key or name says connect; else the first tab). */
-function connectHref(deps: WebDeps, serviceUuid: string): string {
+async function connectHref(deps: WebDeps, serviceUuid: string): Promise<string> {
   try {
-    const menu = deps.platform.serviceAdmin.productForService(serviceUuid).getClientAreaMenuConfig();
+    const menu = (await deps.platform.serviceAdmin.productForService(serviceUuid)).getClientAreaMenuConfig();
     const key = Object.keys(menu).find((k) => /connect/i.test(k) || /connect/i.test(menu[k].name)) ?? Object.keys(menu)[0];
     return key ? `/client/services/${serviceUuid}?tab=${encodeURIComponent(key)}` : `/client/services/${serviceUuid}`;
   } catch {
@@ -72,7 +72,7 @@ export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
       unavailable: payable && payments.length === 0 ? PAYMENT_UNAVAILABLE : null,
       returned: payable && request.query.paid === '1',
       declined: failure ? failure.note || 'The payment was declined.' : null,
-      thanks: invoice.status === 'paid' ? { connect: invoice.service_uuid ? connectHref(deps, invoice.service_uuid) : null } : null,
+      thanks: invoice.status === 'paid' ? { connect: invoice.service_uuid ? await connectHref(deps, invoice.service_uuid) : null } : null,
     });
   });
 }

@@ -47,7 +47,7 @@ interface Refusal {
 /** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
 export async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
   const prices = await deps.platform.billing.listPrices();
-  return deps.platform.products.list()
+  return (await deps.platform.products.list())
     .filter((product) => product.visible && deps.platform.modules.has('Product', product.module))
     .map((product) => {
       const mine = refusal?.product_uuid === product.uuid ? refusal : null;
@@ -83,7 +83,7 @@ export function orderRoutes(deps: WebDeps, area: FastifyInstance): void {
     }
     const form = parsed.data;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    const product = deps.platform.products.get(form.product_uuid);
+    const product = await deps.platform.products.get(form.product_uuid);
     const names = product && product.visible && deps.platform.modules.has('Product', product.module)
       ? customerFields(deps.platform.modules.instance<Product>('Product', product.module)) : [];
     const values = Object.fromEntries(names.map((key) => [key, String(body[key] ?? '').trim().slice(0, 253)]));

@@ -1,8 +1,17 @@
-// `prices` and `billing_products` over the query layer: the asynchronous twin of ../../repositories/prices.ts.
+// `prices` and `billing_products` over the query layer (either engine).
 import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
-import type { PriceRow } from '../../repositories/prices.ts';
 import type { BillingCycle, RefundAction } from '../../../services/billing/schema.ts';
 import type { QueryStore } from '../query-store.ts';
+
+/** A price of one product for one billing cycle, in minor units. */
+export interface PriceRow {
+  product_uuid: string;
+  billing_cycle: BillingCycle;
+  amount_minor: number;
+  currency: string;
+  created_at: string;
+  updated_at: string;
+}
 
 /** Repository of `prices` (per product and billing cycle, minor units) and of the refund policy per product. */
 export class PriceQueries {

@@ -1,10 +1,31 @@
-// `products` over the query layer (either engine): the asynchronous twin of ../../repositories/products.ts.
+// Products over the query layer (either engine): which module serves them, their normalized product data, and what
+// customers read of them (name, description, order position, visible on the order page).
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
-import { DEFAULT_LISTING, type ProductListing, type ProductRecord } from '../../repositories/products.ts';
 import type { QueryStore } from '../query-store.ts';
 import type { Selectable } from 'kysely';
 import type { ProductsTable } from '../tables.ts';
+
+/** The customer-facing part of a product, edited in the admin web beside the module's own fields. */
+export interface ProductListing {
+  name: string;
+  description: string;
+  /** Order page position: lower first, then oldest first. */
+  position: number;
+  /** Offered on the order page (a hidden product keeps its services and renewals). */
+  visible: boolean;
+}
+
+export interface ProductRecord extends ProductListing {
+  uuid: string;
+  module: string;
+  product_data: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The listing of a product made without one. */
+export const DEFAULT_LISTING: ProductListing = { name: '', description: '', position: 0, visible: true };
 
 const toRecord = (row: Selectable<ProductsTable>): ProductRecord =>
   ({ ...row, visible: row.visible === 1, product_data: JSON.parse(row.product_data) as Record<string, unknown> });

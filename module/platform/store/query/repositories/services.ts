@@ -1,15 +1,39 @@
-// `services` over the query layer: the asynchronous twin of ../../repositories/services.ts (secret-named members of
-// service and provision data sealed at rest with the platform SecretBox), plus the admin list's filtered page.
+// `services` over the query layer (either engine): one customer instance of a product, its service data, provision
+// status and data (secret-named members of service and provision data sealed at rest with the platform SecretBox),
+// plus the admin list's filtered page.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { SecretBox } from '../../../../../panel/shared/secret-box.ts';
 import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
 import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
-import { sealServiceData, serviceRecord, type ServiceRow, type StoredService } from '../../repositories/services.ts';
+import { SECRET_KEY_PATTERN } from '../../../../contract/redact.ts';
 import { lockedRows } from '../../../../store-kernel/row-locks.ts';
+import type { ServiceRepository } from '../../../../contract/platform-context.ts';
 import type { StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
+
+/** A stored service; service and provision data come with their secrets opened (for modules only). */
+export interface StoredService {
+  uuid: string;
+  product_uuid: string;
+  module_name: string;
+  service_data: Record<string, unknown>;
+  provision_status: ProvisionStatus;
+  status_reason: string | null;
+  provision_data: Record<string, unknown>;
+  /** The owning customer (column of platform migration 3; absent from records built elsewhere, e.g. the worker API). */
+  customer_uuid?: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A `services` row as stored (the columns `StoredService` is read from). */
+export interface ServiceRow extends Omit<StoredService, 'service_data' | 'provision_data' | 'module_name'> {
+  module: string;
+  service_data: string;
+  provision_data: string;
+}
 
 /** Filters and page of the admin services list (`q`: a substring of the uuid, the username or the status reason). */
 export type ServicePageQuery = ServiceFilter & PageQuery & { q?: string };
@@ -74,6 +98,21 @@ export class ServiceQueries {
     return { get: (uuid) => this.getForStatusChange(uuid), writeProvisionStatus: (uuid, status, reason, from) => this.writeProvisionStatus(uuid, status, reason, from) };
   }
 
+  /**
+   * The modules' ServiceRepository on this store: a module's `setProvisionStatus` is decided and written by the
+   * lifecycle (the one writer of provision_status), the data writes land here.
+   */
+  forModules(lifecycle: { set(uuid: string, status: ProvisionStatus, reason?: string): Promise<boolean> }): ServiceRepository {
+    return {
+      get: (uuid) => this.get(uuid),
+      setProvisionStatus: async (uuid, status, reason) => {
+        await lifecycle.set(uuid, status, reason);
+      },
+      saveProvisionData: (uuid, data) => this.saveProvisionData(uuid, data),
+      saveServiceData: (uuid, data) => this.saveServiceData(uuid, data),
+    };
+  }
+
   async saveProvisionData(uuid: string, data: Record<string, unknown>): Promise<void> {
     await this.store.db.updateTable('services').set({ provision_data: sealServiceData(this.box, data), updated_at: this.clock.now().toISOString() })
       .where('uuid', '=', uuid).execute();
@@ -112,4 +151,30 @@ export class ServiceQueries {
       .limit(query.per_page).offset((query.page - 1) * query.per_page).execute();
     return { uuids: rows.map((r) => r.uuid), total: Number(total.n) };
   }
+}
+
+/** The stored text of service or provision data: JSON with every secret-named member sealed. */
+export function sealServiceData(box: SecretBox, data: Record<string, unknown>): string {
+  return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : box.seal(value))));
+}
+
+/** Service or provision data from its stored text, secrets opened. */
+export function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
+  return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? box.open(value) : value)) as Record<string, unknown>;
+}
+
+/** A `services` row as modules see it (`module` → `module_name`, data opened). */
+export function serviceRecord(box: SecretBox, row: ServiceRow): StoredService {
+  const { module, ...rest } = row;
+  return { ...rest, module_name: module, service_data: openServiceData(box, row.service_data), provision_data: openServiceData(box, row.provision_data) };
+}
+
+/** Copy of `value` with `fn` applied to every string under a secret-named key (at any depth, inside it included). */
+function mapSecrets(value: unknown, secret: boolean, fn: (secret: string) => string): unknown {
+  if (typeof value === 'string') return secret ? fn(value) : value;
+  if (Array.isArray(value)) return value.map((item) => mapSecrets(item, secret, fn));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecrets(v, secret || SECRET_KEY_PATTERN.test(k), fn)]));
+  }
+  return value;
 }
