@@ -171,7 +171,7 @@ export class Platform {
         { store, platform: new QueryPlatformReads(store), sealer: box, workerCall: null, states: await ModuleStateStore.open(store, clock) },
       );
       const loaded = await modules.load();
-      const moduleInstances = new ModuleInstanceStore(db, box, clock);
+      const moduleInstances = await ModuleInstanceStore.open(store, box, clock);
       const catalogue = new Catalogue(new ProductQueries(store, clock), modules);
       const serviceAdmin = new ServiceAdmin(db, services, products, modules, legacyBillingView(db));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);

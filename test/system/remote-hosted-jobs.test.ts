@@ -97,7 +97,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     assert.equal(channel.status, 201, JSON.stringify(channel.body));
     worker = await startRemoteWorker({ platformUrl: url, token: workerToken, queue: redis.url, workers: 2, logger: logger.child({ side: 'worker' }), modulesConfig, queueOptions: { prefix } });
     const store = smtpServices(platform.modules).smtpSends!;
-    const opened = platform.moduleInstances.get(channel.body.uuid)!;
+    const opened = (await platform.moduleInstances.get(channel.body.uuid))!;
     const smtp = platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: opened.uuid, module_data: opened.module_data });
 
     // 1. A send recorded on the platform; its deliverJob taken by the remote worker.

@@ -15,7 +15,7 @@ let env: Awaited<ReturnType<typeof openSmtpPlatform>>;
 before(async () => {
   server = await startSmtpServer();
   env = await openSmtpPlatform();
-  env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Billing mail', {
+  await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Billing mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'billing@vpn.example', ca: server.cert,
   });
 });
@@ -97,8 +97,8 @@ test('with no channel the reset mail is recorded as logged, named in the log wit
 
 test('a message job run twice for the same event (a retried attempt) records and sends one mail', async () => {
   const customer = new CustomerRepository(env.platform.db).create({ email: 'gus@customer.example', name: 'Gus' });
-  const channel = env.platform.moduleInstances.list('Notification', 'Smtp')[0];
-  const opened = env.platform.moduleInstances.get(channel.uuid)!;
+  const channel = (await env.platform.moduleInstances.list('Notification', 'Smtp'))[0];
+  const opened = (await env.platform.moduleInstances.get(channel.uuid))!;
   const smtp = env.platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: opened.uuid, module_data: opened.module_data });
   const event = {
     invoice_uuid: 'c0ffee00-0000-4000-8000-000000000002', invoice_number: 'INV-2026-000008', customer_uuid: customer.uuid, service_uuid: null,

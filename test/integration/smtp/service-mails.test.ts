@@ -22,7 +22,7 @@ before(async () => {
   await createServer(panelProcess, 'main', '10.77.0.1/22');
   env = await openSmtpPlatform();
   (await vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash }));
-  env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
+  await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   });
 });

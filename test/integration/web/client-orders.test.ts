@@ -58,7 +58,7 @@ before(async () => {
 
   const started = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   double = started.double;
-  const gateway = platform.moduleInstances.create('Payment', 'Stripe', 'Card (Stripe double)', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
+  const gateway = await platform.moduleInstances.create('Payment', 'Stripe', 'Card (Stripe double)', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
   double.webhookUrl = `${url}/webhooks/payment/${gateway.uuid}`;
 
   priced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'premium', disk_space: 10, bandwidth: 100 })).uuid;
