@@ -113,7 +113,7 @@ test('an order creates the unpaid invoice and the pending service owned by the c
   assert.equal(invoice.status, 'unpaid');
   assert.equal(invoice.amount_minor, 7500);
   assert.equal(invoice.currency, 'EUR');
-  assert.equal(web.customers.repo.ownerOf(invoice.service_uuid!), alice);
+  assert.equal(await web.customers.queries.ownerOf(invoice.service_uuid!), alice);
   assert.equal(platform.serviceAdmin.describe(invoice.service_uuid!).provision_status, 'pending');
   assert.equal(platform.serviceAdmin.describe(invoice.service_uuid!).service_data.username, 'alice_annual');
 

@@ -14,7 +14,7 @@ export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
   const recurring = deps.platform.recurring;
 
   area.post<{ Params: { uuid: string } }>('/services/:uuid/cancel', { schema: { params: Params } }, async (request, reply) => {
-    ownedService(deps, request, request.params.uuid);
+    await ownedService(deps, request, request.params.uuid);
     const back = `/client/services/${request.params.uuid}`;
     const form = CancelForm.safeParse(request.body ?? {});
     if (!form.success) {

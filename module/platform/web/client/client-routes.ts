@@ -24,8 +24,8 @@ const SERVICE = z.object({ uuid: z.string().max(64) });
 const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(CLIENT_AREA_METHOD).optional() });
 
 /** The Product instance of a service the request's customer owns; 404 otherwise (never telling whether it exists). */
-export function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Product {
-  const owner = deps.customers.repo.ownerOf(uuid);
+export async function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<Product> {
+  const owner = await deps.customers.queries.ownerOf(uuid);
   if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
   return deps.platform.serviceAdmin.productForService(uuid);
 }
@@ -46,8 +46,8 @@ function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string):
 }
 
 /** The customer's services with product and status. */
-function myServices(deps: WebDeps, customerUuid: string) {
-  return deps.customers.repo.serviceUuids(customerUuid).map((uuid) => summary(deps.platform.serviceAdmin.describe(uuid)));
+async function myServices(deps: WebDeps, customerUuid: string) {
+  return (await deps.customers.queries.serviceUuids(customerUuid)).map((uuid) => summary(deps.platform.serviceAdmin.describe(uuid)));
 }
 
 /** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */
@@ -90,7 +90,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     invoiceRoutes(deps, area);
     billingRoutes(deps, area);
 
-    area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: myServices(deps, request.customer!.uuid) }));
+    area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
 
     area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
       const { view, module } = ownedServiceView(deps, request, request.params.uuid);
@@ -110,7 +110,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     });
 
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
-      const module = ownedService(deps, request, request.params.uuid);
+      const module = await ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
       const waiting = awaitedInvoice(await deps.platform.recurring.periods.view(request.params.uuid));
       return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
@@ -119,7 +119,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {
       let module: Product;
       try {
-        module = ownedService(deps, request, request.params.uuid);
+        module = await ownedService(deps, request, request.params.uuid);
       } catch (error) {
         if (wantsHtml(request)) throw error;
         return reply.code(404).send({ success: false, message: (error as Error).message });
