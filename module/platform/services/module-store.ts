@@ -45,6 +45,17 @@ export const MODULE_HOST_MIGRATIONS: readonly Migration[] = [
         version INTEGER NOT NULL
       );`,
   },
+  {
+    version: 3,
+    name: 'scheduled-slots',
+    // A manifest's scheduled work claims each tick (slot = floor(now / everyMs)) here: the one insert that lands runs it.
+    up: `CREATE TABLE scheduled_slots (
+        work TEXT NOT NULL,
+        slot BIGINT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (work, slot)
+      );`,
+  },
 ];
 
 /** The module host's tables as the query layer sees them. */
@@ -52,6 +63,7 @@ export interface ModuleHostTables {
   module_states: { module_type: string; module_name: string; active: number; last_action: string; last_result: string; updated_at: string };
   module_instances: { uuid: string; module_type: string; module_name: string; label: string; module_data_sealed: string; created_at: string; updated_at: string };
   module_switch_version: { id: number; version: number };
+  scheduled_slots: { work: string; slot: number; claimed_at: string };
 }
 
 /** A module's recorded state: switched on or off, and what its last activate/deactivate/update answered. */
@@ -116,6 +128,19 @@ export class ModuleStateStore {
         .execute();
     });
     return (await this.get(type, name))!;
+  }
+
+  /**
+   * Claims tick `slot` of scheduled work `work` for this process: true for the one caller of any process whose insert
+   * lands, false for every other (a conditional write, either engine). Slots older than `keep` before it are dropped.
+   */
+  async claimSlot(work: string, slot: number, keep = 16): Promise<boolean> {
+    const result = await this.db.insertInto('scheduled_slots').values({ work, slot, claimed_at: this.clock.now().toISOString() })
+      .onConflict((oc) => oc.columns(['work', 'slot']).doNothing())
+      .executeTakeFirst();
+    const won = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    if (won) await this.db.deleteFrom('scheduled_slots').where('work', '=', work).where('slot', '<', slot - keep).execute();
+    return won;
   }
 
   /** The switch version: moves with every recorded switch of any process (0 before the first). */
