@@ -40,7 +40,7 @@ test('every record the platform writes is dated by its injected clock', async ()
     assert.deepEqual((await platform.tokens.list()).concat(await platform.workerTokens.list()).map((t) => t.created_at), ['2031-02-03T04:05:07.000Z', '2031-02-03T04:05:07.000Z']);
     const added = (await platform.taskStore.insert({ backend: 'embedded', job: 'J', queue: 'q', input: {}, tags: ['x'], options: { tries: 2, backoff: 5, timeout: 30, maxExceptions: 2 } }));
     assert.equal((await platform.taskStore.get(added.id))!.createdAt, '2031-02-03T04:05:07.000Z');
-    const versions = platform.db.prepare('SELECT DISTINCT updated_at FROM module_versions').all() as Array<{ updated_at: string }>;
+    const versions = await platform.store.db.selectFrom('module_versions').select('updated_at').distinct().execute();
     assert.ok(versions.every((v) => v.updated_at === at), JSON.stringify(versions));
   });
 });

@@ -46,7 +46,8 @@ test('a running platform follows CLI switches of a module (off, then on) without
     assert.ok(await until(() => platform.modules.has('Product', 'VpnProduct')), 'the running platform mounted the module again');
 
     // activate()/deactivate() ran once each, in the CLI's process: following them logged no second answer.
-    const answers = platform.db.prepare("SELECT action FROM module_logs WHERE module_name = 'VpnProduct' AND action IN ('activate', 'deactivate') ORDER BY id").all() as Array<{ action: string }>;
+    const answers = await platform.store.db.selectFrom('module_logs').select('action')
+      .where('module_name', '=', 'VpnProduct').where('action', 'in', ['activate', 'deactivate']).orderBy('id').execute();
     assert.deepEqual(answers.map((a) => a.action), ['deactivate', 'activate']);
     assert.deepEqual(await platform.followModuleSwitches(), [], 'in line again');
   } finally {
