@@ -35,8 +35,8 @@ export async function startDemoBilling(platform: Platform, platformUrl: string, 
   }
   try {
     const admin = platform.moduleAdmin;
-    const existing = admin.listInstances('Payment', 'Stripe').find((i) => i.label === GATEWAY_LABEL);
-    const gateway = existing ? admin.updateInstance(existing.uuid, { module_data: moduleData }) : admin.createInstance('Payment', 'Stripe', GATEWAY_LABEL, moduleData);
+    const existing = (await admin.listInstances('Payment', 'Stripe')).find((i) => i.label === GATEWAY_LABEL);
+    const gateway = existing ? await admin.updateInstance(existing.uuid, { module_data: moduleData }) : await admin.createInstance('Payment', 'Stripe', GATEWAY_LABEL, moduleData);
     if (double) double.webhookUrl = `${platformUrl}/webhooks/payment/${gateway.uuid}`;
     const billing = platform.billing;
     const customer = (await billing.customers.findByEmail(customerEmail)) ?? (await billing.customers.create({ email: customerEmail, name: 'Demo customer' }));

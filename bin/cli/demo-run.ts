@@ -76,13 +76,13 @@ async function demoLogins(running: RunningPlatform, productUuid: string): Promis
   if (admin) await web.admins.setPassword(admin.id, adminPassword);
   else await web.admins.create({ email: DEMO_ADMIN, name: 'Demo admin', password: adminPassword, role: 'Administrator' });
   const customerPassword = randomPassword();
-  const customer = web.customers.repo.findByEmail(DEMO_CUSTOMER);
+  const customer = await web.customers.queries.findByEmail(DEMO_CUSTOMER);
   const customerUuid = customer ? customer.uuid : (await web.customers.create({ email: DEMO_CUSTOMER, name: 'Demo customer', password: customerPassword })).uuid;
   if (customer) await web.customers.setPassword(customer.uuid, customerPassword);
-  let service = web.customers.repo.serviceUuids(customerUuid)[0];
+  let service = (await web.customers.queries.serviceUuids(customerUuid))[0];
   if (!service) {
     service = (await running.platform.ops.createService(productUuid, { username: 'demo_customer' })).uuid;
-    web.customers.repo.assignService(service, customerUuid);
+    await web.customers.queries.assignService(service, customerUuid);
     await running.platform.ops.runAction(service, 'create', {});
   }
   return { admin: adminPassword, customer: customerPassword, service };

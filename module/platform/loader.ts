@@ -361,10 +361,14 @@ export class ModuleLoader {
     for (const { type, name, manifest, ext } of this.mounted()) {
       for (const work of manifest.scheduled ?? []) {
         let running = false;
+        const key = `${type}/${name}:${work.name}`;
+        const states = this.host.states;
+        // Each tick is claimed in the store first: with several platform processes, one of them runs it.
+        const claimed = async () => !states || states.claimSlot(key, Math.floor(this.shared.clock.now().getTime() / work.everyMs));
         const timer = setInterval(() => {
           if (running || !this.has(type, name)) return;
           running = true;
-          work.run(ext).catch((error: unknown) => onError(`${type}/${name}:${work.name}`, error)).finally(() => {
+          claimed().then((won) => (won ? work.run(ext) : undefined)).catch((error: unknown) => onError(key, error)).finally(() => {
             running = false;
           });
         }, work.everyMs);

@@ -162,7 +162,7 @@ export class Platform {
         { store, platform: new QueryPlatformReads(store), sealer: box, workerCall: null, states: await ModuleStateStore.open(store, clock) },
       );
       const loaded = await modules.load();
-      const moduleInstances = new ModuleInstanceStore(db, box, clock);
+      const moduleInstances = await ModuleInstanceStore.open(store, box, clock);
       const catalogue = new Catalogue(products, modules);
       const serviceAdmin = new ServiceAdmin(services, products, modules, (uuid) => billing.recurring.periods.view(uuid));
       const moduleAdmin = new ModuleAdmin(modules, moduleInstances);

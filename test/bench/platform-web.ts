@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < CUSTOMERS; i++) {
       const email = `c${i}@example.com`;
       const customer = await stack.web.customers.create({ email, password: 'Customer-Pass-1' });
-      stack.web.customers.repo.assignService(uuids[i], customer.uuid);
+      await stack.web.customers.queries.assignService(uuids[i], customer.uuid);
       cookies.push(`${CUSTOMER_COOKIE}=${await stack.web.sessions.start('customer', customer.uuid)}`);
       urls.push(`/client/services/${uuids[i]}`);
     }

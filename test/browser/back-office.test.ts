@@ -20,7 +20,7 @@ before(async () => {
   s = await startWebBrowserStack();
   const started = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   double = started.double;
-  const gateway = s.stack.platform.platform.moduleAdmin.createInstance('Payment', 'Stripe', 'Card', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
+  const gateway = await s.stack.platform.platform.moduleAdmin.createInstance('Payment', 'Stripe', 'Card', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
   double.webhookUrl = `${s.url}/webhooks/payment/${gateway.uuid}`;
 });
 

@@ -21,9 +21,9 @@ async function provisioned(username: string, email: string, password: string): P
   const ops = s.stack.platform.platform.ops;
   const products = (await s.stack.platform.platform.catalogue.list());
   const product = products[0] ?? (await ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 50 }));
-  const customer = s.web.customers.repo.findByEmail(email) ?? (await s.web.customers.create({ email, password }));
+  const customer = (await s.web.customers.queries.findByEmail(email)) ?? (await s.web.customers.create({ email, password }));
   const uuid = (await ops.createService(product.uuid, { username })).uuid;
-  s.web.customers.repo.assignService(uuid, customer.uuid);
+  await s.web.customers.queries.assignService(uuid, customer.uuid);
   await ops.runAction(uuid, 'create', {});
   await until(async () => ((await s.stack.platform.platform.services.get(uuid))?.provision_status === 'completed' ? true : undefined), 20_000, 100);
   return uuid;

@@ -19,7 +19,7 @@ before(async () => {
   const product = await ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'basic', bandwidth: 50 });
   const customer = await s.web.customers.create(CUSTOMER);
   service = (await ops.createService(product.uuid, { username: 'icon_user' })).uuid;
-  s.web.customers.repo.assignService(service, customer.uuid);
+  await s.web.customers.queries.assignService(service, customer.uuid);
   await ops.runAction(service, 'create', {});
   await until(async () => ((await s.stack.platform.platform.services.get(service))?.provision_status === 'completed' ? true : undefined), 20_000, 100);
 });

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { createHooks } from '../../hooks.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock } from '../../panel/shared/clock.ts';
-import { sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
+import { ModuleLogRepository } from '../../module/platform/store/query/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../module/platform/services/lifecycle.ts';
 import { openPlatformDb } from '../../module/platform/store/db.ts';
 import { sqliteQueryStore, type QueryStore } from '../../module/platform/store/query/query-store.ts';
@@ -31,7 +31,7 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
   const logger = pino({ level: 'silent' });
   const services = new ServiceQueries(query, box);
   const lifecycle = new ServiceLifecycle<QueryStore>({
-    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks: createHooks(logger), moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
+    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks: createHooks(logger), moduleLogs: new ModuleLogRepository(query), clock: systemClock, logger,
   });
   lifecycle.attach(store.events);
   const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300 });

@@ -12,12 +12,12 @@ import { pino } from 'pino';
 import { createHooks, type HookEventName } from '../../hooks.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { systemClock } from '../../panel/shared/clock.ts';
-import { readModuleLogs, sqliteModuleLogSink } from '../../module/platform/store/repositories/module-logs.ts';
+import { ModuleLogRepository } from '../../module/platform/store/query/repositories/module-logs.ts';
 import type { PlatformContext } from '../../module/contract/platform-context.ts';
 import { Product } from '../../module/contract/product.ts';
 import { JOB_ERRORS, jobError, jobSuccess, type JobResult } from '../../module/contract/result.ts';
 import { ACTION_TRANSITIONS, type JobMethod, type ProvisionAction, type ProvisionStatus } from '../../module/contract/provision-status.ts';
-import { sqliteModuleVersionStore } from '../../module/platform/store/repositories/module-versions.ts';
+import { StoredModuleVersions } from '../../module/platform/store/query/repositories/module-versions.ts';
 import type { Platform } from '../../module/platform/platform.ts';
 import { workerTaskRoutes } from '../../module/platform/routes/worker-tasks.ts';
 import { ServiceLifecycle, type StatusWrite } from '../../module/platform/services/lifecycle.ts';
@@ -88,6 +88,7 @@ interface Rig {
   productUuid: string;
   ctx: PlatformContext;
   dir: string;
+  logs: ModuleLogRepository;
 }
 
 async function rig(): Promise<Rig> {
@@ -97,6 +98,7 @@ async function rig(): Promise<Rig> {
   const query = sqliteQueryStore(db);
   const services = new ServiceQueries(query, box);
   const taskStore = new TaskStore(query, box);
+  const logs = new ModuleLogRepository(query);
   const logger = pino({ level: 'silent' });
   const hooks = createHooks(logger);
   const events: Rig['events'] = [];
@@ -104,7 +106,7 @@ async function rig(): Promise<Rig> {
     hooks.on(event, (payload) => void events.push({ event, uuid: payload.service_uuid }));
   }
   const lifecycle = new ServiceLifecycle<QueryStore>({
-    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
+    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: logs, clock: systemClock, logger,
   });
   const writes: StatusWrite[] = [];
   lifecycle.onWrite((write) => void writes.push(write));
@@ -123,10 +125,10 @@ async function rig(): Promise<Rig> {
     config: { enabled: true, version: '1.0.0' },
     viewsDir: dir,
     clock: systemClock,
-    moduleLogs: sqliteModuleLogSink(db),
-    versions: sqliteModuleVersionStore(db, systemClock),
+    moduleLogs: logs,
+    versions: new StoredModuleVersions(query, systemClock),
   } as PlatformContext;
-  return { db, services, taskStore, lifecycle, writes, events, productUuid, ctx, dir };
+  return { db, services, taskStore, lifecycle, writes, events, productUuid, ctx, dir, logs };
 }
 
 async function productFor(r: Rig, uuid: string): Promise<StateTableProduct> {
@@ -183,7 +185,7 @@ async function check(r: Rig, cases: Awaited<ReturnType<typeof seed>>): Promise<v
       assert.equal(task.lastError, reason, label);
       if (expected.at(-1) === 'failed') assert.equal(service.status_reason, reason, `${label}: the reason is the task's error`);
     }
-    const logs = readModuleLogs(r.db, { name: 'StateTableProduct', limit: 1000 }).filter((l) => (l.request as { service_uuid?: string }).service_uuid === c.uuid);
+    const logs = (await r.logs.read({ name: 'StateTableProduct', limit: 1000 })).filter((l) => (l.request as { service_uuid?: string }).service_uuid === c.uuid);
     const retries = logs.filter((l) => (l.response as { retry?: boolean }).retry === true).length;
     assert.equal(retries, c.outcome === 'exhausted' ? 2 : 0, `${label}: one retry log line per failed attempt with tries left`);
   }

@@ -12,7 +12,7 @@ import type { Smtp } from '../../module/modules/Notification/Smtp/smtp.ts';
 import { buildPlatformApp } from '../../module/platform/app.ts';
 import { Platform } from '../../module/platform/platform.ts';
 import { startRemoteWorker } from '../../module/platform/remote-worker.ts';
-import { CustomerRepository } from '../../module/platform/store/repositories/customers.ts';
+import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
 import { admin, until } from '../fixtures/platform/http.ts';
 import { seen, resetSeen, testImporter, testModulesConfig } from '../fixtures/platform/modules/test-modules.ts';
 import { removeDir, startRedis, tempDir } from '../fixtures/platform/processes.ts';
@@ -97,7 +97,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     assert.equal(channel.status, 201, JSON.stringify(channel.body));
     worker = await startRemoteWorker({ platformUrl: url, token: workerToken, queue: redis.url, workers: 2, logger: logger.child({ side: 'worker' }), modulesConfig, queueOptions: { prefix } });
     const store = smtpServices(platform.modules).smtpSends!;
-    const opened = platform.moduleInstances.get(channel.body.uuid)!;
+    const opened = (await platform.moduleInstances.get(channel.body.uuid))!;
     const smtp = platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: opened.uuid, module_data: opened.module_data });
 
     // 1. A send recorded on the platform; its deliverJob taken by the remote worker.
@@ -119,7 +119,7 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
     await until(async () => ((await store.get(hostedSend))?.status === 'sent' ? true : undefined), 30_000);
 
     // 3. Message events: the listener queues messageJob; the remote worker has the platform plan it, renders, records.
-    const customer = new CustomerRepository(platform.db).create({ email: 'cy@customer.example', name: 'Cy' });
+    const customer = await new CustomerQueries(platform.store).create({ email: 'cy@customer.example', name: 'Cy' });
     const invoice: InvoiceEvent = {
       invoice_uuid: 'c0ffee00-0000-4000-8000-0000000000aa', invoice_number: 'INV-2026-000042', customer_uuid: customer.uuid, service_uuid: null,
       product_uuid: null, module: null, amount: '7.00', amount_minor: 700, currency: 'EUR', due_date: '2026-12-10', at: '2026-11-23T16:00:00.000Z',

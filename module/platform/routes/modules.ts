@@ -45,17 +45,17 @@ export const moduleRoutes = (admin: ModuleAdmin, logs: ModuleLogQueries): Fastif
   app.delete('/modules/:type/:name/cache', { schema: { params: ModuleParams } }, async (request) => admin.invalidateCache(request.params.name));
 
   app.post('/modules/:type/:name/instances', { schema: { params: ModuleParams, body: z.object({ label, module_data: moduleData }) } }, async (request, reply) =>
-    reply.code(201).send(admin.createInstance(request.params.type, request.params.name, request.body.label, request.body.module_data)),
+    reply.code(201).send(await admin.createInstance(request.params.type, request.params.name, request.body.label, request.body.module_data)),
   );
 
   app.get('/modules/:type/:name/instances', { schema: { params: ModuleParams } }, async (request) => ({
-    instances: admin.listInstances(request.params.type, request.params.name),
+    instances: await admin.listInstances(request.params.type, request.params.name),
   }));
 
   app.get('/module-instances/:uuid', { schema: { params: InstanceParams } }, async (request) => admin.getInstance(request.params.uuid));
 
   app.put('/module-instances/:uuid', { schema: { params: InstanceParams, body: z.object({ label: label.optional(), module_data: moduleData.optional() }) } }, async (request) =>
-    admin.updateInstance(request.params.uuid, request.body),
+    await admin.updateInstance(request.params.uuid, request.body),
   );
 
   app.get('/module-logs', { schema: { querystring: LogQuerySchema } }, async (request) => logs.list(request.query));

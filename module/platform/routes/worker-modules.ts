@@ -9,7 +9,7 @@ import type { ModuleInstanceStore } from '../services/module-store.ts';
 /** `GET /api/worker/module-instances/:uuid`. */
 export const workerModuleRoutes = (instances: ModuleInstanceStore): FastifyPluginAsyncZod => async (app) => {
   app.get('/module-instances/:uuid', { schema: { params: z.object({ uuid: z.string().min(1).max(64) }) } }, async (request) => {
-    const found = instances.get(request.params.uuid);
+    const found = await instances.get(request.params.uuid);
     if (!found) throw new HttpError(404, UNKNOWN_GATEWAY(request.params.uuid));
     return found;
   });

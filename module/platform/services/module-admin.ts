@@ -76,27 +76,27 @@ export class ModuleAdmin {
   }
 
   /** Validates `module_data` with the module's getModuleData and stores it sealed as a new gateway/channel instance. */
-  createInstance(type: string, name: string, label: string, data: Record<string, unknown>): ModuleInstanceView {
+  async createInstance(type: string, name: string, label: string, data: Record<string, unknown>): Promise<ModuleInstanceView> {
     const module = this.instanceModule(type, name);
     const clean = module.getModuleData(data);
-    return view(this.instances.create(type as 'Payment' | 'Notification', name, label, clean));
+    return view(await this.instances.create(type as 'Payment' | 'Notification', name, label, clean));
   }
 
-  listInstances(type: string, name: string): ModuleInstanceSummary[] {
+  async listInstances(type: string, name: string): Promise<ModuleInstanceSummary[]> {
     this.instanceModule(type, name);
     return this.instances.list(type, name);
   }
 
-  getInstance(uuid: string): ModuleInstanceView {
-    return view(this.requireInstance(uuid));
+  async getInstance(uuid: string): Promise<ModuleInstanceView> {
+    return view(await this.requireInstance(uuid));
   }
 
   /** Merges `module_data` into the stored one (a secret left out keeps its value), validated again; renames with `label`. */
-  updateInstance(uuid: string, patch: { label?: string; module_data?: Record<string, unknown> }): ModuleInstanceView {
-    const current = this.requireInstance(uuid);
+  async updateInstance(uuid: string, patch: { label?: string; module_data?: Record<string, unknown> }): Promise<ModuleInstanceView> {
+    const current = await this.requireInstance(uuid);
     const module = this.instanceModule(current.module_type, current.module_name);
     const clean = module.getModuleData({ ...current.module_data, ...(patch.module_data ?? {}) });
-    return view(this.instances.update(uuid, patch.label ?? current.label, clean)!);
+    return view((await this.instances.update(uuid, patch.label ?? current.label, clean))!);
   }
 
   /**
@@ -104,7 +104,7 @@ export class ModuleAdmin {
    * gateway (its opened module_data), whose answer is written back unchanged.
    */
   async webhook(gatewayUuid: string, request: ModuleRequest): Promise<ModuleResponse> {
-    const found = this.instances.get(gatewayUuid);
+    const found = await this.instances.get(gatewayUuid);
     if (!found) throw new HttpError(404, UNKNOWN_GATEWAY(gatewayUuid));
     if (found.module_type !== 'Payment') throw new HttpError(404, NOT_A_GATEWAY(gatewayUuid));
     if (!this.modules.has('Payment', found.module_name)) throw new HttpError(404, `module Payment/${found.module_name} is not active`);
@@ -159,8 +159,8 @@ export class ModuleAdmin {
     return this.modules.instance<Payment | Notification>(type, name);
   }
 
-  private requireInstance(uuid: string): ModuleInstance {
-    const found = this.instances.get(uuid);
+  private async requireInstance(uuid: string): Promise<ModuleInstance> {
+    const found = await this.instances.get(uuid);
     if (!found) throw new HttpError(404, UNKNOWN_GATEWAY(uuid));
     return found;
   }

@@ -2,11 +2,10 @@
 // version every process follows (bumped with each switch in the same transaction), and the sealed `module_data` of
 // Payment gateway / Notification channel instances.
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../panel/shared/clock.ts';
 import type { Sealer } from '../extension.ts';
-import { runMigrations, type Migration } from '../store/migrator.ts';
+import type { Migration } from '../store/migrator.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
 
 export const MODULE_HOST_SCOPE = 'module-host';
@@ -46,6 +45,17 @@ export const MODULE_HOST_MIGRATIONS: readonly Migration[] = [
         version INTEGER NOT NULL
       );`,
   },
+  {
+    version: 3,
+    name: 'scheduled-slots',
+    // A manifest's scheduled work claims each tick (slot = floor(now / everyMs)) here: the one insert that lands runs it.
+    up: `CREATE TABLE scheduled_slots (
+        work TEXT NOT NULL,
+        slot BIGINT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (work, slot)
+      );`,
+  },
 ];
 
 /** The module host's tables as the query layer sees them. */
@@ -53,6 +63,7 @@ export interface ModuleHostTables {
   module_states: { module_type: string; module_name: string; active: number; last_action: string; last_result: string; updated_at: string };
   module_instances: { uuid: string; module_type: string; module_name: string; label: string; module_data_sealed: string; created_at: string; updated_at: string };
   module_switch_version: { id: number; version: number };
+  scheduled_slots: { work: string; slot: number; claimed_at: string };
 }
 
 /** A module's recorded state: switched on or off, and what its last activate/deactivate/update answered. */
@@ -119,6 +130,19 @@ export class ModuleStateStore {
     return (await this.get(type, name))!;
   }
 
+  /**
+   * Claims tick `slot` of scheduled work `work` for this process: true for the one caller of any process whose insert
+   * lands, false for every other (a conditional write, either engine). Slots older than `keep` before it are dropped.
+   */
+  async claimSlot(work: string, slot: number, keep = 16): Promise<boolean> {
+    const result = await this.db.insertInto('scheduled_slots').values({ work, slot, claimed_at: this.clock.now().toISOString() })
+      .onConflict((oc) => oc.columns(['work', 'slot']).doNothing())
+      .executeTakeFirst();
+    const won = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    if (won) await this.db.deleteFrom('scheduled_slots').where('work', '=', work).where('slot', '<', slot - keep).execute();
+    return won;
+  }
+
   /** The switch version: moves with every recorded switch of any process (0 before the first). */
   async version(): Promise<number> {
     const row = await this.db.selectFrom('module_switch_version').select('version').where('id', '=', 1).executeTakeFirst();
@@ -126,41 +150,54 @@ export class ModuleStateStore {
   }
 }
 
-/** Payment gateway / Notification channel instances; `module_data` sealed as a whole with the platform SecretBox. */
+/** Payment gateway / Notification channel instances on the platform's store (either engine); `module_data` sealed as a
+ * whole with the platform SecretBox. */
 export class ModuleInstanceStore {
-  private readonly getStmt;
-  private readonly listStmt;
-  private readonly insertStmt;
-  private readonly updateStmt;
+  private readonly db: Kysely<ModuleHostTables>;
 
-  constructor(db: Database.Database, private readonly sealer: Sealer, private readonly clock: Clock) {
-    runMigrations(db, MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS, clock);
-    this.getStmt = db.prepare('SELECT * FROM module_instances WHERE uuid = ?');
-    this.listStmt = db.prepare('SELECT * FROM module_instances WHERE module_type = ? AND module_name = ? ORDER BY created_at, uuid');
-    this.insertStmt = db.prepare(`INSERT INTO module_instances (uuid, module_type, module_name, label, module_data_sealed, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    this.updateStmt = db.prepare('UPDATE module_instances SET label = ?, module_data_sealed = ?, updated_at = ? WHERE uuid = ?');
+  private constructor(store: QueryStore, private readonly sealer: Sealer, private readonly clock: Clock) {
+    this.db = store.db as unknown as Kysely<ModuleHostTables>;
   }
 
-  create(type: 'Payment' | 'Notification', name: string, label: string, data: Record<string, unknown>): ModuleInstance {
+  /** The store over `store`, its scope migrated. */
+  static async open(store: QueryStore, sealer: Sealer, clock: Clock): Promise<ModuleInstanceStore> {
+    await store.migrate([[MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS]], clock);
+    return new ModuleInstanceStore(store, sealer, clock);
+  }
+
+  /** Stores a new instance with `data` sealed; answers it opened. */
+  async create(type: 'Payment' | 'Notification', name: string, label: string, data: Record<string, unknown>): Promise<ModuleInstance> {
     const uuid = randomUUID();
     const now = this.clock.now().toISOString();
-    this.insertStmt.run(uuid, type, name, label, this.sealer.seal(JSON.stringify(data)), now, now);
-    return this.get(uuid)!;
+    await this.db.insertInto('module_instances')
+      .values({ uuid, module_type: type, module_name: name, label, module_data_sealed: this.sealer.seal(JSON.stringify(data)), created_at: now, updated_at: now })
+      .execute();
+    return (await this.get(uuid))!;
   }
 
-  get(uuid: string): ModuleInstance | null {
-    const row = this.getStmt.get(uuid) as InstanceRow | undefined;
+  /** The instance with its `module_data` opened, or null. */
+  async get(uuid: string): Promise<ModuleInstance | null> {
+    const row = await this.db.selectFrom('module_instances').selectAll().where('uuid', '=', uuid).executeTakeFirst();
     return row ? this.open(row) : null;
   }
 
-  list(type: string, name: string): ModuleInstanceSummary[] {
-    return (this.listStmt.all(type, name) as InstanceRow[]).map(({ module_data_sealed: _sealed, ...summary }) => summary);
+  /** A module's instances without their settings, oldest first. */
+  async list(type: string, name: string): Promise<ModuleInstanceSummary[]> {
+    const rows = await this.db.selectFrom('module_instances')
+      .select(['uuid', 'module_type', 'module_name', 'label', 'created_at', 'updated_at'])
+      .where('module_type', '=', type).where('module_name', '=', name)
+      .orderBy('created_at').orderBy('uuid')
+      .execute();
+    return rows;
   }
 
-  update(uuid: string, label: string, data: Record<string, unknown>): ModuleInstance | null {
-    const changed = this.updateStmt.run(label, this.sealer.seal(JSON.stringify(data)), this.clock.now().toISOString(), uuid).changes;
-    return changed ? this.get(uuid) : null;
+  /** Replaces label and settings; null when no such instance. */
+  async update(uuid: string, label: string, data: Record<string, unknown>): Promise<ModuleInstance | null> {
+    const result = await this.db.updateTable('module_instances')
+      .set({ label, module_data_sealed: this.sealer.seal(JSON.stringify(data)), updated_at: this.clock.now().toISOString() })
+      .where('uuid', '=', uuid)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0 ? this.get(uuid) : null;
   }
 
   private open(row: InstanceRow): ModuleInstance {

@@ -56,7 +56,7 @@ export async function createWebDeps(platform: Platform, opts: WebHostOptions = {
   return {
     platform, signer, sessions, roles,
     admins: new AdminUsers(store, roles, sessions, clock),
-    customers: new CustomerAccounts(store, signer, sessions, clock, platform.db),
+    customers: new CustomerAccounts(store, signer, sessions, clock),
     secureCookies: opts.secureCookies ?? false,
     views: new PageViews(join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform')),
     loginThrottle: new LoginThrottle(store, clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),

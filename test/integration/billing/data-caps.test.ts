@@ -34,7 +34,7 @@ before(async () => {
   const { hash } = gw.app.services.accessHashes.create('127.0.0.1');
   const added = await stack.api('POST', '/panels', { location: 'ams', api_url: url, access_hash: hash });
   assert.equal(added.status, 201, JSON.stringify(added.body));
-  stack.platform.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
+  await stack.platform.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
     host: '127.0.0.1', port: smtp.port, encryption: 'starttls', username: smtp.user, password: smtp.password, sender: 'VPN Host <noreply@vpn.example>', ca: smtp.cert,
   });
   for (const name of ['service.usage_warning', 'service.usage_exceeded'] as const) {

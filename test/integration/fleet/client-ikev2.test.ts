@@ -113,7 +113,7 @@ test('IKEv2 on the account\'s server: the tab links all three; each download is 
 test('HTTP client area: the customer downloads each profile at ajax/connect/<method>; the route takes digits, nothing else', async () => {
   const web = await createWebDeps(stack.platform.platform);
   const customer = await web.customers.create(CUSTOMER);
-  web.customers.repo.assignService(uuid, customer.uuid);
+  await web.customers.queries.assignService(uuid, customer.uuid);
   const b = new Browser(stack.platform.app);
   assert.equal((await b.loginCustomer(CUSTOMER.email, CUSTOMER.password)).statusCode, 303);
 

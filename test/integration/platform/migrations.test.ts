@@ -5,8 +5,8 @@ import { cpSync } from 'node:fs';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
-import { installedVersion } from '../../../module/platform/store/repositories/module-versions.ts';
+import { ModuleLogRepository } from '../../../module/platform/store/query/repositories/module-logs.ts';
+import { ModuleVersionQueries } from '../../../module/platform/store/query/repositories/module-versions.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
@@ -55,8 +55,8 @@ test('a database of the earlier layout upgrades in place and keeps its services,
       const added = (await tasks.insert({ backend: 'embedded', job: 'ModuleJob', queue: 'default', input: { x: 1 }, tags: ['create', `service:${one.uuid}`], options: { tries: 1, backoff: 0, timeout: 30, maxExceptions: 1 } }));
       assert.equal(added.status, 'pending');
 
-      assert.equal(readModuleLogs(db).length, 7);
-      assert.equal(installedVersion(db, 'Product', 'VpnProduct'), '1.0.0');
+      assert.equal((await new ModuleLogRepository(sqliteQueryStore(db)).read()).length, 7);
+      assert.equal(await new ModuleVersionQueries(sqliteQueryStore(db)).installed('Product', 'VpnProduct'), '1.0.0');
     } finally {
       db.close();
     }

@@ -79,7 +79,7 @@ test('gateway and channel instances: module_data is validated, stored sealed, an
   assert.equal(renamed.status, 200);
   assert.equal(renamed.body.label, 'Gateway A');
   assert.deepEqual(renamed.body.secret_keys.sort(), ['api_key', 'webhook_secret'], 'secrets left out of an update keep their values');
-  assert.equal(platform.moduleInstances.get(gateway)?.module_data.api_key, PAY_KEY);
+  assert.equal((await platform.moduleInstances.get(gateway))?.module_data.api_key, PAY_KEY);
 
   assert.equal((await api('POST', '/api/admin/modules/Plugin/TestPlugin/instances', { label: 'x', module_data: {} })).status, 422);
   assert.equal((await api('POST', '/api/admin/modules/Payment/Nope/instances', { label: 'x', module_data: {} })).status, 404);

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { createHooks, type Hooks } from '../../../hooks.ts';
 import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { systemClock } from '../../../panel/shared/clock.ts';
-import { sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
+import { ModuleLogRepository } from '../../../module/platform/store/query/repositories/module-logs.ts';
 import { ServiceLifecycle } from '../../../module/platform/services/lifecycle.ts';
 import { openPlatformDb, type Db } from '../../../module/platform/store/db.ts';
 import { sqliteQueryStore, type QueryStore } from '../../../module/platform/store/query/query-store.ts';
@@ -39,7 +39,7 @@ beforeEach(async () => {
   failedEvents = [];
   hooks.on('service.failed', (e) => void failedEvents.push({ service_uuid: e.service_uuid, action: e.action, reason: e.reason }));
   const lifecycle = new ServiceLifecycle<QueryStore>({
-    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: sqliteModuleLogSink(db), clock: systemClock, logger,
+    statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: new ModuleLogRepository(query), clock: systemClock, logger,
   });
   lifecycle.attach(store.events);
   sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);

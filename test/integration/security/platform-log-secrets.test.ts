@@ -101,8 +101,8 @@ test('no SMTP channel: the unsent "VPN is ready" mail, the client-area link and 
 test('SMTP configured: the delivered mail carries its link, and neither it nor the other link and token is in any log', async () => {
   const stack = await startVpnWebStack(panelProcess, quickSmtpConfig(), {
     customer: { email: 'sam@logs.example', password: 'Sam-Pass-123' },
-    beforeService: (platform) => {
-      platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
+    beforeService: async (platform) => {
+      await platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
         host: '127.0.0.1', port: smtp.port, encryption: 'starttls', username: smtp.user, password: smtp.password, sender: 'VPN <noreply@vpn.example>', ca: smtp.cert,
       });
     },

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { InvoiceEvent } from '../../../hooks.ts';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import type { Smtp } from '../../../module/modules/Notification/Smtp/smtp.ts';
-import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
+import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { openSmtpPlatform, startSmtpServer, type TestSmtpServer } from './smtp-fixture.ts';
 
 let server: TestSmtpServer;
@@ -15,7 +15,7 @@ let env: Awaited<ReturnType<typeof openSmtpPlatform>>;
 before(async () => {
   server = await startSmtpServer();
   env = await openSmtpPlatform();
-  env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Billing mail', {
+  await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Billing mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'billing@vpn.example', ca: server.cert,
   });
 });
@@ -26,7 +26,7 @@ after(async () => {
 });
 
 test('invoice created, payment failed and payment received are mailed to the invoice customer; a refund is not', async () => {
-  const customer = new CustomerRepository(env.platform.db).create({ email: 'dora@customer.example', name: 'Dora' });
+  const customer = await new CustomerQueries(env.platform.store).create({ email: 'dora@customer.example', name: 'Dora' });
   const invoice: InvoiceEvent = {
     invoice_uuid: 'c0ffee00-0000-4000-8000-000000000001', invoice_number: 'INV-2026-000007', customer_uuid: customer.uuid, service_uuid: null,
     product_uuid: null, module: null, amount: '12.50', amount_minor: 1250, currency: 'EUR', due_date: '2026-12-07', at: '2026-11-23T13:40:00.000Z',
@@ -59,7 +59,7 @@ test('invoice created, payment failed and payment received are mailed to the inv
 });
 
 test('a password reset request mails the link to the customer; the token is sealed in the task record and never logged', async () => {
-  const customer = new CustomerRepository(env.platform.db).create({ email: 'emil@customer.example', name: 'Emil' });
+  const customer = await new CustomerQueries(env.platform.store).create({ email: 'emil@customer.example', name: 'Emil' });
   const token = 'v1.ResetTokenPart-8812.SignaturePart-4407';
   const before = server.received.length;
   await env.platform.hooks.emit('customer.password_reset', {
@@ -80,7 +80,7 @@ test('a password reset request mails the link to the customer; the token is seal
 });
 
 test('with no channel the reset mail is recorded as logged, named in the log without its text or link', async () => {
-  const customer = new CustomerRepository(env.platform.db).create({ email: 'fay@customer.example', name: 'Fay' });
+  const customer = await new CustomerQueries(env.platform.store).create({ email: 'fay@customer.example', name: 'Fay' });
   const token = 'v1.OtherResetToken-5521.Sig-9932';
   const smtp = env.platform.modules.instance<Smtp>('Notification', 'Smtp');
   const result = await smtp.messageJob('customer.password_reset', { customer_uuid: customer.uuid, email: customer.email, expires_at: 'soon', at: 'now' },
@@ -95,9 +95,9 @@ test('with no channel the reset mail is recorded as logged, named in the log wit
 });
 
 test('a message job run twice for the same event (a retried attempt) records and sends one mail', async () => {
-  const customer = new CustomerRepository(env.platform.db).create({ email: 'gus@customer.example', name: 'Gus' });
-  const channel = env.platform.moduleInstances.list('Notification', 'Smtp')[0];
-  const opened = env.platform.moduleInstances.get(channel.uuid)!;
+  const customer = await new CustomerQueries(env.platform.store).create({ email: 'gus@customer.example', name: 'Gus' });
+  const channel = (await env.platform.moduleInstances.list('Notification', 'Smtp'))[0];
+  const opened = (await env.platform.moduleInstances.get(channel.uuid))!;
   const smtp = env.platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: opened.uuid, module_data: opened.module_data });
   const event = {
     invoice_uuid: 'c0ffee00-0000-4000-8000-000000000002', invoice_number: 'INV-2026-000008', customer_uuid: customer.uuid, service_uuid: null,

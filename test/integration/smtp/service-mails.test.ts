@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { smtpServices } from '../../../module/modules/Notification/Smtp/index.ts';
 import { vpnProductServices } from '../../../module/modules/Product/VpnProduct/index.ts';
-import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
+import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { panel } from '../../fixtures/platform/http.ts';
 import { startPanel, removeDir, type PanelProcess } from '../../fixtures/platform/processes.ts';
 import { createServer } from '../../fixtures/platform/setup.ts';
@@ -22,7 +22,7 @@ before(async () => {
   await createServer(panelProcess, 'main', '10.77.0.1/22');
   env = await openSmtpPlatform();
   await vpnProductServices(env.platform.modules).panelStore!.upsert({ location: 'ams', api_url: panelProcess.url, access_hash: panelProcess.accessHash });
-  env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
+  await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Customer mail', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: server.password, sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   });
 });
@@ -44,10 +44,10 @@ async function settle(uuid: string, status: string): Promise<void> {
 
 test('a customer is mailed how to connect when the service completes, then on suspend, unsuspend and terminate', async () => {
   const { platform } = env;
-  const customer = new CustomerRepository(platform.db).create({ email: 'carol@customer.example', name: 'Carol Example' });
+  const customer = await new CustomerQueries(platform.store).create({ email: 'carol@customer.example', name: 'Carol Example' });
   const product = await platform.ops.createProduct('VpnProduct', { server_location: 'ams', plan_type: 'premium', bandwidth: 50 });
   const service = await platform.ops.createService(product.uuid, { username: 'carol_vpn', password: SERVICE_PASSWORD });
-  assert.ok(new CustomerRepository(platform.db).assignService(service.uuid, customer.uuid));
+  assert.ok(await new CustomerQueries(platform.store).assignService(service.uuid, customer.uuid));
 
   await platform.ops.runAction(service.uuid, 'create', {});
   await settle(service.uuid, 'completed');

@@ -13,7 +13,7 @@ import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { WORKER_UNAUTHORIZED } from '../../../module/platform/errors.ts';
 import { Platform } from '../../../module/platform/platform.ts';
 import { moduleWorkerCall } from '../../../module/platform/remote-worker.ts';
-import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
+import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { WorkerApiClient } from '../../../module/platform/worker-api/client.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 import { quickSmtpConfig } from './smtp-fixture.ts';
@@ -104,7 +104,7 @@ async function ledgerScenario(ledger: SmtpLedger, tag: string): Promise<void> {
   assert.deepEqual(await ledger.beginDelivery('no-such-send'), { state: 'unknown' });
 
   // A message event: the facts from the customers table, then, once its send exists, the earlier send.
-  const customer = new CustomerRepository(platform.db).create({ email: `${tag}-inv@customer.example`, name: `Customer ${tag}` });
+  const customer = await new CustomerQueries(platform.store).create({ email: `${tag}-inv@customer.example`, name: `Customer ${tag}` });
   const invoice = {
     invoice_uuid: `inv-${tag}`, invoice_number: `INV-${tag}`, customer_uuid: customer.uuid, service_uuid: null, product_uuid: null, module: null,
     amount: '9.00', amount_minor: 900, currency: 'EUR', due_date: '2026-12-01', at: '2026-11-23T10:00:00.000Z',

@@ -23,8 +23,8 @@ after(async () => {
   await server?.close();
 });
 
-function channelInstance(uuid = channel): Smtp {
-  const found = env.platform.moduleInstances.get(uuid)!;
+async function channelInstance(uuid = channel): Promise<Smtp> {
+  const found = (await env.platform.moduleInstances.get(uuid))!;
   return env.platform.modules.instance<Smtp>('Notification', 'Smtp', { payment_gateway_uuid: found.uuid, module_data: found.module_data });
 }
 
@@ -41,8 +41,8 @@ function everything(): string {
   return storedBytes(env.dataDir) + env.lines.join('\n');
 }
 
-test('getModuleData refuses bad settings with the error bag (422) and the channel is stored sealed', () => {
-  assert.throws(() => env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Broken', { host: 'smtp example', port: 70000, encryption: 'ssl3', sender: 'nobody' }), (error: any) => {
+test('getModuleData refuses bad settings with the error bag (422) and the channel is stored sealed', async () => {
+  await assert.rejects(env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Broken', { host: 'smtp example', port: 70000, encryption: 'ssl3', sender: 'nobody' }), (error: any) => {
     assert.equal(error.statusCode, 422);
     assert.deepEqual(error.errors, {
       host: ['The host field format is invalid.'],
@@ -52,7 +52,7 @@ test('getModuleData refuses bad settings with the error bag (422) and the channe
     });
     return true;
   });
-  const created = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Relay', {
+  const created = await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Relay', {
     host: '127.0.0.1', port: String(server.port), encryption: 'STARTTLS', username: server.user, password: server.password,
     sender: 'VPN Host <noreply@vpn.example>', ca: server.cert,
   });
@@ -65,7 +65,7 @@ test('getModuleData refuses bad settings with the error bag (422) and the channe
 });
 
 test('send validation: each bad field answers 422 with its message, nothing is queued', async () => {
-  const smtp = channelInstance();
+  const smtp = await channelInstance();
   const bad = await smtp.send({ to: 'not-an-address', subject: 'x'.repeat(256), message: '', attachments: [{ content: 'a' }, 'nope'] });
   assert.equal(bad.status, 'error');
   assert.equal((bad as any).code, 422);
@@ -82,7 +82,7 @@ test('send validation: each bad field answers 422 with its message, nothing is q
 });
 
 test('a mail goes over STARTTLS with AUTH: subject, recipient, text, HTML and attachment arrive', async () => {
-  const smtp = channelInstance();
+  const smtp = await channelInstance();
   const { task, send } = await sendAndWait(smtp, {
     to: ' carol@customer.example ', subject: 'Your VPN is ready',
     message: '<p>Hello <b>Carol</b>,</p><p>your VPN is ready.</p>',
@@ -111,7 +111,7 @@ test('a mail goes over STARTTLS with AUTH: subject, recipient, text, HTML and at
 test('a 4xx then a 5xx reply are retried through the queue; the third try delivers', async () => {
   const before = server.received.length;
   server.script.push({ at: 'rcpt', code: 451, text: '4.3.0 Mailbox busy, try later' }, { at: 'data', code: 554, text: '5.7.1 Message rejected for now' });
-  const { task, send } = await sendAndWait(channelInstance(), { to: 'dave@customer.example', subject: 'Retry me', message: 'plain text body' });
+  const { task, send } = await sendAndWait(await channelInstance(), { to: 'dave@customer.example', subject: 'Retry me', message: 'plain text body' });
   assert.equal(task.status, 'completed', String(task.lastError));
   assert.equal(task.attempts, 3);
   assert.equal(send.status, 'sent');
@@ -127,7 +127,7 @@ test('a 4xx then a 5xx reply are retried through the queue; the third try delive
 
 test('a 5xx on every try fails the send with the reply in the module log and the secrets redacted', async () => {
   for (let i = 0; i < 3; i++) server.script.push({ at: 'rcpt', code: 550, text: `5.7.1 Relay denied for ${server.user} password=${server.password} (${server.password})` });
-  const { task, send } = await sendAndWait(channelInstance(), { to: 'erin@customer.example', subject: 'Doomed', message: 'never arrives' });
+  const { task, send } = await sendAndWait(await channelInstance(), { to: 'erin@customer.example', subject: 'Doomed', message: 'never arrives' });
   assert.equal(task.status, 'failed');
   assert.equal(task.attempts, 3);
   assert.equal(send.status, 'failed');
@@ -141,10 +141,10 @@ test('a 5xx on every try fails the send with the reply in the module log and the
 });
 
 test('wrong credentials: 535 after the last try, the tried password never logged', async () => {
-  const wrong = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Wrong', {
+  const wrong = await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Wrong', {
     host: '127.0.0.1', port: server.port, encryption: 'starttls', username: server.user, password: 'Wrong-Pass-55671', sender: 'noreply@vpn.example', ca: server.cert,
   });
-  const { task, send } = await sendAndWait(channelInstance(wrong.uuid), { to: 'frank@customer.example', subject: 'Auth', message: 'x' });
+  const { task, send } = await sendAndWait(await channelInstance(wrong.uuid), { to: 'frank@customer.example', subject: 'Auth', message: 'x' });
   assert.equal(task.status, 'failed');
   assert.equal(send.status, 'failed');
   assert.match(String(send.last_error), /^535 .* \(reply to AUTH PLAIN\)$/);
@@ -154,19 +154,19 @@ test('wrong credentials: 535 after the last try, the tried password never logged
 test('encryption starttls refuses a server that does not offer STARTTLS: no AUTH, no mail in clear text', async () => {
   const plain = await startSmtpServer('mailer', 'Plain-Relay-Pass-3390', { noStartTls: true });
   try {
-    const channel = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Downgraded', {
+    const channel = await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Downgraded', {
       host: '127.0.0.1', port: plain.port, encryption: 'starttls', username: plain.user, password: plain.password, sender: 'noreply@vpn.example',
     });
-    const { task, send } = await sendAndWait(channelInstance(channel.uuid), { to: 'hal@customer.example', subject: 'Secret plans', message: 'x' });
+    const { task, send } = await sendAndWait(await channelInstance(channel.uuid), { to: 'hal@customer.example', subject: 'Secret plans', message: 'x' });
     assert.equal(task.status, 'failed');
     assert.equal(send.status, 'failed');
     assert.deepEqual(plain.authOverTls, [], 'the password was never sent');
     assert.equal(plain.received.length, 0);
     assert.equal(send.last_error, '500 Error: command not recognized (reply to STARTTLS)');
-    const open = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Plain on purpose', {
+    const open = await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Plain on purpose', {
       host: '127.0.0.1', port: plain.port, encryption: 'none', username: plain.user, password: plain.password, sender: 'noreply@vpn.example',
     });
-    const sent = await sendAndWait(channelInstance(open.uuid), { to: 'hal@customer.example', subject: 'Plain', message: 'x' });
+    const sent = await sendAndWait(await channelInstance(open.uuid), { to: 'hal@customer.example', subject: 'Plain', message: 'x' });
     assert.equal(sent.task.status, 'completed', 'encryption none is the operator\'s explicit choice');
     assert.deepEqual(plain.authOverTls, [false]);
   } finally {
@@ -175,8 +175,8 @@ test('encryption starttls refuses a server that does not offer STARTTLS: no AUTH
 });
 
 test('a refused connection is a transient failure, retried, then failed', async () => {
-  const closed = env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Closed', { host: '127.0.0.1', port: 1, encryption: 'tls', sender: 'noreply@vpn.example' });
-  const { task, send } = await sendAndWait(channelInstance(closed.uuid), { to: 'gina@customer.example', subject: 'Nobody home', message: 'x' });
+  const closed = await env.platform.moduleAdmin.createInstance('Notification', 'Smtp', 'Closed', { host: '127.0.0.1', port: 1, encryption: 'tls', sender: 'noreply@vpn.example' });
+  const { task, send } = await sendAndWait(await channelInstance(closed.uuid), { to: 'gina@customer.example', subject: 'Nobody home', message: 'x' });
   assert.equal(task.status, 'failed');
   assert.equal(send.attempts, 3);
   assert.match(String(send.last_error), /ECONNREFUSED/);

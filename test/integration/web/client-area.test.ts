@@ -20,8 +20,8 @@ before(async () => {
   const bob = await stack.web.customers.create(BOB);
   mine = (await stack.platform.serviceAdmin.createService(product.uuid, { domain: 'alice.example.com', username: 'alice_vpn' })).uuid;
   theirs = (await stack.platform.serviceAdmin.createService(product.uuid, { domain: 'bob.example.com', username: 'bob_vpn' })).uuid;
-  stack.web.customers.repo.assignService(mine, alice.uuid);
-  stack.web.customers.repo.assignService(theirs, bob.uuid);
+  await stack.web.customers.queries.assignService(mine, alice.uuid);
+  await stack.web.customers.queries.assignService(theirs, bob.uuid);
 });
 
 after(async () => {
@@ -166,7 +166,7 @@ test('password reset: the link comes through the hook, works once, and the old s
     assert.equal((await new Browser(stack.app).loginCustomer(ALICE.email, 'Alice-New-Pass-2')).statusCode, 303);
     const forged = `${token.split('.')[0]}.AAAA`;
     assert.equal((await b.get(`/client/password/reset?token=${encodeURIComponent(forged)}`)).statusCode, 400);
-    await stack.web.customers.setPassword(stack.web.customers.repo.findByEmail(ALICE.email)!.uuid, ALICE.password);
+    await stack.web.customers.setPassword((await stack.web.customers.queries.findByEmail(ALICE.email))!.uuid, ALICE.password);
   } finally {
     off();
   }

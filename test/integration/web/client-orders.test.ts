@@ -58,7 +58,7 @@ before(async () => {
 
   const started = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   double = started.double;
-  const gateway = platform.moduleInstances.create('Payment', 'Stripe', 'Card (Stripe double)', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
+  const gateway = await platform.moduleInstances.create('Payment', 'Stripe', 'Card (Stripe double)', { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET, api_base: started.url });
   double.webhookUrl = `${url}/webhooks/payment/${gateway.uuid}`;
 
   priced = (await platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'premium', disk_space: 10, bandwidth: 100 })).uuid;
@@ -113,7 +113,7 @@ test('an order creates the unpaid invoice and the pending service owned by the c
   assert.equal(invoice.status, 'unpaid');
   assert.equal(invoice.amount_minor, 7500);
   assert.equal(invoice.currency, 'EUR');
-  assert.equal(web.customers.repo.ownerOf(invoice.service_uuid!), alice);
+  assert.equal(await web.customers.queries.ownerOf(invoice.service_uuid!), alice);
   assert.equal((await platform.serviceAdmin.describe(invoice.service_uuid!)).provision_status, 'pending');
   assert.equal((await platform.serviceAdmin.describe(invoice.service_uuid!)).service_data.username, 'alice_annual');
 

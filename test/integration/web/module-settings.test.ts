@@ -94,13 +94,13 @@ describe('Stripe', () => {
     // A blank secret keeps it; a bad api_base is refused at its field, without echoing anything secret.
     const kept = await b.post(`/admin/module-settings/${gateway}`, { label: 'Cards', secret_key: '', webhook_secret: '', product_name: 'VPN plan', api_base: stripe.url }, { headers: { host } });
     assert.equal(kept.statusCode, 303);
-    const stored = platform.moduleInstances.get(gateway)!.module_data;
+    const stored = (await platform.moduleInstances.get(gateway))!.module_data;
     assert.deepEqual([stored.secret_key, stored.webhook_secret, stored.product_name], [SECRET_KEY, WEBHOOK_SECRET, 'VPN plan']);
     const bad = await b.post(`/admin/module-settings/${gateway}`, { label: 'Cards', secret_key: 'sk_test_NewKeyNotSaved99', api_base: 'ftp://x' }, { headers: { host } });
     assert.equal(bad.statusCode, 422);
     assert.match(bad.body, /id="f-api_base"[\s\S]{0,300}<p class="field-error">/);
     noSecrets(bad.body, [SECRET_KEY, WEBHOOK_SECRET, 'sk_test_NewKeyNotSaved99']);
-    assert.equal(platform.moduleInstances.get(gateway)!.module_data.secret_key, SECRET_KEY, 'a refused save changes nothing');
+    assert.equal((await platform.moduleInstances.get(gateway))!.module_data.secret_key, SECRET_KEY, 'a refused save changes nothing');
   });
 
   test('the webhook URL shown is the one the platform answers on: a signed event posted to it is handled', async () => {
@@ -170,7 +170,7 @@ describe('permissions', () => {
       const res = await nobody.post(url, { label: 'x', secret_key: 'sk_test_Intruder12345' }, { headers: { host } });
       assert.equal(res.statusCode, 403, url);
     }
-    assert.equal(platform.moduleInstances.get(gateway)!.module_data.secret_key, 'sk_test_RevokedKey000', 'nothing changed');
+    assert.equal((await platform.moduleInstances.get(gateway))!.module_data.secret_key, 'sk_test_RevokedKey000', 'nothing changed');
     const mailer = await login(MAILER);
     assert.equal((await mailer.page(`/admin/module-settings/${channel}`)).statusCode, 200);
     assert.equal((await mailer.page(`/admin/module-settings/${gateway}`)).statusCode, 403, 'the Smtp key does not open Stripe');

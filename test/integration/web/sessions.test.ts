@@ -27,7 +27,7 @@ before(async () => {
   const product = await stack.platform.catalogue.createProduct('TabProduct', { server_location: 'ams', plan_type: 'basic', disk_space: 10, bandwidth: 100 });
   const carol = await stack.web.customers.create(CAROL);
   service = (await stack.platform.serviceAdmin.createService(product.uuid, { domain: 'carol.example.com', username: 'carol_vpn' })).uuid;
-  stack.web.customers.repo.assignService(service, carol.uuid);
+  await stack.web.customers.queries.assignService(service, carol.uuid);
 });
 
 after(async () => {

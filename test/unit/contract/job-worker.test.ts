@@ -8,7 +8,6 @@ import type { PlatformContext } from '../../../module/contract/platform-context.
 import type { JobResult } from '../../../module/contract/result.ts';
 import { moduleJobHandler } from '../../../module/platform/workers.ts';
 import { createTaskQueue, MODULE_JOB, Task, type TaskOptions, type TaskQueue } from '../../../module/task/index.ts';
-import { sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct, type Outcome } from './helpers/sample-product.ts';
@@ -24,7 +23,7 @@ beforeEach(() => {
   db = new Database(':memory:');
   queue = createTaskQueue({ url: 'embedded', store: taskQueryStore(db), pollMs: 10 });
   Task.use(queue);
-  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: sqliteModuleLogSink(p.db), clock: p.clock }, queue.events);
+  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: p.logs, clock: p.clock }, queue.events);
   ctx = { ...p.ctx, tasks: { add: (job, name, input, tags) => Task.add(job, name, input, tags) } };
 });
 

@@ -5,7 +5,6 @@ import type { ModulesConfig } from '../../../config.ts';
 import type { Hooks } from '../../../hooks.ts';
 import type { ModuleClass } from '../../../module/contract/module.ts';
 import { Plugin } from '../../../module/contract/plugin.ts';
-import { installedVersion } from '../../../module/platform/store/repositories/module-versions.ts';
 import { ModuleLoader } from '../../../module/platform/loader.ts';
 import { makePlatform } from './helpers/context.ts';
 
@@ -39,7 +38,7 @@ for (const lifecycle of [true, false]) {
       const loaded = await loader.load({ lifecycle });
       assert.deepEqual(imported, ['Plugin/Fleet']);
       assert.equal(registrations, 1);
-      assert.equal(installedVersion(p.db, 'Plugin', 'Fleet'), lifecycle ? '2.0.0' : null);
+      assert.equal(await p.versionQueries.installed('Plugin', 'Fleet'), lifecycle ? '2.0.0' : null);
       assert.deepEqual(loaded.map((m) => `${m.type}/${m.name}:${m.activate}`), lifecycle ? ['Plugin/Fleet:success'] : []);
       loader.instance('Plugin', 'Fleet');
       await p.hooks.emit('service.terminated', { service_uuid: 'svc-9', module: 'VpnProduct', at: p.clock.now().toISOString() });

@@ -5,7 +5,6 @@ import { config } from '../../../config.ts';
 import { instantiateModule, runLifecycle } from '../../../module/contract/module.ts';
 import { Notification } from '../../../module/contract/notification.ts';
 import { contextFor } from '../../../module/contract/platform-context.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { runModuleJob } from '../../../module/contract/run-module-job.ts';
 import {
   jobError, jobSuccess, normalizeJobResult, successResult, toLifecycleResult, validationErrorResult,
@@ -80,7 +79,7 @@ test('activate / deactivate / update: success, or Error: <message> for a throw o
   m.mode = 'text';
   assert.equal(await runLifecycle(m, 'activate'), 'Error: cannot reach host');
   assert.equal(await runLifecycle(m, 'deactivate'), 'Error: still sending');
-  const errors = readModuleLogs(p.db, { level: 'error' }).reverse();
+  const errors = (await p.logs.read({ level: 'error' })).reverse();
   assert.deepEqual(errors.map((e) => [e.action, e.response]), [
     ['activate', 'Error: SMTP host unreachable'],
     ['activate', 'Error: cannot reach host'],

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import type { ModuleRequest } from '../../../module/contract/http.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { Payment, type Invoice, type WebhookPayload } from '../../../module/contract/payment.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 
@@ -81,14 +80,14 @@ test('the signature is checked before any handler', async () => {
   assert.deepEqual(await gateway.apiWebhookPost(forged), { status: 400, body: 'Invalid signature' });
   assert.deepEqual(await gateway.apiWebhookPost({ ...forged, headers: {} }), { status: 400, body: 'Invalid signature' });
   assert.deepEqual(gateway.handled, []);
-  assert.equal(readModuleLogs(p.db, { level: 'error' }).length, 2);
+  assert.equal((await p.logs.read({ level: 'error' })).length, 2);
 });
 
 test('a handler throw answers 500 with a generic message and is logged', async () => {
   gateway.failNext = true;
   const res = await gateway.apiWebhookPost(signed({ type: 'payment_intent.succeeded' }));
   assert.deepEqual(res, { status: 500, body: { status: 'error', message: 'An unexpected error occurred' } });
-  const [log] = readModuleLogs(p.db, { level: 'error' });
+  const [log] = (await p.logs.read({ level: 'error' }));
   assert.deepEqual(log.response, { name: 'Error', message: 'ledger offline' });
   assert.equal(log.context.payment_gateway_uuid, 'gw-1');
 });

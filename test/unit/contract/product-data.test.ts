@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { callClientAreaController, clientAreaVariables, renderClientAreaTab } from '../../../module/contract/client-area.ts';
-import { readModuleLogs } from '../../../module/platform/store/repositories/module-logs.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 
@@ -73,7 +72,7 @@ test('client-area AJAX: controllerClient_<tab><Method> → {success:true,data} /
     status: 500,
     body: { success: false, message: 'An unexpected error occurred' },
   });
-  const [log] = readModuleLogs(p.db, { level: 'error' });
+  const [log] = (await p.logs.read({ level: 'error' }));
   assert.equal(log.response, 'backend down: password=[redacted]');
   assert.equal((await callClientAreaController(product, 'general', 'Post', request())).status, 404);
   assert.equal((await callClientAreaController(product, 'billing', 'Get', request())).status, 404);

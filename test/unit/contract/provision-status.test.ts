@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { ACTION_TRANSITIONS, JOB_TRANSITIONS, UNCHANGED, type JobMethod, type ProvisionAction, type ProvisionStatus } from '../../../module/contract/provision-status.ts';
-import { readModuleLogs, sqliteModuleLogSink } from '../../../module/platform/store/repositories/module-logs.ts';
 import { JOB_ERRORS } from '../../../module/contract/result.ts';
 import type { JobResult } from '../../../module/contract/result.ts';
 import { attachLifecycle } from '../../fixtures/task/lifecycle.ts';
@@ -18,7 +17,7 @@ beforeEach(() => {
   p = makePlatform();
   product = new SampleProduct(p.ctx);
   product.service_uuid = UUID;
-  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: sqliteModuleLogSink(p.db), clock: p.clock }, p.queue.events);
+  attachLifecycle({ services: p.services, hooks: p.hooks, moduleLogs: p.logs, clock: p.clock }, p.queue.events);
 });
 
 /** Queues `method`'s task as its lifecycle call would (the row's `from` status set beforehand) and runs it; its answer. */
@@ -151,7 +150,7 @@ describe('job outcomes apply the table transition', () => {
       assert.equal(p.services.status(UUID), to);
       assert.deepEqual(product.calls, [method]);
       assert.deepEqual(p.events.map((e) => e.event), event ? [event] : []);
-      const logs = readModuleLogs(p.db, { name: 'SampleProduct' });
+      const logs = (await p.logs.read({ name: 'SampleProduct' }));
       assert.equal(logs.length, 1);
       assert.equal(logs[0].level, outcome === 'success' ? 'info' : 'error');
       assert.equal(logs[0].action, JOB_TRANSITIONS[method].action);
@@ -276,7 +275,7 @@ describe('through the queue', () => {
     await twice.create();
     await p.queue.drain();
     assert.deepEqual(seen, ['queued:processing', 'retrying:processing', 'finished:failed']);
-    const retryLog = readModuleLogs(p.db, { name: 'Twice', level: 'error' }).find((row) => (row.response as { retry?: boolean }).retry);
+    const retryLog = (await p.logs.read({ name: 'Twice', level: 'error' })).find((row) => (row.response as { retry?: boolean }).retry);
     assert.equal((retryLog?.response as { provision_status?: string }).provision_status, 'processing');
   });
 });

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { compareVersions, syncModuleVersion } from '../../../module/contract/versions.ts';
-import { installedVersion, migrateModuleVersionStore, recordVersion } from '../../../module/platform/store/repositories/module-versions.ts';
 import type { LifecycleResult } from '../../../module/contract/result.ts';
 import { makePlatform, type TestPlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
@@ -36,13 +35,11 @@ class Migrating extends SampleProduct {
   }
 }
 
-test('the version table: migrate idempotent, record and read', () => {
-  migrateModuleVersionStore(p.db);
-  migrateModuleVersionStore(p.db);
-  assert.equal(installedVersion(p.db, 'Product', 'X'), null);
-  recordVersion(p.db, 'Product', 'X', '1.0.0', p.clock);
-  recordVersion(p.db, 'Product', 'X', '1.2.0', p.clock);
-  assert.equal(installedVersion(p.db, 'Product', 'X'), '1.2.0');
+test('the version table: record and read', async () => {
+  assert.equal(await p.versionQueries.installed('Product', 'X'), null);
+  await p.versions.record('Product', 'X', '1.0.0');
+  await p.versions.record('Product', 'X', '1.2.0');
+  assert.equal(await p.versionQueries.installed('Product', 'X'), '1.2.0');
 });
 
 test('code version comes from config.ts, else the static version', () => {
@@ -65,7 +62,7 @@ test('fresh install records the version without update(); getCurrentVersion is 0
 });
 
 test('a changed version runs update(), which reads the old version; success records the new one', async () => {
-  recordVersion(p.db, 'Product', 'Migrating', '1.0.9', p.clock);
+  await p.versions.record('Product', 'Migrating', '1.0.9');
   const m = new Migrating(p.ctx);
   assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'updated', from: '1.0.9', to: '1.1.0', result: 'success' });
   assert.deepEqual(m.seen, ['1.0.9', 'migrate to 1.1.0']);
@@ -73,7 +70,7 @@ test('a changed version runs update(), which reads the old version; success reco
 });
 
 test('a failing update() keeps the old version; a throw becomes Error: <message>', async () => {
-  recordVersion(p.db, 'Product', 'Migrating', '1.0.0', p.clock);
+  await p.versions.record('Product', 'Migrating', '1.0.0');
   const m = new Migrating(p.ctx);
   m.updateAnswer = 'Error: column missing';
   assert.deepEqual(await syncModuleVersion(m, p.ctx.versions), { action: 'failed', from: '1.0.0', to: '1.1.0', result: 'Error: column missing' });

@@ -11,7 +11,7 @@ import { SecretBox } from '../../../panel/shared/secret-box.ts';
 import { QueryPlatformReads } from '../../../module/platform/platform-reads.ts';
 import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
-import { CustomerRepository } from '../../../module/platform/store/repositories/customers.ts';
+import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
 import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
 
@@ -24,14 +24,14 @@ after(() => {
 
 test('services, customers and products as modules read them; secrets never handed over', async () => {
   const box = SecretBox.fromKey(randomBytes(32));
-  const customers = new CustomerRepository(db);
-  const alice = customers.create({ email: 'alice@example.com', name: 'Alice', password_hash: 'h' });
   const store = sqliteQueryStore(db);
+  const customers = new CustomerQueries(store);
+  const alice = await customers.create({ email: 'alice@example.com', name: 'Alice', password_hash: 'h' });
   const product = await new ProductQueries(store).create('VpnProduct', { server_location: 'ams', plan_type: 'basic' });
   const services = new ServiceQueries(store, box);
   const service = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'alice', password: 'pw-secret' } });
   await services.saveProvisionData(service.uuid, { panel: 'p1', account_name: 'alice', access_hash: 'h'.repeat(80), nested: { private_key: 'k', ok: 1 } });
-  customers.assignService(service.uuid, alice.uuid);
+  await customers.assignService(service.uuid, alice.uuid);
   const reads = new QueryPlatformReads(store);
 
   const view = (await reads.service(service.uuid))!;

@@ -33,6 +33,16 @@ export const VPN_FLEET_MIGRATIONS: readonly Migration[] = [
         detail TEXT
       );`,
   },
+  {
+    version: 2,
+    name: 'refresh-due',
+    // When the last refresh was queued (Unix ms), one row shared by every platform process: the due check is a
+    // conditional write on it, so one process queues each refresh.
+    up: `CREATE TABLE vpn_fleet_refresh (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        queued_at BIGINT NOT NULL
+      );`,
+  },
 ];
 
 /** One panel as the last refresh saw it; the numbers are null while it is down. */
@@ -73,6 +83,7 @@ type Row = Omit<PanelSnapshot, 'up' | 'license_valid'> & { up: number; license_v
 export interface FleetTables {
   vpn_fleet_panels: Row;
   vpn_fleet_events: Omit<FleetEvent, 'id'> & { id: Generated<number> };
+  vpn_fleet_refresh: { id: number; queued_at: number };
 }
 
 /** The fleet tables. */
@@ -91,6 +102,25 @@ export class FleetStore {
   async get(name: string): Promise<PanelSnapshot | null> {
     const row = await this.store.db.selectFrom('vpn_fleet_panels').selectAll().where('name', '=', name).executeTakeFirst();
     return row ? fromRow(row) : null;
+  }
+
+  /**
+   * Claims the refresh due at `now` (every `everyMs`): true for the one caller of any process that moves the shared
+   * queued time from at least `everyMs` ago to `now`. `since` seeds that time the first time (the newest snapshot).
+   */
+  async claimRefresh(now: number, everyMs: number, since: () => Promise<number>): Promise<boolean> {
+    const seeded = await this.store.db.selectFrom('vpn_fleet_refresh').select('id').where('id', '=', 1).executeTakeFirst();
+    if (!seeded) await this.store.db.insertInto('vpn_fleet_refresh').values({ id: 1, queued_at: await since() }).onConflict((oc) => oc.column('id').doNothing()).execute();
+    const result = await this.store.db.updateTable('vpn_fleet_refresh').set({ queued_at: now })
+      .where('id', '=', 1).where('queued_at', '<=', now - everyMs)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Records a refresh queued at `now` outside the schedule (the admin's button): the next due one counts from it. */
+  async refreshQueued(now: number): Promise<void> {
+    await this.store.db.insertInto('vpn_fleet_refresh').values({ id: 1, queued_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ queued_at: now })).execute();
   }
 
   /** When the newest snapshot was taken (Unix ms), null when the fleet was never refreshed. */

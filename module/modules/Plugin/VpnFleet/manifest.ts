@@ -70,26 +70,21 @@ function services(env: ExtensionEnv): VpnFleetServices {
   const settings = vpnFleetConfigSchema.partial().parse(env.config);
   const every = settings.refresh_every_ms ?? 60_000;
   const clock: Clock = env.clock;
-  let last: number | null = null;
-  const queueRefresh = async () => {
-    last = clock.now().getTime();
-    return queueFleetRefresh();
-  };
-  /**
-   * When the interval starts: with the platform database, from the newest stored snapshot (a fleet never refreshed,
-   * or refreshed longer than `every` ago, is refreshed at the first tick, so the admin page is not empty for a
-   * minute after a start); without it (a remote worker) from the first tick.
-   */
-  let firstLast = async (): Promise<number | null> => clock.now().getTime();
-  const common = {
-    queueRefresh,
-    async queueRefreshIfDue() {
-      const now = clock.now().getTime();
-      if (last === null) last = (await firstLast()) ?? now - every;
-      return now - last >= every ? queueRefresh() : null;
-    },
-  };
   if (!env.store || !env.platform) {
+    // A remote worker: the interval starts at the first tick and lives in this process.
+    let last: number | null = null;
+    const queueRefresh = async () => {
+      last = clock.now().getTime();
+      return queueFleetRefresh();
+    };
+    const common = {
+      queueRefresh,
+      async queueRefreshIfDue() {
+        const now = clock.now().getTime();
+        if (last === null) last = now;
+        return now - last >= every ? queueRefresh() : null;
+      },
+    };
     const worker = env.worker;
     const runRefresh = async () => {
       if (!worker) throw new Error('VpnFleet needs the platform store or the worker API');
@@ -100,9 +95,20 @@ function services(env: ExtensionEnv): VpnFleetServices {
   const source = fleetSource(env.capabilities);
   const platform = env.platform;
   const fleet = new FleetStore(env.store);
-  firstLast = () => fleet.lastRefreshedAt();
+  /**
+   * With the platform store the interval is shared by every platform process (a conditional write on the fleet's
+   * refresh row: one process queues each refresh) and starts from the newest stored snapshot: a fleet never refreshed,
+   * or refreshed longer than `every` ago, is refreshed at the first tick, so the admin page is not empty after a start.
+   */
+  const since = async () => (await fleet.lastRefreshedAt()) ?? clock.now().getTime() - every;
   return {
-    ...common,
+    async queueRefresh() {
+      await fleet.refreshQueued(clock.now().getTime());
+      return queueFleetRefresh();
+    },
+    async queueRefreshIfDue() {
+      return (await fleet.claimRefresh(clock.now().getTime(), every, since)) ? queueFleetRefresh() : null;
+    },
     fleet,
     fleetSource: source,
     runRefresh: (signal) => refreshFleet(source, fleet, clock, signal),

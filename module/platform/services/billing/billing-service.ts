@@ -57,7 +57,7 @@ export interface BillingServiceDeps {
   /** Validates service data with the product's module and stores a `pending` service (ServiceAdmin.createService). */
   createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string }>;
   /** The Payment module bound to a gateway instance, or null when there is none (or it is not active). */
-  gateway(gatewayUuid: string): Payment | null;
+  gateway(gatewayUuid: string): Promise<Payment | null>;
   /** Days from the order to the invoice's due date (default 7). */
   dueDays?: number;
 }
@@ -181,7 +181,7 @@ export class BillingService {
     }
     const left = payment.amount_minor - payment.refunded_minor;
     if (minor <= 0 || minor > left) throw new HttpError(422, REFUND_TOO_LARGE(left, payment.currency));
-    const gateway = payment.gateway_uuid ? this.deps.gateway(payment.gateway_uuid) : null;
+    const gateway = payment.gateway_uuid ? await this.deps.gateway(payment.gateway_uuid) : null;
     if (!gateway) throw new HttpError(422, GATEWAY_UNAVAILABLE(payment.gateway_uuid ?? payment.gateway));
     const answer = await gateway.refund(payment.uuid, minor / 10 ** currencyExponent(payment.currency));
     if (answer.status !== 'success') throw new HttpError(502, REFUND_FAILED(String(answer.message ?? 'unknown error')), { invoice: await this.invoice(payment.invoice_uuid) });
@@ -195,7 +195,7 @@ export class BillingService {
   async paymentHtml(invoiceUuid: string, gatewayUuid: string, urls: { return_url: string; cancel_url: string }): Promise<string> {
     const row = await this.requireInvoice(invoiceUuid);
     if (row.status !== 'unpaid' && row.status !== 'failed') throw new HttpError(409, INVOICE_NOT_PAYABLE(row.number, row.status));
-    const gateway = this.deps.gateway(gatewayUuid);
+    const gateway = await this.deps.gateway(gatewayUuid);
     if (!gateway) throw new HttpError(404, GATEWAY_UNAVAILABLE(gatewayUuid));
     const customer = row.customer_uuid ? await this.deps.r.customers.get(row.customer_uuid) : undefined;
     return gateway.getClientAreaHtml({

@@ -45,7 +45,7 @@ export function createBilling(deps: {
 }): Billing {
   const { clock, logger } = deps;
   let serviceAdmin: ServiceAdmin | null = null;
-  let gateway: (uuid: string) => Payment | null = () => null;
+  let gateway: (uuid: string) => Promise<Payment | null> = async () => null;
   const runAction: ServiceActionRunner = (uuid, action) => {
     if (!serviceAdmin) throw new Error(BILLING_NOT_BOUND);
     return serviceAdmin.runAction(uuid, action, {});
@@ -94,8 +94,8 @@ export function createBilling(deps: {
     ledger, service, customers: r.customers, recurring, repos: r,
     bind(admin, modules, instances) {
       serviceAdmin = admin;
-      gateway = (uuid) => {
-        const found = instances.get(uuid);
+      gateway = async (uuid) => {
+        const found = await instances.get(uuid);
         if (!found || found.module_type !== 'Payment' || !modules.has('Payment', found.module_name)) return null;
         return modules.instance<Payment>('Payment', found.module_name, { payment_gateway_uuid: found.uuid, module_data: found.module_data });
       };

@@ -29,7 +29,7 @@ export interface SavedMethodsDeps {
   ledger: BillingLedger;
   afterCommit(): void;
   /** The Payment module bound to a gateway instance, or null when it is not available. */
-  gateway(gatewayUuid: string): Payment | null;
+  gateway(gatewayUuid: string): Promise<Payment | null>;
   logger: Logger;
 }
 
@@ -47,7 +47,7 @@ export class SavedMethods {
     const method = await this.deps.r.methods.get(methodUuid);
     if (!method || method.customer_uuid !== customerUuid) throw new HttpError(404, UNKNOWN_METHOD(methodUuid));
     try {
-      await this.deps.gateway(method.gateway_uuid)?.detachMethod({ uuid: method.uuid, external_customer: method.external_customer, external_id: method.external_id, label: method.label });
+      await (await this.deps.gateway(method.gateway_uuid))?.detachMethod({ uuid: method.uuid, external_customer: method.external_customer, external_id: method.external_id, label: method.label });
     } catch (error) {
       this.deps.logger.warn({ method_uuid: method.uuid, err: (error as Error).message }, 'billing: the gateway could not detach a removed payment method');
     }
@@ -70,7 +70,11 @@ export class SavedMethods {
     if (!row || (row.status !== 'unpaid' && row.status !== 'failed') || row.amount_minor <= 0 || !row.customer_uuid) {
       return { outcome: 'skipped', invoice_uuid: invoiceUuid, reason: 'the invoice is not payable' };
     }
-    const chosen = (await this.deps.r.methods.ofCustomer(row.customer_uuid)).map((m) => ({ m, gateway: this.deps.gateway(m.gateway_uuid) })).find((c) => c.gateway);
+    let chosen: { m: Awaited<ReturnType<BillingRepos['methods']['ofCustomer']>>[number]; gateway: Payment } | undefined;
+    for (const m of await this.deps.r.methods.ofCustomer(row.customer_uuid)) {
+      const gateway = await this.deps.gateway(m.gateway_uuid);
+      if (gateway) { chosen = { m, gateway }; break; }
+    }
     if (!chosen?.gateway) return { outcome: 'skipped', invoice_uuid: invoiceUuid, reason: 'no saved payment method on an available gateway' };
     const { m, gateway } = chosen;
     const answer = await gateway.chargeSaved({

@@ -81,8 +81,8 @@ async function renderSettings(
 }
 
 /** The stored instance the admin may configure (404 unknown, 403 without its module's settings key). */
-function requireInstance(deps: WebDeps, request: FastifyRequest, uuid: string) {
-  const found = deps.platform.moduleInstances.get(uuid);
+async function requireInstance(deps: WebDeps, request: FastifyRequest, uuid: string) {
+  const found = await deps.platform.moduleInstances.get(uuid);
   if (!found) throw new HttpError(404, `module instance not found: ${uuid}`);
   requireModule(deps, request, found.module_type, found.module_name);
   return { ...found, type: found.module_type as InstanceType };
@@ -97,10 +97,10 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
     }
     const modules = configurable(deps, request).filter((m) => !wanted || wanted === `${m.type}/${m.name}`);
     if (modules.length === 0) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
-    const groups = modules.map((m) => ({
+    const groups = await Promise.all(modules.map(async (m) => ({
       ...m, new_href: `${ROOT}/new/${m.type}/${m.name}`,
-      instances: deps.platform.moduleInstances.list(m.type, m.name).map((i) => ({ label: i.label, href: `${ROOT}/${i.uuid}` })),
-    }));
+      instances: (await deps.platform.moduleInstances.list(m.type, m.name)).map((i) => ({ label: i.label, href: `${ROOT}/${i.uuid}` })),
+    })));
     return adminPage(deps, request, reply, 'module-settings', { title: 'Module settings', groups }, { platform: 'modules' });
   });
 
@@ -113,7 +113,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
     const type = requireModule(deps, request, request.params.type, request.params.name);
     const { label, data } = submitted(request.body);
     try {
-      const made = deps.platform.moduleAdmin.createInstance(type, request.params.name, label || request.params.name, data);
+      const made = await deps.platform.moduleAdmin.createInstance(type, request.params.name, label || request.params.name, data);
       flash(deps, reply, `${request.params.name} settings saved.`);
       return reply.redirect(`${ROOT}/${made.uuid}`, 303);
     } catch (error) {
@@ -124,15 +124,15 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
   });
 
   app.get<{ Params: { uuid: string } }>('/module-settings/:uuid', async (request, reply) => {
-    const found = requireInstance(deps, request, request.params.uuid);
+    const found = await requireInstance(deps, request, request.params.uuid);
     return renderSettings(deps, request, reply, { type: found.type, name: found.module_name, uuid: found.uuid, stored: found.module_data, label: found.label });
   });
 
   app.post<{ Params: { uuid: string } }>('/module-settings/:uuid', async (request, reply) => {
-    const found = requireInstance(deps, request, request.params.uuid);
+    const found = await requireInstance(deps, request, request.params.uuid);
     const { label, data } = submitted(request.body);
     try {
-      deps.platform.moduleAdmin.updateInstance(found.uuid, { label: label || found.label, module_data: data });
+      await deps.platform.moduleAdmin.updateInstance(found.uuid, { label: label || found.label, module_data: data });
       flash(deps, reply, `${found.module_name} settings saved.`);
       return reply.redirect(`${ROOT}/${found.uuid}`, 303);
     } catch (error) {
@@ -145,7 +145,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
   });
 
   app.post<{ Params: { uuid: string } }>('/module-settings/:uuid/test', async (request, reply) => {
-    const found = requireInstance(deps, request, request.params.uuid);
+    const found = await requireInstance(deps, request, request.params.uuid);
     const module = deps.platform.modules.instance(found.type, found.module_name, { payment_gateway_uuid: found.uuid, module_data: found.module_data }) as unknown as Partial<SettingsTestable>;
     if (typeof module.testSettings !== 'function') throw new HttpError(404, `${found.module_name} offers no settings test`);
     const { data } = submitted(request.body);

@@ -60,11 +60,11 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.service_actions);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const values = { product_uuid: String(body.product_uuid ?? ''), customer_email: String(body.customer_email ?? '').trim(), username: body.username, notes: body.notes || null };
-    const customer = values.customer_email ? deps.customers.repo.findByEmail(values.customer_email) : null;
+    const customer = values.customer_email ? await deps.customers.queries.findByEmail(values.customer_email) : null;
     if (values.customer_email && !customer) return newServiceForm(deps, request, reply, values, { customer_email: [`no customer with the address ${values.customer_email}`] });
     try {
       const created = await deps.platform.serviceAdmin.createService(values.product_uuid, { username: values.username, notes: values.notes });
-      if (customer) deps.customers.repo.assignService(created.uuid, customer.uuid);
+      if (customer) await deps.customers.queries.assignService(created.uuid, customer.uuid);
       flash(deps, reply, `Service ${created.uuid} created (${created.provision_status}).`);
       return reply.redirect(`/admin/services/${created.uuid}`, 303);
     } catch (error) {
@@ -87,12 +87,12 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     const tasks = await deps.platform.queue.list({ tag: `service:${service.uuid}`, limit: 100 });
     const logPage = Math.max(1, Number(request.query.log_page) || 1);
     const logs = await deps.platform.moduleLogs.list({ service: service.uuid, page: logPage, per_page: 25 });
-    const owner = deps.customers.repo.ownerOf(service.uuid);
+    const owner = await deps.customers.queries.ownerOf(service.uuid);
     return adminPage(deps, request, reply, 'service', {
       title: `Service ${service.uuid}`, service, module_html: modulePage, tasks,
       logs: logs.logs.map((l) => ({ ...l, request_text: JSON.stringify(l.request), response_text: JSON.stringify(l.response) })),
       log_pager: pager(`/admin/services/${service.uuid}`, {}, logPage, 25, logs.total),
-      owner: owner ? deps.customers.repo.get(owner)?.email ?? owner : null,
+      owner: owner ? (await deps.customers.queries.get(owner))?.email ?? owner : null,
       actions: request.admin!.hasPermission(PERMISSION.service_actions) ? PROVISION_ACTIONS.filter((a) => a !== 'change_package') : [],
       change_products: request.admin!.hasPermission(PERMISSION.service_actions)
         ? (await deps.platform.catalogue.list()).filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
@@ -126,9 +126,9 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.customers);
     const email = String((request.body as Record<string, unknown> | undefined)?.customer_email ?? '').trim();
     await deps.platform.serviceAdmin.describe(request.params.uuid);
-    const customer = email ? deps.customers.repo.findByEmail(email) : null;
+    const customer = email ? await deps.customers.queries.findByEmail(email) : null;
     if (email && !customer) throw new HttpError(422, `no customer with the address ${email}`);
-    deps.customers.repo.assignService(request.params.uuid, customer?.uuid ?? null);
+    await deps.customers.queries.assignService(request.params.uuid, customer?.uuid ?? null);
     flash(deps, reply, customer ? `Service now belongs to ${customer.email}.` : 'Service has no owner now.');
     return reply.redirect(`/admin/services/${request.params.uuid}`, 303);
   });

@@ -25,7 +25,7 @@ const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-
 
 /** The Product instance of a service the request's customer owns; 404 otherwise (never telling whether it exists). */
 export async function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<Product> {
-  const owner = deps.customers.repo.ownerOf(uuid);
+  const owner = await deps.customers.queries.ownerOf(uuid);
   if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
   return deps.platform.serviceAdmin.productForService(uuid);
 }
@@ -47,7 +47,7 @@ async function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: st
 
 /** The customer's services with product and status. */
 async function myServices(deps: WebDeps, customerUuid: string) {
-  return Promise.all(deps.customers.repo.serviceUuids(customerUuid).map(async (uuid) => summary(await deps.platform.serviceAdmin.describe(uuid))));
+  return Promise.all((await deps.customers.queries.serviceUuids(customerUuid)).map(async (uuid) => summary(await deps.platform.serviceAdmin.describe(uuid))));
 }
 
 /** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */

@@ -4,10 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../../../panel/shared/clock.ts';
 import { HttpError } from '../../errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../services/passwords.ts';
-import type { Db } from '../../store/db.ts';
 import type { QueryStore } from '../../store/query/query-store.ts';
-import { CustomerQueries } from '../../store/query/repositories/customers.ts';
-import { CustomerRepository, type Customer } from '../../store/repositories/customers.ts';
+import { CustomerQueries, type Customer } from '../../store/query/repositories/customers.ts';
 import type { SessionStore } from '../../services/sessions.ts';
 import type { TokenSigner } from '../signed-tokens.ts';
 
@@ -33,15 +31,8 @@ interface ResetClaims {
 export class CustomerAccounts {
   /** The `customers` table over the query layer. */
   readonly queries: CustomerQueries;
-  /**
-   * The synchronous repository on the SQLite handle, for the pages that have not moved to `queries` yet (the client
-   * area's service pages, the admin services, customers and invoices pages); it goes when they have.
-   */
-  readonly repo: CustomerRepository;
-
-  constructor(private readonly store: QueryStore, private readonly signer: TokenSigner, private readonly sessions: SessionStore, private readonly clock: Clock, db: Db) {
+  constructor(private readonly store: QueryStore, private readonly signer: TokenSigner, private readonly sessions: SessionStore, private readonly clock: Clock) {
     this.queries = new CustomerQueries(store, clock);
-    this.repo = new CustomerRepository(db, clock);
   }
 
   /** Creates a customer with a password; 422 for a bad address, a short password or a taken address. */

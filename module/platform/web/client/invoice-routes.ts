@@ -24,18 +24,17 @@ export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid:
 }
 
 /** Gateway instances of the loaded Payment modules, in module then creation order. */
-export function activeGateways(deps: WebDeps): Array<{ uuid: string; label: string }> {
-  return deps.platform.modules.mounted()
-    .filter((m) => m.type === 'Payment')
-    .flatMap((m) => deps.platform.moduleInstances.list('Payment', m.name))
-    .map((g) => ({ uuid: g.uuid, label: g.label }));
+export async function activeGateways(deps: WebDeps): Promise<Array<{ uuid: string; label: string }>> {
+  const payments = deps.platform.modules.mounted().filter((m) => m.type === 'Payment');
+  const instances = await Promise.all(payments.map((m) => deps.platform.moduleInstances.list('Payment', m.name)));
+  return instances.flat().map((g) => ({ uuid: g.uuid, label: g.label }));
 }
 
 /** The payment forms of every active gateway for an invoice; a gateway that fails to render is left out (logged). */
 async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: InvoiceView): Promise<Array<{ label: string; html: string }>> {
   const here = `${request.protocol}://${request.host}/client/invoices/${invoice.uuid}`;
   const forms: Array<{ label: string; html: string }> = [];
-  for (const gateway of activeGateways(deps)) {
+  for (const gateway of await activeGateways(deps)) {
     try {
       forms.push({ label: gateway.label, html: await deps.platform.billing.paymentHtml(invoice.uuid, gateway.uuid, { return_url: `${here}?paid=1`, cancel_url: here }) });
     } catch (error) {

@@ -6,8 +6,10 @@ import Database from 'better-sqlite3';
 import pino from 'pino';
 import { createHooks, type HookEvents, type Hooks } from '../../../../hooks.ts';
 import { ModuleCache } from '../../../../module/contract/cache.ts';
-import { sqliteModuleLogSink } from '../../../../module/platform/store/repositories/module-logs.ts';
-import { sqliteModuleVersionStore } from '../../../../module/platform/store/repositories/module-versions.ts';
+import { runMigrations } from '../../../../module/platform/store/migrator.ts';
+import { sqliteQueryStore, type QueryStore } from '../../../../module/platform/store/query/query-store.ts';
+import { MODULE_LOG_MIGRATIONS, ModuleLogRepository } from '../../../../module/platform/store/query/repositories/module-logs.ts';
+import { MODULE_VERSION_MIGRATIONS, ModuleVersionQueries, StoredModuleVersions } from '../../../../module/platform/store/query/repositories/module-versions.ts';
 import type { Clock, PlatformContext } from '../../../../module/contract/platform-context.ts';
 import { runModuleJobAttempt } from '../../../../module/contract/run-module-job.ts';
 import type { Module } from '../../../../module/contract/module.ts';
@@ -31,6 +33,14 @@ export interface TestPlatform {
   ctx: PlatformContext;
   dir: string;
   db: Database.Database;
+  /** The query layer on `db`. */
+  store: QueryStore;
+  /** The module log table (`read` waits for the writes on their way). */
+  logs: ModuleLogRepository;
+  /** The module version table as the host reads it (`ctx.versions` is the modules' view of it). */
+  versionQueries: ModuleVersionQueries;
+  /** The modules' version store (`record` stores and remembers). */
+  versions: StoredModuleVersions;
   services: MemoryServices;
   queue: FakeQueue;
   hooks: Hooks;
@@ -56,10 +66,15 @@ export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?
   const queue = new FakeQueue();
   queue.register('ModuleJob', (input, taskCtx) => runModuleJobAttempt(input.module as Module, String(input.method), taskCtx));
   const clock = new ManualClock();
+  runMigrations(db, 'module-logs', MODULE_LOG_MIGRATIONS, clock);
+  runMigrations(db, 'module-versions', MODULE_VERSION_MIGRATIONS, clock);
+  const store = sqliteQueryStore(db);
+  const logs = new ModuleLogRepository(store);
+  const versions = new StoredModuleVersions(store, clock);
   const ctx: PlatformContext = {
     services,
-    moduleLogs: sqliteModuleLogSink(db),
-    versions: sqliteModuleVersionStore(db, clock),
+    moduleLogs: logs,
+    versions,
     tasks: taskFacade(queue),
     hooks,
     logger,
@@ -69,7 +84,7 @@ export function makePlatform(opts: { config?: Record<string, unknown>; viewsDir?
     cache: new ModuleCache(clock),
   };
   return {
-    ctx, dir, db, services, queue, hooks, clock, logLines, events,
+    ctx, dir, db, store, logs, versionQueries: new ModuleVersionQueries(store, clock), versions, services, queue, hooks, clock, logLines, events,
     cleanup() {
       db.close();
       rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,6 @@ export interface CustomersTable {
   email: string;
   name: Generated<string>;
   password_hash: string | null;
-  session_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }
