@@ -18,7 +18,8 @@ export const BILLING_USAGE = `usage:
   vpnhost platform billing refund TRANSACTION [--amount AMOUNT] [--data DIR]   (default: what is left; full → policy)
 ${RECURRING_USAGE}
 
-The platform's queue is VPNHOST_PLATFORM_QUEUE (default embedded): service actions and mails are queued there.`;
+The platform's queue is VPNHOST_PLATFORM_QUEUE (default embedded): service actions and mails are queued there.
+Every command takes --store sqlite|postgres://USER@HOST:PORT/DB (default VPNHOST_PLATFORM_STORE, else the data directory's).`;
 
 const out = (value: unknown) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 
@@ -29,6 +30,7 @@ export async function billingCommand(argv: string[], defaultDataDir: string): Pr
     allowPositionals: true,
     options: {
       data: { type: 'string' },
+      store: { type: 'string' },
       status: { type: 'string' },
       customer: { type: 'string' },
       reference: { type: 'string' },
@@ -45,7 +47,7 @@ export async function billingCommand(argv: string[], defaultDataDir: string): Pr
     return values.help ? 0 : 2;
   }
   const platform = await Platform.open({
-    dataDir: values.data ?? defaultDataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn'), moduleWatchMs: 0,
+    dataDir: values.data ?? defaultDataDir, store: values.store, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn'), moduleWatchMs: 0,
     queue: process.env.VPNHOST_PLATFORM_QUEUE,
   });
   try {

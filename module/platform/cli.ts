@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { billingCommand } from './cli-billing.ts';
 import { storeCommand } from './cli-store.ts';
-import { assertServableStore, openQueryStore, storeTarget } from './store/query/query-store.ts';
+import { openQueryStore, storeTarget } from './store/query/query-store.ts';
 import { createPlatformLogger } from './logger.ts';
 import { Platform } from './platform.ts';
 import { startRemoteWorker } from './remote-worker.ts';
@@ -17,8 +17,8 @@ import { AdminTokenQueries, type TokenScope } from './store/query/repositories/a
 import { startPlatform, startWorkerOnly, type RunningPlatform } from './server.ts';
 
 const USAGE = `usage:
-  vpnhost platform serve [--listen HOST:PORT] [--data DIR] [--queue embedded|redis://HOST:PORT] [--workers N]
-  vpnhost platform worker [--data DIR] --queue redis://HOST:PORT [--workers N]
+  vpnhost platform serve [--listen HOST:PORT] [--data DIR] [--store STORE] [--queue embedded|redis://HOST:PORT] [--workers N]
+  vpnhost platform worker [--data DIR] [--store STORE] --queue redis://HOST:PORT [--workers N]
   vpnhost platform worker --platform-url URL --token TOKEN --queue redis://HOST:PORT [--workers N]
   vpnhost platform admin-token create [--data DIR] [--comment TEXT]
   vpnhost platform admin-token list [--data DIR]
@@ -36,8 +36,9 @@ const USAGE = `usage:
   --platform-url URL a remote worker: no data directory, every store operation through URL/api/worker
                      (use https:// or a private network: task inputs and panel access hashes cross it)
   --token TOKEN      the remote worker's token (worker-token create; prefer VPNHOST_PLATFORM_TOKEN)
-  --store STORE      admin, admin-token and worker-token: sqlite (the data directory's, default) or
-                     postgres://USER@HOST:PORT/DB (or VPNHOST_PLATFORM_STORE)
+  --store STORE      every command with --data: sqlite (the data directory's platform.db, default) or
+                     postgres://USER@HOST:PORT/DB (or VPNHOST_PLATFORM_STORE); the data directory still holds
+                     secret.key, the same file on every host of one platform
 
 admin create: makes a web admin (role Administrator by default: every permission); without --password-file a random
   password is generated and printed once. admin password sets a new one the same way; it and admin delete end every
@@ -85,14 +86,15 @@ export async function platformCommand(argv: string[]): Promise<number> {
     return sub ? 0 : 2;
   }
   const dataDir = values.data ?? process.env.VPNHOST_PLATFORM_DATA ?? DEFAULT_DATA;
-  if (sub === 'serve' || sub === 'worker') assertServableStore(values.store, dataDir);
+  // Checked once here, so a bad --store fails before anything starts (the commands open it themselves).
+  storeTarget(values.store, dataDir);
   const queue = values.queue ?? process.env.VPNHOST_PLATFORM_QUEUE ?? 'embedded';
   const workers = parseWorkers(values.workers ?? process.env.VPNHOST_PLATFORM_WORKERS);
   switch (sub) {
     case 'serve': {
       const running = await startPlatform({
         listen: values.listen ?? process.env.VPNHOST_PLATFORM_LISTEN ?? DEFAULT_LISTEN,
-        dataDir, queue, workers, queueOptions: queueTuning(),
+        dataDir, store: values.store, queue, workers, queueOptions: queueTuning(),
       });
       process.stdout.write(`platform listening on ${running.url}\n`);
       return runUntilSignal(running);
@@ -113,7 +115,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
         process.stdout.write(`platform worker started (${running.workerCount} concurrency, remote via ${redactUrl(platformUrl)}) on ${redactUrl(queue)}\n`);
         return runUntilSignal(running);
       }
-      const running = await startWorkerOnly({ dataDir, queue, workers, queueOptions: queueTuning() });
+      const running = await startWorkerOnly({ dataDir, store: values.store, queue, workers, queueOptions: queueTuning() });
       process.stdout.write(`platform worker started (${workers ?? 'default'} concurrency) on ${redactUrl(queue)}\n`);
       return runUntilSignal(running);
     }
@@ -122,7 +124,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
     case 'worker-token':
       return manageTokens('worker', positionals, values.store, dataDir, values.comment ?? '');
     case 'module':
-      return manageModules(positionals, dataDir);
+      return manageModules(positionals, dataDir, values.store);
     case 'admin':
       return manageAdmins(positionals, dataDir, values);
     default:
@@ -160,14 +162,14 @@ async function manageTokens(scope: TokenScope, positionals: string[], storeSpec:
 }
 
 /** `module list` / `module activate|deactivate|update TYPE/NAME` on the platform of `dataDir` (no workers started). */
-async function manageModules(positionals: string[], dataDir: string): Promise<number> {
+async function manageModules(positionals: string[], dataDir: string, store: string | undefined): Promise<number> {
   const [action, key] = positionals;
   const isLifecycle = (LIFECYCLE_ACTIONS as readonly string[]).includes(action ?? '');
   if (action !== 'list' && !(isLifecycle && key && /^[A-Za-z]+\/[A-Za-z][A-Za-z0-9_]*$/.test(key))) {
     process.stderr.write(`vpnhost platform module: expected list, or activate|deactivate|update TYPE/NAME\n${USAGE}\n`);
     return 2;
   }
-  const platform = await Platform.open({ dataDir, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn') });
+  const platform = await Platform.open({ dataDir, store, logger: createPlatformLogger(process.env.VPNHOST_LOG_LEVEL ?? 'warn') });
   try {
     if (action === 'list') {
       for (const m of await platform.moduleAdmin.list()) {

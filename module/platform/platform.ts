@@ -23,8 +23,7 @@ import { createBilling } from './services/billing/create-billing.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_JOB, billingJobHandler } from './services/billing/billing-jobs.ts';
 import type { RecurringBilling } from './services/billing/recurring-billing.ts';
-import { openPlatformDb, type Db } from './store/db.ts';
-import { sqliteQueryStore, type QueryStore } from './store/query/query-store.ts';
+import { openQueryStore, storeTarget, type QueryStore } from './store/query/query-store.ts';
 import { AdminTokenQueries } from './store/query/repositories/admin-tokens.ts';
 import { ModuleLogRepository } from './store/query/repositories/module-logs.ts';
 import { StoredModuleVersions } from './store/query/repositories/module-versions.ts';
@@ -34,7 +33,13 @@ import { StuckServiceSweeper } from './sweeper.ts';
 import { startSweeping, startWorkers, type Workers } from './workers.ts';
 
 export interface PlatformOptions {
+  /** Holds `secret.key` (every host of one platform needs the same file) and, on SQLite, `platform.db`. */
   dataDir: string;
+  /**
+   * `sqlite` (default: `platform.db` in `dataDir`) or `postgres://USER@HOST:PORT/DB`; unset, VPNHOST_PLATFORM_STORE
+   * decides (docs/store.md).
+   */
+  store?: string;
   /** `embedded` (default) or `redis://HOST:PORT`. */
   queue?: string;
   logger?: Logger;
@@ -69,11 +74,7 @@ export class Platform {
   private switchVersion: number | null = null;
 
   private constructor(
-    readonly db: Db,
-    /**
-     * The query layer (issue 22): the same SQLite handle as `db` while callers move from the synchronous repositories
-     * to the asynchronous ones; `db` goes once they all have, and a PostgreSQL store can be passed instead.
-     */
+    /** The store: SQLite in the data directory (the embedded default) or PostgreSQL (`store`). */
     readonly store: QueryStore,
     readonly box: SecretBox,
     readonly logger: Logger,
@@ -110,18 +111,17 @@ export class Platform {
     readonly recurring: RecurringBilling,
   ) {}
 
-  /** Opens the store in `dataDir`, builds the queue, loads the modules switched on (migrations, activate, version sync). */
+  /** Opens the store (migrating it), builds the queue, loads the modules switched on (migrations, activate, version sync). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const logger = opts.logger ?? createPlatformLogger();
     const clock = opts.clock ?? systemClock;
-    const db = openPlatformDb(opts.dataDir, clock);
+    const store = await openQueryStore(storeTarget(opts.store, opts.dataDir), clock);
     let modules: ModuleLoader | null = null;
     let opened: TaskQueue | null = null;
     /** The queue `Task.add` used before: a failed open puts it back. */
     const previous = installedQueue();
     try {
       const box = SecretBox.open(opts.dataDir);
-      const store = sqliteQueryStore(db);
       const products = new ProductQueries(store, clock);
       const services = new ServiceQueries(store, box, clock);
       const taskStore = new TaskStore(store, box, clock);
@@ -169,7 +169,7 @@ export class Platform {
       billing.bind(serviceAdmin, modules, moduleInstances);
       const ops = new PlatformOperations({ catalogue, serviceAdmin, queue });
       const platform = new Platform(
-        db, store, box, logger, hooks, clock, products, services, new AdminTokenQueries(store, 'admin', clock), new AdminTokenQueries(store, 'worker', clock),
+        store, box, logger, hooks, clock, products, services, new AdminTokenQueries(store, 'admin', clock), new AdminTokenQueries(store, 'worker', clock),
         taskStore, queue, modules, moduleInstances, loaded, catalogue, serviceAdmin, moduleAdmin, new ModuleLogQueries(store, () => moduleLogStore.settled()), ops, lifecycle,
         moduleLogStore, versions, billing.service, billing.recurring,
       );
@@ -181,7 +181,7 @@ export class Platform {
         Task.use(previous);
         await opened.stop(0);
       }
-      db.close();
+      await store.close();
       throw err;
     }
   }
@@ -274,6 +274,5 @@ export class Platform {
     Task.use(null);
     await this.modules.close();
     await this.store.close();
-    this.db.close();
   }
 }

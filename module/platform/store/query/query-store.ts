@@ -21,17 +21,6 @@ export type StoreTarget = { engine: 'sqlite'; dataDir: string } | { engine: 'pos
 /** Every scope the platform process migrates on its own (modules' scopes come with their manifests). */
 export const PLATFORM_STORE_SCOPES: ScopeList = [...PLATFORM_DB_SCOPES, [MODULE_HOST_SCOPE, MODULE_HOST_MIGRATIONS]];
 
-/**
- * Refuses a PostgreSQL store for `serve` and `worker`: the platform's services still run on the synchronous SQLite
- * repositories (docs/store.md, "switch-over"), and silently serving from SQLite would split the data.
- */
-export function assertServableStore(store: string | undefined, dataDir: string): void {
-  const target = storeTarget(store, dataDir);
-  if (target.engine === 'postgres') {
-    throw new Error(`the platform serves from SQLite in this release; ${redactUrl(target.url)} is for \`vpnhost platform store migrate|status\` only (docs/store.md)`);
-  }
-}
-
 /** `postgres://…` / `postgresql://…` → PostgreSQL; anything else (or nothing) → SQLite in `dataDir`. */
 export function storeTarget(store: string | undefined, dataDir: string): StoreTarget {
   const spec = store ?? process.env[STORE_ENV];
