@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { requirePostgres, startPostgres } from '../helpers/postgres-server.ts';
 import { startStripeDouble } from '../helpers/stripe-double.ts';
@@ -69,6 +70,7 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
     const passwordFile = join(dirA, 'admin-password');
     writeFileSync(passwordFile, ADMIN.password);
     await vpnhost(['platform', 'admin', 'create', '--email', ADMIN.email, '--password-file', passwordFile, '--data', dirA, '--store', store]);
+    SecretBox.open(dirA); // the key that seals secrets at rest, made once and copied to every host
     for (const dir of [dirB, dirW1, dirW2]) copyFileSync(join(dirA, 'secret.key'), join(dir, 'secret.key'));
 
     const serve = async (index: 0 | 1): Promise<Child> => {
@@ -161,15 +163,19 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
     await double.settled();
 
     // Every acknowledged invoice is paid once; every service provisioned once on the panel.
+    let statuses: string[] = [];
     const views = await until(async () => {
       const out = [];
       for (const k of kept) {
         const res = await call(base, token, 'GET', `/services/${k.service}`).catch(() => null);
-        if (res?.status !== 200 || res.body.provision_status !== 'completed') return undefined;
-        out.push(res.body);
+        out.push(res?.status === 200 ? res.body : { provision_status: `http ${res?.status}` });
       }
-      return out;
-    }, 180_000, 500);
+      statuses = out.map((v) => `${v.provision_status}${v.status_reason ? ` (${v.status_reason})` : ''}`);
+      return out.every((v) => v.provision_status === 'completed') ? out : undefined;
+    }, 180_000, 500).catch((error: Error) => {
+      const outputs = [...children].map((c) => c.output().split('\n').slice(-15).join('\n')).join('\n---\n');
+      throw new Error(`${error.message}; services: ${statuses.join(', ')}\n${outputs}`);
+    });
     for (const k of kept) {
       const invoice = await acknowledged(base, token, 'GET', `/invoices/${k.invoice}`);
       assert.equal(invoice.body.status, 'paid', `invoice ${k.invoice}`);
