@@ -8,6 +8,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import type { ModulesConfig } from '../../config.ts';
 import { Platform } from '../../module/platform/platform.ts';
@@ -32,14 +33,15 @@ const NO_MODULES: ModulesConfig = { modules: { Product: {}, Plugin: {}, Payment:
 const DAY_MS = 86_400_000;
 
 /** The floor: the same renewal rows (uuid, temporary number, customer, period, description, amount) by one INSERT … SELECT. */
-const FLOOR_SQL = `INSERT INTO invoices (uuid, number, customer_uuid, service_uuid, kind, period_start, period_end, description, amount_minor, currency,
+/** One INSERT … SELECT of the renewal invoices a run makes (SQLite text), stamped `at`, due by `horizon`. */
+const floorInsert = (at: string, horizon: string) => sql`INSERT INTO invoices (uuid, number, customer_uuid, service_uuid, kind, period_start, period_end, description, amount_minor, currency,
     due_date, status, created_at, updated_at)
   SELECT lower(hex(randomblob(16))), 'tmp:' || b.service_uuid || ':' || b.next_due_date, s.customer_uuid, b.service_uuid, 'renewal', b.next_due_date,
     b.next_period_end, s.module || ' ' || coalesce(json_extract(p.product_data, '$.plan_type'), p.uuid) || ' (' || b.billing_cycle || '), '
       || b.next_due_date || ' to ' || b.next_period_end,
-    b.recurring_minor, b.currency, b.next_due_date, 'unpaid', ?, ?
+    b.recurring_minor, b.currency, b.next_due_date, 'unpaid', ${at}, ${at}
   FROM service_billing b JOIN services s ON s.uuid = b.service_uuid JOIN products p ON p.uuid = s.product_uuid
-  WHERE b.state IN ('active', 'overdue', 'suspended') AND b.next_due_date <= ?`;
+  WHERE b.state IN ('active', 'overdue', 'suspended') AND b.next_due_date <= ${horizon}`;
 
 async function open(dir: string, at: Date): Promise<Platform> {
   return Platform.open({ dataDir: dir, clock: manualClock(at), logger: pino({ level: 'silent' }), modulesConfig: NO_MODULES, moduleWatchMs: 0 });
@@ -76,12 +78,12 @@ async function main(): Promise<void> {
         const at = now.toISOString();
         const horizon = new Date(now.getTime() + 7 * DAY_MS).toISOString().slice(0, 10);
         const start = performance.now();
-        const inserted = platform.db.transaction(() => {
-          const rows = platform.db.prepare(FLOOR_SQL).run(at, at, horizon).changes;
+        const inserted = platform.store.transaction(async (tx) => {
+          const rows = Number((await floorInsert(at, horizon).execute(tx.db)).numAffectedRows ?? 0);
           throw Object.assign(new Error('rollback'), { rows });
         });
         try {
-          inserted();
+          await inserted;
         } catch (error) {
           if ((error as { rows?: number }).rows !== seeded.services.length) throw error;
         }

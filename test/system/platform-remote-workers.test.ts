@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { requireTools } from '../helpers/require-tools.ts';
 import { admin, panel, until } from '../fixtures/platform/http.ts';
 import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
+import { readStore } from '../fixtures/platform/read-store.ts';
 import { createServer } from '../fixtures/platform/setup.ts';
 import { startSlowProxy } from '../fixtures/platform/slow-proxy.ts';
 import { startSmtpServer } from '../integration/smtp/smtp-fixture.ts';
@@ -127,14 +127,10 @@ test('two remote workers without the data directory provision 50 services; one S
 
     for (const [i, workerDir] of workerDirs.entries()) assert.deepEqual(readdirSync(workerDir), [], `worker ${i} wrote nothing to its directory`);
     assert.equal(existsSync(forbiddenData), false, 'no worker created a data directory');
-    const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
-    try {
-      const jobLogs = db.prepare("SELECT COUNT(*) AS n FROM module_logs WHERE json_extract(request, '$.method') = 'createJob' AND level = 'info'").get() as { n: number };
-      t.diagnostic(`${jobLogs.n} createJob success entries reached module_logs through the worker API`);
-      assert.ok(jobLogs.n >= SERVICES / 2, 'the workers’ module log entries reached the platform database');
-    } finally {
-      db.close();
-    }
+    const jobLogs = await readStore(dataDir, async (store) => Number((await store.db.selectFrom('module_logs').select((eb) => eb.fn.countAll().as('n'))
+      .where(store.jsonText('request', 'method'), '=', 'createJob').where('level', '=', 'info').executeTakeFirstOrThrow()).n));
+    t.diagnostic(`${jobLogs} createJob success entries reached module_logs through the worker API`);
+    assert.ok(jobLogs >= SERVICES / 2, 'the workers’ module log entries reached the platform database');
     const outputs = [api, ...workers].map((child) => child.output()).join('\n');
     for (const secret of [p.accessHash, workerToken, adminToken, PASSWORD(0), PASSWORD(SERVICES - 1), smtp.password]) {
       assert.equal(outputs.includes(secret), false, 'no secret in any process output');

@@ -2,18 +2,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { freePort, removeDir, spawnVpnhost, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { readStore } from '../../fixtures/platform/read-store.ts';
 
 test('admin-token create prints the token alone, list shows it without the value, delete removes it', async () => {
   const dataDir = tempDir('tokens');
   try {
     const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir, '--comment', 'ci robot']);
     assert.match(token, /^vpa_[0-9a-f]{64}$/);
-    const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
-    const rows = db.prepare('SELECT id, digest, comment FROM admin_tokens').all() as Array<{ id: number; digest: string; comment: string }>;
-    db.close();
+    const rows = await readStore(dataDir, (store) => store.db.selectFrom('admin_tokens').select(['id', 'digest', 'comment']).execute());
     assert.equal(rows.length, 1);
     assert.equal(rows[0].digest, createHash('sha256').update(token).digest('hex'));
     assert.equal(rows[0].comment, 'ci robot');

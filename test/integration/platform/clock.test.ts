@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { manualClock } from '../../../panel/shared/clock.ts';
 import { Platform } from '../../../module/platform/platform.ts';
-import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
 import { ORPHANED_REASON, StuckServiceSweeper } from '../../../module/platform/sweeper.ts';
+import { ledgerOf } from '../../fixtures/platform/ledger.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 const START = new Date('2031-02-03T04:05:06.000Z');
@@ -27,7 +27,7 @@ async function withClockPlatform(name: string, fn: (platform: Platform, clock: R
 test('every record the platform writes is dated by its injected clock', async () => {
   await withClockPlatform('clock', async (platform, clock) => {
     const at = START.toISOString();
-    assert.ok(appliedMigrations(platform.db).every((m) => m.applied_at === at), 'migrations dated by the clock');
+    assert.ok((await ledgerOf(platform.store)).every((m) => m.applied_at === at), 'migrations dated by the clock');
     const product = (await platform.products.create('VpnProduct', { server_location: 'ams' }));
     assert.equal(product.created_at, at);
     const service = (await platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } }));

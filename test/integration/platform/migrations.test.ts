@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
 import { ModuleLogRepository } from '../../../module/platform/store/query/repositories/module-logs.ts';
@@ -14,6 +15,7 @@ import { appliedMigrations } from '../../../module/platform/store/migrator.ts';
 import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
 import { TaskStore } from '../../../module/task/task-store.ts';
 import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
+import { ledgerOf } from '../../fixtures/platform/ledger.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 const FIXTURE = new URL('../../fixtures/platform/legacy-v1/', import.meta.url).pathname;
@@ -98,9 +100,9 @@ test('the whole platform opens on the earlier layout: module scopes migrate too 
     cpSync(FIXTURE, dir, { recursive: true });
     const platform = await Platform.open({ dataDir: dir, logger: pino({ level: 'silent' }) });
     try {
-      const scopes = new Set(appliedMigrations(platform.db).map((m) => m.scope));
+      const scopes = new Set((await ledgerOf(platform.store)).map((m) => m.scope));
       assert.ok(scopes.has('module:Product/VpnProduct'), [...scopes].join(', '));
-      const panels = platform.db.prepare('SELECT location FROM vpn_product_panels').all() as Array<{ location: string }>;
+      const panels = (await sql<{ location: string }>`SELECT location FROM vpn_product_panels`.execute(platform.store.db)).rows;
       assert.deepEqual(panels.map((p) => p.location), ['ams']);
       assert.deepEqual((await platform.services.list()).map((s) => s.provision_status).sort(), ['completed', 'pending', 'suspended']);
       assert.equal((await platform.queue.list()).length, 3);

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { execa } from 'execa';
+import { sql } from 'kysely';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+import { readStore } from '../../fixtures/platform/read-store.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -14,22 +15,13 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   return { code: res.exitCode ?? -1, out: String(res.stdout).trim(), err: String(res.stderr).trim() };
 }
 
-function state(dataDir: string): { active: number; last_action: string; last_result: string } | undefined {
-  const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
-  try {
-    return db.prepare("SELECT active, last_action, last_result FROM module_states WHERE module_type = 'Product' AND module_name = 'VpnProduct'").get() as never;
-  } finally {
-    db.close();
-  }
+async function state(dataDir: string): Promise<{ active: number; last_action: string; last_result: string } | undefined> {
+  return readStore(dataDir, async (store) => (await sql<{ active: number; last_action: string; last_result: string }>`SELECT active, last_action, last_result FROM module_states WHERE module_type = 'Product' AND module_name = 'VpnProduct'`.execute(store.db)).rows[0]);
 }
 
-function logged(dataDir: string, action: string): Array<{ level: string; response: string }> {
-  const db = new Database(join(dataDir, 'platform.db'), { readonly: true });
-  try {
-    return db.prepare("SELECT level, response FROM module_logs WHERE module_name = 'VpnProduct' AND action = ? ORDER BY id").all(action) as never;
-  } finally {
-    db.close();
-  }
+async function logged(dataDir: string, action: string): Promise<Array<{ level: string; response: string }>> {
+  return readStore(dataDir, (store) => store.db.selectFrom('module_logs').select(['level', 'response'])
+    .where('module_name', '=', 'VpnProduct').where('action', '=', action).orderBy('id').execute());
 }
 
 test('module deactivate / activate / update print and record the answer; the switch holds at the next start', async () => {
@@ -41,19 +33,19 @@ test('module deactivate / activate / update print and record the answer; the swi
 
     const needed = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([needed.code, needed.out], [1, "Error: module Product/VpnProduct provides capability 'panel-directory' required by Plugin/VpnFleet: switch Plugin/VpnFleet off first"]);
-    assert.deepEqual(state(dataDir), { active: 1, last_action: 'deactivate', last_result: "Error: module Product/VpnProduct provides capability 'panel-directory' required by Plugin/VpnFleet: switch Plugin/VpnFleet off first" });
+    assert.deepEqual(await state(dataDir), { active: 1, last_action: 'deactivate', last_result: "Error: module Product/VpnProduct provides capability 'panel-directory' required by Plugin/VpnFleet: switch Plugin/VpnFleet off first" });
     const fleetOff = await cli(['deactivate', 'Plugin/VpnFleet', '--data', dataDir]);
     assert.deepEqual([fleetOff.code, fleetOff.out], [0, 'success']);
 
     const off = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([off.code, off.out], [0, 'success']);
-    assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'success' });
-    assert.deepEqual(logged(dataDir, 'deactivate'), [{ level: 'info', response: '"success"' }], 'deactivate() ran and its answer is in the module log');
+    assert.deepEqual(await state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'success' });
+    assert.deepEqual(await logged(dataDir, 'deactivate'), [{ level: 'info', response: '"success"' }], 'deactivate() ran and its answer is in the module log');
     assert.match((await cli(['list', '--data', dataDir])).out, /^Product\/VpnProduct\t1\.0\.0\tinactive\tdeactivate: success$/m);
 
     const again = await cli(['deactivate', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([again.code, again.out], [1, 'Error: module Product/VpnProduct is not loaded'], 'not loaded at this start: the switch held');
-    assert.deepEqual(state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'Error: module Product/VpnProduct is not loaded' });
+    assert.deepEqual(await state(dataDir), { active: 0, last_action: 'deactivate', last_result: 'Error: module Product/VpnProduct is not loaded' });
 
     const fleetAlone = await cli(['activate', 'Plugin/VpnFleet', '--data', dataDir]);
     assert.deepEqual([fleetAlone.code, fleetAlone.out], [1, "Error: module Plugin/VpnFleet requires capability 'panel-directory', which no loaded module provides"]);
@@ -62,10 +54,10 @@ test('module deactivate / activate / update print and record the answer; the swi
     assert.deepEqual([on.code, on.out], [0, 'success']);
     const fleetOn = await cli(['activate', 'Plugin/VpnFleet', '--data', dataDir]);
     assert.deepEqual([fleetOn.code, fleetOn.out], [0, 'success'], 'the capability is provided again');
-    assert.deepEqual(state(dataDir), { active: 1, last_action: 'activate', last_result: 'success' });
+    assert.deepEqual(await state(dataDir), { active: 1, last_action: 'activate', last_result: 'success' });
     const update = await cli(['update', 'Product/VpnProduct', '--data', dataDir]);
     assert.deepEqual([update.code, update.out], [0, 'success']);
-    assert.deepEqual(state(dataDir), { active: 1, last_action: 'update', last_result: 'success' });
+    assert.deepEqual(await state(dataDir), { active: 1, last_action: 'update', last_result: 'success' });
 
     const unknown = await cli(['activate', 'Payment/Nope', '--data', dataDir]);
     assert.deepEqual([unknown.code, unknown.out], [1, 'Error: unknown module: Payment/Nope (it needs a section in config.ts)']);

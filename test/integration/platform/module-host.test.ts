@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { config } from '../../../config.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';
 import { Task } from '../../../module/task/task.ts';
 import { resetSeen, seen, TestMail, testImporter, testModulesConfig, testSignature } from '../../fixtures/platform/modules/test-modules.ts';
+import { ledgerOf } from '../../fixtures/platform/ledger.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 
 let dataDir: string;
@@ -203,7 +205,7 @@ test('activate / deactivate / update through the admin API: the module methods r
   assert.deepEqual(on.body, { module: 'Plugin/TestPlugin', action: 'activate', result: 'success' });
   assert.equal((await api('GET', '/admin/modules/Plugin/TestPlugin/stats/1')).status, 200);
 
-  platform.db.prepare("UPDATE module_versions SET version = '1.5.0' WHERE module_type = 'Plugin' AND module_name = 'TestPlugin'").run();
+  await platform.store.db.updateTable('module_versions').set({ version: '1.5.0' }).where('module_type', '=', 'Plugin').where('module_name', '=', 'TestPlugin').execute();
   const updated = await api('POST', '/api/admin/modules/Plugin/TestPlugin/update');
   assert.deepEqual(updated.body, { module: 'Plugin/TestPlugin', action: 'update', result: 'success' });
   assert.deepEqual(seen.lifecycle, ['TestPlugin.deactivate', 'TestPlugin.activate', 'TestPlugin.update from 1.5.0']);
@@ -232,12 +234,12 @@ test('activate / deactivate / update through the admin API: the module methods r
 
 test('a module plugs in through its manifest: own migration and store, scheduled work, hook listeners, config check', async () => {
   resetSeen();
-  const scopes = platform.db.prepare("SELECT version, name FROM platform_migrations WHERE scope = 'module:Payment/TestPay'").all();
+  const scopes = (await ledgerOf(platform.store, 'module:Payment/TestPay')).map(({ version, name }) => ({ version, name }));
   assert.deepEqual(scopes, [{ version: 1, name: 'ledger' }]);
   const first = await runJob({ module: { type: 'Payment', name: 'TestPay' }, method: 'recordLedger', args: ['one'] });
   const second = await runJob({ module: { type: 'Payment', name: 'TestPay' }, method: 'recordLedger', args: ['two'] });
   assert.deepEqual([first.result, second.result], [{ status: 'success', rows: 1 }, { status: 'success', rows: 2 }]);
-  assert.deepEqual(platform.db.prepare('SELECT note FROM test_pay_ledger ORDER BY id').all(), [{ note: 'one' }, { note: 'two' }]);
+  assert.deepEqual((await sql<{ note: string }>`SELECT note FROM test_pay_ledger ORDER BY id`.execute(platform.store.db)).rows, [{ note: 'one' }, { note: 'two' }]);
 
   await platform.hooks.emit('service.terminated', { service_uuid: 'svc-hooked', module: 'VpnProduct', at: platform.clock.now().toISOString() });
   assert.deepEqual(seen.hooked, ['svc-hooked']);

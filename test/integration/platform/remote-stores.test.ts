@@ -1,9 +1,7 @@
 // The HTTP twins of the platform store (task records, services, products, panels, module logs) against a real
 // platform over loopback, and the client's refusal of wrong answers; the remote worker's start-up checks.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
@@ -26,6 +24,7 @@ import { NOT_FOR_REMOTE_WORKERS, RemoteTaskStore } from '../../../module/platfor
 import { LOST_WORKER_ERROR } from '../../../module/task/attempt.ts';
 import { BLOCKED, type ClaimedTask } from '../../../module/task/task-record-store.ts';
 import { freePort, removeDir, tempDir } from '../../fixtures/platform/processes.ts';
+import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
 
 // The platform names a Redis queue but is never asked to reach it: no task is added through its queue here.
 const UNUSED_REDIS = 'redis://127.0.0.1:9';
@@ -139,7 +138,7 @@ test('RemoteServiceRepository, RemoteProductDirectory and RemotePanelDirectory r
   assert.deepEqual((await platform.services.get(created.uuid))?.provision_data, { account_name: 'svc-1', password: 'provisioned-secret' });
   await services.saveServiceData(created.uuid, { username: 'remote_user', password: 'Changed-pass-456' });
   assert.equal((await services.get(created.uuid))?.service_data.password, 'Changed-pass-456');
-  const file = readFileSync(join(dataDir, 'platform.db')).toString('latin1') + readFileSync(join(dataDir, 'platform.db-wal')).toString('latin1');
+  const file = storedBytes(dataDir);
   for (const secret of ['provisioned-secret', 'Changed-pass-456']) assert.equal(file.includes(secret), false, `${secret} is sealed at rest`);
 
   const products = new RemoteProductDirectory(api);

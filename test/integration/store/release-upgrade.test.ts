@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { openPlatformDb } from '../../../module/platform/store/db.ts';
+import { openPlatformDb, PLATFORM_DB_FILE } from '../../../module/platform/store/db.ts';
 import { appliedMigrations, runMigrations } from '../../../module/platform/store/migrator.ts';
 import { PLATFORM_STORE_SCOPES, sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
@@ -19,7 +19,8 @@ test('the release fixture upgrades in place: ledger and rows kept, schema equal 
   const fresh = tempDir('release-fresh');
   try {
     cpSync(FIXTURE, dir, { recursive: true });
-    const before = new Database(`${dir}/platform.db`, { readonly: true });
+    // The release's file as it was, read without opening a store (which would migrate it first).
+    const before = new Database(`${dir}/${PLATFORM_DB_FILE}`, { readonly: true });
     const oldLedger = appliedMigrations(before);
     const tables = (before.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((t) => t.name);
     const oldRows = new Map(tables.map((name) => [name, before.prepare(`SELECT * FROM "${name}"`).all()]));

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { execa } from 'execa';
 import { sql } from 'kysely';
 import Database from 'better-sqlite3';
+import { PLATFORM_DB_FILE } from '../../../module/platform/store/db.ts';
 import { openQueryStore, type QueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { AdminTokenQueries } from '../../../module/platform/store/query/repositories/admin-tokens.ts';
 import { CustomerQueries } from '../../../module/platform/store/query/repositories/customers.ts';
@@ -36,9 +37,9 @@ after(async () => {
 
 const run = (args: string[]) => execa(process.execPath, [BIN, 'platform', 'store', ...args], { cwd: ROOT, reject: false, timeout: 120_000 });
 
-/** Row counts of a platform database, read straight from its file. */
+/** Row counts of a platform database, read straight from its file (a store opened on it would migrate it first). */
 function rowCounts(dir: string): Map<string, number> {
-  const db = new Database(`${dir}/platform.db`, { readonly: true });
+  const db = new Database(`${dir}/${PLATFORM_DB_FILE}`, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
     return new Map(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));

@@ -44,8 +44,9 @@ async function order(username: string): Promise<string> {
 }
 
 /** Message jobs queued for `event` about `invoice`. */
-const messageJobs = (event: string, invoice: string) =>
-  (platform.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE tags LIKE ? AND tags LIKE ?').get(`%event:${event}%`, `%invoice:${invoice}%`) as { n: number }).n;
+const messageJobs = async (event: string, invoice: string) =>
+  Number((await platform.store.db.selectFrom('tasks').select((eb) => eb.fn.countAll().as('n'))
+    .where('tags', 'like', `%event:${event}%`).where('tags', 'like', `%invoice:${invoice}%`).executeTakeFirstOrThrow()).n);
 
 before(async () => {
   env = await openWebhookPlatform({ modulesConfig: modules(), secretKey: 'sk_test_51LateEventsSuiteKey3311', webhookSecret: WEBHOOK_SECRET, logger: pino({ level: 'silent' }) });
@@ -64,7 +65,7 @@ test('failure and mismatch events after the invoice was paid are recorded and ma
     // While the invoice is payable, a decline is news for the customer: one event, one message job.
     assert.equal(await deliver('payment_intent.payment_failed', inv), 'failed');
     await until(async () => (failed.length === 1 ? true : undefined), 10_000, 20);
-    await until(async () => (messageJobs('invoice.payment_failed', inv) === 1 ? true : undefined), 10_000, 20);
+    await until(async () => ((await messageJobs('invoice.payment_failed', inv)) === 1 ? true : undefined), 10_000, 20);
 
     assert.equal(await deliver('payment_intent.succeeded', inv), 'paid');
     const late = [];
@@ -83,9 +84,9 @@ test('failure and mismatch events after the invoice was paid are recorded and ma
     // A later event that does mail (another invoice's decline) is emitted and queued: the late ones did neither before it.
     const other = await order('late_two');
     assert.equal(await deliver('payment_intent.payment_failed', other), 'failed');
-    await until(async () => (failed.includes(other) && messageJobs('invoice.payment_failed', other) === 1 ? true : undefined), 10_000, 20);
+    await until(async () => (failed.includes(other) && (await messageJobs('invoice.payment_failed', other)) === 1 ? true : undefined), 10_000, 20);
     assert.deepEqual(failed, [inv, other], 'no payment_failed event after the invoice was paid');
-    assert.equal(messageJobs('invoice.payment_failed', inv), 1, 'still the one message of the decline before payment');
+    assert.equal(await messageJobs('invoice.payment_failed', inv), 1, 'still the one message of the decline before payment');
   } finally {
     off();
   }

@@ -63,6 +63,8 @@ export interface WebhookPlatform {
   app: FastifyInstance;
   gateway: string;
   productUuid: string;
+  /** The platform's data directory (its SQLite file, its secret box). */
+  dataDir: string;
   api(method: string, url: string, payload?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
@@ -82,7 +84,7 @@ export async function openWebhookPlatform(opts: { modulesConfig: ModulesConfig; 
   const created = await api('POST', '/modules/Payment/Stripe/instances', { label: 'Stripe', module_data: { secret_key: opts.secretKey, webhook_secret: opts.webhookSecret, api_base: 'http://127.0.0.1:9' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return {
-    platform, app, gateway: created.body.uuid, productUuid, api,
+    platform, app, gateway: created.body.uuid, productUuid, dataDir, api,
     async close() {
       await app.close();
       await platform.close();

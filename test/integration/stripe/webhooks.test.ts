@@ -3,12 +3,12 @@
 // (platform clock, both ways) and altered events are refused with nothing recorded; unknown types answer ok; mismatches
 // are failures.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { config, type ModulesConfig } from '../../../config.ts';
 import type { Platform } from '../../../module/platform/platform.ts';
+import { storedBytes } from '../../fixtures/platform/stored-bytes.ts';
 import { intentEvent, signatureFor } from '../../helpers/stripe-double.ts';
 import { openWebhookPlatform, type WebhookPlatform } from './stripe-stack.ts';
 
@@ -46,7 +46,12 @@ async function order(username: string): Promise<{ uuid: string; service_uuid: st
 }
 
 const invoice = async (uuid: string) => (await api('GET', `/invoices/${uuid}`)).body;
-const createTasks = (serviceUuid: string) => platform.db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE tags LIKE ? AND tags LIKE '%create%'").get(`%service:${serviceUuid}%`) as { n: number };
+const createTasks = async (serviceUuid: string) => ({
+  n: Number((await platform.store.db.selectFrom('tasks').select((eb) => eb.fn.countAll().as('n'))
+    .where('tags', 'like', `%service:${serviceUuid}%`).where('tags', 'like', '%create%').executeTakeFirstOrThrow()).n),
+});
+/** Rows in payment_events. */
+const paymentEvents = async () => Number((await platform.store.db.selectFrom('payment_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 let seq = 0;
 const eventId = () => `evt_suite_${++seq}_${Date.now()}`;
 
@@ -70,7 +75,7 @@ test('settings are checked, kept sealed and never answered; the settings page sh
   const view = await api('GET', `/module-instances/${gateway}`);
   assert.deepEqual(view.body.secret_keys.sort(), ['secret_key', 'webhook_secret']);
   assert.equal(JSON.stringify(view.body).includes(SECRET_KEY) || JSON.stringify(view.body).includes(WEBHOOK_SECRET), false);
-  const raw = readFileSync(platform.db.name).toString('latin1') + readFileSync(`${platform.db.name}-wal`).toString('latin1');
+  const raw = storedBytes(env.dataDir);
   assert.equal(raw.includes(SECRET_KEY) || raw.includes(WEBHOOK_SECRET), false, 'sealed at rest');
   const html = await platform.billing.paymentHtml((await order('settings1')).uuid, gateway, { return_url: 'http://x.test/ok', cancel_url: 'http://x.test/no' });
   assert.match(html, /could not be opened/, 'Stripe unreachable: an error page, not a crash');
@@ -94,7 +99,7 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   assert.equal(paid.transactions.length, 1);
   assert.equal(paid.transactions[0].external_id, (event.data as any).object.id);
   assert.equal(paid.transactions[0].gateway, 'Stripe');
-  assert.equal(createTasks(inv.service_uuid).n, 1, 'create() queued once');
+  assert.equal((await createTasks(inv.service_uuid)).n, 1, 'create() queued once');
   assert.equal((await api('GET', `/services/${inv.service_uuid}`)).body.provision_status, 'processing');
 
   const inv2 = await order('credit2');
@@ -104,7 +109,7 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   assert.deepEqual(answers.map((a) => JSON.parse(a.text).outcome).sort(), ['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'paid']);
   paid = await invoice(inv2.uuid);
   assert.equal(paid.transactions.filter((t: any) => t.kind === 'payment').length, 1);
-  assert.equal(createTasks(inv2.service_uuid).n, 1);
+  assert.equal((await createTasks(inv2.service_uuid)).n, 1);
 
   // A second PaymentIntent for the paid invoice: recorded (it can be refunded) but not applied; its refund leaves the
   // invoice and the service alone.
@@ -113,7 +118,7 @@ test('a valid signed payment_intent.succeeded credits once: 10 replays and 10 co
   paid = await invoice(inv2.uuid);
   const extra = paid.transactions.find((t: any) => t.external_id === 'pi_second');
   assert.match(extra.note, /^not applied: invoice already paid/);
-  assert.equal(createTasks(inv2.service_uuid).n, 1);
+  assert.equal((await createTasks(inv2.service_uuid)).n, 1);
   const back = await platform.billing.ledger.recordRefund({ transaction_uuid: extra.uuid, amount_minor: 999, external_id: 're_second' });
   assert.equal(back.full, false);
   assert.equal(back.service_action, null);
@@ -137,7 +142,7 @@ test('forged, wrong-secret, stale, future-dated and altered events are refused w
       return { status: res.statusCode, text: res.body };
     }],
   ];
-  const eventsBefore = (platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n;
+  const eventsBefore = await paymentEvents();
   for (const [name, run] of cases) {
     const res = await run();
     assert.equal(res.status, 400, name);
@@ -157,22 +162,23 @@ test('forged, wrong-secret, stale, future-dated and altered events are refused w
   } finally {
     clockOffset = 0;
   }
-  const refusals = platform.db.prepare("SELECT response FROM module_logs WHERE module_name = 'Stripe' AND action = 'webhook' AND response LIKE '%ahead of the platform clock%'").all();
+  const refusals = await platform.store.db.selectFrom('module_logs').select('response')
+    .where('module_name', '=', 'Stripe').where('action', '=', 'webhook').where('response', 'like', '%ahead of the platform clock%').execute();
   assert.ok(refusals.length >= 3, 'the module log says why a future event was refused');
   assert.equal((await deliver(make(), { timestamp: now + 290 })).status, 200, 'a little ahead, within the tolerance (clock skew)');
   assert.equal((await deliver(make(), { timestamp: now - 290 })).status, 200, 'within the tolerance');
   const after = await invoice(inv.uuid);
   assert.deepEqual(after.transactions.map((t: any) => t.note.startsWith('not applied') ? 'not applied' : 'applied'), ['applied', 'not applied'], 'only the valid events were recorded');
-  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, eventsBefore + 2);
+  assert.equal(await paymentEvents(), eventsBefore + 2);
 });
 
 test('an unknown type answers ok/200 and records nothing; GET answers ok', async () => {
-  const before = (platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n;
+  const before = await paymentEvents();
   const res = await deliver({ id: eventId(), type: 'charge.refunded', data: { object: {} } });
   assert.equal(res.status, 200);
   assert.equal(res.text, 'ok');
   assert.equal((await deliver({ id: eventId(), data: {} })).text, 'ok');
-  assert.equal((platform.db.prepare('SELECT COUNT(*) AS n FROM payment_events').get() as { n: number }).n, before);
+  assert.equal(await paymentEvents(), before);
   const get = await app.inject({ method: 'GET', url: `/webhooks/payment/${gateway}` });
   assert.equal(get.statusCode, 200);
   assert.equal(get.body, 'ok');
@@ -188,7 +194,7 @@ test('an amount or currency that does not match the invoice is recorded as a fai
     assert.equal(row.status, 'failed', name);
     assert.deepEqual(row.transactions.map((t: any) => t.kind), ['failure'], name);
     assert.match(row.transactions[0].note, /mismatch/);
-    assert.equal(createTasks(inv.service_uuid).n, 0, `${name}: nothing provisioned`);
+    assert.equal((await createTasks(inv.service_uuid)).n, 0, `${name}: nothing provisioned`);
     // The right amount afterwards still pays the (failed) invoice.
     const ok = await deliver(intentEvent({ id: eventId(), type: 'payment_intent.succeeded', invoice_uuid: inv.uuid, amount: 999, currency: 'EUR', created: Math.floor(Date.now() / 1000) }));
     assert.equal(JSON.parse(ok.text).outcome, 'paid');
@@ -213,12 +219,12 @@ test('payment_intent.payment_failed records the failure (once) and the invoice s
   }
 });
 
-test('no secret in the logs', () => {
+test('no secret in the logs', async () => {
   const all = logLines.join('\n');
   assert.ok(all.length > 0);
   assert.equal(all.includes(SECRET_KEY), false);
   assert.equal(all.includes(WEBHOOK_SECRET), false);
-  const rows = platform.db.prepare('SELECT request, response FROM module_logs').all() as Array<{ request: string; response: string }>;
+  const rows = await platform.store.db.selectFrom('module_logs').select(['request', 'response']).execute();
   const logged = JSON.stringify(rows);
   assert.ok(logged.includes('webhook') || logged.includes('onPaymentSuccess'));
   assert.equal(logged.includes(SECRET_KEY) || logged.includes(WEBHOOK_SECRET), false);
@@ -226,9 +232,9 @@ test('no secret in the logs', () => {
 
 test('a paid invoice whose service was left pending (process stopped before queueing) gets its create() at start', async () => {
   const inv = await order('resume1');
-  platform.db.prepare("UPDATE invoices SET status = 'paid' WHERE uuid = ?").run(inv.uuid);
+  await platform.store.db.updateTable('invoices').set({ status: 'paid' }).where('uuid', '=', inv.uuid).execute();
   assert.deepEqual(await platform.billing.ledger.resumePaid(), [inv.service_uuid]);
-  assert.equal(createTasks(inv.service_uuid).n, 1);
+  assert.equal((await createTasks(inv.service_uuid)).n, 1);
   assert.equal((await api('GET', `/services/${inv.service_uuid}`)).body.provision_status, 'processing');
   assert.deepEqual(await platform.billing.ledger.resumePaid(), [], 'nothing left to resume');
 });

@@ -3,7 +3,6 @@
 // they do not hold or manage a more powerful admin; two Authorization headers are refused on the admin pages.
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { SessionStore } from '../../../module/platform/services/sessions.ts';
@@ -123,7 +122,7 @@ describe('a copied session cookie is refused once the session ended', () => {
     const temp = { email: 'temp@sessions.example', password: 'Temp-Pass-1' };
     const made = await stack.web.admins.create({ ...temp, role: opsRole });
     const { thief } = await adminWithCopy(temp);
-    const other = await openQueryStore({ engine: 'sqlite', dataDir: dirname(stack.platform.db.name) });
+    const other = await openQueryStore({ engine: 'sqlite', dataDir: stack.dataDir });
     try {
       // Another process on the same database sees the session, and its end.
       assert.equal(await new SessionStore(other, stack.clock).read(thief.jar.get(ADMIN_COOKIE), 'admin'), String(made.id));
