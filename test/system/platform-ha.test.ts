@@ -14,6 +14,7 @@ import { startStripeDouble } from '../helpers/stripe-double.ts';
 import { startBalancer } from '../fixtures/platform/balancer.ts';
 import { panel, until } from '../fixtures/platform/http.ts';
 import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
+import { createServer } from '../fixtures/platform/setup.ts';
 import { HttpBrowser } from '../fixtures/web/http-browser.ts';
 import { startSmtpServer } from '../integration/smtp/smtp-fixture.ts';
 
@@ -63,6 +64,7 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
   const ports = [await freePort(), await freePort()];
   let balancer: Awaited<ReturnType<typeof startBalancer>> | null = null;
   try {
+    await createServer(panelProcess, 'main', '10.79.0.1/22');
     const store = await pg.createDatabase('platform_ha');
     // One host's set-up: the admin token and the web admin; every other host gets the same secret.key.
     const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dirA, '--store', store, '--comment', 'ha test']);
@@ -171,6 +173,7 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
         out.push(res?.status === 200 ? res.body : { provision_status: `http ${res?.status}` });
       }
       statuses = out.map((v) => `${v.provision_status}${v.status_reason ? ` (${v.status_reason})` : ''}`);
+      if (out.some((v) => v.provision_status === 'failed')) throw new Error('a service failed');
       return out.every((v) => v.provision_status === 'completed') ? out : undefined;
     }, 180_000, 500).catch((error: Error) => {
       const outputs = [...children].map((c) => c.output().split('\n').slice(-15).join('\n')).join('\n---\n');
@@ -196,7 +199,7 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
       return list.length > 0 && list.every((s) => s.status === 'sent' || s.status === 'skipped') ? true : undefined;
     }, 60_000, 200);
     for (const k of kept) {
-      const mine = smtp.received.filter((m) => m.subject === ready && String(m.text).includes(`Username: ${k.username}`));
+      const mine = smtp.received.filter((m) => m.subject === ready && new RegExp(`Username: ${k.username}(?![0-9A-Za-z_])`).test(String(m.text)));
       assert.equal(mine.length, 1, `one ready mail for ${k.username}`);
     }
     const subjects = smtp.received.map((m) => String(m.subject));
