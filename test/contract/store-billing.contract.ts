@@ -4,7 +4,7 @@
 // is checked all-or-nothing.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { manualClock } from '../../panel/shared/clock.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { BillingOutboxQueries } from '../../module/platform/store/query/repositories/billing-outbox.ts';
@@ -21,19 +21,9 @@ import { RevenueQueries } from '../../module/platform/store/query/repositories/r
 import { ServiceBillingQueries } from '../../module/platform/store/query/repositories/service-billing.ts';
 import { TransactionQueries } from '../../module/platform/store/query/repositories/transactions.ts';
 import { DEFAULT_BILLING_SETTINGS } from '../../module/platform/services/billing/billing-settings.ts';
-import type { OpenStore } from './store.contract.ts';
+import { withStore, type OpenStore } from './store.contract.ts';
 
 type Clock = ReturnType<typeof manualClock>;
-
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
-  const opened = await open(t);
-  if (!opened) return;
-  try {
-    await body(opened.store, manualClock(new Date('2026-11-27T10:00:00.000Z')));
-  } finally {
-    await opened.close();
-  }
-}
 
 /** A product, a customer and `n` services of theirs (pending). */
 async function seed(store: QueryStore, clock: Clock, n = 1, name = 'Basic'): Promise<{ product: string; customer: string; services: string[] }> {

@@ -1,8 +1,7 @@
 // Contract suite of the core repositories' additions for the lifecycle (ServiceQueries' conditional status write and
 // locked read) and of the lifecycle's one transaction with the task record, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { createHooks } from '../../hooks.ts';
 import { manualClock } from '../../panel/shared/clock.ts';
@@ -14,19 +13,9 @@ import { ProductQueries } from '../../module/platform/store/query/repositories/p
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 import { resolveOptions } from '../../module/task/options.ts';
 import { TaskStore } from '../../module/task/task-store.ts';
-import type { OpenStore } from './store.contract.ts';
+import { withSealedStore, type OpenStore } from './store.contract.ts';
 
 type Clock = ReturnType<typeof manualClock>;
-
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, box: SecretBox, clock: Clock) => Promise<void>): Promise<void> {
-  const opened = await open(t);
-  if (!opened) return;
-  try {
-    await body(opened.store, SecretBox.fromKey(randomBytes(32)), manualClock(new Date('2026-11-27T10:00:00.000Z')));
-  } finally {
-    await opened.close();
-  }
-}
 
 async function serviceOf(store: QueryStore, box: SecretBox, clock: Clock): Promise<string> {
   const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' });
@@ -40,7 +29,7 @@ const createTask = (uuid: string) => ({
 
 export function runStoreContract(engine: string, open: OpenStore): void {
   describe(`store contract, core (lifecycle): ${engine}`, () => {
-    test('services: a status write conditional on the current status; once: two concurrent writers, one wins', (t) => withStore(t, open, async (store, box, clock) => {
+    test('services: a status write conditional on the current status; once: two concurrent writers, one wins', (t) => withSealedStore(t, open, async (store, box, clock) => {
       const services = new ServiceQueries(store, box, clock);
       const uuid = await serviceOf(store, box, clock);
       assert.equal(await services.writeProvisionStatus(uuid, 'processing', undefined, 'completed'), false, 'not completed: nothing written');
@@ -56,7 +45,7 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.equal(await services.getForStatusChange('missing'), null);
     }));
 
-    test('lifecycle: the status commits with the task record in one transaction; a throw after it undoes both', (t) => withStore(t, open, async (store, box, clock) => {
+    test('lifecycle: the status commits with the task record in one transaction; a throw after it undoes both', (t) => withSealedStore(t, open, async (store, box, clock) => {
       const logger = pino({ level: 'silent' });
       const hooks = createHooks(logger);
       const fired: string[] = [];

@@ -2,25 +2,12 @@
 // `module_data` sealed at rest and opened on read, listing per module in creation order, updates, unknown uuids.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { manualClock } from '../../panel/shared/clock.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { ModuleInstanceStore } from '../../module/platform/services/module-store.ts';
-import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
-import type { OpenStore } from './store.contract.ts';
+import { withStore, type OpenStore } from './store.contract.ts';
 
-type Clock = ReturnType<typeof manualClock>;
-
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
-  const opened = await open(t);
-  if (!opened) return;
-  try {
-    await body(opened.store, manualClock(new Date('2026-11-27T10:00:00.000Z')));
-  } finally {
-    await opened.close();
-  }
-}
 
 export function runStoreContract(engine: string, open: OpenStore): void {
   describe(`module instances: ${engine}`, () => {

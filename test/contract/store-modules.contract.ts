@@ -5,7 +5,7 @@
 // the host's read API.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { manualClock } from '../../panel/shared/clock.ts';
 import { SecretBox } from '../../panel/shared/secret-box.ts';
 import { vpnFleetManifest } from '../../module/modules/Plugin/VpnFleet/manifest.ts';
@@ -26,19 +26,8 @@ import type { QueryStore } from '../../module/platform/store/query/query-store.t
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { openModuleStore } from '../helpers/module-store.ts';
 import { runPanelDirectoryContract } from './panel-directory.contract.ts';
-import type { OpenStore } from './store.contract.ts';
+import { withStore, type OpenStore } from './store.contract.ts';
 
-type Clock = ReturnType<typeof manualClock>;
-
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
-  const opened = await open(t);
-  if (!opened) return;
-  try {
-    await body(opened.store, manualClock(new Date('2026-11-27T10:00:00.000Z')));
-  } finally {
-    await opened.close();
-  }
-}
 
 const vpnProduct = <T>(store: QueryStore) => openModuleStore<T>('Product', 'VpnProduct', vpnProductManifest.migrations!, store).then((m) => m.store);
 

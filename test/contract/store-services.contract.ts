@@ -2,31 +2,16 @@
 // store (secrets sealed at rest), status changes handed to the lifecycle; and the admin services page's filters, on
 // SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { describe, test } from 'node:test';
 import type { ProvisionStatus } from '../../module/contract/provision-status.ts';
-import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
-import type { OpenStore } from './store.contract.ts';
+import { withSealedStore, type OpenStore } from './store.contract.ts';
 
-type Clock = ReturnType<typeof manualClock>;
-
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, box: SecretBox, clock: Clock) => Promise<void>): Promise<void> {
-  const opened = await open(t);
-  if (!opened) return;
-  try {
-    await body(opened.store, SecretBox.fromKey(randomBytes(32)), manualClock(new Date('2026-11-27T10:00:00.000Z')));
-  } finally {
-    await opened.close();
-  }
-}
 
 export function runStoreContract(engine: string, open: OpenStore): void {
   describe(`store contract, services for modules: ${engine}`, () => {
-    test('forModules: data writes sealed at rest and opened on read; a status change goes to the lifecycle, not to the row', (t) => withStore(t, open, async (store, box, clock) => {
+    test('forModules: data writes sealed at rest and opened on read; a status change goes to the lifecycle, not to the row', (t) => withSealedStore(t, open, async (store, box, clock) => {
       const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' });
       const services = new ServiceQueries(store, box, clock);
       const { uuid } = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } });
@@ -50,7 +35,7 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.equal((await services.get(uuid))?.provision_status, 'pending', 'only the lifecycle writes the status');
     }));
 
-    test('page: filters by status, product, location and text; newest first; total under the filters', (t) => withStore(t, open, async (store, box, clock) => {
+    test('page: filters by status, product, location and text; newest first; total under the filters', (t) => withSealedStore(t, open, async (store, box, clock) => {
       const products = new ProductQueries(store, clock);
       const ams = await products.create('VpnProduct', { server_location: 'ams' });
       const fra = await products.create('VpnProduct', { server_location: 'fra' });

@@ -1,7 +1,7 @@
 // Contract suite of the platform's query layer: every repository moved onto it, run against each engine (SQLite in
 // the contract tier, PostgreSQL on a private server started by the test file). Each test gets a fresh database.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import { sql, type Generated } from 'kysely';
 import { manualClock } from '../../panel/shared/clock.ts';
@@ -23,9 +23,10 @@ import type { Migration } from '../../module/platform/store/migrator.ts';
  */
 export type OpenStore = (t: TestContext) => Promise<{ store: QueryStore; another(): Promise<QueryStore>; close(): Promise<void> } | null>;
 
-type Clock = ReturnType<typeof manualClock>;
+export type Clock = ReturnType<typeof manualClock>;
 
-async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
+/** Runs `body` on a fresh store (and a fixed clock), closed afterwards; nothing when the engine's tools are missing. */
+export async function withStore(t: TestContext, open: OpenStore, body: (store: QueryStore, clock: Clock) => Promise<void>): Promise<void> {
   const opened = await open(t);
   if (!opened) return;
   try {
@@ -289,4 +290,9 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.equal(count.rows[0].n, ledger.rows.length);
     }));
   });
+}
+
+/** `withStore` with a fresh SecretBox, for repositories that seal secrets at rest. */
+export function withSealedStore(t: TestContext, open: OpenStore, body: (store: QueryStore, box: SecretBox, clock: Clock) => Promise<void>): Promise<void> {
+  return withStore(t, open, (store, clock) => body(store, SecretBox.fromKey(randomBytes(32)), clock));
 }
