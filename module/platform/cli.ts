@@ -112,7 +112,7 @@ export async function platformCommand(argv: string[]): Promise<number> {
           platformUrl, token, queue, workers,
           queueOptions: { lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs },
         });
-        process.stdout.write(`platform worker started (${running.workerCount} concurrency, remote via ${redactUrl(platformUrl)}) on ${redactUrl(queue)}\n`);
+        process.stdout.write(`platform worker started (${running.workerCount} concurrency, remote via ${redactUrl(platformUrl)}) on ${redactUrl(queue)} as worker ${running.workerId}\n`);
         return runUntilSignal(running);
       }
       const running = await startWorkerOnly({ dataDir, store: values.store, queue, workers, queueOptions: queueTuning() });

@@ -62,6 +62,8 @@ export const VERSION_MISMATCH = (module: string, here: string, there: string) =>
 
 export interface RunningRemoteWorker {
   workerCount: number;
+  /** The id this worker's attempts carry in task records. */
+  workerId: string;
   /** Stops taking jobs, finishes (or within the grace time aborts) running attempts, flushes module logs. */
   close(graceMs?: number): Promise<void>;
 }
@@ -142,6 +144,7 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
   let closed = false;
   return {
     workerCount: concurrency,
+    workerId: queue.workerId,
     async close(graceMs = 10_000) {
       if (closed) return;
       closed = true;

@@ -48,7 +48,8 @@ export function bullJobId(taskId: string, retries = 0): string {
  */
 export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   readonly kind = 'bullmq' as const;
-  private readonly workerId: string;
+  /** This process's id in task records (`worker_id`): logged at start, so an operator can tell whose attempts a record shows. */
+  readonly workerId: string;
   private readonly prefix: string;
   private readonly lockDurationMs: number;
   private readonly stalledIntervalMs: number;

@@ -68,10 +68,23 @@ test('two remote workers without the data directory provision 50 services; one S
     }
     await Promise.all(uuids.map(async (uuid) => assert.deepEqual((await call('POST', `/services/${uuid}/create`)).body, { status: 'success' })));
 
-    await until(async () => (proxy.answered() >= 10 && proxy.inFlight() > 0 ? true : undefined), 60_000, 10);
+    // Worker A is killed while it provably holds a create attempt: frozen (SIGSTOP) so it cannot settle, then the
+    // platform's records must show an attempt in A's name before the SIGKILL; otherwise A goes on and we look again.
+    const workerA = /as worker (\S+)/.exec(workers[0].output())?.[1];
+    assert.ok(workerA, 'worker A printed its id');
+    const heldByA = () => readStore(dataDir, async (store) => (await store.db.selectFrom('tasks').select('id')
+      .where('status', '=', 'processing').where('worker_id', '=', workerA).execute()).map((row) => String(row.id)));
+    const held = await until(async () => {
+      if (proxy.answered() < 10) return undefined;
+      workers[0].proc.kill('SIGSTOP');
+      const ids = await heldByA();
+      if (ids.length > 0) return ids;
+      workers[0].proc.kill('SIGCONT');
+      return undefined;
+    }, 60_000, 50);
     await workers[0].kill();
     const killedAfter = proxy.answered();
-    t.diagnostic(`worker A SIGKILLed after ${killedAfter} account creations`);
+    t.diagnostic(`worker A SIGKILLed after ${killedAfter} account creations, holding ${held.length} attempt(s)`);
     assert.ok(killedAfter < SERVICES, 'the kill happened mid-run');
 
     const views = await until(async () => {
@@ -100,7 +113,10 @@ test('two remote workers without the data directory provision 50 services; one S
     assert.equal(creates.length, SERVICES, 'one completed create task per service');
     const retaken = creates.filter((task) => task.attempts >= 2).length;
     t.diagnostic(`${retaken} create tasks needed a second attempt (taken over from the killed worker)`);
-    assert.ok(retaken >= 1, 'the killed worker’s attempts were taken over by the other worker');
+    for (const id of held) {
+      const task = creates.find((c) => c.id === id);
+      assert.ok(task && task.attempts >= 2, `the attempt worker A held (${id}) was taken over by the other worker`);
+    }
 
     // The platform has no job slot (--workers 0): the invoice mail of an order is planned on the platform through the
     // Smtp worker routes, rendered and sent over STARTTLS + AUTH by worker B, and recorded `sent` on the platform.
