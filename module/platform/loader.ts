@@ -56,6 +56,19 @@ export const MODULE_NOT_LOADED = (key: string) => `module ${key} is not loaded`;
 export const PROVIDER_IN_USE = (key: string, capability: string, user: string) =>
   `module ${key} provides capability '${capability}' required by ${user}: switch ${user} off first`;
 
+export interface ModuleLoaderOptions {
+  /** Services every module gets (services, logs, versions, tasks, hooks, logger, views, clock). */
+  shared: PlatformServices;
+  /** Per-module additions to the context, keyed `<Type>/<Name>` (tests). */
+  extras?: Record<string, Record<string, unknown>>;
+  /** Default: config.ts. */
+  modulesConfig?: ModulesConfig;
+  /** Default: `module/modules/<Type>/<Name>/index.ts`. */
+  importer?: ModuleImporter;
+  /** The platform process (store, sealer, states) or a remote worker (worker calls); default neither. */
+  host?: HostEnv;
+}
+
 /** The modules of one platform process. */
 export class ModuleLoader {
   private readonly classes = new Map<string, ModuleClass>();
@@ -67,21 +80,22 @@ export class ModuleLoader {
   private readonly hooked = new Set<string>();
   /** What the loaded modules provide to each other. */
   readonly capabilities = new CapabilityHost();
-  private readonly timers: NodeJS.Timeout[] = [];
   /** Switches (activate, deactivate, update, follow) run one at a time, so none sees another half done. */
   private switching: Promise<unknown> = Promise.resolve();
 
-  /**
-   * @param shared services every module gets (services, logs, versions, tasks, hooks, logger, views, clock)
-   * @param extras per-module additions to the context, keyed `<Type>/<Name>` (tests)
-   */
-  constructor(
-    private readonly shared: PlatformServices,
-    private readonly extras: Record<string, Record<string, unknown>> = {},
-    private readonly modulesConfig: ModulesConfig = defaultConfig,
-    private readonly importer: ModuleImporter = defaultImporter,
-    private readonly host: HostEnv = NO_HOST,
-  ) {}
+  private readonly shared: PlatformServices;
+  private readonly extras: Record<string, Record<string, unknown>>;
+  private readonly modulesConfig: ModulesConfig;
+  private readonly importer: ModuleImporter;
+  private readonly host: HostEnv;
+
+  constructor(opts: ModuleLoaderOptions) {
+    this.shared = opts.shared;
+    this.extras = opts.extras ?? {};
+    this.modulesConfig = opts.modulesConfig ?? defaultConfig;
+    this.importer = opts.importer ?? defaultImporter;
+    this.host = opts.host ?? NO_HOST;
+  }
 
   /**
    * Mounts every module switched on — the admin's recorded switch, else its config.ts `enabled` — then calls
@@ -356,31 +370,8 @@ export class ModuleLoader {
     return result;
   }
 
-  /** Starts every loaded module's scheduled work (platform process only); `close()` stops it. */
-  startScheduled(onError: (work: string, error: unknown) => void): void {
-    for (const { type, name, manifest, ext } of this.mounted()) {
-      for (const work of manifest.scheduled ?? []) {
-        let running = false;
-        const key = `${type}/${name}:${work.name}`;
-        const states = this.host.states;
-        // Each tick is claimed in the store first: with several platform processes, one of them runs it.
-        const claimed = async () => !states || states.claimSlot(key, Math.floor(this.shared.clock.now().getTime() / work.everyMs));
-        const timer = setInterval(() => {
-          if (running || !this.has(type, name)) return;
-          running = true;
-          claimed().then((won) => (won ? work.run(ext) : undefined)).catch((error: unknown) => onError(key, error)).finally(() => {
-            running = false;
-          });
-        }, work.everyMs);
-        timer.unref();
-        this.timers.push(timer);
-      }
-    }
-  }
-
-  /** Stops scheduled work and closes every module's services. */
+  /** Closes every module's services (scheduled work is stopped before: scheduled-work.ts). */
   async close(): Promise<void> {
-    for (const timer of this.timers.splice(0)) clearInterval(timer);
     for (const { manifest, ext } of this.mounted()) if (manifest.close) await manifest.close(ext);
   }
 

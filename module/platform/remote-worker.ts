@@ -100,8 +100,8 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
     if (info.queue !== 'bullmq') throw new Error(PLATFORM_NOT_BULLMQ);
     const services = new RemoteServiceRepository(api);
     const products = new RemoteProductDirectory(api);
-    const host = new ModuleLoader(
-      {
+    const host = new ModuleLoader({
+      shared: {
         services, clock, moduleLogs,
         versions: memoryModuleVersionStore(info.modules),
         hooks: createHooks(logger.child({ part: 'hooks' })),
@@ -109,14 +109,10 @@ export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<Runn
         tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
         viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
       },
-      {},
       modulesConfig,
-      opts.importer,
-      {
-        store: null, sealer: null, states: null,
-        workerCall: (type, name) => moduleWorkerCall(api, type, name),
-      },
-    );
+      importer: opts.importer,
+      host: { store: null, sealer: null, states: null, workerCall: (type, name) => moduleWorkerCall(api, type, name) },
+    });
     modules = host;
     await host.load({ lifecycle: false });
     for (const m of info.modules) {

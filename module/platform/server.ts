@@ -28,8 +28,8 @@ export async function startPlatform(opts: StartOptions): Promise<RunningPlatform
     app = await buildPlatformApp({ platform });
     await app.listen({ host, port });
     if ((opts.workers ?? 8) > 0) await platform.startWorkers(opts.workers ?? 8);
-    else platform.startSweeper();
-    platform.startScheduled();
+    else await platform.startSweeper();
+    await platform.startScheduled();
   } catch (err) {
     await app?.close();
     await platform.close();

@@ -18,7 +18,6 @@ import { Product } from '../../module/contract/product.ts';
 import { JOB_ERRORS, jobError, jobSuccess, type JobResult } from '../../module/contract/result.ts';
 import { ACTION_TRANSITIONS, type JobMethod, type ProvisionAction, type ProvisionStatus } from '../../module/contract/provision-status.ts';
 import { StoredModuleVersions } from '../../module/platform/store/query/repositories/module-versions.ts';
-import type { Platform } from '../../module/platform/platform.ts';
 import { workerTaskRoutes } from '../../module/platform/routes/worker-tasks.ts';
 import { ServiceLifecycle, type StatusWrite } from '../../module/platform/services/lifecycle.ts';
 import { openPlatformDb, type Db } from '../../module/platform/store/db.ts';
@@ -255,7 +254,7 @@ describe('the provisioning state table through the lifecycle', () => {
     const app = Fastify();
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
-    await app.register(workerTaskRoutes({ taskStore: r.taskStore } as unknown as Platform), { prefix: '/api/worker' });
+    await app.register(workerTaskRoutes({ taskStore: r.taskStore }), { prefix: '/api/worker' });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const platformQueue = createTaskQueue({ url: redis.url, store: r.taskStore, pollMs: 20, prefix: 'table-remote' });
     Task.use(platformQueue);

@@ -19,7 +19,7 @@ const RunBody = z.object({
  * `POST /services/:uuid/billing/change-plan`, `GET /customers/:uuid/credit`, `GET /customers/:uuid/payment-methods`,
  * `DELETE /customers/:uuid/payment-methods/:method`.
  */
-export const recurringBillingRoutes = (recurring: RecurringBilling, queue: TaskQueue): FastifyPluginAsyncZod => async (app) => {
+export const recurringBillingRoutes = ({ recurring, queue }: { recurring: RecurringBilling; queue: TaskQueue }): FastifyPluginAsyncZod => async (app) => {
   app.get('/billing/settings', async () => recurring.settings());
   app.put('/billing/settings', { schema: { body: z.record(z.string(), z.unknown()) } }, async (request) => recurring.updateSettings(request.body));
 

@@ -31,7 +31,7 @@ const LogQuerySchema = pageQuerySchema.extend({
  * `error` = the module's `Error: ...` answer); `DELETE /modules/:type/:name/cache`; `POST|GET /modules/:type/:name/instances`;
  * `GET|PUT /module-instances/:uuid`; `GET /module-logs?type=&module=&level=&service=&status=&product=&location=&q=&page=&per_page=`.
  */
-export const moduleRoutes = (admin: ModuleAdmin, logs: ModuleLogQueries): FastifyPluginAsyncZod => async (app) => {
+export const moduleRoutes = ({ moduleAdmin: admin, moduleLogs: logs }: { moduleAdmin: ModuleAdmin; moduleLogs: ModuleLogQueries }): FastifyPluginAsyncZod => async (app) => {
   app.get('/modules', async () => ({ modules: await admin.list() }));
 
   app.post('/modules/:type/:name/:action', { schema: { params: LifecycleParams } }, async (request) => {

@@ -12,7 +12,7 @@ const ListQuerySchema = z.object({
 });
 
 /** `GET /api/admin/tasks`, `GET /api/admin/tasks/:id`, `POST /api/admin/tasks/:id/retry`. */
-export const taskRoutes = (queue: TaskQueue, ops: PlatformOperations): FastifyPluginAsyncZod => async (app) => {
+export const taskRoutes = ({ queue, ops }: { queue: TaskQueue; ops: PlatformOperations }): FastifyPluginAsyncZod => async (app) => {
   app.get('/tasks', { schema: { querystring: ListQuerySchema } }, async (request) => ({
     tasks: await queue.list({ tag: request.query.tag, status: request.query.status, limit: request.query.limit ?? 100 }),
   }));

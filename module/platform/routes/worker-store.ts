@@ -2,7 +2,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { NO_VERSION } from '../../contract/versions.ts';
 import { HttpError, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
-import type { Platform } from '../platform.ts';
+import type { PlatformRegistry } from '../features/registry.ts';
+
+/** What the worker API's store routes read and write. */
+export type WorkerStoreDeps = Pick<PlatformRegistry, 'versions' | 'queue' | 'loaded' | 'services' | 'lifecycle' | 'products' | 'moduleLogStore'>;
 import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchema } from '../worker-api/schemas.ts';
 
 /**
@@ -10,7 +13,7 @@ import { dataBodySchema, moduleLogsBodySchema, statusBodySchema, uuidParamsSchem
  * `GET /products/:uuid`, `POST /module-logs` (a panel's connection is VpnProduct's own worker route). Service secrets are
  * answered opened (the worker's modules use them); they travel only over this authenticated API and are never logged.
  */
-export const workerStoreRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
+export const workerStoreRoutes = (platform: WorkerStoreDeps): FastifyPluginAsyncZod => async (app) => {
   app.get('/info', async () => {
     // Versions another platform process recorded since this one loaded them.
     await platform.versions.refresh();

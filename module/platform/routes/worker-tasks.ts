@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError, UNKNOWN_TASK } from '../errors.ts';
 import { BLOCKED } from '../../task/task-record-store.ts';
-import type { Platform } from '../platform.ts';
+import type { PlatformRegistry } from '../features/registry.ts';
 import {
   beginBodySchema, failBodySchema, releaseBodySchema, settleBodySchema, taskIdParamsSchema, taskInsertBodySchema,
 } from '../worker-api/schemas.ts';
@@ -14,8 +14,7 @@ import {
  * Each change raises the store's queue events here, in the platform process, so the service lifecycle applies a
  * remote worker's outcomes exactly as a local one's (in the same transaction as the record).
  */
-export const workerTaskRoutes = (platform: Platform): FastifyPluginAsyncZod => async (app) => {
-  const store = platform.taskStore;
+export const workerTaskRoutes = ({ taskStore: store }: Pick<PlatformRegistry, 'taskStore'>): FastifyPluginAsyncZod => async (app) => {
 
   app.post('/tasks', { schema: { body: taskInsertBodySchema } }, async (request, reply) => reply.code(201).send(await store.insert(request.body)));
 

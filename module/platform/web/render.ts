@@ -42,7 +42,7 @@ export function csrfToken(reply: FastifyReply): string {
 
 /** The loaded modules (for the sidebar), each as a plain instance. */
 export function loadedModules(deps: WebDeps): Array<{ type: string; name: string; instance: Module }> {
-  return deps.platform.modules.mounted().map(({ type, name }) => ({ type, name, instance: deps.platform.modules.instance(type, name) }));
+  return deps.modules.mounted().map(({ type, name }) => ({ type, name, instance: deps.modules.instance(type, name) }));
 }
 
 /** Sets a notice (or an error notice) shown once on the next page. */

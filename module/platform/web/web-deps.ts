@@ -1,5 +1,6 @@
-// What the web host's routes share: the platform, admin users and roles, customer accounts, sessions, the token signer.
-import type { Platform } from '../platform.ts';
+// What the web host's routes share: the platform services the pages use (never the whole platform), admin users and
+// roles, customer accounts, sessions, the token signer.
+import type { PlatformRegistry } from '../features/registry.ts';
 import type { AdminPrincipal, AdminUsers } from '../services/admin-users.ts';
 import type { RoleRepository } from '../services/roles.ts';
 import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
@@ -8,8 +9,15 @@ import type { LoginThrottle } from './login-throttle.ts';
 import type { PageViews } from './page-views.ts';
 import type { TokenSigner } from './signed-tokens.ts';
 
-export interface WebDeps {
-  platform: Platform;
+/** The platform services the pages and the client area call, by name. */
+export const WEB_SERVICE_KEYS = [
+  'modules', 'moduleAdmin', 'moduleInstances', 'moduleLogs', 'versions', 'catalogue', 'products', 'services', 'serviceAdmin', 'ops', 'queue',
+  'billing', 'recurring', 'revenue', 'tokens', 'hooks', 'logger', 'clock',
+] as const satisfies readonly (keyof PlatformRegistry)[];
+
+export type WebServices = Pick<PlatformRegistry, (typeof WEB_SERVICE_KEYS)[number]>;
+
+export interface WebDeps extends WebServices {
   admins: AdminUsers;
   roles: RoleRepository;
   customers: CustomerAccounts;

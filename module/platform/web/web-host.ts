@@ -12,7 +12,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DEFAULT_VIEWS_DIR } from '../../contract/view.ts';
 import { CSRF_REFUSED, errorHandler, HttpError, UNAUTHORIZED } from '../errors.ts';
 import { authorizationHeaderCount, refuseAccess, REPEATED_AUTHORIZATION } from '../routes/auth.ts';
-import type { Platform } from '../platform.ts';
+import type { PlatformRegistry } from '../features/registry.ts';
 import { AdminUsers } from '../services/admin-users.ts';
 import { RoleRepository } from '../services/roles.ts';
 import { adminAuthRoutes } from './admin/auth-routes.ts';
@@ -29,7 +29,7 @@ import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
 import { CSRF_COOKIE, sendPage, wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
-import type { WebDeps } from './web-deps.ts';
+import { WEB_SERVICE_KEYS, type WebDeps, type WebServices } from './web-deps.ts';
 
 export const ASSETS_DIR = fileURLToPath(new URL('./assets', import.meta.url));
 
@@ -44,17 +44,21 @@ export interface WebHostOptions {
   loginThrottle?: Partial<LoginThrottlePolicy>;
 }
 
+/** What the web host is built from: the services its pages call, the store and the box (its secrets, its records). */
+export type WebSources = WebServices & Pick<PlatformRegistry, 'store' | 'box'>;
+
 /**
  * Builds the web host's services over the platform's query layer (admin users, roles, customers, sessions, the login
  * throttle, the token signer under the shared `session` key): nothing of it is held per process.
  */
-export async function createWebDeps(platform: Platform, opts: WebHostOptions = {}): Promise<WebDeps> {
+export async function createWebDeps(platform: WebSources, opts: WebHostOptions = {}): Promise<WebDeps> {
   const { store, clock } = platform;
   const signer = new TokenSigner(await webSecret(store, platform.box, clock, 'session'));
+  const services = Object.fromEntries(WEB_SERVICE_KEYS.map((key) => [key, platform[key]])) as WebServices;
   const sessions = new SessionStore(store, clock, { ...DEFAULT_SESSION_POLICY, ...opts.sessionPolicy });
   const roles = new RoleRepository(store, clock);
   return {
-    platform, signer, sessions, roles,
+    ...services, signer, sessions, roles,
     admins: new AdminUsers(store, roles, sessions, clock),
     customers: new CustomerAccounts(store, signer, sessions, clock),
     secureCookies: opts.secureCookies ?? false,
@@ -78,7 +82,7 @@ function webErrorHandler(deps: WebDeps, error: FastifyError | Error, request: Fa
 }
 
 /** Registers the web host on `app`; resolves to its services (tests and the demo create users through them). */
-export async function registerWebHost(app: FastifyInstance, platform: Platform, opts: WebHostOptions = {}): Promise<WebDeps> {
+export async function registerWebHost(app: FastifyInstance, platform: WebSources, opts: WebHostOptions = {}): Promise<WebDeps> {
   const deps = await createWebDeps(platform, opts);
   const cookieKey = await webSecret(platform.store, platform.box, platform.clock, 'cookie');
   await app.register(async (web) => {

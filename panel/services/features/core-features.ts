@@ -22,7 +22,7 @@ import { PortForwardService } from '../port-forwards.ts';
 import { ReconcilerStatus } from '../reconciler-status.ts';
 import { ServerBandwidthService } from '../server-bandwidth.ts';
 import { SystemConfigService } from '../system-config.ts';
-import { featureFor, type Feature } from '../feature-graph.ts';
+import { featureFor, type Feature } from '../../shared/feature-graph.ts';
 import type { PanelRegistry } from './registry.ts';
 
 const define = featureFor<PanelRegistry>();

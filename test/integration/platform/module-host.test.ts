@@ -245,7 +245,7 @@ test('a module plugs in through its manifest: own migration and store, scheduled
   assert.deepEqual(seen.hooked, ['svc-hooked']);
 
   assert.equal(seen.beats, 0, 'scheduled work waits for startScheduled (the serving process)');
-  platform.startScheduled();
+  await platform.startScheduled();
   const started = Date.now();
   while (seen.beats < 2 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 20));
   assert.ok(seen.beats >= 2, `beat ran ${seen.beats} times`);

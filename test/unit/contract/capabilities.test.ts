@@ -39,7 +39,7 @@ function loaderWith(enabled: { Directory: boolean; User: boolean }) {
     },
   };
   const classes: Record<string, unknown> = { Directory, User };
-  return { p, loader: new ModuleLoader(shared, {}, modulesConfig, async (_type, name) => classes[name] as ModuleClass) };
+  return { p, loader: new ModuleLoader({ shared, modulesConfig, importer: async (_type, name) => classes[name] as ModuleClass }) };
 }
 
 test('a required capability is handed over by the host, resolved at call time', async () => {

@@ -31,10 +31,10 @@ for (const lifecycle of [true, false]) {
     try {
       const { config: _config, ...shared } = p.ctx;
       const imported: string[] = [];
-      const loader = new ModuleLoader(shared, {}, modulesConfig, async (type, name) => {
+      const loader = new ModuleLoader({ shared, modulesConfig, importer: async (type, name) => {
         imported.push(`${type}/${name}`);
         return Fleet as unknown as ModuleClass;
-      });
+      } });
       const loaded = await loader.load({ lifecycle });
       assert.deepEqual(imported, ['Plugin/Fleet']);
       assert.equal(registrations, 1);

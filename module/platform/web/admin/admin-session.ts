@@ -27,7 +27,7 @@ export async function identifyAdmin(deps: WebDeps, request: FastifyRequest): Pro
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const id = match ? await deps.platform.tokens.verify(match[1]) : null;
+    const id = match ? await deps.tokens.verify(match[1]) : null;
     if (id !== null) {
       request.admin = tokenPrincipal(id);
       request.viaToken = true;

@@ -40,7 +40,7 @@ function overridesPatch(form: Record<string, string>): Record<string, unknown> {
 
 /** A product's billing overrides as form values (empty: the global setting applies). */
 export async function overridesView(deps: WebDeps, productUuid: string) {
-  const { overrides, effective } = await deps.platform.recurring.productSettings(productUuid);
+  const { overrides, effective } = await deps.recurring.productSettings(productUuid);
   const list = (v: number[] | undefined) => (v ? v.join(', ') : '');
   return {
     lead_days: overrides.lead_days ?? '', suspend_after_days: overrides.suspend_after_days ?? '', terminate_after_days: overrides.terminate_after_days ?? '',
@@ -55,7 +55,7 @@ function settingsView(s: BillingSettings) {
 }
 
 export function billingPage(deps: WebDeps, app: FastifyInstance): void {
-  const recurring = deps.platform.recurring;
+  const recurring = deps.recurring;
 
   app.get<{ Querystring: { dry?: string } }>('/billing', async (request, reply) => {
     hasPermission(request, PERMISSION.billing);
@@ -72,7 +72,7 @@ export function billingPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.billing_actions);
     return billingAction(deps, reply, '/admin/billing', async () => {
       // A page waits a few seconds at most; a longer run goes on in the background and shows in the list.
-      const run = await recurring.runNow(deps.platform.queue, 5_000);
+      const run = await recurring.runNow(deps.queue, 5_000);
       return run.finished_at ? `Billing run #${run.id} finished.` : `Billing run #${run.id} queued (task ${run.task_id ?? ''}).`;
     });
   });

@@ -23,7 +23,7 @@ const OrderForm = z.object({
 });
 
 export function customerPage(deps: WebDeps, app: FastifyInstance): void {
-  const { billing, recurring } = deps.platform;
+  const { billing, recurring } = deps;
 
   app.get<{ Params: { uuid: string } }>('/customers/:uuid', { schema: { params: Uuid } }, async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
@@ -32,7 +32,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
     const admin = request.admin!;
     const seesBilling = admin.hasPermission(PERMISSION.billing);
     const services = await Promise.all((await billing.customers.serviceUuids(customer.uuid)).map(async (uuid) => {
-      const s = await deps.platform.serviceAdmin.describe(uuid);
+      const s = await deps.serviceAdmin.describe(uuid);
       return {
         uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), product: s.product ? productName(s.product) : s.module,
         billing: seesBilling ? await recurring.periods.view(uuid) : null,
@@ -47,7 +47,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
       invoices: invoices?.invoices ?? [], invoices_total: invoices?.total ?? 0,
       balances: credit ? Object.entries(credit.balances).map(([currency, minor]) => ({ currency, amount: formatMinor(minor, currency) })) : [],
       methods: seesBilling ? await recurring.methods.list(customer.uuid) : [],
-      products: (await deps.platform.catalogue.list()).filter((p) => prices.some((x) => x.product_uuid === p.uuid)).map((p) => ({ uuid: p.uuid, name: productName(p) })),
+      products: (await deps.catalogue.list()).filter((p) => prices.some((x) => x.product_uuid === p.uuid)).map((p) => ({ uuid: p.uuid, name: productName(p) })),
       cycles: BILLING_CYCLES,
     }, { platform: 'customers' });
   });
@@ -58,7 +58,7 @@ export function customerPage(deps: WebDeps, app: FastifyInstance): void {
     return billingAction(deps, reply, back, async () => {
       const form = OrderForm.safeParse(request.body ?? {});
       if (!form.success) throw new HttpError(422, 'Choose a product and a billing cycle.');
-      if (!(await deps.platform.products.get(form.data.product_uuid))) throw new HttpError(404, UNKNOWN_PRODUCT(form.data.product_uuid));
+      if (!(await deps.products.get(form.data.product_uuid))) throw new HttpError(404, UNKNOWN_PRODUCT(form.data.product_uuid));
       const data = Object.fromEntries((['username', 'domain'] as const).filter((k) => form.data[k] !== '').map((k) => [k, form.data[k]]));
       try {
         const placed = await billing.order({ customer_uuid: request.params.uuid, product_uuid: form.data.product_uuid, billing_cycle: form.data.billing_cycle, service_data: data });

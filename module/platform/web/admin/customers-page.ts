@@ -14,7 +14,7 @@ export function customersPage(deps: WebDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { page?: string } }>('/customers', async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
     const page = Math.max(1, Number(request.query.page) || 1);
-    const repo = deps.platform.billing.customers;
+    const repo = deps.billing.customers;
     const total = await repo.count();
     const customers = await Promise.all((await repo.list(PER_PAGE, (page - 1) * PER_PAGE)).map(async (c) => ({ ...c, services: await repo.serviceUuids(c.uuid) })));
     return adminPage(deps, request, reply, 'customers', { title: 'Customers', customers, pager: pager('/admin/customers', {}, page, PER_PAGE, total) }, { platform: 'customers' });

@@ -6,7 +6,7 @@ import { adminPage } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { panelHealth } from './panels-page.ts';
-import { platformRevenue, revenueView, uplotDir } from './revenue-page.ts';
+import { revenueView, uplotDir } from './revenue-page.ts';
 
 export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/', async (request, reply) => {
@@ -14,11 +14,11 @@ export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
       // An admin without the dashboard lands on the first page they may see.
       hasPermission(request, PERMISSION.dashboard);
     }
-    const counts = await deps.platform.services.countByStatus();
+    const counts = await deps.services.countByStatus();
     const byStatus = PROVISION_STATUSES.map((status) => ({ status, count: counts[status] ?? 0 }));
-    const failed = await deps.platform.queue.list({ status: 'failed', limit: 10 });
+    const failed = await deps.queue.list({ status: 'failed', limit: 10 });
     const panels = request.admin!.hasPermission(PERMISSION.panels) ? await panelHealth(deps) : null;
-    const revenue = request.admin!.hasPermission(PERMISSION.revenue) ? revenueView(await platformRevenue(deps.platform).report(12), uplotDir() !== null) : null;
+    const revenue = request.admin!.hasPermission(PERMISSION.revenue) ? revenueView(await deps.revenue.report(12), uplotDir() !== null) : null;
     return adminPage(deps, request, reply, 'dashboard', {
       title: 'Dashboard', byStatus, total: byStatus.reduce((n, s) => n + s.count, 0), failed, panels, revenue,
     }, { platform: 'dashboard' });

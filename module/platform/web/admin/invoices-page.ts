@@ -38,7 +38,7 @@ export async function billingAction(deps: WebDeps, reply: FastifyReply, to: stri
 }
 
 export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
-  const billing = deps.platform.billing;
+  const billing = deps.billing;
   const customers = billing.customers;
   const emailOf = new Map<string, string>();
   const email = async (uuid: string | null) => {
@@ -93,7 +93,7 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/transactions/:uuid/refund', { schema: { params: Uuid } }, async (request, reply) => {
     hasPermission(request, PERMISSION.billing_actions);
     const form = RefundForm.parse(request.body ?? {});
-    const payment = await deps.platform.billing.ledger.transaction(request.params.uuid);
+    const payment = await deps.billing.ledger.transaction(request.params.uuid);
     const back = payment ? `/admin/invoices/${payment.invoice_uuid}` : '/admin/invoices';
     return billingAction(deps, reply, back, async () => {
       if (!payment) throw new HttpError(404, `transaction not found: ${request.params.uuid}`);
@@ -108,7 +108,7 @@ export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
     const page = z.coerce.number().int().min(1).catch(1).parse((request.query as { page?: string }).page ?? 1);
     const list = await billing.listOrders(page, PER_PAGE);
     const orders = await Promise.all(list.orders.map(async (o) => {
-      const product = await deps.platform.products.get(o.product_uuid);
+      const product = await deps.products.get(o.product_uuid);
       return { ...o, customer: await email(o.customer_uuid), product: product ? productName(product) : o.product_uuid };
     }));
     return adminPage(deps, request, reply, 'orders', { title: 'Orders', orders, pager: pager('/admin/orders', {}, page, PER_PAGE, list.total) }, { platform: 'orders' });

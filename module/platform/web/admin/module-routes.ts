@@ -40,7 +40,7 @@ export function moduleAdminRoutes(deps: WebDeps, app: FastifyInstance): void {
     handler: async (request, reply) => {
       const { type, name } = request.params;
       const path = request.params['*'];
-      const found = deps.platform.moduleAdmin.findModuleRoute(type, name, request.method, path);
+      const found = deps.moduleAdmin.findModuleRoute(type, name, request.method, path);
       if (!found) throw new HttpError(404, `${NOT_FOUND}: ${request.method} /admin/modules/${type}/${name}/${path}`);
       const current = { type, name, route: { name: found.route.name, uri: found.route.uri } };
       if (!request.admin!.hasPermission(found.route.permission)) return refuse(deps, request, reply, found.kind, current);

@@ -22,14 +22,14 @@ interface SettingsModule extends Module {
 
 /** The loaded Payment and Notification modules the admin may configure. */
 function configurable(deps: WebDeps, request: FastifyRequest): Array<{ type: InstanceType; name: string }> {
-  return deps.platform.modules.mounted()
+  return deps.modules.mounted()
     .filter((m): m is typeof m & { type: InstanceType } => (TYPES as readonly string[]).includes(m.type))
     .filter((m) => request.admin?.hasPermission(settingsPermission(m.type, m.name)))
     .map((m) => ({ type: m.type, name: m.name }));
 }
 
 function requireModule(deps: WebDeps, request: FastifyRequest, type: string, name: string): InstanceType {
-  if (!(TYPES as readonly string[]).includes(type) || !deps.platform.modules.has(type as ModuleType, name)) throw new HttpError(404, `unknown module: ${type}/${name}`);
+  if (!(TYPES as readonly string[]).includes(type) || !deps.modules.has(type as ModuleType, name)) throw new HttpError(404, `unknown module: ${type}/${name}`);
   hasPermission(request, settingsPermission(type, name));
   return type as InstanceType;
 }
@@ -67,7 +67,7 @@ async function renderSettings(
   deps: WebDeps, request: FastifyRequest, reply: FastifyReply,
   opts: { type: InstanceType; name: string; uuid: string | null; stored: Record<string, unknown>; label: string; values?: Record<string, unknown>; errors?: Record<string, string[]>; test?: SettingsTestResult | null; status?: number },
 ): Promise<FastifyReply> {
-  const module = deps.platform.modules.instance<SettingsModule>(opts.type, opts.name, { payment_gateway_uuid: opts.uuid, module_data: opts.stored });
+  const module = deps.modules.instance<SettingsModule>(opts.type, opts.name, { payment_gateway_uuid: opts.uuid, module_data: opts.stored });
   if (typeof module.getSettingsPage !== 'function') throw new HttpError(404, `${opts.type}/${opts.name} has no settings page`);
   const data: SettingsPageData = {
     action: opts.uuid ? `${ROOT}/${opts.uuid}` : `${ROOT}/new/${opts.type}/${opts.name}`,
@@ -82,7 +82,7 @@ async function renderSettings(
 
 /** The stored instance the admin may configure (404 unknown, 403 without its module's settings key). */
 async function requireInstance(deps: WebDeps, request: FastifyRequest, uuid: string) {
-  const found = await deps.platform.moduleInstances.get(uuid);
+  const found = await deps.moduleInstances.get(uuid);
   if (!found) throw new HttpError(404, `module instance not found: ${uuid}`);
   requireModule(deps, request, found.module_type, found.module_name);
   return { ...found, type: found.module_type as InstanceType };
@@ -99,7 +99,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
     if (modules.length === 0) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
     const groups = await Promise.all(modules.map(async (m) => ({
       ...m, new_href: `${ROOT}/new/${m.type}/${m.name}`,
-      instances: (await deps.platform.moduleInstances.list(m.type, m.name)).map((i) => ({ label: i.label, href: `${ROOT}/${i.uuid}` })),
+      instances: (await deps.moduleInstances.list(m.type, m.name)).map((i) => ({ label: i.label, href: `${ROOT}/${i.uuid}` })),
     })));
     return adminPage(deps, request, reply, 'module-settings', { title: 'Module settings', groups }, { platform: 'modules' });
   });
@@ -113,7 +113,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
     const type = requireModule(deps, request, request.params.type, request.params.name);
     const { label, data } = submitted(request.body);
     try {
-      const made = await deps.platform.moduleAdmin.createInstance(type, request.params.name, label || request.params.name, data);
+      const made = await deps.moduleAdmin.createInstance(type, request.params.name, label || request.params.name, data);
       flash(deps, reply, `${request.params.name} settings saved.`);
       return reply.redirect(`${ROOT}/${made.uuid}`, 303);
     } catch (error) {
@@ -132,7 +132,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
     const found = await requireInstance(deps, request, request.params.uuid);
     const { label, data } = submitted(request.body);
     try {
-      await deps.platform.moduleAdmin.updateInstance(found.uuid, { label: label || found.label, module_data: data });
+      await deps.moduleAdmin.updateInstance(found.uuid, { label: label || found.label, module_data: data });
       flash(deps, reply, `${found.module_name} settings saved.`);
       return reply.redirect(`${ROOT}/${found.uuid}`, 303);
     } catch (error) {
@@ -146,7 +146,7 @@ export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.post<{ Params: { uuid: string } }>('/module-settings/:uuid/test', async (request, reply) => {
     const found = await requireInstance(deps, request, request.params.uuid);
-    const module = deps.platform.modules.instance(found.type, found.module_name, { payment_gateway_uuid: found.uuid, module_data: found.module_data }) as unknown as Partial<SettingsTestable>;
+    const module = deps.modules.instance(found.type, found.module_name, { payment_gateway_uuid: found.uuid, module_data: found.module_data }) as unknown as Partial<SettingsTestable>;
     if (typeof module.testSettings !== 'function') throw new HttpError(404, `${found.module_name} offers no settings test`);
     const { data } = submitted(request.body);
     const test = await module.testSettings(data);

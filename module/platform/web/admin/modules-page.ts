@@ -12,8 +12,8 @@ export function modulesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/modules', async (request, reply) => {
     hasPermission(request, PERMISSION.modules);
     // Versions another platform process recorded since this one loaded them.
-    await deps.platform.versions.refresh();
-    const modules = (await deps.platform.moduleAdmin.list()).map((m) => ({ ...m, key: `${m.type}/${m.name}` }));
+    await deps.versions.refresh();
+    const modules = (await deps.moduleAdmin.list()).map((m) => ({ ...m, key: `${m.type}/${m.name}` }));
     return adminPage(deps, request, reply, 'modules', { title: 'Modules', modules }, { platform: 'modules' });
   });
 
@@ -21,7 +21,7 @@ export function modulesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.modules);
     const { type, name, action } = request.params;
     if (!(LIFECYCLE_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, `unknown module action: ${action}`);
-    const answer = await deps.platform.moduleAdmin.lifecycle(type, name, action as LifecycleAction);
+    const answer = await deps.moduleAdmin.lifecycle(type, name, action as LifecycleAction);
     flash(deps, reply, `${answer.module} ${action}: ${answer.result}`, answer.result === 'success' ? 'ok' : 'error');
     return reply.redirect('/admin/modules', 303);
   });

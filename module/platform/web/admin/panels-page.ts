@@ -11,7 +11,7 @@ import { hasPermission } from './admin-session.ts';
 
 /** The panels of every module that manages some, with the module's name. */
 export async function panelHealth(deps: WebDeps): Promise<Array<PanelHealth & { module: string }>> {
-  const sources = deps.platform.modules.mounted().filter((m) => m.manifest.adminPanels);
+  const sources = deps.modules.mounted().filter((m) => m.manifest.adminPanels);
   const lists = await Promise.all(sources.map(async (m) => (await m.manifest.adminPanels!(m.ext).health()).map((p) => ({ ...p, module: `${m.type}/${m.name}` }))));
   return lists.flat();
 }
@@ -28,7 +28,7 @@ export function panelsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/panels', async (request, reply) => {
     hasPermission(request, PERMISSION.panels);
     const panels = await panelHealth(deps);
-    const modules = deps.platform.modules.mounted().filter((m) => m.manifest.adminPanels).map((m) => `${m.type}/${m.name}`);
+    const modules = deps.modules.mounted().filter((m) => m.manifest.adminPanels).map((m) => `${m.type}/${m.name}`);
     return adminPage(deps, request, reply, 'panels', { title: 'Panels', panels, modules }, { platform: 'panels' });
   });
 
@@ -36,7 +36,7 @@ export function panelsPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.panels);
     const form = PanelForm.safeParse(request.body ?? {});
     if (!form.success) throw new HttpError(422, `invalid panel: ${form.error.issues[0].path.join('.')}: ${form.error.issues[0].message}`);
-    const source = deps.platform.modules.mounted().find((m) => `${m.type}/${m.name}` === form.data.module && m.manifest.adminPanels);
+    const source = deps.modules.mounted().find((m) => `${m.type}/${m.name}` === form.data.module && m.manifest.adminPanels);
     if (!source) throw new HttpError(404, `no module ${form.data.module} manages panels`);
     try {
       await source.manifest.adminPanels!(source.ext).add({ name: form.data.name || undefined, location: form.data.location, api_url: form.data.api_url, access_hash: form.data.access_hash });

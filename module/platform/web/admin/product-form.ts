@@ -23,8 +23,8 @@ export interface ModuleField extends FormField {
 
 /** The Product module instance of `moduleName` (404 when none is loaded). */
 export function productModule(deps: WebDeps, moduleName: string): Product {
-  if (!deps.platform.modules.has('Product', moduleName)) throw new HttpError(404, `unknown module: ${moduleName}`);
-  return deps.platform.modules.instance<Product>('Product', moduleName);
+  if (!deps.modules.has('Product', moduleName)) throw new HttpError(404, `unknown module: ${moduleName}`);
+  return deps.modules.instance<Product>('Product', moduleName);
 }
 
 /** The inner schema of preprocess pipes, optional, nullable and default wrappers. */
@@ -58,7 +58,7 @@ export async function fieldChoices(deps: WebDeps, module: Product): Promise<Reco
     try {
       choices.server_location = [...new Set((await panelHealth(deps)).map((p) => p.location))].sort();
     } catch (error) {
-      deps.platform.logger.warn({ err: (error as Error).message }, 'product form: panel locations not read');
+      deps.logger.warn({ err: (error as Error).message }, 'product form: panel locations not read');
     }
   }
   return choices;
@@ -86,8 +86,8 @@ export function listingValues(product: ProductRecord | null): Record<string, str
 export async function priceValues(deps: WebDeps, productUuid: string | null): Promise<Record<string, string>> {
   const out: Record<string, string> = { [CURRENCY_FIELD]: 'EUR', [REFUND_FIELD]: 'terminate' };
   if (!productUuid) return out;
-  out[REFUND_FIELD] = (await deps.platform.billing.refundPolicy(productUuid)).refund_action;
-  for (const price of await deps.platform.billing.listPrices(productUuid)) {
+  out[REFUND_FIELD] = (await deps.billing.refundPolicy(productUuid)).refund_action;
+  for (const price of await deps.billing.listPrices(productUuid)) {
     out[priceField(price.billing_cycle)] = price.amount;
     out[CURRENCY_FIELD] = price.currency;
   }
@@ -125,11 +125,11 @@ export function checkPrices(form: Record<string, string>): { plan: PricePlan; cu
 
 /** Applies checked prices to a product. */
 export async function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): Promise<void> {
-  if (refund) await deps.platform.billing.setRefundPolicy(productUuid, refund);
+  if (refund) await deps.billing.setRefundPolicy(productUuid, refund);
   for (const { cycle, amount } of plan) {
     if (amount === undefined) continue;
-    if (amount === null) await deps.platform.billing.deletePrice(productUuid, cycle);
-    else await deps.platform.billing.setPrice(productUuid, cycle, amount, currency);
+    if (amount === null) await deps.billing.deletePrice(productUuid, cycle);
+    else await deps.billing.setPrice(productUuid, cycle, amount, currency);
   }
 }
 

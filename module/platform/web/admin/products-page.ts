@@ -32,7 +32,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
   try {
     page = module.getProductPage();
   } catch (error) {
-    deps.platform.logger.warn({ module: state.moduleName, err: (error as Error).message }, 'getProductPage failed');
+    deps.logger.warn({ module: state.moduleName, err: (error as Error).message }, 'getProductPage failed');
   }
   const own = [...LISTING_FIELDS, CURRENCY_FIELD, REFUND_FIELD, ...BILLING_CYCLES.map(priceField)];
   const listing = formFields(LISTING_FIELDS, state.form, state.bag);
@@ -57,11 +57,11 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
 async function save(deps: WebDeps, moduleName: string, product: ProductRecord | null, values: Record<string, unknown>, form: Record<string, string>): Promise<ProductRecord> {
   const prices = checkPrices(form);
   const listing = { name: form.name ?? '', description: form.description ?? '', position: form.position ?? '', visible: form.visible === 'on' };
-  const bag = { ...(errorBagOf(await deps.platform.catalogue.check(moduleName, values, listing).then(() => null, (e: unknown) => e)) ?? {}), ...prices.errors };
+  const bag = { ...(errorBagOf(await deps.catalogue.check(moduleName, values, listing).then(() => null, (e: unknown) => e)) ?? {}), ...prices.errors };
   if (Object.keys(bag).length) throw new HttpError(422, INVALID_PRODUCT_DATA, { errors: bag });
   const saved = product
-    ? await deps.platform.catalogue.updateProduct(product.uuid, values, listing)
-    : await deps.platform.catalogue.createProduct(moduleName, values, listing);
+    ? await deps.catalogue.updateProduct(product.uuid, values, listing)
+    : await deps.catalogue.createProduct(moduleName, values, listing);
   await applyPrices(deps, saved.uuid, prices.plan, prices.currency, prices.refund);
   return saved;
 }
@@ -69,18 +69,18 @@ async function save(deps: WebDeps, moduleName: string, product: ProductRecord | 
 export function productsPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const prices = await deps.platform.billing.listPrices();
-    const products = (await deps.platform.catalogue.list()).map((p) => ({
+    const prices = await deps.billing.listPrices();
+    const products = (await deps.catalogue.list()).map((p) => ({
       ...p, label: productName(p),
       data: Object.entries(p.product_data).map(([k, v]) => ({ k, v: String(v ?? '') })),
       prices: prices.filter((x) => x.product_uuid === p.uuid).map((x) => `${x.amount} ${x.currency} ${x.billing_cycle}`),
     }));
-    return adminPage(deps, request, reply, 'products', { title: 'Products', products, modules: deps.platform.modules.names('Product') }, { platform: 'products' });
+    return adminPage(deps, request, reply, 'products', { title: 'Products', products, modules: deps.modules.names('Product') }, { platform: 'products' });
   });
 
   app.get<{ Querystring: { module?: string } }>('/products/new', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const moduleName = request.query.module ?? deps.platform.modules.names('Product')[0] ?? '';
+    const moduleName = request.query.module ?? deps.modules.names('Product')[0] ?? '';
     return renderForm(deps, request, reply, { moduleName, product: null, values: {}, form: { ...listingValues(null), ...(await priceValues(deps, null)) }, bag: null });
   });
 
@@ -107,7 +107,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const product = (await deps.platform.catalogue.require(request.params.uuid));
+    const product = (await deps.catalogue.require(request.params.uuid));
     return renderForm(deps, request, reply, {
       moduleName: product.module, product, values: product.product_data, form: { ...listingValues(product), ...(await priceValues(deps, product.uuid)) }, bag: null,
     });
@@ -115,7 +115,7 @@ export function productsPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.post<{ Params: { uuid: string } }>('/products/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
-    const product = (await deps.platform.catalogue.require(request.params.uuid));
+    const product = (await deps.catalogue.require(request.params.uuid));
     return submit(request, reply, product.module, product);
   });
 }

@@ -7,19 +7,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Platform } from '../../platform.ts';
 import { formatMinor } from '../../services/billing/money.ts';
-import { majorUnits, Revenue, revenueOf, type RevenueReport } from '../../services/billing/revenue.ts';
+import { majorUnits, type RevenueReport } from '../../services/billing/revenue.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { RevenueQueries } from '../../store/query/repositories/revenue.ts';
 import { adminPage } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
-
-/** The platform's revenue service. */
-export function platformRevenue(platform: Platform): Revenue {
-  return revenueOf(platform, () => new Revenue(new RevenueQueries(platform.store), platform.clock));
-}
 
 /** The `dist` folder of the installed uPlot package, or null when it is not installed (charts are then left out). */
 export function uplotDir(): string | null {
@@ -54,7 +47,7 @@ export function revenuePage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.revenue);
     const months = z.coerce.number().int().min(1).max(60).catch(12).parse((request.query as { months?: string }).months ?? 12);
     return adminPage(deps, request, reply, 'revenue', {
-      title: 'Revenue', months, revenue: revenueView(await platformRevenue(deps.platform).report(months), charts),
+      title: 'Revenue', months, revenue: revenueView(await deps.revenue.report(months), charts),
     }, { platform: 'revenue' });
   });
 }

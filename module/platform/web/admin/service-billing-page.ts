@@ -13,7 +13,7 @@ const NextDueForm = z.object({ next_due_date: z.string().regex(/^\d{4}-\d{2}-\d{
 const ChangePlanForm = z.object({ product_uuid: z.string().min(1).max(64) });
 
 export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
-  const recurring = deps.platform.recurring;
+  const recurring = deps.recurring;
   const act = async (uuid: string, reply: Parameters<typeof flash>[1], run: () => Promise<string>) => {
     try {
       flash(deps, reply, await run());

@@ -30,7 +30,7 @@ export function pager(path: string, query: Record<string, unknown>, page: number
 
 
 async function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
-  const products = (await deps.platform.catalogue.list()).map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
+  const products = (await deps.catalogue.list()).map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
   return adminPage(deps, request, reply, 'service-new', {
     title: 'New service', products, customer_email: values.customer_email ?? '',
     fields: formFields(SERVICE_FIELDS, values, bag), other_errors: otherErrors(SERVICE_FIELDS, bag),
@@ -41,11 +41,11 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/services', async (request, reply) => {
     hasPermission(request, PERMISSION.services);
     const query = ListQuery.parse(request.query ?? {});
-    const list = await deps.platform.serviceAdmin.list({ ...query, per_page: PER_PAGE });
+    const list = await deps.serviceAdmin.list({ ...query, per_page: PER_PAGE });
     const services = list.services.map((s) => ({ ...s, username: s.service_data.username ?? '', location: s.product?.product_data.server_location ?? '' }));
     return adminPage(deps, request, reply, 'services', {
       title: 'Services', services, query, statuses: PROVISION_STATUSES.map((s) => ({ s, selected: s === query.status })),
-      products: (await deps.platform.catalogue.list()).map((p) => ({ uuid: p.uuid, selected: p.uuid === query.product })),
+      products: (await deps.catalogue.list()).map((p) => ({ uuid: p.uuid, selected: p.uuid === query.product })),
       pager: pager('/admin/services', query, query.page, PER_PAGE, list.total),
       can_create: request.admin!.hasPermission(PERMISSION.service_actions),
     }, { platform: 'services' });
@@ -63,7 +63,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     const customer = values.customer_email ? await deps.customers.queries.findByEmail(values.customer_email) : null;
     if (values.customer_email && !customer) return newServiceForm(deps, request, reply, values, { customer_email: [`no customer with the address ${values.customer_email}`] });
     try {
-      const created = await deps.platform.serviceAdmin.createService(values.product_uuid, { username: values.username, notes: values.notes });
+      const created = await deps.serviceAdmin.createService(values.product_uuid, { username: values.username, notes: values.notes });
       if (customer) await deps.customers.queries.assignService(created.uuid, customer.uuid);
       flash(deps, reply, `Service ${created.uuid} created (${created.provision_status}).`);
       return reply.redirect(`/admin/services/${created.uuid}`, 303);
@@ -76,17 +76,17 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string }; Querystring: { log_page?: string } }>('/services/:uuid', async (request, reply) => {
     hasPermission(request, PERMISSION.services);
-    const service = await deps.platform.serviceAdmin.describe(request.params.uuid);
+    const service = await deps.serviceAdmin.describe(request.params.uuid);
     let modulePage = '';
     try {
-      modulePage = (await deps.platform.serviceAdmin.productForService(service.uuid)).getServicePage();
+      modulePage = (await deps.serviceAdmin.productForService(service.uuid)).getServicePage();
     } catch (error) {
       modulePage = '';
       request.log.warn({ err: (error as Error).message }, 'getServicePage failed');
     }
-    const tasks = await deps.platform.queue.list({ tag: `service:${service.uuid}`, limit: 100 });
+    const tasks = await deps.queue.list({ tag: `service:${service.uuid}`, limit: 100 });
     const logPage = Math.max(1, Number(request.query.log_page) || 1);
-    const logs = await deps.platform.moduleLogs.list({ service: service.uuid, page: logPage, per_page: 25 });
+    const logs = await deps.moduleLogs.list({ service: service.uuid, page: logPage, per_page: 25 });
     const owner = await deps.customers.queries.ownerOf(service.uuid);
     return adminPage(deps, request, reply, 'service', {
       title: `Service ${service.uuid}`, service, module_html: modulePage, tasks,
@@ -95,7 +95,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
       owner: owner ? (await deps.customers.queries.get(owner))?.email ?? owner : null,
       actions: request.admin!.hasPermission(PERMISSION.service_actions) ? PROVISION_ACTIONS.filter((a) => a !== 'change_package') : [],
       change_products: request.admin!.hasPermission(PERMISSION.service_actions)
-        ? (await deps.platform.catalogue.list()).filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
+        ? (await deps.catalogue.list()).filter((p) => p.module === service.module && p.uuid !== service.product_uuid).map((p) => ({ uuid: p.uuid, label: productName(p) }))
         : [],
       can_assign: request.admin!.hasPermission(PERMISSION.customers),
       owner_uuid: owner,
@@ -105,7 +105,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
 
   app.get<{ Params: { uuid: string; action: string }; Querystring: { product_uuid?: string } }>('/services/:uuid/confirm/:action', async (request, reply) => {
     hasPermission(request, PERMISSION.service_actions);
-    const service = await deps.platform.serviceAdmin.describe(request.params.uuid);
+    const service = await deps.serviceAdmin.describe(request.params.uuid);
     if (!(PROVISION_ACTIONS as readonly string[]).includes(request.params.action)) throw new HttpError(404, `unknown action: ${request.params.action}`);
     return adminPage(deps, request, reply, 'service-confirm', {
       title: `Confirm ${request.params.action}`, service, action: request.params.action, product_uuid: request.query.product_uuid ?? '',
@@ -116,7 +116,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
     hasPermission(request, PERMISSION.service_actions);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const productUuid = typeof body.product_uuid === 'string' && body.product_uuid ? body.product_uuid : undefined;
-    const result = await deps.platform.serviceAdmin.runAction(request.params.uuid, request.params.action, { product_uuid: productUuid });
+    const result = await deps.serviceAdmin.runAction(request.params.uuid, request.params.action, { product_uuid: productUuid });
     const text = result.status === 'success' ? `${request.params.action}: queued` : `${request.params.action}: ${String(result.message ?? 'error')}`;
     flash(deps, reply, text, result.status === 'success' ? 'ok' : 'error');
     return reply.redirect(`/admin/services/${request.params.uuid}`, 303);
@@ -125,7 +125,7 @@ export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
   app.post<{ Params: { uuid: string } }>('/services/:uuid/owner', async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
     const email = String((request.body as Record<string, unknown> | undefined)?.customer_email ?? '').trim();
-    await deps.platform.serviceAdmin.describe(request.params.uuid);
+    await deps.serviceAdmin.describe(request.params.uuid);
     const customer = email ? await deps.customers.queries.findByEmail(email) : null;
     if (email && !customer) throw new HttpError(422, `no customer with the address ${email}`);
     await deps.customers.queries.assignService(request.params.uuid, customer?.uuid ?? null);

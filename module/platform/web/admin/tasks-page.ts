@@ -9,16 +9,16 @@ import { hasPermission } from './admin-session.ts';
 export function tasksPage(deps: WebDeps, app: FastifyInstance): void {
   app.get('/tasks', async (request, reply) => {
     hasPermission(request, PERMISSION.tasks);
-    const now = deps.platform.clock.now().getTime();
-    const failed = await deps.platform.queue.list({ status: 'failed', limit: 200 });
-    const processing = await deps.platform.queue.list({ status: 'processing', limit: 500 });
+    const now = deps.clock.now().getTime();
+    const failed = await deps.queue.list({ status: 'failed', limit: 200 });
+    const processing = await deps.queue.list({ status: 'processing', limit: 500 });
     const stuck = processing.filter((t) => now - Date.parse(t.updatedAt) > t.options.timeout * 1000);
     return adminPage(deps, request, reply, 'tasks', { title: 'Tasks', failed, stuck }, { platform: 'tasks' });
   });
 
   app.post<{ Params: { id: string } }>('/tasks/:id/retry', async (request, reply) => {
     hasPermission(request, PERMISSION.tasks);
-    const task = await deps.platform.ops.retryTask(request.params.id);
+    const task = await deps.ops.retryTask(request.params.id);
     flash(deps, reply, `Task ${task.id} queued again.`);
     return reply.redirect('/admin/tasks', 303);
   });

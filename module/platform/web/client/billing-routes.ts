@@ -11,7 +11,7 @@ const Params = z.object({ uuid: z.string().max(64) });
 const CancelForm = z.object({ when: z.enum(['period_end', 'immediate']), confirm: z.literal('yes') });
 
 export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
-  const recurring = deps.platform.recurring;
+  const recurring = deps.recurring;
 
   area.post<{ Params: { uuid: string } }>('/services/:uuid/cancel', { schema: { params: Params } }, async (request, reply) => {
     await ownedService(deps, request, request.params.uuid);

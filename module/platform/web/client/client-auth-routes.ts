@@ -53,9 +53,9 @@ export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
     const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').slice(0, 200);
     const made = await deps.customers.resetToken(email);
     if (made) {
-      await deps.platform.hooks.emit('customer.password_reset', {
+      await deps.hooks.emit('customer.password_reset', {
         customer_uuid: made.customer.uuid, service_uuid: null, product_uuid: null, module: null, email: made.customer.email, reset_path: `/client/password/reset?token=${encodeURIComponent(made.token)}`,
-        expires_at: made.expires_at, at: deps.platform.clock.now().toISOString(),
+        expires_at: made.expires_at, at: deps.clock.now().toISOString(),
       });
     }
     return plain(deps, reply, 'forgot', { title: 'Forgot password', done: RESET_REQUESTED });

@@ -27,7 +27,7 @@ const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-
 export async function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<Product> {
   const owner = await deps.customers.queries.ownerOf(uuid);
   if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
-  return deps.platform.serviceAdmin.productForService(uuid);
+  return deps.serviceAdmin.productForService(uuid);
 }
 
 /** One service of the customer as the client area shows it (product name, status, where it runs). */
@@ -42,12 +42,12 @@ function summary(s: ServiceView) {
 /** The service (view and bound Product) when the request's customer owns it; 404 otherwise, as ownedService. */
 async function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<{ view: ServiceView; module: Product }> {
   if (!request.customer) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
-  return deps.platform.serviceAdmin.describeBound(uuid, request.customer.uuid);
+  return deps.serviceAdmin.describeBound(uuid, request.customer.uuid);
 }
 
 /** The customer's services with product and status. */
 async function myServices(deps: WebDeps, customerUuid: string) {
-  return Promise.all((await deps.customers.queries.serviceUuids(customerUuid)).map(async (uuid) => summary(await deps.platform.serviceAdmin.describe(uuid))));
+  return Promise.all((await deps.customers.queries.serviceUuids(customerUuid)).map(async (uuid) => summary(await deps.serviceAdmin.describe(uuid))));
 }
 
 /** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */
@@ -112,7 +112,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
       const module = await ownedService(deps, request, request.params.uuid);
       if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      const waiting = awaitedInvoice(await deps.platform.recurring.periods.view(request.params.uuid));
+      const waiting = awaitedInvoice(await deps.recurring.periods.view(request.params.uuid));
       return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
     });
 

@@ -15,7 +15,7 @@ const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please c
 export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
   let invoice: InvoiceView & { transactions: TransactionView[] };
   try {
-    invoice = await deps.platform.billing.invoice(uuid);
+    invoice = await deps.billing.invoice(uuid);
   } catch {
     throw new HttpError(404, UNKNOWN_INVOICE(uuid));
   }
@@ -25,8 +25,8 @@ export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid:
 
 /** Gateway instances of the loaded Payment modules, in module then creation order. */
 export async function activeGateways(deps: WebDeps): Promise<Array<{ uuid: string; label: string }>> {
-  const payments = deps.platform.modules.mounted().filter((m) => m.type === 'Payment');
-  const instances = await Promise.all(payments.map((m) => deps.platform.moduleInstances.list('Payment', m.name)));
+  const payments = deps.modules.mounted().filter((m) => m.type === 'Payment');
+  const instances = await Promise.all(payments.map((m) => deps.moduleInstances.list('Payment', m.name)));
   return instances.flat().map((g) => ({ uuid: g.uuid, label: g.label }));
 }
 
@@ -36,7 +36,7 @@ async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: Inv
   const forms: Array<{ label: string; html: string }> = [];
   for (const gateway of await activeGateways(deps)) {
     try {
-      forms.push({ label: gateway.label, html: await deps.platform.billing.paymentHtml(invoice.uuid, gateway.uuid, { return_url: `${here}?paid=1`, cancel_url: here }) });
+      forms.push({ label: gateway.label, html: await deps.billing.paymentHtml(invoice.uuid, gateway.uuid, { return_url: `${here}?paid=1`, cancel_url: here }) });
     } catch (error) {
       request.log.warn({ gateway: gateway.uuid, invoice: invoice.uuid, err: (error as Error).message }, 'client area: payment form not rendered');
     }
@@ -47,7 +47,7 @@ async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: Inv
 /** The service's tab where the customer connects (a tab whose key or name says connect; else the first tab). */
 async function connectHref(deps: WebDeps, serviceUuid: string): Promise<string> {
   try {
-    const menu = (await deps.platform.serviceAdmin.productForService(serviceUuid)).getClientAreaMenuConfig();
+    const menu = (await deps.serviceAdmin.productForService(serviceUuid)).getClientAreaMenuConfig();
     const key = Object.keys(menu).find((k) => /connect/i.test(k) || /connect/i.test(menu[k].name)) ?? Object.keys(menu)[0];
     return key ? `/client/services/${serviceUuid}?tab=${encodeURIComponent(key)}` : `/client/services/${serviceUuid}`;
   } catch {
@@ -57,7 +57,7 @@ async function connectHref(deps: WebDeps, serviceUuid: string): Promise<string> 
 
 export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
   area.get('/invoices', async (request, reply) => {
-    const { invoices } = await deps.platform.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
+    const { invoices } = await deps.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
     return clientPage(deps, request, reply, 'invoices', { title: 'My invoices', invoices });
   });
 

@@ -46,12 +46,12 @@ interface Refusal {
 
 /** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
 export async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
-  const prices = await deps.platform.billing.listPrices();
-  return (await deps.platform.products.list())
-    .filter((product) => product.visible && deps.platform.modules.has('Product', product.module))
+  const prices = await deps.billing.listPrices();
+  return (await deps.products.list())
+    .filter((product) => product.visible && deps.modules.has('Product', product.module))
     .map((product) => {
       const mine = refusal?.product_uuid === product.uuid ? refusal : null;
-      const names = customerFields(deps.platform.modules.instance<Product>('Product', product.module));
+      const names = customerFields(deps.modules.instance<Product>('Product', product.module));
       const own = prices.filter((p) => p.product_uuid === product.uuid)
         .sort((a, b) => BILLING_CYCLES.indexOf(a.billing_cycle) - BILLING_CYCLES.indexOf(b.billing_cycle));
       const chosen = own.some((p) => p.billing_cycle === mine?.billing_cycle) ? mine!.billing_cycle : own[0]?.billing_cycle;
@@ -83,13 +83,13 @@ export function orderRoutes(deps: WebDeps, area: FastifyInstance): void {
     }
     const form = parsed.data;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    const product = await deps.platform.products.get(form.product_uuid);
-    const names = product && product.visible && deps.platform.modules.has('Product', product.module)
-      ? customerFields(deps.platform.modules.instance<Product>('Product', product.module)) : [];
+    const product = await deps.products.get(form.product_uuid);
+    const names = product && product.visible && deps.modules.has('Product', product.module)
+      ? customerFields(deps.modules.instance<Product>('Product', product.module)) : [];
     const values = Object.fromEntries(names.map((key) => [key, String(body[key] ?? '').trim().slice(0, 253)]));
     try {
       if (!product || !product.visible) throw new HttpError(404, 'This plan is not on offer.');
-      const placed = await deps.platform.billing.order({
+      const placed = await deps.billing.order({
         customer_uuid: request.customer!.uuid, product_uuid: form.product_uuid, billing_cycle: form.billing_cycle,
         service_data: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== '')),
       });
