@@ -1,29 +1,17 @@
 // A remote worker process (`vpnhost platform worker --platform-url ...`): BullMQ job slots on a machine without the
-// platform's data directory; every platform-store operation goes through the platform's worker API.
-import { z } from 'zod';
+// platform's data directory; every platform-store operation goes through the platform's worker API. Built as a graph
+// of features (features/remote-worker-features.ts).
 import type { Logger } from 'pino';
-import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
-import { createHooks } from '../../hooks.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
-import { memoryModuleVersionStore } from '../contract/versions.ts';
-import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
-import { BullmqQueue, type BullmqQueueOptions } from '../task/bullmq.ts';
-import { Task } from '../task/task.ts';
-import { bindProduct } from './bind-product.ts';
-import type { ModuleWorkerCall } from './extension.ts';
-import { ModuleLoader, type ModuleImporter } from './loader.ts';
-import { createPlatformLogger } from './logger.ts';
-import { BILLING_JOB, billingJobHandler, remoteBillingJob } from './services/billing/billing-jobs.ts';
-import { hostedModuleJob } from './services/hosted-jobs.ts';
-import { resolveHostedModule } from './services/module-admin.ts';
-import { moduleInstanceSchema } from './worker-api/schemas.ts';
-import { WorkerApiClient, WorkerApiError } from './worker-api/client.ts';
-import { RemoteModuleLogSink } from './worker-api/remote-module-logs.ts';
-import { RemoteProductDirectory } from './worker-api/remote-products.ts';
-import { RemoteServiceRepository } from './worker-api/remote-services.ts';
-import { RemoteTaskStore } from './worker-api/remote-task-store.ts';
-import { billingJobAnswerSchema, infoAnswerSchema } from './worker-api/schemas.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { ModulesConfig } from '../../config.ts';
+import type { Clock } from '../../panel/shared/clock.ts';
+import { RunningGraph } from '../../panel/shared/feature-graph.ts';
+import type { BullmqQueueOptions } from '../task/bullmq.ts';
+import { ABORTED } from './features/registry.ts';
+import { REMOTE_WORKER_FEATURES } from './features/remote-worker-features.ts';
+import type { ModuleImporter } from './loader.ts';
+
+export { PLATFORM_NOT_BULLMQ, TOKEN_REFUSED, VERSION_MISMATCH } from './features/remote-worker-features.ts';
+export { moduleWorkerCall } from './worker-api/module-worker-call.ts';
 
 export interface RemoteWorkerOptions {
   /** Base URL of the platform (`platform serve`), e.g. `https://platform.internal:8090`. */
@@ -46,20 +34,6 @@ export interface RemoteWorkerOptions {
   importer?: ModuleImporter;
 }
 
-/** Calls of module `type`/`name`'s own worker routes (`/api/worker/modules/<Type>/<Name>/...`). */
-export function moduleWorkerCall(api: WorkerApiClient, type: string, name: string): ModuleWorkerCall {
-  const base = `/modules/${type}/${name}`;
-  return {
-    get: (path) => api.find(base + path, z.unknown()),
-    post: (path, body) => api.call('POST', base + path, z.unknown(), body),
-  };
-}
-
-export const PLATFORM_NOT_BULLMQ = 'the platform runs the embedded queue; remote workers need `platform serve --queue redis://HOST:PORT`';
-export const TOKEN_REFUSED = 'the platform refused the worker token (create one with `vpnhost platform worker-token create`)';
-export const VERSION_MISMATCH = (module: string, here: string, there: string) =>
-  `module ${module} is version ${here} in this worker but ${there} on the platform: run the same vpnhost release on both`;
-
 export interface RunningRemoteWorker {
   workerCount: number;
   /** The id this worker's attempts carry in task records. */
@@ -76,75 +50,10 @@ export interface RunningRemoteWorker {
  * ones `/info` reported.
  */
 export async function startRemoteWorker(opts: RemoteWorkerOptions): Promise<RunningRemoteWorker> {
-  const logger = opts.logger ?? createPlatformLogger();
-  const concurrency = opts.workers ?? 8;
-  const api = new WorkerApiClient({ url: opts.platformUrl, token: opts.token, connections: concurrency + 4, requestTimeoutMs: opts.requestTimeoutMs });
-  const modulesConfig = opts.modulesConfig ?? defaultModulesConfig;
-  const clock = opts.clock ?? systemClock;
-  let modules: ModuleLoader | null = null;
-  const moduleLogs = new RemoteModuleLogSink(api, logger.child({ part: 'module-logs' }));
-  const queue = new BullmqQueue(new RemoteTaskStore(api), { ...opts.queueOptions, url: opts.queue, clock, logger: logger.child({ part: 'tasks' }) });
-  let workers: Workers | null = null;
-  const shutdown = async (graceMs: number) => {
-    if (workers) await workers.stop();
-    await queue.stop(graceMs);
-    Task.use(null);
-    await modules?.close();
-    await moduleLogs.close();
-    await api.close();
-  };
-  try {
-    const info = await api.call('GET', '/info', infoAnswerSchema).catch((error: unknown) => {
-      throw error instanceof WorkerApiError && error.status === 401 ? new Error(TOKEN_REFUSED) : error;
-    });
-    if (info.queue !== 'bullmq') throw new Error(PLATFORM_NOT_BULLMQ);
-    const services = new RemoteServiceRepository(api);
-    const products = new RemoteProductDirectory(api);
-    const host = new ModuleLoader({
-      shared: {
-        services, clock, moduleLogs,
-        versions: memoryModuleVersionStore(info.modules),
-        hooks: createHooks(logger.child({ part: 'hooks' })),
-        logger: logger.child({ part: 'modules' }),
-        tasks: { add: (job, queueName, input, tags) => Task.add(job, queueName, input, tags) },
-        viewsDir: opts.viewsDir ?? DEFAULT_VIEWS_DIR,
-      },
-      modulesConfig,
-      importer: opts.importer,
-      host: { store: null, sealer: null, states: null, workerCall: (type, name) => moduleWorkerCall(api, type, name) },
-    });
-    modules = host;
-    await host.load({ lifecycle: false });
-    for (const m of info.modules) {
-      if (!host.has(m.type, m.name)) continue;
-      const here = host.instance(m.type, m.name).version;
-      if (here !== m.version) throw new Error(VERSION_MISMATCH(`${m.type}/${m.name}`, here, m.version));
-    }
-    Task.use(queue);
-    workers = await startWorkers({
-      queue, concurrency, logger,
-      resolve: async (uuid) => {
-        const service = await services.get(uuid);
-        return bindProduct(host, uuid, service, service ? await products.get(service.product_uuid) : null);
-      },
-      hosted: hostedModuleJob((ref) =>
-        resolveHostedModule(host, { get: (uuid) => api.find(`/module-instances/${encodeURIComponent(uuid)}`, moduleInstanceSchema) }, ref),
-      ),
-      // Billing jobs need the platform's database: the platform runs them.
-      jobs: { [BILLING_JOB]: billingJobHandler(remoteBillingJob((input) => api.call('POST', '/billing/jobs', billingJobAnswerSchema, input))) },
-    });
-  } catch (error) {
-    await shutdown(0);
-    throw error;
-  }
-  let closed = false;
+  const graph = await RunningGraph.start(REMOTE_WORKER_FEATURES, { options: opts }, ABORTED);
   return {
-    workerCount: concurrency,
-    workerId: queue.workerId,
-    async close(graceMs = 10_000) {
-      if (closed) return;
-      closed = true;
-      await shutdown(graceMs);
-    },
+    workerCount: graph.get('concurrency'),
+    workerId: graph.get('queue').workerId,
+    close: (graceMs = 10_000) => graph.stop({ graceMs }),
   };
 }
