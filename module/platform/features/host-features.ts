@@ -30,19 +30,12 @@ export const billingFeature = define({
   },
 });
 
-/** Recurring billing: stops the runs it started for remote workers, then its outbox dispatcher. */
+/** Recurring billing: periods, the billing run and its schedule, dunning, plan changes, saved payment methods. */
 export const recurringBillingFeature = define({
   name: 'recurring-billing',
   needs: ['billingParts'],
   provides: ['recurring'],
-  start(get, life) {
-    const recurring = get('billingParts').recurring;
-    life.onStop(async () => {
-      await recurring.stop();
-      await recurring.dispatcher.close();
-    });
-    return { recurring };
-  },
+  start: (get) => ({ recurring: get('billingParts').recurring }),
 });
 
 /**
@@ -106,13 +99,22 @@ export const moduleAdminFeature = define({
   start: (get) => ({ moduleAdmin: new ModuleAdmin(get('modules'), get('moduleInstances')) }),
 });
 
-/** Connects billing's service actions (create on payment, refunds, dunning) and gateway lookups to the service host. */
+/**
+ * Connects billing's service actions (create on payment, refunds, dunning) and gateway lookups to the service host.
+ * Its stop ends what runs through them — the billing runs started for remote workers, then the outbox dispatcher —
+ * before the module host closes.
+ */
 export const billingBindingFeature = define({
   name: 'billing-binding',
   needs: ['billingParts', 'serviceAdmin', 'modules', 'moduleInstances'],
   provides: [],
-  start(get) {
-    get('billingParts').bind(get('serviceAdmin'), get('modules'), get('moduleInstances'));
+  start(get, life) {
+    const billing = get('billingParts');
+    billing.bind(get('serviceAdmin'), get('modules'), get('moduleInstances'));
+    life.onStop(async () => {
+      await billing.recurring.stop();
+      await billing.recurring.dispatcher.close();
+    });
     return {};
   },
 });
