@@ -3,8 +3,8 @@
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
 import { createHooks, type Hooks } from '../../hooks.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { Product } from '../contract/product.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { createTaskQueue, Task, TaskStore, type CreateTaskQueueOptions, type TaskQueue } from '../task/index.ts';

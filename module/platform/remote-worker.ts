@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig, type ModulesConfig } from '../../config.ts';
 import { createHooks } from '../../hooks.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import { memoryModuleVersionStore } from '../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../contract/view.ts';
 import { BullmqQueue, type BullmqQueueOptions } from '../task/bullmq.ts';

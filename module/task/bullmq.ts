@@ -8,7 +8,7 @@ import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
 import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
 import { BLOCKED, type TaskRecordStore } from './task-record-store.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 export const ENQUEUE_ERROR = 'Task could not be queued';
 

@@ -3,8 +3,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import { lockedRows } from '../store-kernel/row-locks.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';

@@ -57,7 +57,7 @@ function resolveSpec(from: string, spec: string): string | null {
  * `export { name } from`, `import * as ns` or `export * from` count as using every export of the target; so does a
  * dynamic `import()` of it).
  */
-export function unusedExports(root: string, dir = 'panel', scan = ['panel', 'module', 'bin', 'test', 'config.ts', 'hooks.ts']): string[] {
+export function unusedExports(root: string, dir = 'panel', scan = ['shared', 'panel', 'module', 'bin', 'test', 'config.ts', 'hooks.ts']): string[] {
   const files = scan.flatMap((part) => {
     const path = join(root, part);
     return existsSync(path) && statSync(path).isFile() ? [path] : sourceFiles(path);

@@ -1,5 +1,5 @@
 // Features of the panel's core: settings, access hashes, license, repositories, the data-plane sync and network policy.
-import { type Clock, systemClock } from '../../shared/clock.ts';
+import { type Clock, systemClock } from '../../../shared/clock.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe } from '../../dataplane/default-route.ts';
 import { ExecaRunner } from '../../dataplane/linux/runner.ts';
 import { AccessHashRepository } from '../../store/repositories/access-hashes.ts';

@@ -1,7 +1,7 @@
 // The fleet refresh: every panel VpnProduct provisions onto is read (GET /system/status, /wireguard, /wireguard/online)
 // into VpnFleet's snapshot table; a panel that cannot be read is stored as down with the reason, and every change of
 // up/down is recorded as a fleet event.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { PanelListing, PanelReader } from '../../../contract/capabilities.ts';
 import type { FleetStore, PanelSnapshot } from './fleet-store.ts';
 

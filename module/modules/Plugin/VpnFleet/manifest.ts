@@ -2,7 +2,7 @@
 // (capability `panel-directory`, provided by VpnProduct), the scheduled refresh (queued with Task.add), the worker route a remote
 // worker's refresh goes through, and its hook listeners.
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { MODULE_QUEUE } from '../../../contract/product-jobs.ts';
 import type { Capabilities } from '../../../contract/capabilities.ts';
 import type { PlatformReads } from '../../../contract/platform-reads.ts';

@@ -1,7 +1,7 @@
 // VpnProduct's client-area tabs: the menu and the data of each tab (overview, connect, usage, manage), read from the
 // service and its panel; the module's variables_<tab>() and controllerClient_<tab><Method>() answer these.
 import type { ClientAreaMenu } from '../../../contract/client-area.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { humanBytes } from './caps/cap-view.ts';
 import type { PanelClient } from './panel-client.ts';
 import type { VpnProvisionData } from './provision.ts';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Generated } from 'kysely';
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 import type { PanelClient } from './panel-client.ts';

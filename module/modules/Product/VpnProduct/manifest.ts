@@ -1,7 +1,7 @@
 // What VpnProduct contributes to the host: its config section, its panels and link-issue tables, its panel registry (one
 // pooled client per panel), the username directory, its admin and worker routes.
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { clientAssetRoutes } from './client-assets.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';

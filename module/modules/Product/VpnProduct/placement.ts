@@ -1,6 +1,6 @@
 // Fleet-aware placement: of the panels serving a location, the one with the most free accounts (license limit minus
 // accounts, from GET /system/status) that is up; statuses are cached briefly and a pick counts against its panel.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { SystemStatus } from './wire-schemas.ts';
 
 /** What placement knows of one panel: its status, or null with the reason when it could not be read (down). */

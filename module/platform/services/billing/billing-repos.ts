@@ -1,7 +1,7 @@
 // Billing's repositories over one store: the platform's store for reads and single writes, or a transaction's
 // (`store.transaction(async (tx) => { const r = repos(tx); … })`) for a multi-step write that lands all or nothing.
-import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { SecretBox } from '../../../../panel/shared/secret-box.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import type { SecretBox } from '../../../../shared/secret-box.ts';
 import type { QueryStore } from '../../store/query/query-store.ts';
 import { BillingOutboxQueries } from '../../store/query/repositories/billing-outbox.ts';
 import { BillingRunQueries } from '../../store/query/repositories/billing-runs.ts';

@@ -1,7 +1,7 @@
 // Billing behind the admin API and the client area: prices per product and cycle, orders (a pending service and its
 // unpaid invoice), invoices with their transactions, manual payments, refunds (manual, or through the paying gateway)
 // and the payment form of a gateway for an invoice.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Invoice, Payment } from '../../../contract/payment.ts';
 import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
 import type { CustomerQueries } from '../../store/query/repositories/customers.ts';

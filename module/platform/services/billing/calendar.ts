@@ -1,6 +1,6 @@
 // Billing calendar: UTC calendar dates (`YYYY-MM-DD`), cycles in calendar months with an anchor day (a period started
 // on the 31st renews on the last day of shorter months and returns to the 31st), day counts. Pure.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { BillingCycle } from './schema.ts';
 
 /** Calendar months per billing cycle. */

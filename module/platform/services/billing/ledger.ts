@@ -2,7 +2,7 @@
 // transaction), then queues the service's create() on payment and applies the product's refund policy on a full refund.
 import type { Logger } from 'pino';
 import type { HookEvents, Hooks, InvoiceEvent, InvoiceEventName } from '../../../../hooks.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type {
   GatewayFailure, GatewayPayment, GatewayRefund, LedgerAnswer, LedgerInvoice, LedgerTransaction, PaymentLedger, RefundAnswer, SavedMethod,
 } from '../../../contract/payment.ts';

@@ -3,7 +3,7 @@
 // settings, dunning steps, the billing outbox, saved payment methods, customer credit and billing runs. Services sold
 // before get their due date here (see `backfillServiceBilling`).
 import type Database from 'better-sqlite3';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Migration } from '../../store/migrator.ts';
 import { dateOf, nextDue, parseDate } from './calendar.ts';
 import type { BillingCycle } from './schema.ts';

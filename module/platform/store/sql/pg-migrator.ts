@@ -4,7 +4,7 @@
 // apply each step once. The ledger has SQLite's layout: platform_migrations(scope, version, name, applied_at).
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { runMigrations, type Migration } from '../migrator.ts';
 import { additiveDiffSql, CREATE_NOCASE_COLLATION, quoteIdent, schemaSql } from './pg-ddl.ts';
 import { readSqliteSchema } from './schema-model.ts';

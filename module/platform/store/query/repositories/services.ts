@@ -3,8 +3,8 @@
 // plus the admin list's filtered page.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { SecretBox } from '../../../../../panel/shared/secret-box.ts';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import type { SecretBox } from '../../../../../shared/secret-box.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
 import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
 import { SECRET_KEY_PATTERN } from '../../../../contract/redact.ts';
