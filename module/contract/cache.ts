@@ -2,7 +2,7 @@
 import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** Default lifetime of an entry, seconds (the spec's guidance). */
-export const DEFAULT_CACHE_TTL_SECONDS = 300;
+const DEFAULT_CACHE_TTL_SECONDS = 300;
 
 interface Entry {
   value: unknown;

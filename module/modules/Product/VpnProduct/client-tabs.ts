@@ -18,7 +18,7 @@ export const NOT_READY = 'Your VPN is being set up. This tab fills in once it is
 const NO_STATISTICS = 'Usage statistics are not available on this server yet.';
 
 /** The client area's AJAX path of a tab handler (the web host's `/client/services/<uuid>/ajax/<tab>/<method>`). */
-export function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
+function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
   return `/client/services/${encodeURIComponent(serviceUuid)}/ajax/${tab}/${method}`;
 }
 

@@ -71,7 +71,3 @@ export function billingRepos(clock: Clock, box: SecretBox): ReposOf {
   };
 }
 
-/** Runs `work` in one transaction on `r`'s store with the repositories bound to it (joins an open one). */
-export function inTransaction<T>(r: BillingRepos, of: ReposOf, work: (tx: BillingRepos) => Promise<T>): Promise<T> {
-  return r.store.transaction((tx) => work(of(tx)));
-}

@@ -9,7 +9,7 @@ import type { BillingSettingsQueries } from '../../store/query/repositories/bill
 import { queueBillingRun } from './billing-jobs.ts';
 
 /** How often (wall time) the schedule looks whether a slot began. */
-export const SCHEDULE_TICK_MS = 15_000;
+const SCHEDULE_TICK_MS = 15_000;
 const ORPHAN_MS = 60_000;
 /** Unfinished runs older than this are left to later slots. */
 const RESUME_WITHIN_MS = 86_400_000;

@@ -24,7 +24,7 @@ import { PlanChanges } from './plan-change.ts';
 import { RecurringBilling } from './recurring-billing.ts';
 import { SavedMethods } from './saved-methods.ts';
 
-export const BILLING_NOT_BOUND = 'billing is not bound to the service host yet';
+const BILLING_NOT_BOUND = 'billing is not bound to the service host yet';
 
 export interface Billing {
   ledger: BillingLedger;

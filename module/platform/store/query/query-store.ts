@@ -154,7 +154,7 @@ export function sqliteQueryStore(handle: Db): QueryStore {
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
-export function postgresQueryStore(pool: pg.Pool): QueryStore {
+function postgresQueryStore(pool: pg.Pool): QueryStore {
   const db = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) => {
     const own = new Set(PLATFORM_STORE_SCOPES.map(([scope]) => scope));

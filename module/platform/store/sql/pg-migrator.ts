@@ -48,7 +48,7 @@ function seedsOf(ref: Database.Database, tables: Array<{ name: string }>): PlanI
  * `postgres` form when it has one, else the additive difference it made to the reference schema (refused for a step
  * that runs code or changes rows: those need a `postgres` form).
  */
-export function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>, clock: Clock = systemClock): Plan {
+function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>, clock: Clock = systemClock): Plan {
   const ref = new Database(':memory:');
   try {
     ref.pragma('foreign_keys = ON');

@@ -17,7 +17,7 @@ export interface CustomerSession {
 }
 
 /** How long a password reset link works. */
-export const RESET_TTL_MS = 60 * 60_000;
+const RESET_TTL_MS = 60 * 60_000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 interface ResetClaims {

@@ -15,7 +15,7 @@ export interface AdminTokenSummary {
 }
 
 /** SHA-256 hex digest of a token. */
-export function tokenDigest(token: string): string {
+function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 

@@ -53,7 +53,7 @@ export interface InvoiceFilter {
 }
 
 /** The columns of an invoice row (the id stays internal). */
-export const INVOICE_COLUMNS = [
+const INVOICE_COLUMNS = [
   'uuid', 'number', 'order_uuid', 'customer_uuid', 'service_uuid', 'kind', 'period_start', 'period_end', 'change_product_uuid', 'description',
   'credit_minor', 'amount_minor', 'currency', 'due_date', 'status', 'refunded_minor', 'paid_at', 'created_at', 'updated_at',
 ] as const;
