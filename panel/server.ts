@@ -7,7 +7,7 @@ import { buildApp } from './app.ts';
 import { createDataplane } from './dataplane/create-dataplane.ts';
 import type { Dataplane } from './dataplane/dataplane.ts';
 import { createLogger } from './logger.ts';
-import { SecretBox } from './shared/secret-box.ts';
+import { SecretBox } from '../shared/secret-box.ts';
 import { BasicFtpUploader } from './services/backups/ftp-upload.ts';
 import { LICENSE_PUBLIC_KEY_SETTING, toLicensePublicKey } from './services/license-key.ts';
 import { databasePath, openDatabase } from './store/db.ts';

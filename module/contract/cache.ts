@@ -1,8 +1,8 @@
 // In-memory cache of expensive lookups with a TTL (300 s by default) and tags for invalidation.
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** Default lifetime of an entry, seconds (the spec's guidance). */
-export const DEFAULT_CACHE_TTL_SECONDS = 300;
+const DEFAULT_CACHE_TTL_SECONDS = 300;
 
 interface Entry {
   value: unknown;

@@ -54,7 +54,6 @@ export interface CapabilityMap {
 }
 
 export type CapabilityName = keyof CapabilityMap;
-export const CAPABILITY_NAMES: readonly CapabilityName[] = ['panel-directory'];
 
 /** Error texts of the host's capability resolution. */
 export const MISSING_CAPABILITY = (module: string, capability: string) =>

@@ -23,7 +23,7 @@ export interface ModuleRequest {
 }
 
 /** Thrown by a controller whose `hasPermission` check failed: the platform answers 403 `Insufficient permissions`. */
-export class InsufficientPermissions extends Error {
+class InsufficientPermissions extends Error {
   readonly statusCode = 403;
   constructor() {
     super('Insufficient permissions');

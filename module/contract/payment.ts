@@ -31,17 +31,17 @@ export interface PaymentSession {
 export type WebhookPayload = Record<string, unknown> & { type?: unknown };
 
 /** The spec's Events table: callback `type` → handler. Any other type (or none) answers `ok`. */
-export const PAYMENT_EVENT_HANDLERS = {
+const PAYMENT_EVENT_HANDLERS = {
   'payment_intent.succeeded': 'onPaymentSuccess',
   'payment_intent.payment_failed': 'onPaymentFailed',
 } as const satisfies Record<string, 'onPaymentSuccess' | 'onPaymentFailed'>;
 
 /** Body `ok`, status 200: the answer to unhandled callbacks and GET verification. */
-export const WEBHOOK_OK: Readonly<ModuleResponse> = Object.freeze({ status: 200, body: 'ok' });
-export const INVALID_SIGNATURE = 'Invalid signature';
+const WEBHOOK_OK: Readonly<ModuleResponse> = Object.freeze({ status: 200, body: 'ok' });
+const INVALID_SIGNATURE = 'Invalid signature';
 
 /** The callback payload of a request body (JSON text is parsed; anything else becomes {}). */
-export function webhookPayload(body: unknown): WebhookPayload {
+function webhookPayload(body: unknown): WebhookPayload {
   let value = body;
   if (typeof value === 'string' || Buffer.isBuffer(value)) {
     try {
@@ -142,7 +142,7 @@ export abstract class Payment extends Module {
   async detachMethod(_method: SavedMethodRef): Promise<void> {}
 }
 
-export const OFF_SESSION_UNSUPPORTED = 'This gateway cannot charge saved payment methods';
+const OFF_SESSION_UNSUPPORTED = 'This gateway cannot charge saved payment methods';
 
 /** A saved payment method as the gateway knows it. */
 export interface SavedMethodRef {

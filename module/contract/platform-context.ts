@@ -6,7 +6,7 @@ import type { ModuleCache } from './cache.ts';
 import type { ModuleLogSink } from './log.ts';
 import type { PaymentLedger } from './payment.ts';
 import type { ProvisionStatus } from './provision-status.ts';
-import type { Clock } from '../../panel/shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 export type ModuleType = ModuleTypeName;
 export const MODULE_TYPES: readonly ModuleType[] = ['Product', 'Plugin', 'Payment', 'Notification'];
@@ -14,8 +14,8 @@ export const MODULE_TYPES: readonly ModuleType[] = ['Product', 'Plugin', 'Paymen
 /** Value or promise of it: repositories may be synchronous (better-sqlite3) or not. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** The one Clock shape of both halves (panel/shared/clock.ts); tests inject a fixed or stepping clock. */
-export { systemClock, type Clock } from '../../panel/shared/clock.ts';
+/** The one Clock shape of both halves (shared/clock.ts); tests inject a fixed or stepping clock. */
+export { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** A hosting service as the platform stores it (fields beyond these are the store's own). */
 export interface ServiceRecord {

@@ -68,7 +68,7 @@ export abstract class Plugin extends Module {
 }
 
 /** Admin path of a module route uri: `/admin/modules/<Type>/<ModuleName>/<uri>`. */
-export function adminModulePath(type: string, name: string, uri: string): string {
+function adminModulePath(type: string, name: string, uri: string): string {
   return `/admin/modules/${type}/${name}/${uri.replace(/^\/+/, '')}`;
 }
 

@@ -5,9 +5,6 @@ import type { HookEventName } from '../../hooks.ts';
 export const PROVISION_STATUSES = ['pending', 'processing', 'completed', 'failed', 'error', 'suspended', 'pause', 'terminated'] as const;
 export type ProvisionStatus = (typeof PROVISION_STATUSES)[number];
 
-/** Status of a service that has just been created and not yet processed. */
-export const INITIAL_PROVISION_STATUS: ProvisionStatus = 'pending';
-
 /** Marker of a transition that keeps the current status. */
 export const UNCHANGED = 'unchanged' as const;
 export type Unchanged = typeof UNCHANGED;
@@ -60,10 +57,6 @@ export const JOB_TRANSITIONS: Readonly<Record<JobMethod, JobRule>> = {
 /** Status after applying `next` to `current`. */
 export function applyTransition(current: ProvisionStatus, next: NextStatus): ProvisionStatus {
   return next === UNCHANGED ? current : next;
-}
-
-export function isProvisionStatus(value: unknown): value is ProvisionStatus {
-  return typeof value === 'string' && (PROVISION_STATUSES as readonly string[]).includes(value);
 }
 
 export function isJobMethod(value: unknown): value is JobMethod {

@@ -40,9 +40,6 @@ export const JOB_ERRORS = {
   unexpected: 'An unexpected error occurred',
 } as const;
 
-/** Text of a failed permission check (abort with 403). */
-export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions';
-
 export function successResult<T>(data: T): SuccessResult<T> {
   return { status: 'success', data, code: 200 };
 }

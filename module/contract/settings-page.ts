@@ -60,6 +60,6 @@ export function settingsSurface(type: string, name: string, title: string): {
 }
 
 /** Path of the platform's settings pages of a module. */
-export function settingsPagePath(type: string, name: string): string {
+function settingsPagePath(type: string, name: string): string {
   return `/admin/module-settings?module=${encodeURIComponent(`${type}/${name}`)}`;
 }

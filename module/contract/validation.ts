@@ -55,13 +55,13 @@ export const productDataSchema = z.object({
 export type ProductData = z.infer<typeof productDataSchema>;
 
 /** Letters, digits and hyphens, dot-separated, ending in a label of at least 2 letters (the spec's host name rule). */
-export const HOST_NAME_PATTERN = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i;
-export const USERNAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+const HOST_NAME_PATTERN = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i;
+const USERNAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 const trimmed = (v: unknown) => (typeof v === 'string' ? v.trim() : v);
 
 /** domain: lower-cased and trimmed, required, host name pattern. */
-export const domainSchema = z.preprocess(
+const domainSchema = z.preprocess(
   (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
   requiredString('domain').pipe(z.string().regex(HOST_NAME_PATTERN, { error: 'The domain field format is invalid.' })),
 );

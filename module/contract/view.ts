@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Handlebars from 'handlebars';
-import { COMPILE_OPTIONS, createViewEngine } from '../../panel/shared/view-engine.ts';
+import { COMPILE_OPTIONS, createViewEngine } from '../../shared/view-engine.ts';
 
 /** The repository's `views/` directory. */
 export const DEFAULT_VIEWS_DIR = fileURLToPath(new URL('../../views', import.meta.url));

@@ -7,7 +7,7 @@ import { errorHandler, NOT_FOUND } from './errors.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { PLATFORM_SERIALIZERS } from './logger.ts';
 import type { Platform } from './platform.ts';
-import { RunningGraph } from '../../panel/shared/feature-graph.ts';
+import { RunningGraph } from '../../shared/feature-graph.ts';
 import { HTTP_FEATURES, type HttpRegistry } from './features/http-features.ts';
 import type { WebHostOptions } from './web/web-host.ts';
 

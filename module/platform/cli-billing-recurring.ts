@@ -19,7 +19,7 @@ export type RecurringCall = (platform: Platform) => Promise<unknown>;
 const LISTS = new Set(['reminder_days_before', 'reminder_days_after']);
 
 /** `KEY=VALUE` words as a settings patch: numbers, `true`/`false`, comma lists, `never` (null) and `default` (null: drop). */
-export function settingsPatch(words: string[]): Record<string, unknown> | null {
+function settingsPatch(words: string[]): Record<string, unknown> | null {
   const patch: Record<string, unknown> = {};
   for (const word of words) {
     const at = word.indexOf('=');

@@ -8,7 +8,7 @@ import { RECURRING_USAGE, recurringPlan } from './cli-billing-recurring.ts';
 import type { BillingService } from './services/billing/billing-service.ts';
 import { BILLING_CYCLES, INVOICE_STATUSES, REFUND_ACTIONS, type BillingCycle, type InvoiceStatus, type RefundAction } from './services/billing/schema.ts';
 
-export const BILLING_USAGE = `usage:
+const BILLING_USAGE = `usage:
   vpnhost platform billing price set PRODUCT CYCLE AMOUNT CURRENCY [--data DIR]   (CYCLE: ${BILLING_CYCLES.join('|')})
   vpnhost platform billing price list [PRODUCT] [--data DIR]
   vpnhost platform billing refund-policy PRODUCT [terminate|suspend] [--data DIR]

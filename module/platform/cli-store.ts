@@ -9,7 +9,7 @@ import { openQueryStore, PLATFORM_STORE_SCOPES, redactUrl, STORE_ENV, storeTarge
 import { CopyMismatchError, copySqliteToPostgres, TargetNotEmptyError, type TableReport } from './store/transfer/sqlite-to-postgres.ts';
 import { sql } from 'kysely';
 
-export const STORE_USAGE = `usage:
+const STORE_USAGE = `usage:
   vpnhost platform store migrate --from DIR --to postgres://USER[:PASSWORD]@HOST:PORT/DB
   vpnhost platform store status [--data DIR] [--store sqlite|postgres://...]
 
@@ -20,7 +20,7 @@ migrate: copies the platform database of DIR (upgraded to this release first) in
 status: the engine and the migration ledger (scope, version, name) of --store (default ${STORE_ENV}, else SQLite in --data).`;
 
 /** The per-table lines `migrate` prints, and the total. */
-export function formatReports(reports: TableReport[]): string {
+function formatReports(reports: TableReport[]): string {
   const width = Math.max(5, ...reports.map((r) => r.table.length));
   const lines = [`${'table'.padEnd(width)}  ${'sqlite'.padStart(8)}  ${'postgres'.padStart(8)}  digest (sha-256, first 16)`];
   for (const r of reports) {

@@ -5,7 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 export const UNAUTHORIZED = 'unauthorized: a valid admin bearer token is required';
 export const WORKER_UNAUTHORIZED = 'unauthorized: a valid worker bearer token is required';
 export const NOT_FOUND = 'not found';
-export const INTERNAL_ERROR = 'internal error';
+const INTERNAL_ERROR = 'internal error';
 export const UNKNOWN_MODULE = (name: string) => `unknown module: ${name}`;
 export const UNKNOWN_PRODUCT = (uuid: string) => `product not found: ${uuid}`;
 export const UNKNOWN_SERVICE = (uuid: string) => `service not found: ${uuid}`;
@@ -18,7 +18,6 @@ export const LOGIN_FAILED = 'wrong e-mail address or password';
 /** A login refused by the throttle (5 failures for one address or IP within 15 minutes lock it for 15 minutes). */
 export const LOGIN_THROTTLED = 'Too many attempts, try again later.';
 export const SESSION_REQUIRED = 'unauthorized: log in first';
-export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
 
 /** An error with the HTTP status and the JSON body it answers with. */
 export class HttpError extends Error {

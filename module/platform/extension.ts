@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { Hooks } from '../../hooks.ts';
-import type { Clock } from '../../panel/shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { Capabilities, CapabilityMap, CapabilityName } from '../contract/capabilities.ts';
 import type { PlatformReads } from '../contract/platform-reads.ts';
 import type { Migration } from './store/migrator.ts';

@@ -3,9 +3,9 @@
 // `Platform` itself holds no logic: named accessors over what the features provide, and the process parts to start.
 import type { Logger } from 'pino';
 import type { Hooks } from '../../hooks.ts';
-import type { Clock } from '../../panel/shared/clock.ts';
-import { RunningGraph, type LiveFeature } from '../../panel/shared/feature-graph.ts';
-import type { SecretBox } from '../../panel/shared/secret-box.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { RunningGraph, type LiveFeature } from '../../shared/feature-graph.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { Product } from '../contract/product.ts';
 import type { TaskQueue, TaskStore } from '../task/index.ts';
 import {

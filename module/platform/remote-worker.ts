@@ -3,8 +3,8 @@
 // of features (features/remote-worker-features.ts).
 import type { Logger } from 'pino';
 import type { ModulesConfig } from '../../config.ts';
-import type { Clock } from '../../panel/shared/clock.ts';
-import { RunningGraph } from '../../panel/shared/feature-graph.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { RunningGraph } from '../../shared/feature-graph.ts';
 import type { BullmqQueueOptions } from '../task/bullmq.ts';
 import { ABORTED } from './features/registry.ts';
 import { REMOTE_WORKER_FEATURES } from './features/remote-worker-features.ts';

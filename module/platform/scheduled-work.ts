@@ -1,6 +1,6 @@
 // The modules' scheduled work (manifest `scheduled`), run by the serving platform processes: every tick (slot
 // `floor(now / everyMs)`) is claimed in the module host's `scheduled_slots` first, so one process of several runs it.
-import type { Clock } from '../../panel/shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { ModuleLoader } from './loader.ts';
 import type { ModuleStateStore } from './services/module-store.ts';
 

@@ -2,7 +2,7 @@
 // never added) and fails a `processing` service none of whose tasks exists any more (a conditional write: of several
 // sweeping processes, one settles it). The normal path is the lifecycle.
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { TaskQueue } from '../task/queue.ts';
 import { serviceTag } from '../task/tags.ts';
 import type { ServiceLifecycle } from './services/lifecycle.ts';

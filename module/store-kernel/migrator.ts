@@ -2,7 +2,7 @@
 // platform_migrations(scope, version, name, applied_at); databases of the earlier layout are adopted in place.
 import type Database from 'better-sqlite3';
 import type { ClientBase as PgClient } from 'pg';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** One ordered schema step of a scope; never edited after release. */
 export interface Migration {

@@ -9,7 +9,7 @@ export type AttemptOutcome =
   | { kind: 'stopped'; message: string };
 
 export const LOST_WORKER_ERROR = 'Worker lost during the attempt (process stopped or lease expired)';
-export const STOPPED_WORKER_ERROR = 'Worker stopped during the attempt';
+const STOPPED_WORKER_ERROR = 'Worker stopped during the attempt';
 export const UNKNOWN_ERROR = 'Unknown error';
 
 /** Text of the failure of an attempt that ran out of time. */

@@ -8,9 +8,9 @@ import { resolveOptions } from './options.ts';
 import type { TaskAdded, TaskOptions, TaskRecord } from './queue.ts';
 import { StoreBackedQueue, type TaskLogger } from './store-backed-queue.ts';
 import { BLOCKED, type TaskRecordStore } from './task-record-store.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
-export const ENQUEUE_ERROR = 'Task could not be queued';
+const ENQUEUE_ERROR = 'Task could not be queued';
 
 export interface BullmqQueueOptions {
   /** `redis://[user:password@]HOST:PORT[/db]` (or `rediss://`). */
@@ -36,7 +36,7 @@ interface JobData {
 }
 
 /** BullMQ job id of a record: the task id, suffixed per `retry` so a retried task never meets its old job. */
-export function bullJobId(taskId: string, retries = 0): string {
+function bullJobId(taskId: string, retries = 0): string {
   return retries === 0 ? taskId : `${taskId}-retry-${retries}`;
 }
 

@@ -1,7 +1,7 @@
 // Entry of the task package: the queue factory and the public names other parts import.
 import { z } from 'zod';
-import type { SecretBox } from '../../panel/shared/secret-box.ts';
-import type { Clock } from '../../panel/shared/clock.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { BullmqQueue } from './bullmq.ts';
 import { EmbeddedQueue } from './embedded.ts';
 import type { TaskQueue } from './queue.ts';

@@ -27,7 +27,7 @@ const callMethod: ModuleMethodRunner = async (instance, method, ctx) => {
   return (fn as () => unknown).call(instance);
 };
 
-export const moduleRefSchema = z.object({
+const moduleRefSchema = z.object({
   type: z.enum(['Product', 'Plugin', 'Payment', 'Notification']),
   name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/),
   service_uuid: z.string().min(1).nullable().optional(),

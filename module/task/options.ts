@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_OPTIONS, type TaskOptions } from './queue.ts';
 
 /** Input keys that are task options rather than job input (the spec's Task job data table). */
-export const OPTION_KEYS = ['tries', 'backoff', 'timeout', 'maxExceptions'] as const;
+const OPTION_KEYS = ['tries', 'backoff', 'timeout', 'maxExceptions'] as const;
 
 /**
  * Options as the queue API takes them. Seconds may be fractional here (tests use sub-second backoffs);
@@ -17,7 +17,7 @@ const queueOptionsSchema = z.object({
 });
 
 /** The spec's job data keys as `Task.add` receives them: integers. */
-export const specOptionsSchema = z.object({
+const specOptionsSchema = z.object({
   tries: z.number().int().min(1).optional(),
   backoff: z.number().int().min(0).optional(),
   timeout: z.number().int().min(1).optional(),

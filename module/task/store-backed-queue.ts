@@ -13,7 +13,7 @@ const stderrLogger: TaskLogger = {
   error: (obj, msg) => process.stderr.write(`[task] ${msg} ${JSON.stringify(obj)}\n`),
 };
 
-export const NO_HANDLER_ERROR = 'No handler registered for job';
+const NO_HANDLER_ERROR = 'No handler registered for job';
 
 /**
  * Base of the embedded and BullMQ queues: records live in the platform database, reached through a TaskRecordStore

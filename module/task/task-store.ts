@@ -3,8 +3,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { REDACTED, SECRET_KEY_PATTERN, redact, redactText } from '../contract/redact.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
-import { systemClock, type Clock } from '../../panel/shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import { lockedRows } from '../store-kernel/row-locks.ts';
 import { LOST_WORKER_ERROR, type Settlement } from './attempt.ts';
 import { canonicalJson, dedupeKey, normaliseTags } from './canonical.ts';
@@ -18,7 +18,7 @@ import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-
 export { migrateTaskStore } from './task-schema.ts';
 export type { ClaimedTask, TaskBackend } from './task-record-store.ts';
 
-export const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
+const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
 
 const RUNNABLE = ['pending', 'processing'] as const;
@@ -312,7 +312,7 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
 }
 
 /** String values of secret-named members anywhere in `input` (used to scrub error texts). */
-export function secretValues(input: unknown, out: string[] = []): string[] {
+function secretValues(input: unknown, out: string[] = []): string[] {
   if (input === null || typeof input !== 'object') return out;
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (SECRET_KEY_PATTERN.test(key) && typeof value === 'string' && value !== REDACTED) out.push(value);

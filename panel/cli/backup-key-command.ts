@@ -11,7 +11,7 @@ import {
   BACKUP_KEY_FILE, DATA_KEY_FILE, MIN_PASSPHRASE_LENGTH, unwrapDataKey, wrapDataKey, wrappedKeySchema,
 } from '../services/backups/backup-key.ts';
 import type { FileList } from '../services/backups/archive-format.ts';
-import { SecretBox } from '../shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 
 export const BACKUP_KEY_HELP = `usage: vpnhost panel backup-key <set|remove|restore|sign> --data DIR [options]
 

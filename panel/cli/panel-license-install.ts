@@ -1,6 +1,6 @@
 // `vpnhost panel license install KEY`: verifies a license key against the vendor public key and stores it sealed.
 import { parseArgs } from 'node:util';
-import { SecretBox } from '../shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { LicenseInstallError, LicenseService } from '../services/license.ts';
 import { LICENSE_PUBLIC_KEY_SETTING, toLicensePublicKey } from '../services/license-key.ts';
 import { isoWithOffset } from '../services/iso-time.ts';

@@ -1,8 +1,8 @@
 // The error catalogue of the HTTP layer: every refusal text with its HTTP status, in one table; ApiError.
 import { FIREWALL_TEXTS } from '../dataplane/firewall/firewall-texts.ts';
-import { E, OWN } from '../schemas/error-texts.ts';
+import { E, OWN } from '../../shared/wire/error-texts.ts';
 
-export { E, OWN, CHARONDEBUG_SUBSYSTEMS, charondebugError, type SeedErrorText } from '../schemas/error-texts.ts';
+export { E, OWN, CHARONDEBUG_SUBSYSTEMS, charondebugError, type SeedErrorText } from '../../shared/wire/error-texts.ts';
 export { FIREWALL_TEXTS } from '../dataplane/firewall/firewall-texts.ts';
 
 /**

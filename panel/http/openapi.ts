@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorEnvelopeSchema, successEnvelopeSchema } from '../schemas/envelope.ts';
+import { errorEnvelopeSchema, successEnvelopeSchema } from '../../shared/wire/envelope.ts';
 import { typed, type AnyRouteSpec } from './typed-route.ts';
 
 /** Path of the document (under /api/v1, behind the access hash like every API route). */

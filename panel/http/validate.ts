@@ -10,7 +10,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Validates a request body (or params) with `schema`. A missing body counts as `{}`; a body that is not an object
  * (JSON array, string, number) fails with `Malformed request body` (400). Otherwise the first issue's message — the
- * spec text set by the `panel/schemas/form.ts` helpers, in the schema's key order = the spec's order of checks —
+ * spec text set by the `shared/wire/form.ts` helpers, in the schema's key order = the spec's order of checks —
  * is thrown as an `ApiError` with the status `statusForText` gives it.
  */
 export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

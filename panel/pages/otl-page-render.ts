@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Handlebars from 'handlebars';
-import { COMPILE_OPTIONS, createViewEngine } from '../shared/view-engine.ts';
-import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../schemas/otl.ts';
+import { COMPILE_OPTIONS, createViewEngine } from '../../shared/view-engine.ts';
+import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../../shared/wire/otl.ts';
 
 /** Directory of the page templates. */
 const OTL_VIEWS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'views', 'panel', 'otl');

@@ -6,9 +6,9 @@ import { typed } from '../http/typed-route.ts';
 import {
   AccountConfigQrSchema, AccountConfigTextSchema, AccountCreateBodySchema, AccountDumpSchema, AccountListSchema, AccountSchema,
   AccountUpdateBodySchema,
-} from '../schemas/account.ts';
-import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+} from '../../shared/wire/account.ts';
+import { NameParamsSchema } from '../../shared/wire/common-wire.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import { ListingQuerySchema } from '../schemas/listing.ts';
 
 export const accountRoutes: PanelRoutes = async (app, { services }) => {

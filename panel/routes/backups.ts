@@ -7,7 +7,7 @@ import {
   backupConfigSchema, backupConfigUpdateSchema, backupCreateSchema, backupListSchema, BackupNameParamsSchema, backupRestoreSchema,
   backupSchema,
 } from '../schemas/backups.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import { z } from 'zod';
 
 export const backupRoutes: PanelRoutes = async (app, { services }) => {

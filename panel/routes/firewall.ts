@@ -2,7 +2,7 @@
 import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import {
   FilterRuleBodySchema, FilterRuleListSchema, FirewallConfBodySchema, FirewallConfSchema, FirewallInfoSchema, MangleRuleListSchema,
   NatRuleListSchema, RuleNameParamsSchema,

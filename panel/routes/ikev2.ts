@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { NameParamsSchema } from '../../shared/wire/common-wire.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import {
   advancedSettingsSchema, generateCaSchema, generateServerSchema, ikev2AdvancedSettingsSchema, ikev2ConfigSchema, ikev2EnableSchema,
   ikev2InfoSchema, ikev2OnlineSchema, importCaSchema,

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { NameParamsSchema } from '../../shared/wire/common-wire.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import {
   otlIkev2ConfigSchema, otlIkev2ConfigUpdateSchema, OtlKeyParamsSchema, otlListSchema, otlPageConfigSchema, otlPageConfigUpdateSchema,
   otlWireguardConfigSchema, otlWireguardConfigUpdateSchema,
-} from '../schemas/otl.ts';
+} from '../../shared/wire/otl.ts';
 
 export const otlRoutes: PanelRoutes = async (app, { services }) => {
   const { links, settings } = services.otl;

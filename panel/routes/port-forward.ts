@@ -3,8 +3,8 @@
 import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { NameParamsSchema } from '../../shared/wire/common-wire.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import {
   PortForwardCreateBodySchema, PortForwardMapSchema, PortForwardParamsSchema, PortForwardSchema, ServerPortForwardParamsSchema,
 } from '../schemas/port-forward.ts';

@@ -2,7 +2,7 @@
 // GET /traffic_statistics?from=&to= (every account's stored days of a range in one answer: a platform's usage pass).
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { TrafficStatisticsParamsSchema, TrafficStatisticsRangeQuerySchema, TrafficStatisticsSchema } from '../schemas/statistics.ts';
+import { TrafficStatisticsParamsSchema, TrafficStatisticsRangeQuerySchema, TrafficStatisticsSchema } from '../../shared/wire/statistics.ts';
 
 export const statisticsRoutes: PanelRoutes = async (app, { services }) => {
   typed(app).get('/account/:name/traffic_statistics/:year/:month', { params: TrafficStatisticsParamsSchema, msg: TrafficStatisticsSchema }, ({ params }) => {

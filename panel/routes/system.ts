@@ -2,8 +2,8 @@
 import { SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
-import { systemConfigSchema, systemConfigUpdateSchema, systemInfoSchema, systemStatusSchema } from '../schemas/system.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
+import { systemConfigSchema, systemConfigUpdateSchema, systemInfoSchema, systemStatusSchema } from '../../shared/wire/system.ts';
 import { collectSystemInfo } from '../services/system-info.ts';
 
 export const systemRoutes: PanelRoutes = async (app, { services }) => {

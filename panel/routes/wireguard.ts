@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { ENVELOPE_CLOSE, ENVELOPE_OPEN, sendJsonBody, SUCCESS } from '../http/envelope.ts';
 import type { PanelRoutes } from '../http/route-plugin.ts';
 import { typed } from '../http/typed-route.ts';
-import { NameParamsSchema } from '../schemas/common-wire.ts';
-import { successStringSchema } from '../schemas/envelope.ts';
+import { NameParamsSchema } from '../../shared/wire/common-wire.ts';
+import { successStringSchema } from '../../shared/wire/envelope.ts';
 import { ListingQuerySchema } from '../schemas/listing.ts';
 import {
   AvailableIpsSchema, WireguardCreateBodySchema, WireguardDumpSchema, WireguardInfoSchema, WireguardOnlineSchema, WireguardPeersSchema,
   WireguardServerMapSchema, WireguardServerSchema, WireguardUpdateBodySchema,
-} from '../schemas/wireguard.ts';
+} from '../../shared/wire/wireguard.ts';
 
 export const wireguardRoutes: PanelRoutes = async (app, { services }) => {
   const { servers, accounts, online, networkViews, serverBandwidth } = services;

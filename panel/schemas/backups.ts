@@ -1,7 +1,7 @@
 // Zod schemas of Backup, BackupConfig and the /backups payloads (POST statistics, PUT restore, PUT config).
 import { z } from 'zod';
-import { E, flagFormatError, OWN } from './error-texts.ts';
-import { field, intInRange, toBoolean, toInteger } from './form.ts';
+import { E, flagFormatError, OWN } from '../../shared/wire/error-texts.ts';
+import { field, intInRange, toBoolean, toInteger } from '../../shared/wire/form.ts';
 
 /** One archive of GET /backups and POST /backups. */
 export const backupSchema = z.object({

@@ -1,7 +1,7 @@
 // Zod schemas of DnsStatus (GET/PUT /dns answer) and of the PUT /dns payload, with the spec's error texts.
 import { z } from 'zod';
-import { E, OWN, flagFormatError } from './error-texts.ts';
-import { field, intInRange, toBoolean } from './form.ts';
+import { E, OWN, flagFormatError } from '../../shared/wire/error-texts.ts';
+import { field, intInRange, toBoolean } from '../../shared/wire/form.ts';
 import { canonicalIp, parseCidr, reservedRangeOf } from './ip.ts';
 
 /** DnsStatus: `acl` the servers' subnets, `dnsd` unbound's version, `pid` '' when not running. */

@@ -1,6 +1,6 @@
 // Firewall wire shapes (spec FirewallInfo, FirewallConf, FilterRule, NatRule, MangleRule) and request bodies.
 import { z } from 'zod';
-import { optionalParam, textParam } from './common-wire.ts';
+import { optionalParam, textParam } from '../../shared/wire/common-wire.ts';
 
 /** GET /firewall/info. */
 export const FirewallInfoSchema = z.object({ ip_forward: z.string(), iproute2: z.string(), iptables: z.string() });

@@ -1,7 +1,7 @@
 // Zod schemas of the IKEv2 resources: Ikev2Info, Ikev2Config, Ikev2AdvancedSettings (ranges, defaults), online entries.
 import { z } from 'zod';
-import { CHARONDEBUG_SUBSYSTEMS, charondebugError, E, OWN } from './error-texts.ts';
-import { field, toBoolean, toInteger } from './form.ts';
+import { CHARONDEBUG_SUBSYSTEMS, charondebugError, E, OWN } from '../../shared/wire/error-texts.ts';
+import { field, toBoolean, toInteger } from '../../shared/wire/form.ts';
 
 /** GET /ikev2/info. */
 export const ikev2InfoSchema = z.object({ pid_charon: z.string(), pid_starter: z.string(), ipsec: z.string() });

@@ -1,6 +1,6 @@
 // Optional paging of the listings (GET /account, /wireguard/<name>/peers, /wireguard/online): an extension of the spec.
 import { z } from 'zod';
-import { OWN } from './error-texts.ts';
+import { OWN } from '../../shared/wire/error-texts.ts';
 
 /** A non-negative decimal integer as a query value (`0`, `25`); anything else fails as `Bad request`. */
 const count = z

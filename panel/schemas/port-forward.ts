@@ -1,6 +1,6 @@
 // Port-forward wire shapes (spec "PortForward") and the request bodies and path params of the port-forward routes.
 import { z } from 'zod';
-import { textParam } from './common-wire.ts';
+import { textParam } from '../../shared/wire/common-wire.ts';
 
 /** One port forward as the panel returns it. */
 export const PortForwardSchema = z.object({

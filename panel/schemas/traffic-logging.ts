@@ -1,7 +1,7 @@
 // Zod schemas of TrafficLoggingConfig (GET/PUT /traffic_logging): the answer and the PUT payload's field formats.
 import { z } from 'zod';
-import { flagFormatError, OWN } from './error-texts.ts';
-import { field, toBoolean, toInteger } from './form.ts';
+import { flagFormatError, OWN } from '../../shared/wire/error-texts.ts';
+import { field, toBoolean, toInteger } from '../../shared/wire/form.ts';
 import { ipVersion } from './ip.ts';
 
 /** The attribute/state selectors of TrafficLoggingConfig, in the spec's order. */

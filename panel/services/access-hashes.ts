@@ -1,5 +1,5 @@
 // API access hashes: 40 random bytes shown once as 80 hex chars, stored as SHA-256, bound to one client IP.
-import { type Clock, systemClock } from '../shared/clock.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalIp, sameIp } from '../schemas/ip.ts';
 import type { AccessHashRepository, AccessHashRow } from '../store/repositories/access-hashes.ts';

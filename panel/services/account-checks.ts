@@ -1,8 +1,8 @@
 // Ordered checks of POST/PUT /account parameters: each failure throws the spec's text, in the spec's order.
 import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
-import type { TextScalar } from '../schemas/common-wire.ts';
-import type { AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
+import type { TextScalar } from '../../shared/wire/common-wire.ts';
+import type { AccountCreateBody, AccountUpdateBody } from '../../shared/wire/account.ts';
 import { cidrContains, formatCidr, isSubnetZeroHost, parseCidr, reservedRangeOf, type Cidr } from '../schemas/ip.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';

@@ -2,8 +2,8 @@
 import QRCode from 'qrcode';
 import type { Driver } from '../dataplane/wireguard/driver.ts';
 import { renderClientConfig } from '../dataplane/render/client-config.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
-import type { AccountDump } from '../schemas/account.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
+import type { AccountDump } from '../../shared/wire/account.ts';
 import type { AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { formatIpv4 } from './addressing.ts';

@@ -1,7 +1,7 @@
 // The account listings as JSON text built from per-account fragments kept between requests (GET /account, peers).
-import type { Account } from '../schemas/account.ts';
+import type { Account } from '../../shared/wire/account.ts';
 import type { ListingPage } from '../schemas/listing.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { AccountListingRows, IdListingRow } from '../store/repositories/account-listing-rows.ts';
 import { formatIpv4 } from './addressing.ts';
 import { FragmentArena, type JsonBody } from './listing-fragments.ts';

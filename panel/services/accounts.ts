@@ -2,8 +2,8 @@
 import { randomInt } from 'node:crypto';
 import { generateKeyPair } from '../dataplane/keys.ts';
 import { ApiError, E } from '../http/errors.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
-import type { Account, AccountCreateBody, AccountUpdateBody } from '../schemas/account.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
+import type { Account, AccountCreateBody, AccountUpdateBody } from '../../shared/wire/account.ts';
 import type { AccountRow, AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { ListingPage } from '../schemas/listing.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';

@@ -2,7 +2,7 @@
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import { reconcile, ReconcileError, type ReconcileReport } from '../dataplane/reconcile.ts';
 import { reconcileFirewall, reconcileShaping, type ReconcileFailure } from '../dataplane/reconcile-policy.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
 import type { PolicySource, SyncFollower } from './dataplane-sync.ts';

@@ -4,7 +4,7 @@ import { formatCidr, parseCidr } from '../dataplane/cidr.ts';
 import { IPSEC_DEVICE } from '../dataplane/ipsec/ipsec.ts';
 import type { FirewallPeer, FirewallPeerChanges, PortForwardRule, ServerFirewallSpec } from '../dataplane/firewall/firewall.ts';
 import type { ShapedPeer, ShapingChanges, ShapingTarget } from '../dataplane/shaping/shaping.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { PeerRow } from '../store/repositories/accounts.ts';
 import type { ServerRow } from '../store/repositories/servers.ts';
 import { formatIpv4 } from './addressing.ts';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { FilterRule, FirewallConf, PortForwardRule } from '../dataplane/firewall/firewall.ts';
 import type { ReconcileReport } from '../dataplane/reconcile.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 

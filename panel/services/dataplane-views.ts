@@ -2,7 +2,7 @@
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import { FirewallError, type FirewallInfoView } from '../dataplane/firewall/firewall.ts';
 import type { MangleListEntry, NatListEntry } from '../dataplane/render/firewall-listing.ts';
-import { E } from '../schemas/error-texts.ts';
+import { E } from '../../shared/wire/error-texts.ts';
 import type { AccountRow, AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 

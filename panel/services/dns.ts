@@ -1,5 +1,5 @@
 // The DNS resolver: GET/PUT /dns (license-gated), the desired unbound config from the store, reconcile, health.
-import { type Clock } from '../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 import type { Logger } from 'pino';
 import { networkOf } from '../dataplane/cidr.ts';
 import { DnsConfigError, DnsRuntimeError, type Dns, type DnsConfig } from '../dataplane/dns/dns.ts';

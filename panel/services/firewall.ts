@@ -10,9 +10,9 @@ import {
 } from '../dataplane/firewall/firewall.ts';
 import { dataplaneRefusal } from './refusal.ts';
 import { ApiError, E, OWN } from '../http/errors.ts';
-import type { TextScalar } from '../schemas/common-wire.ts';
+import type { TextScalar } from '../../shared/wire/common-wire.ts';
 import type { FilterRuleBody, FilterRuleWire, FirewallConfBody, FirewallInfo } from '../schemas/firewall.ts';
-import { toBoolean } from '../schemas/form.ts';
+import { toBoolean } from '../../shared/wire/form.ts';
 import type { DataplaneViews } from './dataplane-sync.ts';
 import type { FilterRulesRepository } from '../store/repositories/filter-rules.ts';
 import type { FirewallConfRepository } from '../store/repositories/firewall-conf.ts';

@@ -1,5 +1,5 @@
 // Builds every panel service from the injected side effects: a graph of feature plugins, ordered by what each needs.
-import { composeFeatures, type Feature } from '../shared/feature-graph.ts';
+import { composeFeatures, type Feature } from '../../shared/feature-graph.ts';
 import { dataplaneFeature, metricsFeature, policyFeature, settingsFeature } from './features/core-features.ts';
 import type { PanelRegistry } from './features/registry.ts';
 import {

@@ -1,8 +1,8 @@
 // The installed license: account limit (free tier without a valid key), GET /license, and installing a key.
-import { type Clock, systemClock } from '../shared/clock.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, E } from '../http/errors.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import { FREE_TIER_ACCOUNTS, type License, type LicenseClaims } from '../schemas/license.ts';
 import type { LicenseRepository } from '../store/repositories/license.ts';
 import { securityEvent, type SecurityLog } from '../logger.ts';

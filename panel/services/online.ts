@@ -1,7 +1,7 @@
 // GET /wireguard/online: accounts whose latest handshake lies within the configured handshake uptime.
-import { type Clock } from '../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 import type { Driver } from '../dataplane/wireguard/driver.ts';
-import type { WireguardOnlineEntry } from '../schemas/wireguard.ts';
+import type { WireguardOnlineEntry } from '../../shared/wire/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServersRepository } from '../store/repositories/servers.ts';
 import type { ListingPage } from '../schemas/listing.ts';

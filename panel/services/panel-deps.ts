@@ -1,10 +1,10 @@
 // The panel's side effects and settings (PanelDeps) and the services the routes use (PanelServices).
-import { type Clock } from '../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dataplane } from '../dataplane/dataplane.ts';
 import type { DefaultRouteProbe } from '../dataplane/default-route.ts';
-import type { SecretBox } from '../shared/secret-box.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
 import type { Db } from '../store/db.ts';
 import type { SettingsRepository } from '../store/repositories/settings.ts';
 import type { AccessHashService } from './access-hashes.ts';
@@ -47,7 +47,7 @@ export interface PanelDeps {
   dataDir: string;
   /** Seals secrets at rest. */
   secretBox: SecretBox;
-  /** Clock (panel/shared/clock.ts); defaults to the wall clock, `systemClock`. */
+  /** Clock (shared/clock.ts); defaults to the wall clock, `systemClock`. */
   clock?: Clock;
   /** pino logger; defaults to none. */
   logger?: Logger;

@@ -1,8 +1,8 @@
 // Port forwards: external_ip:dst_port/protocol → peer:to_port, checked in the spec's order, stored, then applied.
 import { FIREWALL_TEXTS } from '../dataplane/firewall/firewall-texts.ts';
 import { ApiError, E } from '../http/errors.ts';
-import type { TextScalar } from '../schemas/common-wire.ts';
-import { toInteger } from '../schemas/form.ts';
+import type { TextScalar } from '../../shared/wire/common-wire.ts';
+import { toInteger } from '../../shared/wire/form.ts';
 import type { PortForward, PortForwardCreateBody, PortForwardMap } from '../schemas/port-forward.ts';
 import type { AccountsRepository, AccountWithServer } from '../store/repositories/accounts.ts';
 import type { PortForwardEntry, PortForwardsRepository, PortForwardValues } from '../store/repositories/port-forwards.ts';

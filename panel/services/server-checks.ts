@@ -1,10 +1,10 @@
 // Ordered checks of POST/PUT /wireguard parameters: each failure throws the spec's text, in the spec's order.
 import { ApiError, E, OWN } from '../http/errors.ts';
 import { isValidKey, publicKeyFrom } from '../dataplane/keys.ts';
-import { INTERFACE_PATTERN, NAME_PATTERN, type FormScalar, type TextScalar } from '../schemas/common-wire.ts';
-import { toBoolean, toInteger } from '../schemas/form.ts';
+import { INTERFACE_PATTERN, NAME_PATTERN, type FormScalar, type TextScalar } from '../../shared/wire/common-wire.ts';
+import { toBoolean, toInteger } from '../../shared/wire/form.ts';
 import { canonicalIp, cidrContains, formatCidr, isSubnetZeroHost, parseCidr, parseIp, reservedRangeOf } from '../schemas/ip.ts';
-import type { WireguardCreateBody, WireguardUpdateBody } from '../schemas/wireguard.ts';
+import type { WireguardCreateBody, WireguardUpdateBody } from '../../shared/wire/wireguard.ts';
 import type { AccountsRepository } from '../store/repositories/accounts.ts';
 import type { ServerRow, ServersRepository } from '../store/repositories/servers.ts';
 import { formatIpv4, isHostOf, isServerAddress, parseV4Cidr, type V4Cidr } from './addressing.ts';

@@ -1,6 +1,6 @@
 // The panel's SystemConfig (statistics frequency/history, handshake uptime), stored in settings with defaults.
-import { type Clock, systemClock } from '../shared/clock.ts';
-import { SYSTEM_CONFIG_DEFAULTS, type SystemConfig, type SystemConfigUpdate } from '../schemas/system.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
+import { SYSTEM_CONFIG_DEFAULTS, type SystemConfig, type SystemConfigUpdate } from '../../shared/wire/system.ts';
 import type { SettingsRepository } from '../store/repositories/settings.ts';
 
 const KEY = 'system_config';

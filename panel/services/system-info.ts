@@ -1,7 +1,7 @@
 // Host facts for GET /system/info from node:os, /proc/meminfo and /etc/os-release; every value is a string.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import type { SystemInfo } from '../schemas/system.ts';
+import type { SystemInfo } from '../../shared/wire/system.ts';
 
 /** Where the facts are read from (tests point these at fixtures). */
 export interface SystemInfoSources {

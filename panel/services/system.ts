@@ -1,8 +1,8 @@
 // System status and reload: real counts, license figures, the status text, and full reconciles (single flight).
-import { type Clock, systemClock } from '../shared/clock.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
 import type { Driver } from '../dataplane/wireguard/driver.ts';
 import { ApiError, E } from '../http/errors.ts';
-import type { SystemStatus } from '../schemas/system.ts';
+import type { SystemStatus } from '../../shared/wire/system.ts';
 import { isoWithOffset } from './iso-time.ts';
 import type { LicenseService } from './license.ts';
 import { ReconcileBusyError, type ReconcileFn, type ReconcilerStatus } from './reconciler-status.ts';

@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import type { ModulesConfig } from '../../config.ts';
 import { Platform } from '../../module/platform/platform.ts';
 import { PLATFORM_DB_FILE } from '../../module/platform/store/db.ts';
-import { manualClock } from '../../panel/shared/clock.ts';
+import { manualClock } from '../../shared/clock.ts';
 import { expected, simulate } from '../fixtures/billing/simulation.ts';
 import { seedDueServices } from '../fixtures/billing/seed.ts';
 import { removeDir, tempDir } from '../fixtures/platform/processes.ts';

@@ -1,6 +1,6 @@
 // Benches: N accounts written straight through the repository (one transaction), for scales the API would take minutes to fill.
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import type { TestPanel } from '../integration/wireguard/panel-fixture.ts';
 

@@ -8,7 +8,7 @@ import { buildApp } from '../../panel/app.ts';
 import { createSimulatedDataplane } from '../../panel/dataplane/create-dataplane.ts';
 import { LinuxDriver } from '../../panel/dataplane/wireguard/linux/linux-driver.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { openDatabase, type Db } from '../../panel/store/db.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { createNamespace, destroyNamespace } from '../helpers/netns.ts';

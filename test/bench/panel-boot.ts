@@ -23,7 +23,7 @@ import { renderSetSync } from '../../panel/dataplane/render/firewall-ipset.ts';
 import { layoutOf, placePeer } from '../../panel/dataplane/render/tc-layout.ts';
 import { emptyDevice, planReconcile } from '../../panel/dataplane/render/tc-reconcile.ts';
 import { issueLicenseKey } from '../../panel/services/license-key.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { openDatabase } from '../../panel/store/db.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { ServersRepository } from '../../panel/store/repositories/servers.ts';

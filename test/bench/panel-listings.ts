@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { request } from 'undici';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { openDatabase } from '../../panel/store/db.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';

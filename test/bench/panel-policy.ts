@@ -19,7 +19,7 @@ import { fixedRouteProbe } from '../../panel/dataplane/default-route.ts';
 import { generateKeyPair } from '../../panel/dataplane/keys.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { GROUP_MAJORS } from '../../panel/dataplane/render/tc-layout.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { AccountsRepository } from '../../panel/store/repositories/accounts.ts';
 import { ServersRepository } from '../../panel/store/repositories/servers.ts';
 import { openDatabase } from '../../panel/store/db.ts';

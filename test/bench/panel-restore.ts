@@ -18,7 +18,7 @@ import { extractArchive, extractedPath } from '../../panel/services/backups/arch
 import { checkSnapshotRows } from '../../panel/services/backups/snapshot-checks.ts';
 import { applySnapshot, prepareSnapshot } from '../../panel/services/backups/store-restore.ts';
 import { HostNetworkReader } from '../../panel/services/host-networks.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { makePanel } from '../integration/wireguard/panel-fixture.ts';
 import { fmt, median } from './bench-math.ts';
 import { fillAccounts } from './fill-accounts.ts';

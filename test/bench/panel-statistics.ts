@@ -25,7 +25,7 @@ import { request } from 'undici';
 import { uapiSocketPath } from '../../panel/dataplane/wireguard/linux/uapi-socket.ts';
 import { readUapiAnswer } from '../../panel/dataplane/wireguard/linux/uapi-transfers.ts';
 import { TrafficSampler } from '../../panel/services/statistics/sampler.ts';
-import { manualClock } from '../../panel/shared/clock.ts';
+import { manualClock } from '../../shared/clock.ts';
 import { TrafficStatisticsRepository } from '../../panel/store/repositories/traffic-statistics.ts';
 import { median, fmt } from './bench-math.ts';
 import { handshakeAll, wgClientKeys } from '../helpers/wg-handshakes.ts';

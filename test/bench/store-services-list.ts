@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openQueryStore, type QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { ServiceQueries, type ServicePageQuery } from '../../module/platform/store/query/repositories/services.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { removeDir, tempDir } from '../fixtures/platform/processes.ts';
 import { postgresBinDir, startPostgres } from '../helpers/postgres-server.ts';
 import { fmt, median } from './bench-math.ts';

@@ -8,7 +8,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../panel/app.ts';
 import type { Dataplane } from '../../panel/dataplane/dataplane.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { issueLicenseKey } from '../../panel/services/license-key.ts';
 import { openDatabase, type Db } from '../../panel/store/db.ts';
 

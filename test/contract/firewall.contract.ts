@@ -1,7 +1,7 @@
 // Firewall contract: what every firewall implementation (simulated twin, linux) must show; run by each of them.
 import assert from 'node:assert/strict';
 import { after, describe, it, type TestContext } from 'node:test';
-import { E } from '../../panel/schemas/error-texts.ts';
+import { E } from '../../shared/wire/error-texts.ts';
 import type { FirewallBackend } from '../../panel/dataplane/firewall/firewall-backend.ts';
 import { FIREWALL_TEXTS } from '../../panel/dataplane/firewall/firewall-texts.ts';
 import type { FilterRule, Firewall, FirewallConf, ServerFirewallSpec } from '../../panel/dataplane/firewall/firewall.ts';

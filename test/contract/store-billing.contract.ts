@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
+import { manualClock } from '../../shared/clock.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { BillingOutboxQueries } from '../../module/platform/store/query/repositories/billing-outbox.ts';
 import { BillingRunQueries } from '../../module/platform/store/query/repositories/billing-runs.ts';

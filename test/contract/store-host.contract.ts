@@ -2,8 +2,8 @@
 // accounts, tokens, module logs and versions) on each engine; "two processes" are two stores on one database.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { AdminUsers } from '../../module/platform/services/admin-users.ts';
 import { RoleRepository } from '../../module/platform/services/roles.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { ModuleInstanceStore } from '../../module/platform/services/module-store.ts';
 import { withStore, type OpenStore } from './store.contract.ts';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { vpnFleetManifest } from '../../module/modules/Plugin/VpnFleet/manifest.ts';
 import { FleetStore, type FleetTables } from '../../module/modules/Plugin/VpnFleet/fleet-store.ts';
 import { smtpManifest } from '../../module/modules/Notification/Smtp/manifest.ts';

@@ -2,7 +2,7 @@
 // database) claiming the same slot of a manifest's scheduled work, and VpnFleet's shared refresh interval.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
+import { manualClock } from '../../shared/clock.ts';
 import { FleetStore, VPN_FLEET_MIGRATIONS, type FleetTables } from '../../module/modules/Plugin/VpnFleet/fleet-store.ts';
 import { ModuleStateStore } from '../../module/platform/services/module-store.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';

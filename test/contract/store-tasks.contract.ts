@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
-import { manualClock } from '../../panel/shared/clock.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { LOST_WORKER_ERROR } from '../../module/task/attempt.ts';
 import { resolveOptions } from '../../module/task/options.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import { sql, type Generated } from 'kysely';
-import { manualClock } from '../../panel/shared/clock.ts';
+import { manualClock } from '../../shared/clock.ts';
 import type { QueryStore } from '../../module/platform/store/query/query-store.ts';
 import { AdminTokenQueries } from '../../module/platform/store/query/repositories/admin-tokens.ts';
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
@@ -12,7 +12,7 @@ import { ModuleVersionQueries } from '../../module/platform/store/query/reposito
 import { PriceQueries } from '../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { moduleStore, StoreScopeError, tablesOfScope } from '../../module/platform/store/query/module-store.ts';
 import { PLATFORM_STORE_SCOPES } from '../../module/platform/store/query/query-store.ts';
 import type { Migration } from '../../module/platform/store/migrator.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { test } from 'node:test';
 import { GROUP_MAJORS } from '../../panel/dataplane/render/tc-layout.ts';
-import { E } from '../../panel/schemas/error-texts.ts';
+import { E } from '../../shared/wire/error-texts.ts';
 import { destroyNamespace, execIn, uniqueWgName } from '../helpers/netns.ts';
 import { startLinuxPanel, waitBooted } from '../helpers/linux-panel.ts';
 import { PanelProcess, type PanelAnswer } from '../helpers/panel-process.ts';

@@ -9,7 +9,7 @@ import { PanelProcess, type HttpMethod } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { tcLines } from '../helpers/tc-state.ts';
 import { startWgClient } from '../helpers/wg-client.ts';
-import { E } from '../../panel/schemas/error-texts.ts';
+import { E } from '../../shared/wire/error-texts.ts';
 
 const SERVER_IP = '10.79.0.1';
 const A_VETH = '10.197.0.1';

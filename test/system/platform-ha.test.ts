@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SecretBox } from '../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../shared/secret-box.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { requirePostgres, startPostgres } from '../helpers/postgres-server.ts';
 import { startStripeDouble } from '../helpers/stripe-double.ts';

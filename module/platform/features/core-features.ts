@@ -1,8 +1,8 @@
 // The platform's core features: clock/logger/hooks, the secret box, the store, its repositories and tokens, the task
 // queue, the module log, the lifecycle (the one writer of provision_status) and revenue.
 import { createHooks } from '../../../hooks.ts';
-import { systemClock } from '../../../panel/shared/clock.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { systemClock } from '../../../shared/clock.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { createTaskQueue, Task, TaskStore, type TaskQueue } from '../../task/index.ts';
 import { createPlatformLogger } from '../logger.ts';
 import { ServiceLifecycle } from '../services/lifecycle.ts';

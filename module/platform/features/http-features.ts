@@ -2,7 +2,7 @@
 // admin API, the revenue metrics, the worker API, the web host (admin pages, client area), payment webhooks and the
 // modules' client routes. Each route plugin gets only the services it calls.
 import type { FastifyInstance } from 'fastify';
-import { liveFeatureFor } from '../../../panel/shared/feature-graph.ts';
+import { liveFeatureFor } from '../../../shared/feature-graph.ts';
 import { HttpError, NOT_FOUND } from '../errors.ts';
 import { requireAdminToken, requireWorkerToken } from '../routes/auth.ts';
 import { billingRoutes } from '../routes/billing.ts';
@@ -36,7 +36,7 @@ function notFoundInEnvelope(request: { method: string; url: string }): never {
 }
 
 /** `/api/admin/*` behind admin tokens, with the modules' `adminApi` routes. */
-export const adminApiFeature = define({
+const adminApiFeature = define({
   name: 'admin-api',
   needs: ['app', 'tokens', 'catalogue', 'serviceAdmin', 'queue', 'ops', 'moduleAdmin', 'moduleLogs', 'billing', 'recurring', 'revenue', 'modules'],
   provides: [],
@@ -59,7 +59,7 @@ export const adminApiFeature = define({
 });
 
 /** `/healthz` (open) and `/metrics`: the platform's Prometheus text (revenue gauges), behind an admin token. */
-export const metricsFeature = define({
+const metricsFeature = define({
   name: 'metrics',
   needs: ['app', 'tokens', 'revenue'],
   provides: [],
@@ -78,7 +78,7 @@ export const metricsFeature = define({
 });
 
 /** `/api/worker/*` behind worker tokens (remote worker processes), with each module's `workerApi` under its prefix. */
-export const workerApiFeature = define({
+const workerApiFeature = define({
   name: 'worker-api',
   needs: ['app', 'workerTokens', 'taskStore', 'versions', 'queue', 'loaded', 'services', 'lifecycle', 'products', 'moduleLogStore', 'moduleInstances', 'recurring', 'modules'],
   provides: [],
@@ -105,7 +105,7 @@ export const workerApiFeature = define({
  * Admin pages, module admin routes (`/admin/modules/<Type>/<Name>/<uri>`: session or admin token, hasPermission) and
  * the client area, given the services they call.
  */
-export const webHostFeature = define({
+const webHostFeature = define({
   name: 'web-host',
   needs: [
     'app', 'web', 'store', 'box', 'modules', 'moduleAdmin', 'moduleInstances', 'moduleLogs', 'versions', 'catalogue', 'products', 'services',
@@ -124,7 +124,7 @@ export const webHostFeature = define({
 });
 
 /** `/webhooks/payment/<gateway_uuid>` (open: each gateway checks its signature). */
-export const webhooksFeature = define({
+const webhooksFeature = define({
   name: 'webhooks',
   needs: ['app', 'moduleAdmin'],
   provides: [],
@@ -135,7 +135,7 @@ export const webhooksFeature = define({
 });
 
 /** The modules' `clientRoutes` under `/client/modules/<Type>/<Name>`. */
-export const moduleClientRoutesFeature = define({
+const moduleClientRoutesFeature = define({
   name: 'module-client-routes',
   needs: ['app', 'modules'],
   provides: [],

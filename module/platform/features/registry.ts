@@ -3,9 +3,9 @@
 import type { Logger } from 'pino';
 import type { ModulesConfig } from '../../../config.ts';
 import type { Hooks } from '../../../hooks.ts';
-import type { Clock } from '../../../panel/shared/clock.ts';
-import { liveFeatureFor } from '../../../panel/shared/feature-graph.ts';
-import type { SecretBox } from '../../../panel/shared/secret-box.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import { liveFeatureFor } from '../../../shared/feature-graph.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { CreateTaskQueueOptions, TaskQueue, TaskStore } from '../../task/index.ts';
 import type { LoadedModule, ModuleImporter, ModuleLoader } from '../loader.ts';
 import type { PlatformOperations } from '../operations.ts';

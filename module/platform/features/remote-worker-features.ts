@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import { config as defaultModulesConfig } from '../../../config.ts';
 import { createHooks } from '../../../hooks.ts';
-import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
-import { liveFeatureFor } from '../../../panel/shared/feature-graph.ts';
+import { systemClock, type Clock } from '../../../shared/clock.ts';
+import { liveFeatureFor } from '../../../shared/feature-graph.ts';
 import { memoryModuleVersionStore } from '../../contract/versions.ts';
 import { DEFAULT_VIEWS_DIR } from '../../contract/view.ts';
 import { BullmqQueue } from '../../task/bullmq.ts';
@@ -55,7 +55,7 @@ export interface RemoteWorkerRegistry {
 const define = liveFeatureFor<RemoteWorkerRegistry, PlatformStop>();
 
 /** Logger, clock and the number of job slots (default 8). */
-export const remoteRuntimeFeature = define({
+const remoteRuntimeFeature = define({
   name: 'runtime',
   needs: ['options'],
   provides: ['logger', 'clock', 'concurrency'],
@@ -63,7 +63,7 @@ export const remoteRuntimeFeature = define({
 });
 
 /** The worker API client; the platform must accept the token and queue on BullMQ. */
-export const workerApiClientFeature = define({
+const workerApiClientFeature = define({
   name: 'worker-api-client',
   needs: ['options', 'concurrency'],
   provides: ['api', 'info'],
@@ -80,7 +80,7 @@ export const workerApiClientFeature = define({
 });
 
 /** The platform's services, products and module log, through the worker API (log lines go in batches, flushed on stop). */
-export const remoteStoresFeature = define({
+const remoteStoresFeature = define({
   name: 'remote-stores',
   needs: ['api', 'logger'],
   provides: ['services', 'products', 'moduleLogs'],
@@ -96,7 +96,7 @@ export const remoteStoresFeature = define({
  * The modules config.ts enables, mounted without lifecycle (the platform owns activation, versions and migrations),
  * each of the same version as on the platform; a module's own data comes through its worker routes.
  */
-export const remoteModuleHostFeature = define({
+const remoteModuleHostFeature = define({
   name: 'module-host',
   needs: ['options', 'api', 'info', 'services', 'moduleLogs', 'clock', 'logger'],
   provides: ['modules'],
@@ -127,7 +127,7 @@ export const remoteModuleHostFeature = define({
 });
 
 /** The BullMQ queue on the platform's Redis, its records kept by the platform (worker API); installed for `Task.add`. */
-export const remoteQueueFeature = define({
+const remoteQueueFeature = define({
   name: 'queue',
   needs: ['options', 'api', 'clock', 'logger', 'modules'],
   provides: ['queue'],
@@ -144,7 +144,7 @@ export const remoteQueueFeature = define({
 });
 
 /** The job slots: provisioning jobs, hosted ModuleJobs and the billing job (run by the platform, which has the database). */
-export const remoteJobSlotsFeature = define({
+const remoteJobSlotsFeature = define({
   name: 'job-slots',
   needs: ['queue', 'concurrency', 'logger', 'services', 'products', 'modules', 'api'],
   provides: ['jobSlots'],

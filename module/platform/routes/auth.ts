@@ -20,7 +20,7 @@ export function authorizationHeaderCount(request: FastifyRequest): number {
  * one Authorization header holding `Bearer <token>` with a valid token of `tokens`' scope. Refusals are logged at warn
  * (never the presented value).
  */
-export function requireBearerToken(app: FastifyInstance, tokens: AdminTokenQueries, message: string): void {
+function requireBearerToken(app: FastifyInstance, tokens: AdminTokenQueries, message: string): void {
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);

@@ -7,7 +7,7 @@ import { HttpError } from '../errors.ts';
 import type { ModuleAdmin } from '../services/module-admin.ts';
 
 /** Largest webhook body accepted. */
-export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 const GATEWAY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The body as a module sees it: JSON when it parses as JSON, else the text. */

@@ -1,6 +1,6 @@
 // Admin users: e-mail + scrypt password hash, one role each; login checks; a password change, a role change and the
 // deletion of an admin end their sessions (./sessions.ts) in the same transaction.
-import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../shared/clock.ts';
 import { HttpError } from '../errors.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';

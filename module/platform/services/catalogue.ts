@@ -9,13 +9,13 @@ import { DEFAULT_LISTING, type ProductListing, type ProductRecord } from '../sto
 
 /** Validation failure answered with the module's error bag. */
 export const INVALID_PRODUCT_DATA = 'invalid product data';
-export const NAME_REQUIRED = 'The name field is required.';
-export const NAME_TOO_LONG = 'The name field must not be greater than 100 characters.';
-export const DESCRIPTION_TOO_LONG = 'The description field must not be greater than 2000 characters.';
-export const POSITION_INVALID = 'The position field must be an integer between 0 and 100000.';
+const NAME_REQUIRED = 'The name field is required.';
+const NAME_TOO_LONG = 'The name field must not be greater than 100 characters.';
+const DESCRIPTION_TOO_LONG = 'The description field must not be greater than 2000 characters.';
+const POSITION_INVALID = 'The position field must be an integer between 0 and 100000.';
 
 /** The listing fields, as a form or the API sends them (strings from a form, typed values from JSON). */
-export const productListingSchema = z.object({
+const productListingSchema = z.object({
   name: z.string({ error: NAME_REQUIRED }).trim().min(1, { error: NAME_REQUIRED }).max(100, { error: NAME_TOO_LONG }),
   description: z.string().trim().max(2000, { error: DESCRIPTION_TOO_LONG }).default(''),
   position: z.preprocess((v) => (v === '' || v === undefined || v === null ? 0 : typeof v === 'string' ? Number(v) : v),
@@ -31,7 +31,7 @@ export function productName(product: Pick<ProductRecord, 'name' | 'module' | 'pr
 }
 
 /** Validates a listing: the value, or the 422 error bag (field → messages) merged with the module's. */
-export function checkListing(input: unknown): { listing: ProductListing; errors: null } | { listing: null; errors: Record<string, string[]> } {
+function checkListing(input: unknown): { listing: ProductListing; errors: null } | { listing: null; errors: Record<string, string[]> } {
   const parsed = productListingSchema.safeParse(input ?? {});
   if (parsed.success) return { listing: parsed.data, errors: null };
   const errors: Record<string, string[]> = {};

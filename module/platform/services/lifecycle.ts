@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { HookEventName, HookEvents, Hooks, ServiceEvent } from '../../../hooks.ts';
 import type { ModuleLogSink } from '../../contract/log.ts';
-import type { Clock } from '../../../panel/shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import {
   ACTION_TRANSITIONS, applyTransition, isJobMethod, JOB_TRANSITIONS, PROVISION_ACTIONS, type JobMethod, type ProvisionAction, type ProvisionStatus,
 } from '../../contract/provision-status.ts';

@@ -19,8 +19,8 @@ export const LIFECYCLE_ACTIONS = ['activate', 'deactivate', 'update'] as const;
 export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
 
 export const UNKNOWN_GATEWAY = (uuid: string) => `module instance not found: ${uuid}`;
-export const NOT_A_GATEWAY = (uuid: string) => `module instance ${uuid} is not a payment gateway`;
-export const INSTANCE_TYPES_ONLY = 'only Payment and Notification modules have instances (module_data)';
+const NOT_A_GATEWAY = (uuid: string) => `module instance ${uuid} is not a payment gateway`;
+const INSTANCE_TYPES_ONLY = 'only Payment and Notification modules have instances (module_data)';
 
 const MODULE_TYPE_NAMES = ['Product', 'Plugin', 'Payment', 'Notification'] as const;
 

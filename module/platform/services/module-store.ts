@@ -3,7 +3,7 @@
 // Payment gateway / Notification channel instances.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../../panel/shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { Sealer } from '../extension.ts';
 import type { Migration } from '../store/migrator.ts';
 import type { QueryStore } from '../store/query/query-store.ts';

@@ -1,6 +1,6 @@
 // Admin roles: named sets of permission keys (`<Type>-<ModuleName>-<action>`, `*` = every key) and the catalogue of
 // keys an admin can grant: the platform's own plus every loaded module's adminPermissions().
-import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../shared/clock.ts';
 import { permissionEntrySchema, type PermissionEntry } from '../../contract/plugin.ts';
 import type { Module } from '../../contract/module.ts';
 import { HttpError } from '../errors.ts';

@@ -2,7 +2,7 @@
 // belongs to and when it was made and last used. Every request reads the row, so ending a session (logout) or all of a
 // person's sessions (password change or reset, role change, deletion) takes effect at once, in every platform process.
 import { createHash, randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../shared/clock.ts';
 import type { Migration } from '../store/migrator.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
 

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock, type Clock } from '../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../shared/clock.ts';
 import { PLATFORM_DB_SCOPES } from './scopes.ts';
 import { runMigrations } from './migrator.ts';
 

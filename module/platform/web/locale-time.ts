@@ -1,5 +1,5 @@
 // The reader's locale: the language of the request's Accept-Language; times are formatted in it by
-// panel/shared/time-format.ts (the `{{time}}` helper of the platform pages and of module views).
+// shared/time-format.ts (the `{{time}}` helper of the platform pages and of module views).
 import type { FastifyRequest } from 'fastify';
 
 const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;

@@ -2,7 +2,7 @@
 // every login of that address or IP is refused for 15 minutes (admin and customer logins counted apart). The counts
 // live in the store (`login_failures`, `login_locks`, scope `sessions`), so every platform process behind a proxy counts
 // the same failures and honours the same locks, and a restart forgets nothing.
-import type { Clock } from '../../../panel/shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
 
 export interface LoginThrottlePolicy {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
-import { COMPILE_OPTIONS, createViewEngine } from '../../../panel/shared/view-engine.ts';
+import { COMPILE_OPTIONS, createViewEngine } from '../../../shared/view-engine.ts';
 
 /** The layouts pages are rendered in (`layouts/<name>.hbs`); `null` renders the page alone. */
 export type PageLayout = 'admin' | 'client' | 'plain' | null;

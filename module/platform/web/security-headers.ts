@@ -1,7 +1,7 @@
 // Security headers of every web page: a strict CSP (only this origin's scripts, styles and images), no framing, no sniffing.
 import type { FastifyInstance } from 'fastify';
 
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

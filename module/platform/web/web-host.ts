@@ -31,7 +31,7 @@ import { CSRF_COOKIE, sendPage, wantsHtml } from './render.ts';
 import { webSecret } from './web-secrets.ts';
 import { WEB_SERVICE_KEYS, type WebDeps, type WebServices } from './web-deps.ts';
 
-export const ASSETS_DIR = fileURLToPath(new URL('./assets', import.meta.url));
+const ASSETS_DIR = fileURLToPath(new URL('./assets', import.meta.url));
 
 export interface WebHostOptions {
   /** Session idle / absolute limits and how often last use is written (defaults: 30 min, 12 h, 1 min). */

@@ -1,6 +1,6 @@
 // Keys of the web host (session signing, CSRF cookie signing), created once and kept sealed in `web_secrets`.
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../../panel/shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { Sealer } from '../extension.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
 

@@ -6,14 +6,14 @@ import { PROVISION_STATUSES } from '../../contract/provision-status.ts';
 const id = z.string().min(1).max(200);
 const data = z.record(z.string(), z.unknown());
 
-export const taskOptionsSchema = z.object({
+const taskOptionsSchema = z.object({
   tries: z.number().int().min(1),
   backoff: z.number().min(0),
   timeout: z.number().positive(),
   maxExceptions: z.number().int().min(1),
 });
 
-export const taskStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed', 'duplicate']);
+const taskStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed', 'duplicate']);
 
 /** A task record as `TaskRecord` (input redacted). */
 export const taskRecordSchema = z.object({
@@ -57,7 +57,7 @@ export const beginAnswerSchema = z.object({
   blocked: z.boolean().optional(),
 });
 
-export const settlementSchema = z.object({
+const settlementSchema = z.object({
   status: z.enum(['completed', 'failed', 'pending']),
   exceptions: z.number().int().min(0),
   lastError: z.string().nullable(),
@@ -76,7 +76,7 @@ export const failBodySchema = z.object({ message: z.string().max(10_000) });
 
 export const activeQueuesAnswerSchema = z.object({ queues: z.array(z.string()) });
 
-export const provisionStatusSchema = z.enum(PROVISION_STATUSES);
+const provisionStatusSchema = z.enum(PROVISION_STATUSES);
 
 /** A stored service with its secret members opened (the worker's modules need them, e.g. the account password). */
 export const serviceSchema = z.object({
@@ -118,7 +118,7 @@ export const moduleInstanceSchema = z.object({
   updated_at: z.string(),
 });
 
-export const moduleLogEntrySchema = z.object({
+const moduleLogEntrySchema = z.object({
   module_type: z.string().min(1).max(64),
   module_name: z.string().min(1).max(64),
   action: z.string().max(200),

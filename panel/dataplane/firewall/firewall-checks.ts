@@ -1,6 +1,6 @@
 // Input checks of the firewall subsystem: zod shape first, then each field with the spec's text (nothing is written before).
 import { z } from 'zod';
-import { E } from '../../schemas/error-texts.ts';
+import { E } from '../../../shared/wire/error-texts.ts';
 import { formatCidr, parseCidr } from '../cidr.ts';
 import type { ServerRuleInput } from '../render/firewall-rules.ts';
 import {

@@ -2,7 +2,7 @@
 // serialises every call and runs checks, plans and writes over a backend. The parts live beside it: the backend and
 // its counted writes (firewall-backend.ts), global settings and operator rules (firewall-global.ts), the peer mark
 // sets (firewall-peer-sets.ts), the server and reset plans (firewall-plans.ts) and the read-only views (firewall-reads.ts).
-import { E } from '../../schemas/error-texts.ts';
+import { E } from '../../../shared/wire/error-texts.ts';
 import { FWD_CHAIN, MARK_CHAIN, NATOUT_CHAIN, POST_CHAIN, PRE_CHAIN, SET_PREFIX } from '../render/firewall-chains.ts';
 import type { MangleListEntry, NatListEntry } from '../render/firewall-listing.ts';
 import { emptyPlan } from '../render/firewall-restore.ts';

@@ -1,6 +1,6 @@
 // The firewall's global part: the settings (filter policies, ip_forward, internal traffic) and the operator's rules in
 // `VPNHOST-IN`, with the system chains `VPNHOST-IN-SYS` and `VPNHOST-OUT` that every server change rewrites too.
-import { E } from '../../schemas/error-texts.ts';
+import { E } from '../../../shared/wire/error-texts.ts';
 import { IN_CHAIN, IN_SYS_CHAIN, OUT_CHAIN } from '../render/firewall-chains.ts';
 import { emptyPlan, type RestorePlan } from '../render/firewall-restore.ts';
 import {

@@ -1,6 +1,6 @@
 // A server's peer mark sets (`vpnhost-<server>-4` / `-6`: address → mark, read by its mangle chain) and the address
 // index a peer batch is checked against. The engine passes the families the server's sets exist in (`families`).
-import { E } from '../../schemas/error-texts.ts';
+import { E } from '../../../shared/wire/error-texts.ts';
 import { markSetName } from '../render/firewall-chains.ts';
 import { parseIpsetSave, renderSetAdd, renderSetDel, renderSetSync, type SavedSet } from '../render/firewall-ipset.ts';
 import type { FirewallBackend } from './firewall-backend.ts';

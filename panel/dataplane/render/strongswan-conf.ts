@@ -1,5 +1,5 @@
 // Pure renderer of the panel's own strongswan.conf for charon-systemd (plugins, vici socket, log levels, libipsec).
-import { CHARONDEBUG_SUBSYSTEMS } from '../../schemas/error-texts.ts';
+import { CHARONDEBUG_SUBSYSTEMS } from '../../../shared/wire/error-texts.ts';
 import type { Ikev2AdvancedSettings } from '../../schemas/ikev2.ts';
 
 /** Where the daemon's files live. */

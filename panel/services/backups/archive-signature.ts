@@ -1,6 +1,6 @@
 // The archive's authentication: the key check (which data key sealed its secrets) and the manifest's HMAC-SHA256.
 import { ApiError, E } from '../../http/errors.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import { FILE_LIST_VERSION, KEY_CHECK_PLAIN, type FileList } from './archive-format.ts';
 
 /** Purpose of the key {@link SecretBox.mac} derives from the data key for manifests. */

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
 import type { Archiver, ArchiverOptions } from 'archiver';
 import Database from 'better-sqlite3';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import {
   BASELINE_TABLE, DATABASE_NAME, DATAPLANE_DIR, FILE_LIST_NAME, KEY_CHECK_PLAIN, STATISTICS_TABLES,

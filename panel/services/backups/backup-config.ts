@@ -1,8 +1,8 @@
 // The backup schedule and FTP settings (GET/PUT /backups/config), kept in `settings` with the FTP password sealed.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkBackupConfig, FTP_PASSWORD_MASK, type BackupConfig, type BackupConfigUpdate } from '../../schemas/backups.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { SettingsRepository } from '../../store/repositories/settings.ts';
 import type { FtpTarget } from './ftp-upload.ts';
 

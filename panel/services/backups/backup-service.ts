@@ -1,12 +1,12 @@
 // Backups: create (snapshot + zip, retention, FTP upload), list, locate for download, and verified restore.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError, E, isApiError } from '../../http/errors.ts';
 import type { Backup } from '../../schemas/backups.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { DATABASE_NAME, DEFAULT_LIMITS, type ReaderLimits } from './archive-format.ts';
 import { extractArchive, extractedPath } from './archive-reader.ts';

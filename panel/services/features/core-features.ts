@@ -1,5 +1,5 @@
 // Features of the panel's core: settings, access hashes, license, repositories, the data-plane sync and network policy.
-import { type Clock, systemClock } from '../../shared/clock.ts';
+import { type Clock, systemClock } from '../../../shared/clock.ts';
 import { fixedRouteProbe, LinuxDefaultRouteProbe } from '../../dataplane/default-route.ts';
 import { ExecaRunner } from '../../dataplane/linux/runner.ts';
 import { AccessHashRepository } from '../../store/repositories/access-hashes.ts';
@@ -22,7 +22,7 @@ import { PortForwardService } from '../port-forwards.ts';
 import { ReconcilerStatus } from '../reconciler-status.ts';
 import { ServerBandwidthService } from '../server-bandwidth.ts';
 import { SystemConfigService } from '../system-config.ts';
-import { featureFor, type Feature } from '../../shared/feature-graph.ts';
+import { featureFor, type Feature } from '../../../shared/feature-graph.ts';
 import type { PanelRegistry } from './registry.ts';
 
 const define = featureFor<PanelRegistry>();

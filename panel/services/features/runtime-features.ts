@@ -8,7 +8,7 @@ import { renderServerSummary } from '../backups/dataplane-summary.ts';
 import { BasicFtpUploader } from '../backups/ftp-upload.ts';
 import { DaemonWatchdog } from '../daemon-watchdog.ts';
 import { buildDesiredState } from '../desired-state.ts';
-import { featureFor, type Feature } from '../../shared/feature-graph.ts';
+import { featureFor, type Feature } from '../../../shared/feature-graph.ts';
 import type { ReconcileFn } from '../reconciler-status.ts';
 import { SystemService } from '../system.ts';
 import { UlogdSource } from '../../dataplane/traffic-log/linux/ulogd-source.ts';

@@ -6,7 +6,7 @@ import { TrafficStatisticsRepository } from '../../store/repositories/traffic-st
 import { AccountConfigService } from '../account-config.ts';
 import { AccountService } from '../accounts.ts';
 import { DnsService } from '../dns.ts';
-import { featureFor, type Feature } from '../../shared/feature-graph.ts';
+import { featureFor, type Feature } from '../../../shared/feature-graph.ts';
 import { buildIkev2 } from '../ikev2/ikev2-bundle.ts';
 import { OnlineService } from '../online.ts';
 import { ikev2OtlDownloads } from '../otl/ikev2-otl-downloads.ts';

@@ -1,10 +1,10 @@
 // Builds the IKEv2 services (sync, PKI/settings, sessions, profiles) over one IPsec seam and the store.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import type { Logger } from 'pino';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
 import type { IpsecWriter } from '../lane-writers.ts';
 import { ApiError, E } from '../../http/errors.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { AccountsRepository } from '../../store/repositories/accounts.ts';
 import { accountNameByUsername, Ikev2Repository } from '../../store/repositories/ikev2.ts';

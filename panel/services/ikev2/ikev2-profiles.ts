@@ -1,7 +1,7 @@
 // IKEv2 client profiles of an account: the strongSwan Android app's `.sswan` JSON and an Apple `.mobileconfig`.
 import { createHash } from 'node:crypto';
 import { ApiError, OWN } from '../../http/errors.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { AccountWithServer } from '../../store/repositories/accounts.ts';
 import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
 import type { ServerRow } from '../../store/repositories/servers.ts';

@@ -1,11 +1,11 @@
 // IKEv2 resource logic: PKI (CA import/generate/delete, server certificate), enable flag and advanced settings.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import { IpsecError } from '../../dataplane/ipsec/ipsec.ts';
 import { ApiError, E, OWN } from '../../http/errors.ts';
 import {
   IKEV2_DEFAULTS, type GenerateCaInput, type GenerateServerInput, type Ikev2AdvancedSettings, type Ikev2Config,
 } from '../../schemas/ikev2.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
 import type { Ikev2Sync } from './ikev2-sync.ts';
 import { checkCaPair, generateCa, issueServerCert } from './pki.ts';

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { IpsecDesired, IpsecUser } from '../../dataplane/ipsec/ipsec.ts';
 import type { IpsecWriter } from '../lane-writers.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../../store/repositories/accounts.ts';
 import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
 import type { ServerRow, ServersRepository } from '../../store/repositories/servers.ts';

@@ -1,8 +1,8 @@
 // One-time links: made for an account, listed while live, consumed once atomically, downloads for a grace period, revoked.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, OWN } from '../../http/errors.ts';
-import type { OtlList } from '../../schemas/otl.ts';
+import type { OtlList } from '../../../shared/wire/otl.ts';
 import type { OtlLinksRepository } from '../../store/repositories/otl-links.ts';
 
 /** Bytes of a link key (shown as 80 hex characters, like an access hash). */

@@ -1,6 +1,6 @@
 // The one-time-link page's logic: which part each view shows, built from the consumed link's account, and its downloads.
 import QRCode from 'qrcode';
-import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../../schemas/otl.ts';
+import type { OtlIkev2Config, OtlPageConfig, OtlWireguardConfig } from '../../../shared/wire/otl.ts';
 import type { Ikev2Downloads, OtlDownload } from './ikev2-downloads.ts';
 import type { OtlLinkService } from './otl-links.ts';
 import { OTL_DOWNLOAD_GRACE_MS } from './otl-links.ts';

@@ -1,11 +1,11 @@
 // One-time-link page settings (OneTimeLinkConfig, -WireguardConfig, -Ikev2Config): defaults merged with stored changes.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import type { z } from 'zod';
 import {
   otlIkev2ConfigSchema, otlPageConfigSchema, otlWireguardConfigSchema,
   type OtlIkev2Config, type OtlIkev2ConfigUpdate, type OtlPageConfig, type OtlPageConfigUpdate,
   type OtlWireguardConfig, type OtlWireguardConfigUpdate,
-} from '../../schemas/otl.ts';
+} from '../../../shared/wire/otl.ts';
 import type { SettingsRepository } from '../../store/repositories/settings.ts';
 
 /** Settings keys in the `settings` table. */

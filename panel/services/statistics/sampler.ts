@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Driver } from '../../dataplane/wireguard/driver.ts';
 import type { Ipsec } from '../../dataplane/ipsec/ipsec.ts';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { TrafficStatisticsRepository } from '../../store/repositories/traffic-statistics.ts';
 import type { SampleInput, SampleOutcome, SaCounters } from './sample-engine.ts';
 import {

@@ -1,6 +1,6 @@
 // Runs the sampler every `traffic_statistics_frequency` minutes and at each local midnight, prunes once a day, samples on stop.
 import type { Logger } from 'pino';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import { nextDayStart, dayKey } from './zoned-days.ts';
 
 /** Longest sleep between two looks at the configuration, so a frequency change takes effect within a minute. */

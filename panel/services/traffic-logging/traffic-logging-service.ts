@@ -1,12 +1,12 @@
 // GET/PUT /traffic_logging: the stored config (token sealed), the spec's checks in order, and the running pipeline.
-import { type Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../../shared/clock.ts';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ApiError, E } from '../../http/errors.ts';
 import {
   TRAFFIC_LOGGING_FLAGS, TSDB_TOKEN_MASK, type TrafficLoggingConfig, type TrafficLoggingUpdate,
 } from '../../schemas/traffic-logging.ts';
-import type { SecretBox } from '../../shared/secret-box.ts';
+import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { StoredTrafficLogging, TrafficLoggingRepository } from '../../store/repositories/traffic-logging.ts';
 import { FlowPipeline } from './flow-pipeline.ts';
 import type { FlowSource, FlowSourceState } from '../../dataplane/traffic-log/flow-source.ts';

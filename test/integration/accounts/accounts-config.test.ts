@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import QRCode from 'qrcode';
 import { publicKeyFrom } from '../../../panel/dataplane/keys.ts';
-import { AccountDumpSchema } from '../../../panel/schemas/account.ts';
+import { AccountDumpSchema } from '../../../shared/wire/account.ts';
 import { parseWgQuick } from '../../unit/wireguard/wg-quick-parse.ts';
 import { makePanel } from '../wireguard/panel-fixture.ts';
 

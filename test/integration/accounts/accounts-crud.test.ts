@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateKeyPair } from '../../../panel/dataplane/keys.ts';
-import { AccountListSchema, AccountSchema } from '../../../panel/schemas/account.ts';
-import { successEnvelopeSchema } from '../../../panel/schemas/envelope.ts';
+import { AccountListSchema, AccountSchema } from '../../../shared/wire/account.ts';
+import { successEnvelopeSchema } from '../../../shared/wire/envelope.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
 
 async function peersOf(p: TestPanel, iface = 'wg0') {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { publicKeyFrom } from '../../../panel/dataplane/keys.ts';
-import { AccountListSchema } from '../../../panel/schemas/account.ts';
+import { AccountListSchema } from '../../../shared/wire/account.ts';
 import { makePanel } from '../wireguard/panel-fixture.ts';
 
 test('200 accounts get unique names, usernames, passwords, key pairs and mangle marks', async () => {

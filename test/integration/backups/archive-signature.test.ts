@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { generateKeyPair } from '../../../panel/dataplane/keys.ts';
 import { E } from '../../../panel/http/errors.ts';
 import { UNSIGNED_DETAIL } from '../../../panel/services/backups/archive-signature.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { editArchiveDb, fillStore, makeBackupPanel, relist, runBackupKey, type BackupPanel } from './backup-fixture.ts';
 import { readZip, writeZip, type RawEntry } from './raw-zip.ts';
 

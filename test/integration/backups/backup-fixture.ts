@@ -7,7 +7,7 @@ import { backupKeyCommand } from '../../../panel/cli/backup-key-command.ts';
 import type { FileList } from '../../../panel/services/backups/archive-format.ts';
 import { signFileList, type ManifestKey } from '../../../panel/services/backups/archive-signature.ts';
 import type { FtpTarget, FtpUploader } from '../../../panel/services/backups/ftp-upload.ts';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { makePanel, type PanelOptions, type TestPanel } from '../wireguard/panel-fixture.ts';
 import type { RawEntry } from './raw-zip.ts';
 

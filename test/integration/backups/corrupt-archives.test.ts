@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { E } from '../../../panel/http/errors.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { fillStore, makeBackupPanel, relist as relistWith, type BackupPanel } from './backup-fixture.ts';
 import { readZip, writeZip, type RawEntry } from './raw-zip.ts';
 

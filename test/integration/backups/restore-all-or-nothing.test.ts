@@ -12,7 +12,7 @@ import { DataplaneError } from '../../../panel/dataplane/wireguard/driver.ts';
 import { FIREWALL_TEXTS } from '../../../panel/dataplane/firewall/firewall-texts.ts';
 import { generateKeyPair } from '../../../panel/dataplane/keys.ts';
 import { E, OWN } from '../../../panel/http/errors.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { editArchiveDb, fillStore, makeBackupPanel, snapshotAnswers, type BackupPanel } from './backup-fixture.ts';
 import { readZip, writeZip, type RawEntry } from './raw-zip.ts';
 

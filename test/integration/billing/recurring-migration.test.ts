@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { migratePlatform } from '../../../module/platform/store/db.ts';
 import { runMigrations } from '../../../module/platform/store/migrator.ts';
 import { PLATFORM_MIGRATIONS } from '../../../module/platform/store/migrations.ts';

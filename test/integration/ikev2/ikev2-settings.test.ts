@@ -1,7 +1,7 @@
 // IKEv2 advanced settings through the API: round trip, defaults, every text and range edge, both Forceencaps/Keyingtries texts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHARONDEBUG_SUBSYSTEMS } from '../../../panel/schemas/error-texts.ts';
+import { CHARONDEBUG_SUBSYSTEMS } from '../../../shared/wire/error-texts.ts';
 import { IKEV2_DEFAULTS } from '../../../panel/schemas/ikev2.ts';
 import { envelope, makeHarness } from '../panel-core/harness.ts';
 

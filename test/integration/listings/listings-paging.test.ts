@@ -1,8 +1,8 @@
 // Listings (GET /account, /wireguard/<name>/peers, /wireguard/online): optional limit/offset pages equal slices of the full answer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AccountListSchema } from '../../../panel/schemas/account.ts';
-import { WireguardOnlineSchema } from '../../../panel/schemas/wireguard.ts';
+import { AccountListSchema } from '../../../shared/wire/account.ts';
+import { WireguardOnlineSchema } from '../../../shared/wire/wireguard.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
 
 /** Pages worth checking for a listing of `n`: empty, first, middle, last, past the end, limit 0, offset only. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { E, OWN } from '../../../panel/http/errors.ts';
-import { otlLinkFormatError, otlTextFormatError, flagFormatError } from '../../../panel/schemas/error-texts.ts';
+import { otlLinkFormatError, otlTextFormatError, flagFormatError } from '../../../shared/wire/error-texts.ts';
 import { DEFAULT_OTL_IKEV2, DEFAULT_OTL_PAGE, DEFAULT_OTL_WIREGUARD } from '../../../panel/services/otl/otl-settings.ts';
 import { keyOf, otlPanel, page } from './otl-fixture.ts';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
 
 /** jsqr is CommonJS whose typings declare a default export: at runtime the import is the function itself. */

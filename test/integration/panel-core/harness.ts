@@ -10,8 +10,8 @@ import { createSimulatedDataplane } from '../../../panel/dataplane/create-datapl
 import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { createLogger } from '../../../panel/logger.ts';
-import type { Clock } from '../../../panel/shared/clock.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { databasePath, openDatabase, type Db } from '../../../panel/store/db.ts';
 
 /** A built app with one access hash for 127.0.0.1 and captured log lines. */

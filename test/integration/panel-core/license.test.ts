@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { E } from '../../../panel/http/errors.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { LicenseInstallError } from '../../../panel/services/license.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
 import { envelope, makeHarness, type Harness } from './harness.ts';

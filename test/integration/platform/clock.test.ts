@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { Platform } from '../../../module/platform/platform.ts';
 import { ORPHANED_REASON, StuckServiceSweeper } from '../../../module/platform/sweeper.ts';
 import { ledgerOf } from '../../fixtures/platform/ledger.ts';

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
 import { ModuleLogRepository } from '../../../module/platform/store/query/repositories/module-logs.ts';
 import { ModuleVersionQueries } from '../../../module/platform/store/query/repositories/module-versions.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';
 import { PLATFORM_DB_SCOPES } from '../../../module/platform/store/scopes.ts';
 import { appliedMigrations } from '../../../module/platform/store/migrator.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { AccessHashService } from '../../../panel/services/access-hashes.ts';
 import { issueLicenseKey } from '../../../panel/services/license-key.ts';
 import { LicenseService } from '../../../panel/services/license.ts';

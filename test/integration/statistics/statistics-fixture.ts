@@ -8,8 +8,8 @@ import type { Dataplane } from '../../../panel/dataplane/dataplane.ts';
 import { createSimulatedDataplane } from '../../../panel/dataplane/create-dataplane.ts';
 import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import type { SampleResult } from '../../../panel/services/statistics/sampler.ts';
-import { manualClock } from '../../../panel/shared/clock.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { manualClock } from '../../../shared/clock.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
 
 /** A running statistics test panel. */

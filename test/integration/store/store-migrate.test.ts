@@ -15,7 +15,7 @@ import { CustomerQueries } from '../../../module/platform/store/query/repositori
 import { PriceQueries } from '../../../module/platform/store/query/repositories/prices.ts';
 import { ProductQueries } from '../../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { removeDir, ROOT, tempDir } from '../../fixtures/platform/processes.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../../helpers/postgres-server.ts';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Clock } from '../../../panel/shared/clock.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { ModulesConfig } from '../../../config.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';

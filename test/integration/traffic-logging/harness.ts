@@ -10,7 +10,7 @@ import { SimulatedDriver } from '../../../panel/dataplane/wireguard/simulated/si
 import { SimulatedFlowSource } from '../../../panel/dataplane/traffic-log/simulated/simulated-flow-source.ts';
 import type { FlowEvent } from '../../../panel/services/traffic-logging/flow-event.ts';
 import type { ShipperOptions } from '../../../panel/services/traffic-logging/shipper.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { databasePath, openDatabase, type Db } from '../../../panel/store/db.ts';
 
 export interface TlHarness {

@@ -1,7 +1,7 @@
 // GET/PUT /traffic_logging through inject(): defaults, every format and spec check in order, sealed token, mask.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { E, OWN, flagFormatError } from '../../../panel/schemas/error-texts.ts';
+import { E, OWN, flagFormatError } from '../../../shared/wire/error-texts.ts';
 import { TSDB_TOKEN_MASK } from '../../../panel/schemas/traffic-logging.ts';
 import { env, makeTlHarness } from './harness.ts';
 

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { Platform } from '../../../module/platform/platform.ts';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { CSRF_REFUSED } from '../../../module/platform/errors.ts';
 import { createWebDeps } from '../../../module/platform/web/web-host.ts';
 import { Browser } from '../../fixtures/web/web-stack.ts';

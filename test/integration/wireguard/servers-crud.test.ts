@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateKeyPair, publicKeyFrom } from '../../../panel/dataplane/keys.ts';
 import { fixedRouteProbe } from '../../../panel/dataplane/default-route.ts';
-import { WireguardServerMapSchema, WireguardServerSchema } from '../../../panel/schemas/wireguard.ts';
-import { successEnvelopeSchema } from '../../../panel/schemas/envelope.ts';
+import { WireguardServerMapSchema, WireguardServerSchema } from '../../../shared/wire/wireguard.ts';
+import { successEnvelopeSchema } from '../../../shared/wire/envelope.ts';
 import { makePanel } from './panel-fixture.ts';
 
 test('POST /wireguard with no parameters generates every value and creates the interface', async () => {

@@ -1,10 +1,10 @@
 // GET /wireguard/info, /dump, /available_ips, /peers and /wireguard/online through inject().
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AccountSchema } from '../../../panel/schemas/account.ts';
+import { AccountSchema } from '../../../shared/wire/account.ts';
 import {
   AvailableIpsSchema, WireguardDumpSchema, WireguardInfoSchema, WireguardOnlineSchema, WireguardPeersSchema,
-} from '../../../panel/schemas/wireguard.ts';
+} from '../../../shared/wire/wireguard.ts';
 import { formatLocalTimestamp } from '../../../panel/services/online.ts';
 import { makePanel } from './panel-fixture.ts';
 

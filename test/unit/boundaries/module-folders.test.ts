@@ -3,23 +3,15 @@
 // module's or the platform's tables (platform data comes through the host's read API), and the raw database handle
 // is in no module file (a module gets its module store, `ExtensionEnv.store`).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { migratePlatform } from '../../../module/platform/store/db.ts';
-import { specifiers } from '../../helpers/import-specifiers.ts';
+import { sourceFiles, specifiers } from '../../helpers/import-specifiers.ts';
 
 const root = resolve(new URL('../../../', import.meta.url).pathname);
 const modulesDir = join(root, 'module/modules');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|js|mjs|cjs)$/.test(entry) ? [path] : [];
-  });
-}
 
 /** `<Type>/<Name>` of a path under module/modules, or null outside. */
 function moduleOf(path: string): string | null {

@@ -1,20 +1,12 @@
 // Layer boundary: no file under panel/ imports module/ or bin/ (the panel runs on gateways without the platform).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
-import { specifiers } from '../../helpers/import-specifiers.ts';
+import { sourceFiles, specifiers } from '../../helpers/import-specifiers.ts';
 
 const root = resolve(new URL('../../../', import.meta.url).pathname);
 const panelDir = join(root, 'panel');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|js|mjs|cjs)$/.test(entry) ? [path] : [];
-  });
-}
 
 
 /** Files under panel/ with a relative import resolving outside panel/ into module/, bin/, config.ts or hooks.ts. */

@@ -2,8 +2,8 @@
 // reader's locale (UTC), other text unchanged; days and months are not moved to the browser's zone (no data-local).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatTime } from '../../../panel/shared/time-format.ts';
-import { createViewEngine } from '../../../panel/shared/view-engine.ts';
+import { formatTime } from '../../../shared/time-format.ts';
+import { createViewEngine } from '../../../shared/view-engine.ts';
 
 test('months, days and times in the locale; other text as it is', () => {
   assert.equal(formatTime('2026-03', 'en-GB'), 'March 2026');

@@ -1,7 +1,7 @@
 // Unit tests of the firewall's input checks: normalisation (as iptables prints) and the texts of refusals.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { E } from '../../../panel/schemas/error-texts.ts';
+import { E } from '../../../shared/wire/error-texts.ts';
 import { checkConf, checkFilterRule, checkForwards, checkServer } from '../../../panel/dataplane/firewall/firewall-checks.ts';
 import { FIREWALL_TEXTS } from '../../../panel/dataplane/firewall/firewall-texts.ts';
 

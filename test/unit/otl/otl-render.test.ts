@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { otlButtons, OtlPageRenderer, plainTitle } from '../../../panel/pages/otl-page-render.ts';
 import { otlCsp } from '../../../panel/pages/otl-page.ts';
-import { otlWireguardConfigUpdateSchema } from '../../../panel/schemas/otl.ts';
+import { otlWireguardConfigUpdateSchema } from '../../../shared/wire/otl.ts';
 import { DEFAULT_OTL_IKEV2, DEFAULT_OTL_PAGE, DEFAULT_OTL_WIREGUARD, OtlSettingsService } from '../../../panel/services/otl/otl-settings.ts';
 import { wgQuickFilename } from '../../../panel/services/otl/otl-service.ts';
 import { otlDigest } from '../../../panel/services/otl/otl-links.ts';

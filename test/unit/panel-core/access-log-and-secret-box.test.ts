@@ -4,7 +4,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { loggableUrl } from '../../../panel/http/access-log.ts';
 import { loggableText } from '../../../panel/logger.ts';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 
 describe('access log', () => {
   it('masks one-time-link keys in the path and every query string, and keeps API paths as they are', () => {

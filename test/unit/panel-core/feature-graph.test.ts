@@ -1,7 +1,7 @@
 // The feature graph: order derived from needs/provides, a missing need fails at start with its name, cycles and lies refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { composeFeatures, FeatureGraphError, featureFor, orderFeatures, type Feature } from '../../../panel/shared/feature-graph.ts';
+import { composeFeatures, FeatureGraphError, featureFor, orderFeatures, type Feature } from '../../../shared/feature-graph.ts';
 import { PANEL_FEATURES } from '../../../panel/services/index.ts';
 
 interface Reg {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { ApiError, E, OWN } from '../../../panel/http/errors.ts';
 import { parseInput } from '../../../panel/http/validate.ts';
-import { intInRange, toBoolean, toInteger } from '../../../panel/schemas/form.ts';
+import { intInRange, toBoolean, toInteger } from '../../../shared/wire/form.ts';
 
 function issue(schema: z.ZodType, value: unknown): string | null {
   const res = schema.safeParse(value);

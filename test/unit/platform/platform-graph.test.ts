@@ -2,7 +2,7 @@
 // a cycle fail the start naming them, a failed start stops what had started, and stops run in reverse start order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FeatureGraphError, liveFeatureFor, orderFeatures, RunningGraph, type Feature } from '../../../panel/shared/feature-graph.ts';
+import { FeatureGraphError, liveFeatureFor, orderFeatures, RunningGraph, type Feature } from '../../../shared/feature-graph.ts';
 import { HTTP_FEATURES } from '../../../module/platform/features/http-features.ts';
 import type { PlatformRegistry } from '../../../module/platform/features/registry.ts';
 import { Platform, PLATFORM_FEATURES } from '../../../module/platform/platform.ts';

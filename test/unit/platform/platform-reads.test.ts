@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { QueryPlatformReads } from '../../../module/platform/platform-reads.ts';
 import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
 import { openPlatformDb } from '../../../module/platform/store/db.ts';

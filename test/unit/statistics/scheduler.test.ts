@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_SLEEP_MS, StatisticsScheduler } from '../../../panel/services/statistics/scheduler.ts';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 
 function setup(start: string, timeZone = 'UTC') {
   const clock = manualClock(new Date(start));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { SecretBox } from '../../../panel/shared/secret-box.ts';
+import { SecretBox } from '../../../shared/secret-box.ts';
 import { LOST_WORKER_ERROR } from '../../../module/task/attempt.ts';
 import { resolveOptions } from '../../../module/task/options.ts';
 import { SECRET_NEEDS_BOX_ERROR, TaskStore } from '../../../module/task/task-store.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import type { CappedService } from '../../../module/modules/Product/VpnProduct/caps/cap-directory.ts';
 import { CapPass } from '../../../module/modules/Product/VpnProduct/caps/cap-pass.ts';
 import { GB } from '../../../module/modules/Product/VpnProduct/caps/cap-policy.ts';
@@ -13,7 +13,7 @@ import { billingCalendar } from '../../../module/platform/platform-reads.ts';
 import { openModuleStore } from '../../helpers/module-store.ts';
 
 const capStore = async () => (await openModuleStore<CapTables>('Product', 'VpnProduct', vpnProductManifest.migrations!)).store;
-import type { TrafficStatisticsEntry } from '../../../panel/schemas/statistics.ts';
+import type { TrafficStatisticsEntry } from '../../../shared/wire/statistics.ts';
 
 const N = 10_000;
 

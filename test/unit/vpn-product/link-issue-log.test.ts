@@ -2,7 +2,7 @@
 // at most `limit` per window, the wait until the oldest leaves the window, services counted apart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { manualClock } from '../../../panel/shared/clock.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { LinkIssueLog, type LinkTables } from '../../../module/modules/Product/VpnProduct/link-bound.ts';
 import { vpnProductManifest } from '../../../module/modules/Product/VpnProduct/manifest.ts';
 import { openModuleStore } from '../../helpers/module-store.ts';

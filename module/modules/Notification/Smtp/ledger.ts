@@ -9,10 +9,9 @@ import type { MessageFacts } from './messages/compose.ts';
 export const UNKNOWN_SEND = (uuid: string) => `unknown send ${uuid}`;
 
 const uuid = z.string().min(1).max(64);
-const nullableText = (max: number) => z.string().max(max).nullable();
 
 /** The body of a queued mail (sealed at rest on the platform). */
-export const storedMailSchema = z.object({
+const storedMailSchema = z.object({
   text: z.string(),
   html: z.string(),
   attachments: z.array(z.object({
@@ -23,7 +22,7 @@ export const storedMailSchema = z.object({
 });
 
 /** What a send is about (the event that caused it, and its key: at most one send per key). */
-export const sendOriginSchema = z.object({
+const sendOriginSchema = z.object({
   event: z.string().max(64).nullable().optional(),
   service_uuid: uuid.nullable().optional(),
   invoice_uuid: uuid.nullable().optional(),
@@ -32,7 +31,7 @@ export const sendOriginSchema = z.object({
 });
 
 /** Task options of a delivery (the limits of config `job`). */
-export const deliveryJobSchema = z.object({
+const deliveryJobSchema = z.object({
   tries: z.number().int().min(1).max(20),
   backoff: z.number().int().min(0).max(86_400),
   timeout: z.number().int().min(5).max(3_600),

@@ -57,7 +57,7 @@ export interface SmtpServices {
 }
 
 /** The channel named by config `channel` (uuid or label), else the oldest Smtp instance, else none (the host's read API). */
-export function channelPicker(platform: PlatformReads, configured: string | undefined): ChannelPicker {
+function channelPicker(platform: PlatformReads, configured: string | undefined): ChannelPicker {
   return { defaultChannel: () => platform.notificationChannel('Smtp', configured ?? null) };
 }
 

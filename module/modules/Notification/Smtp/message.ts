@@ -18,7 +18,7 @@ const attachmentSchema = z.object({
 }, { error: 'Each attachment must be an object.' });
 
 /** The message as `send` takes it: the spec's fields, attachments checked, optional `html` alternative of `message`. */
-export const smtpMessageSchema = notificationMessageSchema.extend({
+const smtpMessageSchema = notificationMessageSchema.extend({
   attachments: z.array(attachmentSchema, { error: 'The attachments field must be an array.' }).optional()
     .refine((list) => (list ?? []).reduce((n, a) => n + Buffer.byteLength(a.content, a.encoding === 'base64' ? 'base64' : 'utf8'), 0) <= MAX_ATTACHMENT_BYTES,
       { error: `The attachments field must not be greater than ${MAX_ATTACHMENT_BYTES / 1024} kilobytes.` }),

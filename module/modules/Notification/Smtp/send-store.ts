@@ -2,7 +2,7 @@
 // reply; the body and attachments sealed until delivered (they may hold a one-time link). One send per event key: the
 // insert is conditional on the key, so of two processes recording the same event's mail one records it.
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';

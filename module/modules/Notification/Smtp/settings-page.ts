@@ -16,7 +16,7 @@ export const SMTP_FIELDS: readonly SettingsField[] = [
 ];
 
 const EMAIL = /^[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+$/;
-export const TEST_MAIL_TO_INVALID = 'Enter the address the test mail goes to.';
+const TEST_MAIL_TO_INVALID = 'Enter the address the test mail goes to.';
 
 /** Sends one test mail to `to` through `settings` now; the server's reply (secrets cut out by `clean`) is the answer. */
 export async function sendTestMail(opts: {

@@ -19,7 +19,7 @@ const SENDER = /^(?:[^<>\r\n]{0,200}<)?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?$/;
  * module_data of an Smtp channel. `encryption`: `none` (plain, STARTTLS ignored), `starttls` (upgrade required) or
  * `tls` (implicit TLS, usually port 465). `ca`: PEM of a CA to trust besides the system's (a private relay).
  */
-export const smtpSettingsSchema = z.object({
+const smtpSettingsSchema = z.object({
   host: z.preprocess((v) => (missing(v) ? undefined : v), z.string({ error: (i) => (i.input === undefined ? required('host') : 'The host field must be a string.') })
     .regex(HOST, { error: 'The host field format is invalid.' })),
   port: z.preprocess(

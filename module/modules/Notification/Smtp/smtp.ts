@@ -23,8 +23,7 @@ import { sendTestMail, SMTP_FIELDS } from './settings-page.ts';
 /** What the host adds to this module's context: the services of its manifest. */
 export type SmtpContext = PlatformContext & SmtpServices;
 
-export const NEEDS_PLATFORM = 'the Smtp module records its sends on the platform: run it on the platform process or in a remote worker';
-export { UNKNOWN_SEND };
+const NEEDS_PLATFORM = 'the Smtp module records its sends on the platform: run it on the platform process or in a remote worker';
 
 /** Answer of a queued or logged send. */
 export type SmtpSendResult = SendResult | { status: 'success'; send_uuid: string; delivery: 'queued' | 'logged'; task_id?: string };

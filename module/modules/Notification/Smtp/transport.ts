@@ -34,7 +34,7 @@ export interface MailTransport {
  * A failed delivery. `code` is the server's reply code (null when no reply: connection refused, timeout, TLS);
  * `transient` is true for 4xx replies and failures without a reply, false for 5xx (permanent per RFC 5321).
  */
-export class SmtpFailure extends Error {
+class SmtpFailure extends Error {
   constructor(message: string, readonly code: number | null, readonly transient: boolean) {
     super(message);
     this.name = 'SmtpFailure';
@@ -48,7 +48,7 @@ export interface SmtpTimeouts {
   socketMs: number;
 }
 
-export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 15_000, greetingMs: 15_000, socketMs: 30_000 };
+const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 15_000, greetingMs: 15_000, socketMs: 30_000 };
 
 /**
  * nodemailer transport for `settings`: `tls` = implicit TLS (`secure`), `starttls` = STARTTLS required (`requireTLS`),

@@ -8,7 +8,7 @@ export const STRIPE_EVENTS = ['payment_intent.succeeded', 'payment_intent.paymen
 /** Signature tolerance: a `Stripe-Signature` timestamp further than this from the platform clock (either way) is refused. */
 export const SIGNATURE_TOLERANCE_S = 300;
 
-export const StripeSettingsSchema = z.object({
+const StripeSettingsSchema = z.object({
   /** `sk_test_…` / `sk_live_…` (or a restricted `rk_…` key with PaymentIntents, Checkout and Refunds write). */
   secret_key: z.string({ error: 'secret_key is required: the Stripe secret key (sk_test_… or sk_live_…)' }).regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{4,}$/, 'secret_key must be a Stripe secret key (sk_test_… or sk_live_…)'),
   /** The endpoint's signing secret `whsec_…`. */
@@ -23,7 +23,7 @@ export const StripeSettingsSchema = z.object({
 export type StripeSettings = z.infer<typeof StripeSettingsSchema>;
 
 /** An error the platform answers with 422 and this text (the first bad field); `errors` holds every field's messages. */
-export class StripeSettingsError extends Error {
+class StripeSettingsError extends Error {
   readonly statusCode = 422;
   constructor(message: string, readonly errors: Record<string, string[]> = {}) {
     super(message);

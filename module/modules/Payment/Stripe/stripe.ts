@@ -11,9 +11,9 @@ import { settingsSurface, type SettingsPageData, type SettingsTestResult } from 
 import { settingsForm, type SettingsField } from '../../../contract/settings-form.ts';
 import { keyMode, parseSettings, SIGNATURE_TOLERANCE_S, STRIPE_EVENTS, type StripeSettings } from './settings.ts';
 
-export const NO_LEDGER = 'the platform ledger is not available in this process';
-export const NOT_THIS_GATEWAY = (uuid: string) => `transaction ${uuid} was not paid through this gateway`;
-export const SIGNED_IN_FUTURE = (seconds: number) => `signature timestamp ${seconds} s ahead of the platform clock (tolerance ${SIGNATURE_TOLERANCE_S} s)`;
+const NO_LEDGER = 'the platform ledger is not available in this process';
+const NOT_THIS_GATEWAY = (uuid: string) => `transaction ${uuid} was not paid through this gateway`;
+const SIGNED_IN_FUTURE = (seconds: number) => `signature timestamp ${seconds} s ahead of the platform clock (tolerance ${SIGNATURE_TOLERANCE_S} s)`;
 const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8090';
 const STRIPE_SURFACE = settingsSurface('Payment', 'Stripe', 'Stripe');
 /** The settings form's fields (module_data members). */

@@ -1,7 +1,7 @@
 // The fleet refresh: every panel VpnProduct provisions onto is read (GET /system/status, /wireguard, /wireguard/online)
 // into VpnFleet's snapshot table; a panel that cannot be read is stored as down with the reason, and every change of
 // up/down is recorded as a fleet event.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { PanelListing, PanelReader } from '../../../contract/capabilities.ts';
 import type { FleetStore, PanelSnapshot } from './fleet-store.ts';
 
@@ -15,8 +15,8 @@ export interface FleetSource {
 }
 
 /** Panels read at the same time. */
-export const REFRESH_CONCURRENCY = 8;
-export const PANEL_TIMEOUT_MS = 10_000;
+const REFRESH_CONCURRENCY = 8;
+const PANEL_TIMEOUT_MS = 10_000;
 
 /** Outcome of one refresh. */
 export interface RefreshSummary {
@@ -27,7 +27,7 @@ export interface RefreshSummary {
 }
 
 /** Reads one panel into a snapshot (down with the first error when any read fails). */
-export async function probePanel(panel: FleetPanel, client: () => Promise<PanelReader>, at: string, signal?: AbortSignal): Promise<PanelSnapshot> {
+async function probePanel(panel: FleetPanel, client: () => Promise<PanelReader>, at: string, signal?: AbortSignal): Promise<PanelSnapshot> {
   const base = { name: panel.name, location: panel.location, api_url: panel.api_url, refreshed_at: at };
   try {
     const c = await client();

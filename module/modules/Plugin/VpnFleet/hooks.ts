@@ -4,7 +4,7 @@ import { HOOK_EVENTS, type Hooks, type ServiceEvent } from '../../../../hooks.ts
 import type { FleetStore } from './fleet-store.ts';
 
 /** The service events the fleet log keeps (the `service.*` ones of hooks.ts). */
-export const FLEET_SERVICE_EVENTS = HOOK_EVENTS.filter((event) => event.startsWith('service.'));
+const FLEET_SERVICE_EVENTS = HOOK_EVENTS.filter((event) => event.startsWith('service.'));
 
 /** Registers the listeners; `panelOf` names the panel of a service (null when unknown). */
 export function registerFleetHooks(hooks: Hooks, store: FleetStore, panelOf: (serviceUuid: string) => Promise<string | null>): void {

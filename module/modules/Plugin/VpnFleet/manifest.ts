@@ -2,7 +2,7 @@
 // (capability `panel-directory`, provided by VpnProduct), the scheduled refresh (queued with Task.add), the worker route a remote
 // worker's refresh goes through, and its hook listeners.
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { MODULE_QUEUE } from '../../../contract/product-jobs.ts';
 import type { Capabilities } from '../../../contract/capabilities.ts';
 import type { PlatformReads } from '../../../contract/platform-reads.ts';
@@ -14,7 +14,7 @@ import { FleetStore, VPN_FLEET_MIGRATIONS } from './fleet-store.ts';
 import { registerFleetHooks } from './hooks.ts';
 
 /** VpnFleet's config.ts section. */
-export const vpnFleetConfigSchema = z.object({
+const vpnFleetConfigSchema = z.object({
   enabled: z.boolean(),
   version: z.string().min(1),
   /** How often the fleet is refreshed (a queued refreshJob). */
@@ -22,9 +22,9 @@ export const vpnFleetConfigSchema = z.object({
 });
 
 /** Tags of the queued refresh. */
-export const REFRESH_TAGS = ['fleet_refresh'];
+const REFRESH_TAGS = ['fleet_refresh'];
 /** How often the scheduler looks whether a refresh is due. */
-export const SCHEDULER_TICK_MS = 1_000;
+const SCHEDULER_TICK_MS = 1_000;
 
 /** The module's services, merged into its context. Null members in a remote worker (no platform database). */
 export interface VpnFleetServices {
@@ -47,7 +47,7 @@ export interface VpnFleetServices {
 const refreshSummarySchema = z.object({ panels: z.number().int(), up: z.number().int(), down: z.number().int(), removed: z.array(z.string()) });
 
 /** Queues `refreshJob` of VpnFleet: `Task.add('ModuleJob', 'Module', {module, method, ...}, ['fleet_refresh'])`. */
-export function queueFleetRefresh(): Promise<string> {
+function queueFleetRefresh(): Promise<string> {
   return Task.add(MODULE_JOB, MODULE_QUEUE, { module: { type: 'Plugin', name: 'VpnFleet' }, method: 'refreshJob', tries: 1, backoff: 10, timeout: 120, maxExceptions: 1 }, REFRESH_TAGS);
 }
 

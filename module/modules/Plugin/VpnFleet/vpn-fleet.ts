@@ -9,7 +9,7 @@ import { vpnFleetManifest, type VpnFleetServices } from './manifest.ts';
 
 export const VIEW = 'Plugin-VpnFleet-view';
 export const REFRESH = 'Plugin-VpnFleet-refresh';
-export const NO_FLEET_STORE = 'The fleet pages are served by the platform process (no platform database here)';
+const NO_FLEET_STORE = 'The fleet pages are served by the platform process (no platform database here)';
 const PAGE = 50;
 
 /** Fleet totals shown above the table. */

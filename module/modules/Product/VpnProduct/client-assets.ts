@@ -10,7 +10,7 @@ const UPLOT_DIST = dirname(createRequire(import.meta.url).resolve('uplot'));
 const OWN = fileURLToPath(new URL('./assets', import.meta.url));
 
 /** File name → path and content type; the only files the route serves. */
-export const CLIENT_ASSETS: Readonly<Record<string, { path: string; type: string }>> = {
+const CLIENT_ASSETS: Readonly<Record<string, { path: string; type: string }>> = {
   'vpn-client.js': { path: join(OWN, 'vpn-client.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.iife.min.js': { path: join(UPLOT_DIST, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.min.css': { path: join(UPLOT_DIST, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },

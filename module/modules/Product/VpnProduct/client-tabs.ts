@@ -1,7 +1,7 @@
 // VpnProduct's client-area tabs: the menu and the data of each tab (overview, connect, usage, manage), read from the
 // service and its panel; the module's variables_<tab>() and controllerClient_<tab><Method>() answer these.
 import type { ClientAreaMenu } from '../../../contract/client-area.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { humanBytes } from './caps/cap-view.ts';
 import type { PanelClient } from './panel-client.ts';
 import type { VpnProvisionData } from './provision.ts';
@@ -18,7 +18,7 @@ export const NOT_READY = 'Your VPN is being set up. This tab fills in once it is
 const NO_STATISTICS = 'Usage statistics are not available on this server yet.';
 
 /** The client area's AJAX path of a tab handler (the web host's `/client/services/<uuid>/ajax/<tab>/<method>`). */
-export function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
+function clientAjaxPath(serviceUuid: string, tab: string, method: string): string {
   return `/client/services/${encodeURIComponent(serviceUuid)}/ajax/${tab}/${method}`;
 }
 

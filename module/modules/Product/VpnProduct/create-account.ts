@@ -5,7 +5,7 @@ import { IP_IN_USE, NAME_IN_USE, PanelError, USERNAME_IN_USE, type CreateAccount
 import type { Account } from './wire-schemas.ts';
 
 /** Addresses tried per attempt before giving up with the panel's `IP address already in use`. */
-export const MAX_ADDRESS_TRIES = 16;
+const MAX_ADDRESS_TRIES = 16;
 
 export const ACCOUNT_OWNED_BY_OTHER = (name: string) => `Account ${name} exists on the panel with another username`;
 

@@ -1,7 +1,7 @@
 // HTTP answers of VpnProduct's client-area handlers: a file download, a POST-only refusal, and whether a browser posted.
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 
-export const POST_ONLY = 'This action needs a POST request.';
+const POST_ONLY = 'This action needs a POST request.';
 
 /** A file download answer. */
 export function attachment(text: string, filename: string, type: string): ModuleResponse {

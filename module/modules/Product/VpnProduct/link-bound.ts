@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Generated } from 'kysely';
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 import type { PanelClient } from './panel-client.ts';
@@ -115,7 +115,7 @@ export class LinkIssueLog {
  * A new one-time link for `account` that is its only live one: the live links are listed first, the new one made, then
  * the listed ones revoked (so the customer gets a link even when a revocation fails; `failed` counts those).
  */
-export async function replaceLink(client: PanelClient, account: string, signal?: AbortSignal): Promise<{ url: string; revoked: number; failed: number }> {
+async function replaceLink(client: PanelClient, account: string, signal?: AbortSignal): Promise<{ url: string; revoked: number; failed: number }> {
   const earlier = await client.liveLinkKeys(account, signal);
   const url = await client.oneTimeLink(account, signal);
   let revoked = 0;

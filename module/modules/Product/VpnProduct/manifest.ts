@@ -1,7 +1,7 @@
 // What VpnProduct contributes to the host: its config section, its panels and link-issue tables, its panel registry (one
 // pooled client per panel), the username directory, its admin and worker routes.
 import { z } from 'zod';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { defineManifest, type ExtensionEnv } from '../../../platform/extension.ts';
 import { clientAssetRoutes } from './client-assets.ts';
 import { PanelAdmin, panelAdminRoutes, panelWorkerRoutes } from './panel-admin.ts';
@@ -22,12 +22,12 @@ import { CAP_PASSES_MIGRATION, CAPS_MIGRATION, CapStore } from './caps/cap-store
 /** Job options unless config.ts says otherwise. */
 export const VPN_JOB_DEFAULTS: TaskOptions = { tries: 5, backoff: 2, timeout: 60, maxExceptions: 5 };
 /** How often the data-cap pass reads the panels' traffic unless config.ts says otherwise (at least every 15 min). */
-export const CAP_PASS_EVERY_MS = 300_000;
+const CAP_PASS_EVERY_MS = 300_000;
 /** How often the scheduler looks whether a pass is due. */
 const CAP_TICK_MS = 10_000;
 
 /** VpnProduct's config.ts section. */
-export const vpnProductConfigSchema = z.object({
+const vpnProductConfigSchema = z.object({
   enabled: z.boolean(),
   version: z.string().min(1),
   api_timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
@@ -57,14 +57,14 @@ export interface VpnProductServices {
 }
 
 /** A PanelRegistry over `directory` with `panel_connections` sockets per panel and `api_timeout_ms` per call. */
-export function createPanelRegistry(directory: PanelDirectory, config: Readonly<Record<string, unknown>>, clock: Clock): PanelRegistry {
+function createPanelRegistry(directory: PanelDirectory, config: Readonly<Record<string, unknown>>, clock: Clock): PanelRegistry {
   const settings = vpnProductConfigSchema.partial().parse(config);
   const timeout = settings.api_timeout_ms ?? 30_000;
   return new PanelRegistry(directory, { connections: settings.panel_connections ?? 16, headersTimeoutMs: timeout, bodyTimeoutMs: timeout }, 5_000, clock);
 }
 
 /** Placement over the registry's panels (status read through each panel's pooled client). */
-export function createPlacement(panels: PanelRegistry, clock: Clock): Placement {
+function createPlacement(panels: PanelRegistry, clock: Clock): Placement {
   return new Placement({ panelsAt: (location) => panels.panelsAt(location), status: async (name, signal) => (await panels.client(name)).systemStatus(signal) }, clock);
 }
 

@@ -7,14 +7,14 @@ import { PanelClient, PanelError } from './panel-client.ts';
 import { connectionInfo, type PanelStore, type PanelSummary } from './panel-store.ts';
 
 /** A 422/404 answer of the module's routes (the platform's error handler answers `statusCode` with `{error}`). */
-export class PanelAdminError extends Error {
+class PanelAdminError extends Error {
   constructor(readonly statusCode: number, message: string) {
     super(message);
     this.name = 'PanelAdminError';
   }
 }
 
-export const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
+const UNKNOWN_LOCATION = (location: string) => `unknown panel location: ${location}`;
 
 const PANEL_NAME = /^[A-Za-z0-9_.-]+$/;
 

@@ -31,7 +31,7 @@ export const IP_IN_USE = PANEL_ERRORS.IP_IN_USE;
 export const ACCOUNT_LIMIT_EXCEEDED = PANEL_ERRORS.ACCOUNT_LIMIT_EXCEEDED;
 export const IKEV2_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_NOT_ENABLED;
 export const IKEV2_SERVER_NOT_ENABLED = PANEL_OWN_ERRORS.IKE_SERVER_NOT_ENABLED;
-export const OTL_NOT_FOUND = PANEL_OWN_ERRORS.OTL_NOT_FOUND;
+const OTL_NOT_FOUND = PANEL_OWN_ERRORS.OTL_NOT_FOUND;
 
 /** The panel refused an IKEv2 profile because IKEv2 is off (no CA/server certificate, or not on the account's server). */
 export function isIkev2Off(err: unknown): boolean {

@@ -1,6 +1,6 @@
 // One pooled PanelClient per registered panel (by name), rebuilt when the panel's URL or access hash changes.
 import { createHash } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { AddressPool } from './address-pool.ts';
 import { PanelClient, type PanelClientOptions } from './panel-client.ts';
 

@@ -1,7 +1,7 @@
 // VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto (several may serve one
 // location, each known by its unique `name`), access hashes sealed.
 import type { Generated } from 'kysely';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';

@@ -1,6 +1,6 @@
 // Fleet-aware placement: of the panels serving a location, the one with the most free accounts (license limit minus
 // accounts, from GET /system/status) that is up; statuses are cached briefly and a pick counts against its panel.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { SystemStatus } from './wire-schemas.ts';
 
 /** What placement knows of one panel: its status, or null with the reason when it could not be read (down). */
@@ -11,11 +11,11 @@ export interface PanelCandidate {
 }
 
 export const NO_PANEL_AT = (location: string) => `no panel registered at location '${location}'`;
-export const NO_PANEL_UP = (location: string, reasons: string) => `no panel at location '${location}' is up (${reasons})`;
+const NO_PANEL_UP = (location: string, reasons: string) => `no panel at location '${location}' is up (${reasons})`;
 export const NO_FREE_ACCOUNT = (location: string) => `no panel at location '${location}' has a free account`;
 
 /** True when the panel answered and its data plane is not reporting an error (`status` starting with `Error:`). */
-export function isPanelUp(candidate: PanelCandidate): candidate is PanelCandidate & { status: SystemStatus } {
+function isPanelUp(candidate: PanelCandidate): candidate is PanelCandidate & { status: SystemStatus } {
   return candidate.status !== null && !candidate.status.status.startsWith('Error');
 }
 

@@ -21,7 +21,7 @@ export interface RekeyInput {
 }
 
 /** `10.0.0.2` → `10.0.0.2/32`; a CIDR is kept. */
-export function asCidr(address: string): string {
+function asCidr(address: string): string {
   return address.includes('/') ? address : `${address}/32`;
 }
 

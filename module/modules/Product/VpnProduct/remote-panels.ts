@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { ModuleWorkerCall } from '../../../platform/extension.ts';
 import type { PanelConnectionInfo, PanelDirectory } from './panel-registry.ts';
 
-export const panelConnectionSchema = z.object({ api_url: z.string().min(1), access_hash: z.string().min(1) });
-export const panelNamesSchema = z.object({ panels: z.array(z.string().min(1)) });
+const panelConnectionSchema = z.object({ api_url: z.string().min(1), access_hash: z.string().min(1) });
+const panelNamesSchema = z.object({ panels: z.array(z.string().min(1)) });
 
 /**
  * Panel connections fetched through `GET /api/worker/modules/Product/VpnProduct/panels/:name` (the PanelRegistry

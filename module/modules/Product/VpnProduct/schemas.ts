@@ -5,11 +5,11 @@ import { CAP_ACTIONS } from './caps/cap-policy.ts';
 import { PLAN_TYPES, passwordSchema, requiredEnum, requiredInteger, requiredString, usernameSchema } from '../../../contract/validation.ts';
 
 /** Bandwidth limits the panel accepts for b_download / b_upload (Mbit/s). */
-export const MIN_BANDWIDTH = 1;
-export const MAX_BANDWIDTH = 10000;
+const MIN_BANDWIDTH = 1;
+const MAX_BANDWIDTH = 10000;
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 /** Largest monthly allowance (GB) a plan may carry. */
-export const MAX_DATA_CAP_GB = 1_000_000;
+const MAX_DATA_CAP_GB = 1_000_000;
 
 /** An optional field: missing, null or '' takes `fallback`, anything else goes through `schema`. */
 function withDefault<T extends z.ZodType>(schema: T, fallback: unknown) {
@@ -61,7 +61,7 @@ const UPPER = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
 const DIGITS = '23456789';
 
 /** 16 random characters with at least one lower-case letter, one upper-case letter and one digit. */
-export function generatePassword(length = 16): string {
+function generatePassword(length = 16): string {
   const all = LOWER + UPPER + DIGITS;
   const chars = [LOWER, UPPER, DIGITS].map((set) => set[randomInt(set.length)]);
   while (chars.length < length) chars.push(all[randomInt(all.length)]);

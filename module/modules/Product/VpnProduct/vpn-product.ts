@@ -32,8 +32,8 @@ export type VpnProductContext = PlatformContext & VpnProductServices;
 
 export type { VpnProvisionData } from './provision.ts';
 
-export const NOT_PROVISIONED = 'Service has no panel account yet';
-export const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
+const NOT_PROVISIONED = 'Service has no panel account yet';
+const REGENERATE_KEYS_JOB = 'regenerateKeysJob';
 export const IKEV2_UNAVAILABLE = 'IKEv2 is not available for this service.';
 
 /** Product module `VpnProduct`. */

@@ -6,7 +6,7 @@ import type { TaskAdded, TaskHandler } from '../../../task/queue.ts';
 import { Task } from '../../../task/task.ts';
 
 export const BILLING_JOB = 'BillingJob';
-export const BILLING_QUEUE = 'billing';
+const BILLING_QUEUE = 'billing';
 
 export const billingJobInputSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('run'), run_id: z.number().int().positive() }),

@@ -1,7 +1,7 @@
 // Billing's repositories over one store: the platform's store for reads and single writes, or a transaction's
 // (`store.transaction(async (tx) => { const r = repos(tx); … })`) for a multi-step write that lands all or nothing.
-import type { Clock } from '../../../../panel/shared/clock.ts';
-import type { SecretBox } from '../../../../panel/shared/secret-box.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import type { SecretBox } from '../../../../shared/secret-box.ts';
 import type { QueryStore } from '../../store/query/query-store.ts';
 import { BillingOutboxQueries } from '../../store/query/repositories/billing-outbox.ts';
 import { BillingRunQueries } from '../../store/query/repositories/billing-runs.ts';
@@ -71,7 +71,3 @@ export function billingRepos(clock: Clock, box: SecretBox): ReposOf {
   };
 }
 
-/** Runs `work` in one transaction on `r`'s store with the repositories bound to it (joins an open one). */
-export function inTransaction<T>(r: BillingRepos, of: ReposOf, work: (tx: BillingRepos) => Promise<T>): Promise<T> {
-  return r.store.transaction((tx) => work(of(tx)));
-}

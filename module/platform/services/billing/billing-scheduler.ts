@@ -3,13 +3,13 @@
 // its task (the process died between claim and queue), or whose task ended without finishing it (its tries spent on
 // processes killed mid-run), is queued again by the next tick — a run is idempotent, so it just goes on.
 import type { Logger } from 'pino';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { BillingRunQueries } from '../../store/query/repositories/billing-runs.ts';
 import type { BillingSettingsQueries } from '../../store/query/repositories/billing-settings.ts';
 import { queueBillingRun } from './billing-jobs.ts';
 
 /** How often (wall time) the schedule looks whether a slot began. */
-export const SCHEDULE_TICK_MS = 15_000;
+const SCHEDULE_TICK_MS = 15_000;
 const ORPHAN_MS = 60_000;
 /** Unfinished runs older than this are left to later slots. */
 const RESUME_WITHIN_MS = 86_400_000;

@@ -1,7 +1,7 @@
 // Billing behind the admin API and the client area: prices per product and cycle, orders (a pending service and its
 // unpaid invoice), invoices with their transactions, manual payments, refunds (manual, or through the paying gateway)
 // and the payment form of a gateway for an invoice.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Invoice, Payment } from '../../../contract/payment.ts';
 import { HttpError, UNKNOWN_PRODUCT } from '../../errors.ts';
 import type { CustomerQueries } from '../../store/query/repositories/customers.ts';
@@ -15,11 +15,11 @@ import type { BillingPeriods } from './periods.ts';
 import type { BillingCycle, RefundAction } from './schema.ts';
 
 export const UNKNOWN_INVOICE = (uuid: string) => `invoice not found: ${uuid}`;
-export const UNKNOWN_CUSTOMER = (uuid: string) => `customer not found: ${uuid}`;
-export const NO_PRICE = (product: string, cycle: string) => `product ${product} has no price for billing cycle ${cycle}`;
-export const INVOICE_NOT_PAYABLE = (number: string, status: string) => `invoice ${number} is ${status}: only unpaid or failed invoices can be paid`;
-export const GATEWAY_UNAVAILABLE = (uuid: string) => `payment gateway not available: ${uuid}`;
-export const REFUND_FAILED = (message: string) => `refund failed: ${message}`;
+const UNKNOWN_CUSTOMER = (uuid: string) => `customer not found: ${uuid}`;
+const NO_PRICE = (product: string, cycle: string) => `product ${product} has no price for billing cycle ${cycle}`;
+const INVOICE_NOT_PAYABLE = (number: string, status: string) => `invoice ${number} is ${status}: only unpaid or failed invoices can be paid`;
+const GATEWAY_UNAVAILABLE = (uuid: string) => `payment gateway not available: ${uuid}`;
+const REFUND_FAILED = (message: string) => `refund failed: ${message}`;
 
 /** A price as the API shows it: decimal `amount` and `amount_minor`. */
 export interface PriceView extends PriceRow {
@@ -242,7 +242,7 @@ function priceView(row: PriceRow): PriceView {
   return { ...row, amount: formatMinor(row.amount_minor, row.currency) };
 }
 
-export function invoiceView(row: InvoiceRow): InvoiceView {
+function invoiceView(row: InvoiceRow): InvoiceView {
   return { ...row, amount: formatMinor(row.amount_minor, row.currency), refunded: formatMinor(row.refunded_minor, row.currency) };
 }
 

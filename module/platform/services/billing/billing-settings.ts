@@ -6,7 +6,7 @@ const days = (max: number) => z.number().int().min(0).max(max);
 const dayList = (max: number) => z.array(z.number().int().min(1).max(max)).max(10).transform((list) => [...new Set(list)].sort((a, b) => a - b));
 
 /** The dunning keys: global defaults, each overridable per product. */
-export const dunningShape = {
+const dunningShape = {
   /** Days before the due date the renewal invoice is made. */
   lead_days: days(90),
   /** Reminder mails this many days before the due date (the invoice still unpaid). */
@@ -42,7 +42,7 @@ export const DEFAULT_BILLING_SETTINGS: Readonly<BillingSettings> = Object.freeze
   batch_size: 500,
 });
 
-export const SUSPEND_AFTER_TERMINATE = 'terminate_after_days must be greater than suspend_after_days';
+const SUSPEND_AFTER_TERMINATE = 'terminate_after_days must be greater than suspend_after_days';
 
 const ordered = (s: Partial<DunningSettings>) =>
   s.suspend_after_days === null || s.suspend_after_days === undefined || s.terminate_after_days === null || s.terminate_after_days === undefined ||

@@ -1,15 +1,15 @@
 // Billing calendar: UTC calendar dates (`YYYY-MM-DD`), cycles in calendar months with an anchor day (a period started
 // on the 31st renews on the last day of shorter months and returns to the 31st), day counts. Pure.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { BillingCycle } from './schema.ts';
 
 /** Calendar months per billing cycle. */
-export const CYCLE_MONTHS: Readonly<Record<BillingCycle, number>> = { monthly: 1, quarterly: 3, semiannually: 6, annually: 12 };
+const CYCLE_MONTHS: Readonly<Record<BillingCycle, number>> = { monthly: 1, quarterly: 3, semiannually: 6, annually: 12 };
 
 const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export const INVALID_DATE = (text: string) => `invalid date: ${text} (expected YYYY-MM-DD)`;
+const INVALID_DATE = (text: string) => `invalid date: ${text} (expected YYYY-MM-DD)`;
 
 /** Year, month (1–12) and day of an ISO date; throws on anything else (31 February included). */
 export function parseDate(date: string): { year: number; month: number; day: number } {
@@ -21,7 +21,7 @@ export function parseDate(date: string): { year: number; month: number; day: num
 }
 
 /** `YYYY-MM-DD` of a year, month (1–12) and day. */
-export function formatDate(year: number, month: number, day: number): string {
+function formatDate(year: number, month: number, day: number): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 

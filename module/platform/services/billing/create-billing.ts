@@ -3,13 +3,13 @@
 // changes, saved methods); `bind` connects the service actions and the gateway lookup afterwards.
 import type { Logger } from 'pino';
 import type { Hooks } from '../../../../hooks.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Payment } from '../../../contract/payment.ts';
 import type { TaskQueue } from '../../../task/queue.ts';
 import type { ModuleLoader } from '../../loader.ts';
 import type { QueryStore } from '../../store/query/query-store.ts';
 import type { CustomerQueries } from '../../store/query/repositories/customers.ts';
-import type { SecretBox } from '../../../../panel/shared/secret-box.ts';
+import type { SecretBox } from '../../../../shared/secret-box.ts';
 import type { ModuleInstanceStore } from '../module-store.ts';
 import type { ServiceAdmin } from '../service-admin.ts';
 import { queueCharge } from './billing-jobs.ts';
@@ -24,7 +24,7 @@ import { PlanChanges } from './plan-change.ts';
 import { RecurringBilling } from './recurring-billing.ts';
 import { SavedMethods } from './saved-methods.ts';
 
-export const BILLING_NOT_BOUND = 'billing is not bound to the service host yet';
+const BILLING_NOT_BOUND = 'billing is not bound to the service host yet';
 
 export interface Billing {
   ledger: BillingLedger;

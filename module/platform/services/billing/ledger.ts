@@ -2,7 +2,7 @@
 // transaction), then queues the service's create() on payment and applies the product's refund policy on a full refund.
 import type { Logger } from 'pino';
 import type { HookEvents, Hooks, InvoiceEvent, InvoiceEventName } from '../../../../hooks.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type {
   GatewayFailure, GatewayPayment, GatewayRefund, LedgerAnswer, LedgerInvoice, LedgerTransaction, PaymentLedger, RefundAnswer, SavedMethod,
 } from '../../../contract/payment.ts';
@@ -17,7 +17,7 @@ export const REFUND_TOO_LARGE = (left: number, currency: string) => `refund exce
 export const NOT_A_PAYMENT = (uuid: string) => `transaction ${uuid} is not a payment`;
 export const UNKNOWN_TRANSACTION = (uuid: string) => `transaction not found: ${uuid}`;
 /** Note of money received for an invoice paid before: recorded (so it can be refunded) but not applied to it. */
-export const NOT_APPLIED = (status: string) => `not applied: invoice already ${status}`;
+const NOT_APPLIED = (status: string) => `not applied: invoice already ${status}`;
 const isApplied = (payment: TransactionRow) => !payment.note.startsWith('not applied:');
 
 /** Runs a lifecycle action on a service (the platform's ServiceAdmin.runAction: queued through the lifecycle). */
@@ -306,7 +306,7 @@ function safeCurrency(code: string): string | null {
   }
 }
 
-export function toLedgerInvoice(row: InvoiceRow): LedgerInvoice {
+function toLedgerInvoice(row: InvoiceRow): LedgerInvoice {
   return {
     uuid: row.uuid, number: row.number, description: row.description, customer_uuid: row.customer_uuid,
     amount_minor: row.amount_minor, currency: row.currency, status: row.status, refunded_minor: row.refunded_minor,
@@ -314,7 +314,7 @@ export function toLedgerInvoice(row: InvoiceRow): LedgerInvoice {
   };
 }
 
-export function toLedgerTransaction(row: TransactionRow): LedgerTransaction {
+function toLedgerTransaction(row: TransactionRow): LedgerTransaction {
   return {
     uuid: row.uuid, invoice_uuid: row.invoice_uuid, kind: row.kind, gateway: row.gateway, gateway_uuid: row.gateway_uuid,
     external_id: row.external_id, amount_minor: row.amount_minor, currency: row.currency, refunded_minor: row.refunded_minor,

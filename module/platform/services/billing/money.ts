@@ -3,8 +3,8 @@
 /** ISO 4217 codes the runtime knows (Intl), upper case. */
 const KNOWN = new Set(Intl.supportedValuesOf('currency'));
 
-export const INVALID_CURRENCY = (code: string) => `unknown currency: ${code} (an ISO 4217 code such as EUR)`;
-export const INVALID_AMOUNT = (text: string, currency: string, digits: number) =>
+const INVALID_CURRENCY = (code: string) => `unknown currency: ${code} (an ISO 4217 code such as EUR)`;
+const INVALID_AMOUNT = (text: string, currency: string, digits: number) =>
   `invalid amount: ${text} (a non-negative decimal with at most ${digits} decimals for ${currency})`;
 
 /** The currency code upper-cased, or an Error naming it when the runtime does not know it. */

@@ -4,7 +4,7 @@
 // module keys its sends by event, the queue drops a task identical to a pending one, the jobs are idempotent).
 import type { Logger } from 'pino';
 import type { HookEventName, HookEvents, Hooks } from '../../../../hooks.ts';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { BillingOutboxQueries, OutboxRow } from '../../store/query/repositories/billing-outbox.ts';
 
 /** The actions the outbox carries: a lifecycle action of a service, an off-session charge of an invoice. */

@@ -11,10 +11,10 @@ import { applyCredit, renewalWindow, type RecurringDeps } from './recurring-deps
 import type { BillingState } from './recurring-schema.ts';
 import type { BillingCycle } from './schema.ts';
 
-export const NO_BILLING = (uuid: string) => `service ${uuid} has no billing period (it was not ordered with a price)`;
-export const SERVICE_ENDED = (uuid: string, state: string) => `service ${uuid} is ${state}`;
-export const NO_PENDING_CANCELLATION = (uuid: string) => `service ${uuid} has no pending cancellation`;
-export const SERVICE_NOT_RUNNING = (uuid: string, state: string) => `service ${uuid} is ${state}: it has no running period`;
+const NO_BILLING = (uuid: string) => `service ${uuid} has no billing period (it was not ordered with a price)`;
+const SERVICE_ENDED = (uuid: string, state: string) => `service ${uuid} is ${state}`;
+const NO_PENDING_CANCELLATION = (uuid: string) => `service ${uuid} has no pending cancellation`;
+const SERVICE_NOT_RUNNING = (uuid: string, state: string) => `service ${uuid} is ${state}: it has no running period`;
 
 const RUNNING: readonly BillingState[] = ['active', 'overdue', 'suspended'];
 

@@ -12,10 +12,10 @@ import type { BillingPeriods } from './periods.ts';
 import { prorate, type Proration } from './proration.ts';
 import { applyCredit, type RecurringDeps } from './recurring-deps.ts';
 
-export const NOT_CHANGEABLE = (uuid: string, state: string) => `service ${uuid} is ${state}: only an active service changes its plan (pay its open invoices first)`;
-export const CHANGE_PENDING = (number: string) => `a plan change is waiting for the payment of invoice ${number}`;
-export const CANCEL_PENDING = (uuid: string) => `service ${uuid} is cancelled at its period end: withdraw the cancellation first`;
-export const SAME_PRODUCT = 'the service is on that product already';
+const NOT_CHANGEABLE = (uuid: string, state: string) => `service ${uuid} is ${state}: only an active service changes its plan (pay its open invoices first)`;
+const CHANGE_PENDING = (number: string) => `a plan change is waiting for the payment of invoice ${number}`;
+const CANCEL_PENDING = (uuid: string) => `service ${uuid} is cancelled at its period end: withdraw the cancellation first`;
+const SAME_PRODUCT = 'the service is on that product already';
 
 export interface PlanChangeAnswer {
   service_uuid: string;

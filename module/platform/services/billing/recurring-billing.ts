@@ -19,7 +19,7 @@ import type { PlanChangeAnswer, PlanChanges } from './plan-change.ts';
 import type { SavedMethods } from './saved-methods.ts';
 import type { BillingRepos } from './billing-repos.ts';
 
-export const UNKNOWN_RUN = (id: number) => `billing run not found: ${id}`;
+const UNKNOWN_RUN = (id: number) => `billing run not found: ${id}`;
 
 const COUNTS = ['renewals', 'reminders', 'overdue', 'charges', 'suspended', 'terminated', 'cancelled', 'ended_elsewhere', 'batches', 'renewals_ms', 'dunning_ms'] as const;
 

@@ -1,7 +1,7 @@
 // What the recurring-billing parts share: the platform's repositories (`r`) and the factory of a transaction's
 // (`repos`), the clock; the renewal window of a day; customer credit applied to a new invoice.
 import type { Logger } from 'pino';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { InvoiceRow } from '../../store/query/repositories/invoices.ts';
 import type { RenewalWindow } from '../../store/query/repositories/renewal-invoices.ts';
 import type { BillingRepos, ReposOf } from './billing-repos.ts';

@@ -3,12 +3,12 @@
 // settings, dunning steps, the billing outbox, saved payment methods, customer credit and billing runs. Services sold
 // before get their due date here (see `backfillServiceBilling`).
 import type Database from 'better-sqlite3';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { Migration } from '../../store/migrator.ts';
 import { dateOf, nextDue, parseDate } from './calendar.ts';
 import type { BillingCycle } from './schema.ts';
 
-export const INVOICE_KINDS = ['order', 'renewal', 'change'] as const;
+const INVOICE_KINDS = ['order', 'renewal', 'change'] as const;
 export type InvoiceKind = (typeof INVOICE_KINDS)[number];
 
 export const BILLING_STATES = ['pending', 'active', 'overdue', 'suspended', 'cancelled', 'terminated'] as const;
@@ -165,7 +165,7 @@ interface SoldService {
  * terminated or refunded service is `terminated`. Services without an order (made by an admin, unpriced) get no
  * billing period.
  */
-export function backfillServiceBilling(db: Database.Database, clock: Clock): void {
+function backfillServiceBilling(db: Database.Database, clock: Clock): void {
   const now = clock.now().toISOString();
   const today = dateOf(clock.now());
   const sold = db.prepare(`SELECT o.service_uuid, o.billing_cycle, i.amount_minor, i.currency, i.status, i.paid_at, s.provision_status

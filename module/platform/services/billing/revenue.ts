@@ -1,6 +1,6 @@
 // Revenue at a glance: net revenue per month (paid minus refunded, per currency), MRR of running subscriptions
 // (each recurring amount over its cycle's months), services started and ended per month, and the amount overdue.
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import type { RevenueQueries } from '../../store/query/repositories/revenue.ts';
 import { currencyExponent, formatMinor } from './money.ts';
 import type { BillingCycle } from './schema.ts';

@@ -9,7 +9,7 @@ import { invoiceObject } from './billing-service.ts';
 import type { BillingRepos, ReposOf } from './billing-repos.ts';
 import type { BillingLedger } from './ledger.ts';
 
-export const UNKNOWN_METHOD = (uuid: string) => `payment method not found: ${uuid}`;
+const UNKNOWN_METHOD = (uuid: string) => `payment method not found: ${uuid}`;
 
 /** A saved method as the customer and the admin see it (references only). */
 export type PaymentMethodView = Omit<PaymentMethodRow, 'external_customer' | 'external_id'>;

@@ -13,7 +13,7 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const REFUND_ACTIONS = ['terminate', 'suspend'] as const;
 export type RefundAction = (typeof REFUND_ACTIONS)[number];
 
-export const TRANSACTION_KINDS = ['payment', 'failure', 'refund'] as const;
+const TRANSACTION_KINDS = ['payment', 'failure', 'refund'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 /** Version 5 of scope `platform`. Amounts are integers in the currency's minor unit. */

@@ -2,7 +2,7 @@
 // (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
-import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { openPlatformDb, type Db } from '../db.ts';
 import { MODULE_HOST_MIGRATIONS, MODULE_HOST_SCOPE } from '../../services/module-store.ts';
 import { PLATFORM_DB_SCOPES } from '../scopes.ts';
@@ -154,7 +154,7 @@ export function sqliteQueryStore(handle: Db): QueryStore {
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
-export function postgresQueryStore(pool: pg.Pool): QueryStore {
+function postgresQueryStore(pool: pg.Pool): QueryStore {
   const db = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) => {
     const own = new Set(PLATFORM_STORE_SCOPES.map(([scope]) => scope));

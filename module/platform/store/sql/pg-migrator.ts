@@ -4,7 +4,7 @@
 // apply each step once. The ledger has SQLite's layout: platform_migrations(scope, version, name, applied_at).
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { runMigrations, type Migration } from '../migrator.ts';
 import { additiveDiffSql, CREATE_NOCASE_COLLATION, quoteIdent, schemaSql } from './pg-ddl.ts';
 import { readSqliteSchema } from './schema-model.ts';
@@ -48,7 +48,7 @@ function seedsOf(ref: Database.Database, tables: Array<{ name: string }>): PlanI
  * `postgres` form when it has one, else the additive difference it made to the reference schema (refused for a step
  * that runs code or changes rows: those need a `postgres` form).
  */
-export function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>, clock: Clock = systemClock): Plan {
+function planPostgres(scopes: ScopeList, ledger: Map<string, Set<number>>, clock: Clock = systemClock): Plan {
   const ref = new Database(':memory:');
   try {
     ref.pragma('foreign_keys = ON');

@@ -7,7 +7,7 @@ import type { ScopeList } from '../sql/pg-migrator.ts';
 const MODULE_SCOPE = /^module:([A-Z][A-Za-z0-9]*)\/([A-Za-z][A-Za-z0-9_-]*)$/;
 
 /** The steps of `scope`: a platform scope's list, or the manifest migrations of module `module:<Type>/<Name>`. */
-export async function migrationsOf(scope: string): Promise<readonly Migration[]> {
+async function migrationsOf(scope: string): Promise<readonly Migration[]> {
   const own = PLATFORM_STORE_SCOPES.find(([name]) => name === scope);
   if (own) return own[1];
   const match = MODULE_SCOPE.exec(scope);

@@ -1,7 +1,7 @@
 // `store migrate`: copies a platform's SQLite database into an empty PostgreSQL database in one PostgreSQL transaction —
 // schema from the same migration history (at the versions the source records), every row, identity sequences moved on,
 // then a row count and content digest per table computed on both sides; any difference rolls everything back.
-import { systemClock, type Clock } from '../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import type { Db } from '../db.ts';
 import { appliedMigrations } from '../migrator.ts';
 import { createPgPool, redactUrl } from '../query/query-store.ts';

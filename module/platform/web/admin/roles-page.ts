@@ -12,7 +12,7 @@ import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
 /** Every grantable key: the platform's, then each loaded module's (grouped by module). */
-export function permissionCatalogue(deps: WebDeps): Array<{ group: string; permissions: PermissionEntry[] }> {
+function permissionCatalogue(deps: WebDeps): Array<{ group: string; permissions: PermissionEntry[] }> {
   const groups = [{ group: 'Platform', permissions: [...PLATFORM_PERMISSIONS] }];
   for (const { type, name, instance } of loadedModules(deps)) {
     const permissions = modulePermissions(instance);

@@ -24,7 +24,7 @@ export interface SidebarGroup {
 export type CurrentPage = { platform: string } | { type: string; name: string; route: { name?: string; uri?: string } };
 
 /** The platform's own pages (link = absolute path; key = the page the layout marks active). */
-export const PLATFORM_PAGES: ReadonlyArray<{ key: string; title: string; href: string; permission: string }> = [
+const PLATFORM_PAGES: ReadonlyArray<{ key: string; title: string; href: string; permission: string }> = [
   { key: 'dashboard', title: 'Dashboard', href: '/admin', permission: PERMISSION.dashboard },
   { key: 'products', title: 'Products', href: '/admin/products', permission: PERMISSION.products },
   { key: 'services', title: 'Services', href: '/admin/services', permission: PERMISSION.services },
@@ -40,7 +40,7 @@ export const PLATFORM_PAGES: ReadonlyArray<{ key: string; title: string; href: s
 ];
 
 /** The module's admin surface (any module type may declare it; Plugins always can). */
-export function adminSurface(module: Module): { web: RouteEntry[]; api: RouteEntry[]; sidebar: SidebarEntry[] } {
+function adminSurface(module: Module): { web: RouteEntry[]; api: RouteEntry[]; sidebar: SidebarEntry[] } {
   const call = (name: string): unknown[] => {
     const fn = (module as unknown as Record<string, unknown>)[name];
     const out = typeof fn === 'function' ? (fn as () => unknown).call(module) : [];
@@ -54,7 +54,7 @@ export function adminSurface(module: Module): { web: RouteEntry[]; api: RouteEnt
 }
 
 /** The sidebar of one module: entries the admin may see, resolved against its web routes. */
-export function moduleSidebar(
+function moduleSidebar(
   type: string,
   name: string,
   entries: readonly SidebarEntry[],

@@ -9,8 +9,8 @@ import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
 import { identifyCustomer, setCustomerCookie } from './customer-session.ts';
 
 const LoginForm = z.object({ email: z.string().max(200).default(''), password: z.string().max(1000).default(''), next: z.string().max(600).optional() });
-export const RESET_REQUESTED = 'If the address belongs to an account, a link to set a new password is on its way.';
-export const RESET_INVALID = 'This link is invalid, expired or already used. Ask for a new one.';
+const RESET_REQUESTED = 'If the address belongs to an account, a link to set a new password is on its way.';
+const RESET_INVALID = 'This link is invalid, expired or already used. Ask for a new one.';
 
 function plain(deps: WebDeps, reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
   return sendPage(deps, reply.code(status), `client/${page}`, 'plain', { ...data, csrf: reply.generateCsrf() });

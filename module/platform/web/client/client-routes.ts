@@ -51,7 +51,7 @@ async function myServices(deps: WebDeps, customerUuid: string) {
 }
 
 /** The open invoice a service waits for before it is set up (its billing period is `pending`), or null. */
-export function awaitedInvoice(billing: ServiceBillingView | null): { uuid: string; number: string; amount: string; currency: string } | null {
+function awaitedInvoice(billing: ServiceBillingView | null): { uuid: string; number: string; amount: string; currency: string } | null {
   if (!billing || billing.state !== 'pending') return null;
   const open = billing.open_invoices[0];
   return open ? { uuid: open.uuid, number: open.number, amount: open.amount, currency: billing.currency } : null;

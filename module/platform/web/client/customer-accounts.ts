@@ -1,7 +1,7 @@
 // Customer accounts of the client area: login, admin-made accounts, password reset by a signed token (single use:
 // it is bound to the current password hash); a new password ends every session of the customer.
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../shared/clock.ts';
 import { HttpError } from '../../errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../services/passwords.ts';
 import type { QueryStore } from '../../store/query/query-store.ts';
@@ -17,7 +17,7 @@ export interface CustomerSession {
 }
 
 /** How long a password reset link works. */
-export const RESET_TTL_MS = 60 * 60_000;
+const RESET_TTL_MS = 60 * 60_000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 interface ResetClaims {

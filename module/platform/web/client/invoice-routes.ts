@@ -12,7 +12,7 @@ const Params = z.object({ uuid: z.string().max(64) });
 const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please contact us to pay this invoice.';
 
 /** The invoice when the request's customer owns it; 404 otherwise (never telling whether it exists). */
-export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
+async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
   let invoice: InvoiceView & { transactions: TransactionView[] };
   try {
     invoice = await deps.billing.invoice(uuid);
@@ -24,7 +24,7 @@ export async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid:
 }
 
 /** Gateway instances of the loaded Payment modules, in module then creation order. */
-export async function activeGateways(deps: WebDeps): Promise<Array<{ uuid: string; label: string }>> {
+async function activeGateways(deps: WebDeps): Promise<Array<{ uuid: string; label: string }>> {
   const payments = deps.modules.mounted().filter((m) => m.type === 'Payment');
   const instances = await Promise.all(payments.map((m) => deps.moduleInstances.list('Payment', m.name)));
   return instances.flat().map((g) => ({ uuid: g.uuid, label: g.label }));

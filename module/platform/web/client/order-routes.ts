@@ -32,7 +32,7 @@ export interface OfferView {
 }
 
 /** The service fields the module of a product asks a customer for: those its getServiceData keeps. */
-export function customerFields(module: Product): string[] {
+function customerFields(module: Product): string[] {
   const kept = module.getServiceData(Object.fromEntries(CUSTOMER_FIELDS.map((f) => [f, 'x'])));
   return CUSTOMER_FIELDS.filter((f) => f in kept);
 }
@@ -45,7 +45,7 @@ interface Refusal {
 }
 
 /** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
-export async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
+async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
   const prices = await deps.billing.listPrices();
   return (await deps.products.list())
     .filter((product) => product.visible && deps.modules.has('Product', product.module))

@@ -1,5 +1,5 @@
 // In-memory twin of the IPsec seam: the same invariants as charon (users, SAs, terminate), clients driven by tests.
-import { systemClock, type Clock } from '../../../shared/clock.ts';
+import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { connName, IPSEC_DEVICE, IpsecError, type Ipsec, type IpsecDesired, type IpsecSa, type IpsecStatus, type IpsecUser } from '../ipsec.ts';
 
 /**

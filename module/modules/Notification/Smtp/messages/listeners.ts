@@ -21,7 +21,7 @@ export interface MessageJobOptions {
 }
 
 /** Queues the message job of one event (after the emitting transaction: never inside it). */
-export async function queueMessage(event: MessageEventName, payload: object, channels: ChannelPicker, options: MessageJobOptions): Promise<string> {
+async function queueMessage(event: MessageEventName, payload: object, channels: ChannelPicker, options: MessageJobOptions): Promise<string> {
   await new Promise((resolve) => setImmediate(resolve));
   const channel = await channels.defaultChannel();
   const about = (payload as { service_uuid?: unknown; invoice_uuid?: unknown; customer_uuid?: unknown });

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
-import { COMPILE_OPTIONS, createViewEngine } from '../../../../../panel/shared/view-engine.ts';
+import { COMPILE_OPTIONS, createViewEngine } from '../../../../../shared/view-engine.ts';
 import { MESSAGE_SUBJECTS, type MessageTemplate } from './catalogue.ts';
 
 export interface RenderedMessage {

@@ -4,7 +4,7 @@
 // service's queued jobs.
 import type { Logger } from 'pino';
 import type { Hooks, UsageEvent } from '../../../../../hooks.ts';
-import type { Clock } from '../../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../../shared/clock.ts';
 import type { BillingCalendar } from '../../../../contract/platform-reads.ts';
 import { MODULE_QUEUE } from '../../../../contract/product-jobs.ts';
 import { MODULE_JOB } from '../../../../task/module-job.ts';

@@ -8,7 +8,7 @@ export type CapAction = (typeof CAP_ACTIONS)[number];
 /** Bytes of one GB of allowance (decimal, as providers sell them). */
 export const GB = 1_000_000_000;
 /** Share of the allowance at which the customer is warned. */
-export const WARN_AT = 0.8;
+const WARN_AT = 0.8;
 
 /** A plan's cap: `allowance_bytes` 0 means unlimited. */
 export interface CapPolicy {

@@ -3,7 +3,7 @@
 // reads again (days before it are final). A state change is a conditional write (compare and set on the state read),
 // so when several platform processes step one service, one of them carries out its effects.
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import type { Clock } from '../../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../../shared/clock.ts';
 import type { Migration } from '../../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../../platform/store/query/module-store.ts';
 import type { CapAction, CapState } from './cap-policy.ts';

@@ -1,5 +1,5 @@
 // The Usage tab's data-cap bar: used / allowance in human units, percent, days left in the period, the action in force.
-import type { Clock } from '../../../../../panel/shared/clock.ts';
+import type { Clock } from '../../../../../shared/clock.ts';
 import { capPolicyOf, capSummary, type CapAction } from './cap-policy.ts';
 import type { CapStore } from './cap-store.ts';
 

@@ -1,7 +1,7 @@
 // Bearer tokens of the platform APIs (`admin_tokens`, admin and worker scopes) over the query layer: shown once at
 // creation, stored as a SHA-256 digest only, looked up by digest so no secret is compared.
 import { createHash, randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
 
 /** `admin` tokens open `/api/admin/*`; `worker` tokens open only `/api/worker/*` (remote worker processes). */
@@ -15,7 +15,7 @@ export interface AdminTokenSummary {
 }
 
 /** SHA-256 hex digest of a token. */
-export function tokenDigest(token: string): string {
+function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 

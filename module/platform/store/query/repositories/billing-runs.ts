@@ -1,6 +1,6 @@
 // Billing runs over the query layer: one row per run, claimed per schedule slot (UNIQUE slot, INSERT … ON CONFLICT DO
 // NOTHING: processes that tick at once queue one run) or made by an admin's "run now"; the task that ran it and its summary.
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
 
 export interface BillingRunRow {

@@ -1,6 +1,6 @@
 // Stored billing settings over the query layer: the global row (billing_settings) and each product's dunning
 // overrides (billing_products).
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import { readOverrides, readSettings, type BillingSettings, type ProductOverrides } from '../../../services/billing/billing-settings.ts';
 import type { QueryStore } from '../query-store.ts';
 

@@ -2,7 +2,7 @@
 // invoice (billing_steps, primary key (invoice, step), INSERT … ON CONFLICT DO NOTHING: a step is claimed by exactly
 // one run however many run at once, in one process or several).
 import { sql } from 'kysely';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { BillingState } from '../../../services/billing/recurring-schema.ts';
 import type { QueryStore } from '../query-store.ts';
 

@@ -1,7 +1,7 @@
 // Customer credit over the query layer: a ledger of credits (a plan downgrade's unused time) and their use by later
 // invoices; the balance is the sum per currency. A use is keyed by its invoice (UNIQUE (invoice, reason)), and taken
 // under a lock on the customer's row, so two invoices made at once never spend the same credit twice.
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
 
 export interface CreditEntry {

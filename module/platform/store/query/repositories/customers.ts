@@ -1,7 +1,7 @@
 // `customers` (and the `services.customer_uuid` link) over the query layer: the asynchronous twin of
 // ../../repositories/customers.ts. E-mail addresses are unique and compared case-insensitively on both engines.
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
 
 /** One customer as stored; `password_hash` is never part of an API answer. */

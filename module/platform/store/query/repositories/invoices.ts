@@ -2,7 +2,7 @@
 // number, amount (minor units), currency, due date and status unpaid/paid/failed/refunded/void. Moving an invoice's
 // status is a conditional write (the one caller whose UPDATE matched wins), so a payment lands once across processes.
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { InvoiceKind } from '../../../services/billing/recurring-schema.ts';
 import type { BillingCycle, InvoiceStatus } from '../../../services/billing/schema.ts';
 import type { QueryStore } from '../query-store.ts';
@@ -53,7 +53,7 @@ export interface InvoiceFilter {
 }
 
 /** The columns of an invoice row (the id stays internal). */
-export const INVOICE_COLUMNS = [
+const INVOICE_COLUMNS = [
   'uuid', 'number', 'order_uuid', 'customer_uuid', 'service_uuid', 'kind', 'period_start', 'period_end', 'change_product_uuid', 'description',
   'credit_minor', 'amount_minor', 'currency', 'due_date', 'status', 'refunded_minor', 'paid_at', 'created_at', 'updated_at',
 ] as const;

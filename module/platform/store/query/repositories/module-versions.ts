@@ -1,6 +1,6 @@
 // `module_versions` (scope `module-versions`) over the query layer: the installed version of each module, which the
 // loader compares with the code's to call `update()`; and the platform's ModuleVersionStore on top of it.
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { ModuleVersionStore } from '../../../../contract/platform-context.ts';
 import type { Migration } from '../../migrator.ts';
 import type { QueryStore } from '../query-store.ts';

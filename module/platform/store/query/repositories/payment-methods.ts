@@ -2,7 +2,7 @@
 // gateway's customer id of a platform customer. Only references and display data are stored (brand, last 4 digits,
 // expiry); never a card number.
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { SavedMethod } from '../../../../contract/payment.ts';
 import type { QueryStore } from '../query-store.ts';
 

@@ -1,5 +1,5 @@
 // `prices` and `billing_products` over the query layer (either engine).
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { BillingCycle, RefundAction } from '../../../services/billing/schema.ts';
 import type { QueryStore } from '../query-store.ts';
 

@@ -1,7 +1,7 @@
 // Products over the query layer (either engine): which module serves them, their normalized product data, and what
 // customers read of them (name, description, order position, visible on the order page).
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
 import type { Selectable } from 'kysely';
 import type { ProductsTable } from '../tables.ts';

@@ -1,7 +1,7 @@
 // The billing period of each sold service (service_billing) over the query layer: cycle, recurring amount, anchor day,
 // next due date, billing state and a pending cancellation. Written by billing only; provision_status stays the
 // lifecycle's. State moves and period extensions are conditional writes (one caller wins).
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { BillingState } from '../../../services/billing/recurring-schema.ts';
 import type { BillingCycle } from '../../../services/billing/schema.ts';
 import type { QueryStore } from '../query-store.ts';

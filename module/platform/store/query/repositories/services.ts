@@ -3,8 +3,8 @@
 // plus the admin list's filtered page.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { SecretBox } from '../../../../../panel/shared/secret-box.ts';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import type { SecretBox } from '../../../../../shared/secret-box.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
 import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
 import { SECRET_KEY_PATTERN } from '../../../../contract/redact.ts';
@@ -154,17 +154,17 @@ export class ServiceQueries {
 }
 
 /** The stored text of service or provision data: JSON with every secret-named member sealed. */
-export function sealServiceData(box: SecretBox, data: Record<string, unknown>): string {
+function sealServiceData(box: SecretBox, data: Record<string, unknown>): string {
   return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : box.seal(value))));
 }
 
 /** Service or provision data from its stored text, secrets opened. */
-export function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
+function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
   return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? box.open(value) : value)) as Record<string, unknown>;
 }
 
 /** A `services` row as modules see it (`module` → `module_name`, data opened). */
-export function serviceRecord(box: SecretBox, row: ServiceRow): StoredService {
+function serviceRecord(box: SecretBox, row: ServiceRow): StoredService {
   const { module, ...rest } = row;
   return { ...rest, module_name: module, service_data: openServiceData(box, row.service_data), provision_data: openServiceData(box, row.provision_data) };
 }

@@ -3,7 +3,7 @@
 // a webhook delivered twice, or to two processes at once, is handled by one of them.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { systemClock, type Clock } from '../../../../../panel/shared/clock.ts';
+import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { TransactionKind } from '../../../services/billing/schema.ts';
 import type { QueryStore } from '../query-store.ts';
 
