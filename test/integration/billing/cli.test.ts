@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
-import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { removeDir, tempDir, vpnhostInProcess } from '../../fixtures/platform/processes.ts';
 
 let dataDir: string;
 let product: string;
 let invoice: string;
 let service: string;
-const billing = (...args: string[]) => vpnhost(['platform', 'billing', ...args, '--data', dataDir], { VPNHOST_LOG_LEVEL: 'silent' });
+const billing = (...args: string[]) => vpnhostInProcess(['platform', 'billing', ...args, '--data', dataDir], { VPNHOST_LOG_LEVEL: 'silent' });
 
 before(async () => {
   dataDir = tempDir('billing-cli');

@@ -6,12 +6,12 @@ import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { Platform } from '../../../module/platform/platform.ts';
 import { addDays } from '../../../module/platform/services/billing/calendar.ts';
-import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { removeDir, tempDir, vpnhostInProcess } from '../../fixtures/platform/processes.ts';
 
 let dataDir: string;
 let product: string;
 let service: string;
-const billing = (...args: string[]) => vpnhost(['platform', 'billing', ...args, '--data', dataDir], { VPNHOST_LOG_LEVEL: 'silent' });
+const billing = (...args: string[]) => vpnhostInProcess(['platform', 'billing', ...args, '--data', dataDir], { VPNHOST_LOG_LEVEL: 'silent' });
 const json = async (...args: string[]) => JSON.parse(await billing(...args));
 
 before(async () => {

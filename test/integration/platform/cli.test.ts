@@ -2,23 +2,23 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { freePort, removeDir, spawnVpnhost, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { freePort, removeDir, spawnVpnhost, tempDir, vpnhostInProcess } from '../../fixtures/platform/processes.ts';
 import { readStore } from '../../fixtures/platform/read-store.ts';
 
 test('admin-token create prints the token alone, list shows it without the value, delete removes it', async () => {
   const dataDir = tempDir('tokens');
   try {
-    const token = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir, '--comment', 'ci robot']);
+    const token = await vpnhostInProcess(['platform', 'admin-token', 'create', '--data', dataDir, '--comment', 'ci robot']);
     assert.match(token, /^vpa_[0-9a-f]{64}$/);
     const rows = await readStore(dataDir, (store) => store.db.selectFrom('admin_tokens').select(['id', 'digest', 'comment']).execute());
     assert.equal(rows.length, 1);
     assert.equal(rows[0].digest, createHash('sha256').update(token).digest('hex'));
     assert.equal(rows[0].comment, 'ci robot');
-    const list = await vpnhost(['platform', 'admin-token', 'list', '--data', dataDir]);
+    const list = await vpnhostInProcess(['platform', 'admin-token', 'list', '--data', dataDir]);
     assert.match(list, new RegExp(`^${rows[0].id}\\t.*\\tci robot$`));
     assert.equal(list.includes(token), false);
-    assert.equal(await vpnhost(['platform', 'admin-token', 'delete', String(rows[0].id), '--data', dataDir]), '');
-    assert.equal(await vpnhost(['platform', 'admin-token', 'list', '--data', dataDir]), '');
+    assert.equal(await vpnhostInProcess(['platform', 'admin-token', 'delete', String(rows[0].id), '--data', dataDir]), '');
+    assert.equal(await vpnhostInProcess(['platform', 'admin-token', 'list', '--data', dataDir]), '');
   } finally {
     removeDir(dataDir);
   }
@@ -46,8 +46,8 @@ test('platform serve prints its URL, answers /healthz and exits 0 on SIGTERM', a
 test('bad options are refused with a clear message', async () => {
   const dataDir = tempDir('bad');
   try {
-    await assert.rejects(vpnhost(['platform', 'serve', '--listen', 'nonsense', '--data', dataDir]), /--listen must be HOST:PORT/);
-    await assert.rejects(vpnhost(['platform', 'worker', '--queue', 'embedded', '--data', dataDir]), /worker needs --queue redis:\/\/HOST:PORT/);
+    await assert.rejects(vpnhostInProcess(['platform', 'serve', '--listen', 'nonsense', '--data', dataDir]), /--listen must be HOST:PORT/);
+    await assert.rejects(vpnhostInProcess(['platform', 'worker', '--queue', 'embedded', '--data', dataDir]), /worker needs --queue redis:\/\/HOST:PORT/);
   } finally {
     removeDir(dataDir);
   }

@@ -1,18 +1,17 @@
 // `vpnhost platform module list|activate|deactivate|update`: the module's answer printed (`success` / `Error: ...`,
-// exit 1) and recorded in the platform database, the switch kept across starts.
+// exit 1) and recorded in the platform database, the switch kept across starts. Each command runs the dispatcher in
+// this process (every call opens the platform anew, as a separate start would); the binary's own start is covered by
+// test/integration/panel-core/cli.test.ts.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { execa } from 'execa';
 import { sql } from 'kysely';
+import { runCli } from '../../helpers/cli-in-process.ts';
 import { removeDir, tempDir } from '../../fixtures/platform/processes.ts';
 import { readStore } from '../../fixtures/platform/read-store.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
-
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const res = await execa(process.execPath, [join(ROOT, 'bin/vpnhost.js'), 'platform', 'module', ...args], { cwd: ROOT, reject: false, timeout: 60_000, env: { VPNHOST_LOG_LEVEL: 'silent' } });
-  return { code: res.exitCode ?? -1, out: String(res.stdout).trim(), err: String(res.stderr).trim() };
+  const res = await runCli(['platform', 'module', ...args], { VPNHOST_LOG_LEVEL: 'silent' });
+  return { code: res.code, out: res.stdout.trim(), err: res.stderr.trim() };
 }
 
 async function state(dataDir: string): Promise<{ active: number; last_action: string; last_result: string } | undefined> {

@@ -8,7 +8,7 @@ import { MODULE_TYPES } from '../../../module/contract/platform-context.ts';
 import { buildPlatformApp } from '../../../module/platform/app.ts';
 import { UNAUTHORIZED, WORKER_UNAUTHORIZED } from '../../../module/platform/errors.ts';
 import { Platform } from '../../../module/platform/platform.ts';
-import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { removeDir, tempDir, vpnhostInProcess } from '../../fixtures/platform/processes.ts';
 
 let platform: Platform;
 let app: FastifyInstance;
@@ -104,12 +104,12 @@ test('a deleted worker token stops working at once', async () => {
 test('worker-token create prints a vpw_ token; the admin and worker lists keep to their scope', async () => {
   const dir = tempDir('worker-token-cli');
   try {
-    const worker = await vpnhost(['platform', 'worker-token', 'create', '--data', dir, '--comment', 'edge-1']);
+    const worker = await vpnhostInProcess(['platform', 'worker-token', 'create', '--data', dir, '--comment', 'edge-1']);
     assert.match(worker, /^vpw_[0-9a-f]{64}$/);
-    const adminValue = await vpnhost(['platform', 'admin-token', 'create', '--data', dir, '--comment', 'ops']);
+    const adminValue = await vpnhostInProcess(['platform', 'admin-token', 'create', '--data', dir, '--comment', 'ops']);
     assert.match(adminValue, /^vpa_[0-9a-f]{64}$/);
-    const workers = await vpnhost(['platform', 'worker-token', 'list', '--data', dir]);
-    const admins = await vpnhost(['platform', 'admin-token', 'list', '--data', dir]);
+    const workers = await vpnhostInProcess(['platform', 'worker-token', 'list', '--data', dir]);
+    const admins = await vpnhostInProcess(['platform', 'admin-token', 'list', '--data', dir]);
     assert.match(workers, /\tedge-1$/);
     assert.doesNotMatch(workers, /ops/);
     assert.match(admins, /\tops$/);

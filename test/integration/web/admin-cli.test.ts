@@ -5,13 +5,13 @@ import { AdminUsers } from '../../../module/platform/services/admin-users.ts';
 import { RoleRepository } from '../../../module/platform/services/roles.ts';
 import { SessionStore } from '../../../module/platform/services/sessions.ts';
 import { openQueryStore } from '../../../module/platform/store/query/query-store.ts';
-import { removeDir, tempDir, vpnhost } from '../../fixtures/platform/processes.ts';
+import { removeDir, tempDir, vpnhostInProcess } from '../../fixtures/platform/processes.ts';
 
 const dataDir = tempDir('admin-cli');
 after(() => removeDir(dataDir));
 
 test('admin create prints a generated password that authenticates; list shows the role; a taken address fails', async () => {
-  const out = await vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--data', dataDir]);
+  const out = await vpnhostInProcess(['platform', 'admin', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--data', dataDir]);
   const password = /password: (\S+)/.exec(out)?.[1];
   assert.ok(password && password.length >= 20, out);
   const store = await openQueryStore({ engine: 'sqlite', dataDir });
@@ -22,6 +22,6 @@ test('admin create prints a generated password that authenticates; list shows th
   } finally {
     await store.close();
   }
-  assert.match(await vpnhost(['platform', 'admin', 'list', '--data', dataDir]), /ops@example\.com\tAdministrator/);
-  await assert.rejects(vpnhost(['platform', 'admin', 'create', '--email', 'ops@example.com', '--data', dataDir]), /exists/);
+  assert.match(await vpnhostInProcess(['platform', 'admin', 'list', '--data', dataDir]), /ops@example\.com\tAdministrator/);
+  await assert.rejects(vpnhostInProcess(['platform', 'admin', 'create', '--email', 'ops@example.com', '--data', dataDir]), /exists/);
 });
