@@ -10,7 +10,7 @@ import type { QueryStore } from '../../module/platform/store/query/query-store.t
 import { BillingOutboxQueries } from '../../module/platform/store/query/repositories/billing-outbox.ts';
 import { BillingRunQueries } from '../../module/platform/store/query/repositories/billing-runs.ts';
 import { BillingSettingsQueries } from '../../module/platform/store/query/repositories/billing-settings.ts';
-import { DunningQueries } from '../../module/platform/store/query/repositories/billing-steps.ts';
+import { DunningQueries, stepKey } from '../../module/platform/store/query/repositories/billing-steps.ts';
 import { CustomerCreditQueries } from '../../module/platform/store/query/repositories/customer-credits.ts';
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
 import { InvoiceQueries, type InvoiceRow } from '../../module/platform/store/query/repositories/invoices.ts';
@@ -230,6 +230,17 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual([...done.get(rows[0].uuid)!].sort(), ['overdue', 'reminder_before:3']);
       assert.equal(done.get(rows[1].uuid)!.size, 0);
       assert.deepEqual((await dunning.steps(rows[0].uuid)).map((s) => [s.step, s.outcome]), [['overdue', 'passed over'], ['reminder_before:3', '']]);
+      // A page's steps claimed by one statement: a step taken before is not answered; two concurrent callers share
+      // the steps out, each taken once.
+      const page = rows.flatMap((r) => ['reminder_before:3', 'suspend:3'].map((step) => ({ invoice_uuid: r.uuid, step, outcome: 'page' })));
+      const many = () => store.transaction(async (tx) => new DunningQueries(tx, clock).claimMany(page));
+      const [a, b] = await Promise.all([many(), many()]);
+      assert.equal(a.size + b.size, page.length - 1);
+      assert.equal([...a].filter((key) => b.has(key)).length, 0);
+      assert.equal(a.has(stepKey(rows[0].uuid, 'reminder_before:3')) || b.has(stepKey(rows[0].uuid, 'reminder_before:3')), false, 'claimed before');
+      assert.ok(a.has(stepKey(rows[2].uuid, 'suspend:3')) !== b.has(stepKey(rows[2].uuid, 'suspend:3')));
+      assert.equal((await dunning.claimMany(page)).size, 0);
+      assert.deepEqual((await dunning.steps(rows[2].uuid)).map((s) => [s.step, s.outcome]), [['reminder_before:3', 'page'], ['suspend:3', 'page']]);
     }));
 
     test('outbox: once per key; concurrent claims take each row once; leases, failures and completion', (t) => withStore(t, open, async (store) => {
@@ -255,6 +266,11 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual((await outbox.claim(10, now + 21_000, 15_000)).map((r) => [r.id, r.attempts]), [[rows[0].id, 2]]);
       await outbox.failed(rows[0].id, 'smtp down', now + 60_000, true, at);
       assert.equal(await outbox.pending(), 0);
+      // Many rows at once keep their order; a once-key already stored is skipped, also by a concurrent writer.
+      const batch = ['b', 'a', 'c'].map((k) => ({ kind: 'event' as const, name: 'invoice.paid', payload: { invoice_uuid: k }, once_key: `invoice.paid:${k}`, created_at: at }));
+      const write = () => store.transaction(async (tx) => new BillingOutboxQueries(tx).addMany(batch));
+      assert.deepEqual((await Promise.all([write(), write()])).sort(), [0, 2]);
+      assert.deepEqual((await outbox.claim(10, now + 100_000, 15_000)).map((r) => r.payload.invoice_uuid), ['b', 'c']);
     }));
 
     test('customer credit: balance per currency; one use per invoice; concurrent uses never spend more than the balance', (t) => withStore(t, open, async (store, clock) => {

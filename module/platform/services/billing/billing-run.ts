@@ -8,7 +8,8 @@ import { addDays, daysBetween } from './calendar.ts';
 import { dunningSteps, type DunningStep } from './dunning-plan.ts';
 import type { BillingPeriods } from './periods.ts';
 import { renewalWindow, settingsFor, type RecurringDeps } from './recurring-deps.ts';
-import type { OpenRenewal } from '../../store/query/repositories/billing-steps.ts';
+import { stepKey, type OpenRenewal } from '../../store/query/repositories/billing-steps.ts';
+import type { NewOutboxRow } from '../../store/query/repositories/billing-outbox.ts';
 import type { RenewalCursor } from '../../store/query/repositories/renewal-invoices.ts';
 import type { BillingRepos } from './billing-repos.ts';
 
@@ -193,7 +194,15 @@ export class BillingRun {
       }
       if (work.length === 0) continue;
       await this.inTransaction(async (tx) => {
-        for (const { invoice, steps, settings } of work) for (const step of steps) await this.take(tx, invoice, step, settings, today, summary);
+        // The page's steps are claimed by one statement; only those this run took are carried out, in the page's order,
+        // and their outbox rows written together at the end of the same transaction.
+        const claims = work.flatMap(({ invoice, steps }) => steps.map((step) => ({ invoice_uuid: invoice.invoice_uuid, step: step.step, outcome: outcomeOf(invoice, step) })));
+        const taken = await tx.dunning.claimMany(claims);
+        const rows: NewOutboxRow[] = [];
+        for (const { invoice, steps, settings } of work) {
+          for (const step of steps) if (taken.has(stepKey(invoice.invoice_uuid, step.step))) await this.take(tx, invoice, step, settings, today, summary, rows);
+        }
+        await tx.outbox.write(rows);
       });
       this.dispatch.kick();
       await yieldTurn();
@@ -209,42 +218,51 @@ export class BillingRun {
     else summary.terminated += 1;
   }
 
-  /** Claims one step and writes what it decides (state, outbox); a step another run claimed is skipped. */
-  private async take(tx: BillingRepos, invoice: OpenRenewal, step: DunningStep, settings: BillingSettings, today: string, summary: RunSummary): Promise<void> {
+  /** Carries out a step this run claimed: writes the state it decides and adds its outbox rows to `rows`. */
+  private async take(tx: BillingRepos, invoice: OpenRenewal, step: DunningStep, settings: BillingSettings, today: string, summary: RunSummary, rows: NewOutboxRow[]): Promise<void> {
     const { periods, outbox, invoices } = tx;
     const service = invoice.service_uuid;
-    const adminSuspended = step.action === 'suspend' && invoice.provision_status === 'suspended' && invoice.billing_state !== 'suspended';
-    if (!await tx.dunning.claim(invoice.invoice_uuid, step.step, adminSuspended ? 'already suspended by an admin' : step.notify ? '' : 'passed over')) return;
     this.count(summary, step);
     const key = invoice.invoice_uuid;
     switch (step.action) {
       case 'reminder_before':
       case 'reminder_after':
         if (step.notify) {
-          await outbox.event('invoice.reminder', { invoice_uuid: key, days: step.days, when: step.action === 'reminder_before' ? 'before' : 'after', billing_state: invoice.billing_state }, `${key}:${step.step}`);
+          rows.push(outbox.eventRow('invoice.reminder', { invoice_uuid: key, days: step.days, when: step.action === 'reminder_before' ? 'before' : 'after', billing_state: invoice.billing_state }, `${key}:${step.step}`));
         }
         return;
       case 'auto_charge':
-        await outbox.action({ name: 'charge', payload: { invoice_uuid: key } }, key);
+        rows.push(outbox.actionRow({ name: 'charge', payload: { invoice_uuid: key } }, key));
         return;
       case 'overdue': {
         const state = (await periods.setState(service, 'overdue', ['active'])) ? 'overdue' : invoice.billing_state;
         const suspendOn = settings.suspend_after_days === null ? null : addDays(invoice.due_date, Math.max(1, settings.suspend_after_days));
-        if (step.notify) await outbox.event('service.overdue', { invoice_uuid: key, days: daysBetween(invoice.due_date, today), suspend_on: suspendOn, billing_state: state }, key);
+        if (step.notify) rows.push(outbox.eventRow('service.overdue', { invoice_uuid: key, days: daysBetween(invoice.due_date, today), suspend_on: suspendOn, billing_state: state }, key));
         return;
       }
       case 'suspend':
         // A service an admin suspended by hand stays the admin's: billing does not take it over (nor lift it on payment).
-        if (adminSuspended || !(await periods.setState(service, 'suspended', ['active', 'overdue']))) return;
-        await outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'suspend' } }, key);
-        await outbox.event('service.suspended_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'suspended' }, key);
+        if (isAdminSuspended(invoice, step) || !(await periods.setState(service, 'suspended', ['active', 'overdue']))) return;
+        rows.push(outbox.actionRow({ name: 'service_action', payload: { service_uuid: service, action: 'suspend' } }, key));
+        rows.push(outbox.eventRow('service.suspended_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'suspended' }, key));
         return;
       case 'terminate':
         if (!(await periods.setState(service, 'terminated', ['active', 'overdue', 'suspended']))) return;
         await invoices.voidOpen(service, ['order', 'renewal', 'change']);
-        await outbox.action({ name: 'service_action', payload: { service_uuid: service, action: 'termination' } }, key);
-        await outbox.event('service.terminated_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'terminated' }, key);
+        rows.push(outbox.actionRow({ name: 'service_action', payload: { service_uuid: service, action: 'termination' } }, key));
+        rows.push(outbox.eventRow('service.terminated_nonpayment', { invoice_uuid: key, days: step.days, billing_state: 'terminated' }, key));
         return;
     }
   }
+}
+
+/** A suspension step on a service an admin suspended by hand (billing leaves it alone). */
+function isAdminSuspended(invoice: OpenRenewal, step: DunningStep): boolean {
+  return step.action === 'suspend' && invoice.provision_status === 'suspended' && invoice.billing_state !== 'suspended';
+}
+
+/** The outcome a step is recorded with when claimed. */
+function outcomeOf(invoice: OpenRenewal, step: DunningStep): string {
+  if (isAdminSuspended(invoice, step)) return 'already suspended by an admin';
+  return step.notify ? '' : 'passed over';
 }

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { HookEventName, HookEvents, Hooks } from '../../../../hooks.ts';
 import type { Clock } from '../../../../shared/clock.ts';
-import type { BillingOutboxQueries, OutboxRow } from '../../store/query/repositories/billing-outbox.ts';
+import type { BillingOutboxQueries, NewOutboxRow, OutboxRow } from '../../store/query/repositories/billing-outbox.ts';
 
 /** The actions the outbox carries: a lifecycle action of a service, an off-session charge of an invoice. */
 export type OutboxAction =
@@ -18,15 +18,29 @@ export class BillingOutbox {
 
   /** An event to emit once per `key`; `at` (the event time, part of its identity) is set now unless given. */
   event<E extends HookEventName>(name: E, payload: Partial<HookEvents[E]>, key: string): Promise<boolean> {
-    const at = this.clock.now().toISOString();
-    return this.repo.add('event', name, { at, ...payload }, `${name}:${key}`, at);
+    return this.write([this.eventRow(name, payload, key)]).then((added) => added === 1);
   }
 
   /** An action to run once per `key` (and per service action: a suspend and a later terminate of one invoice are two). */
   action(action: OutboxAction, key: string): Promise<boolean> {
+    return this.write([this.actionRow(action, key)]).then((added) => added === 1);
+  }
+
+  /** The row `event` writes, for writing many at once with `write`. */
+  eventRow<E extends HookEventName>(name: E, payload: Partial<HookEvents[E]>, key: string): NewOutboxRow {
     const at = this.clock.now().toISOString();
+    return { kind: 'event', name, payload: { at, ...payload }, once_key: `${name}:${key}`, created_at: at };
+  }
+
+  /** The row `action` writes, for writing many at once with `write`. */
+  actionRow(action: OutboxAction, key: string): NewOutboxRow {
     const kind = action.name === 'service_action' ? `${action.name}:${action.payload.action}` : action.name;
-    return this.repo.add('action', action.name, action.payload, `action:${kind}:${key}`, at);
+    return { kind: 'action', name: action.name, payload: action.payload, once_key: `action:${kind}:${key}`, created_at: this.clock.now().toISOString() };
+  }
+
+  /** Writes rows in their order (one statement per 500), each once per its key; answers how many were new. */
+  write(rows: readonly NewOutboxRow[]): Promise<number> {
+    return this.repo.addMany(rows);
   }
 }
 

@@ -17,6 +17,9 @@ export interface OutboxRow {
   created_at: string;
 }
 
+/** A row to add: what it carries, its once-key and when it was decided. */
+export type NewOutboxRow = Pick<OutboxRow, 'kind' | 'name' | 'payload' | 'once_key' | 'created_at'>;
+
 const PART = 500;
 
 /** Repository of `billing_outbox`. */
@@ -25,9 +28,22 @@ export class BillingOutboxQueries {
 
   /** Adds a row unless its once-key exists; true when added. Call inside the deciding transaction. */
   async add(kind: OutboxKind, name: string, payload: Record<string, unknown>, onceKey: string, at: string): Promise<boolean> {
-    const result = await this.store.db.insertInto('billing_outbox').values({ kind, name, payload: JSON.stringify(payload), once_key: onceKey, created_at: at })
-      .onConflict((oc) => oc.column('once_key').doNothing()).executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return (await this.addMany([{ kind, name, payload, once_key: onceKey, created_at: at }])) === 1;
+  }
+
+  /**
+   * Adds rows in the order given (one multi-row INSERT per 500), each unless its once-key exists; answers how many were
+   * added. Call inside the deciding transaction.
+   */
+  async addMany(rows: readonly NewOutboxRow[]): Promise<number> {
+    let added = 0;
+    for (let i = 0; i < rows.length; i += PART) {
+      const result = await this.store.db.insertInto('billing_outbox')
+        .values(rows.slice(i, i + PART).map((r) => ({ kind: r.kind, name: r.name, payload: JSON.stringify(r.payload), once_key: r.once_key, created_at: r.created_at })))
+        .onConflict((oc) => oc.column('once_key').doNothing()).executeTakeFirst();
+      added += Number(result.numInsertedOrUpdatedRows ?? 0);
+    }
+    return added;
   }
 
   /** Claims up to `limit` open rows for `leaseMs` (a row whose lease ran out is claimable again), oldest first. */

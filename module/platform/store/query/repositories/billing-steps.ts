@@ -24,6 +24,11 @@ export interface OpenRenewal {
 
 const PART = 500;
 
+/** The key of one invoice's step in `claimMany`'s answer. */
+export function stepKey(invoiceUuid: string, step: string): string {
+  return `${invoiceUuid} ${step}`;
+}
+
 /** Repository of `billing_steps` and the dunning pass's reads. */
 export class DunningQueries {
   constructor(private readonly store: QueryStore, private readonly clock: Clock = systemClock) {}
@@ -60,9 +65,24 @@ export class DunningQueries {
 
   /** Claims a step: true for the one caller that took it, false when it was taken before. */
   async claim(invoiceUuid: string, step: string, outcome = ''): Promise<boolean> {
-    const result = await this.store.db.insertInto('billing_steps').values({ invoice_uuid: invoiceUuid, step, outcome, created_at: this.clock.now().toISOString() })
-      .onConflict((oc) => oc.columns(['invoice_uuid', 'step']).doNothing()).executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return (await this.claimMany([{ invoice_uuid: invoiceUuid, step, outcome }])).size === 1;
+  }
+
+  /**
+   * Claims many steps at once (one INSERT … ON CONFLICT DO NOTHING RETURNING per 500): answers the keys
+   * (`stepKey(invoice, step)`) this caller took; a step claimed before, or by a concurrent caller, is not among them.
+   */
+  async claimMany(steps: ReadonlyArray<{ invoice_uuid: string; step: string; outcome?: string }>): Promise<Set<string>> {
+    const created_at = this.clock.now().toISOString();
+    const taken = new Set<string>();
+    for (let i = 0; i < steps.length; i += PART) {
+      const rows = await this.store.db.insertInto('billing_steps')
+        .values(steps.slice(i, i + PART).map((s) => ({ invoice_uuid: s.invoice_uuid, step: s.step, outcome: s.outcome ?? '', created_at })))
+        .onConflict((oc) => oc.columns(['invoice_uuid', 'step']).doNothing())
+        .returning(['invoice_uuid', 'step']).execute();
+      for (const row of rows) taken.add(stepKey(row.invoice_uuid, row.step));
+    }
+    return taken;
   }
 
   /** The steps of one invoice with their outcome (API, tests). */
