@@ -14,7 +14,18 @@ const MODULE_PART = /^[A-Za-z0-9_-]+$/;
 
 const hbs = createViewEngine();
 
-const compiled = new Map<string, { mtimeMs: number; size: number; render: Handlebars.TemplateDelegate }>();
+const compiled = new Map<string, { mtimeMs: number; size: number; checkedAt: number; render: Handlebars.TemplateDelegate }>();
+
+/**
+ * How long a compiled template is used before its file is checked again (a `stat` per render was a page's cost; an
+ * edited template shows within this long).
+ */
+let recheckMs = 1000;
+
+/** Sets how long a compiled template is used before its file is checked for changes (0: on every render; tests). */
+export function setViewRecheckInterval(ms: number): void {
+  recheckMs = ms;
+}
 
 /**
  * File of a template: `client_area.general` → `<viewsDir>/modules/<type>/<name>/client_area/general.hbs`
@@ -43,18 +54,24 @@ function resolveTemplateFile(viewsDir: string, type: string, name: string, templ
   return file;
 }
 
-/** Compiled template of `file`, recompiled when the file changes. */
+/** Compiled template of `file`, recompiled when the file changes (checked at most every `recheckMs`). */
 function load(file: string): Handlebars.TemplateDelegate {
+  const now = performance.now();
+  const cached = compiled.get(file);
+  if (cached && now - cached.checkedAt < recheckMs) return cached.render;
   let stat;
   try {
     stat = statSync(file);
   } catch {
+    compiled.delete(file);
     throw new Error(`view not found: ${file}`);
   }
-  const cached = compiled.get(file);
-  if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.render;
+  if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
+    cached.checkedAt = now;
+    return cached.render;
+  }
   const render = hbs.compile(readFileSync(file, 'utf8'), COMPILE_OPTIONS);
-  compiled.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, render });
+  compiled.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, checkedAt: now, render });
   return render;
 }
 

@@ -4,8 +4,8 @@
 // (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
 //     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
 //
-// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--client-only] [--connections 50] [--cpu-prof FILE]`
-// (--cpu-prof: a V8 CPU profile of the platform phase only, bench client included). In process: the platform on a temp
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--rounds 2] [--client-only] [--connections 50] [--cpu-prof FILE]`
+// (--cpu-prof: a V8 CPU profile of the platform's rounds only, bench client included; FILE, FILE.1, …). In process: the platform on a temp
 // SQLite file with the web tests' TabProduct module.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -18,9 +18,11 @@ import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
 import { median } from './bench-math.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' } }, strict: true });
 const ROWS = Number(args.rows);
 const SECONDS = Number(args.seconds);
+/** Alternating platform / bare rounds of the client page. */
+const ROUNDS = Number(args.rounds);
 const CUSTOMERS = 50;
 /** autocannon's connections for both pages (50: one per customer; fewer shows the cost of requests in flight). */
 const CONNECTIONS = Number(args.connections);
@@ -62,6 +64,60 @@ async function adminLists(admin: Browser, last: number): Promise<void> {
   const customerFilter = await timePage(admin, '/admin/invoices?customer=bulk%40example.com');
   console.log(`  invoices by day range ${dayFilter.toFixed(2)} ms, by customer ${customerFilter.toFixed(2)} ms`);
 
+}
+
+/** The floor: a bare Fastify app (default settings) answering the same path with a fixed HTML page of `bytes` bytes. */
+async function bareServer(bytes: number) {
+  const bare = Fastify();
+  const shell = ['<!doctype html><html><head><title>bare</title></head><body>', '</body></html>'];
+  const html = shell.join('x'.repeat(Math.max(0, bytes - shell.join('').length)));
+  bare.get('/client/services/:uuid', async (_req, reply) => reply.type('text/html; charset=utf-8').send(html));
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  return bare;
+}
+
+type Requests = Array<{ method: 'GET'; path: string; headers: Record<string, string> }>;
+
+/** One autocannon run of `SECONDS` on `url` with `requests` cycled on every connection: req/s, latency, CPU µs per request. */
+async function loadRun(url: string, requests: Requests, seconds: number) {
+  const cpu = process.cpuUsage();
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests });
+  return { result, cpuUs: cpuMicros(cpu) / Math.max(1, result.requests.total) };
+}
+
+/**
+ * The client service page against the bare page: both warmed up (1 s each), then `ROUNDS` rounds alternating
+ * platform and bare (a load change on the shared host weighs on both); `--cpu-prof` profiles the platform's rounds.
+ */
+async function loadClientPages(platformUrl: string, bareUrl: string, requests: Requests, bytes: number): Promise<void> {
+  await loadRun(platformUrl, requests, 1);
+  await loadRun(bareUrl, requests, 1);
+  const profiler = args['cpu-prof'] ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+  }
+  const rows: Array<{ area: Awaited<ReturnType<typeof loadRun>>; floor: Awaited<ReturnType<typeof loadRun>> }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (profiler) await profiler.post('Profiler.start');
+    const area = await loadRun(platformUrl, requests, SECONDS);
+    if (profiler) writeFileSync(round === 0 ? args['cpu-prof']! : `${args['cpu-prof']}.${round}`, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+    const floor = await loadRun(bareUrl, requests, SECONDS);
+    rows.push({ area, floor });
+  }
+  profiler?.disconnect();
+  console.log(`\nclient-area service page (${bytes} bytes), ${CUSTOMERS} customers over ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s alternating (autocannon):`);
+  for (const [i, { area, floor }] of rows.entries()) {
+    const a = area.result;
+    const f = floor.result;
+    console.log(`  round ${i + 1}: platform ${a.requests.average.toFixed(0)} req/s (p50 ${a.latency.p50} ms, p99 ${a.latency.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}, ${area.cpuUs.toFixed(0)} µs CPU/req)`
+      + `  bare ${f.requests.average.toFixed(0)} req/s (p50 ${f.latency.p50} ms, ${floor.cpuUs.toFixed(0)} µs CPU/req)  1/${(f.requests.average / a.requests.average).toFixed(2)}`);
+  }
+  const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
+  const ratio = sum((r) => r.floor.result.requests.total) / sum((r) => r.area.result.requests.total);
+  const cpuRatio = sum((r) => r.area.cpuUs) / sum((r) => r.floor.cpuUs);
+  console.log(`  CPU time per request (this process, autocannon included), all rounds: 1/${cpuRatio.toFixed(2)} of the bare page's`);
+  console.log(`  ratio     1/${ratio.toFixed(2)} of the bare page's throughput, all rounds (target ≥ 1/3)`);
 }
 
 async function main(): Promise<void> {
@@ -121,38 +177,12 @@ async function main(): Promise<void> {
     // cycles through them on every connection. (Built per request through `setupRequest`, as before, the client's own
     // work was charged to the platform's run only: the bare page got one prebuilt request.)
     const requests = urls.map((path, i) => ({ method: 'GET' as const, path, headers: { accept: 'text/html', cookie: cookies[i] } }));
-    const profiler = args['cpu-prof'] ? new Session() : null;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
+    const bare = await bareServer(body.length);
+    try {
+      await loadClientPages(`http://127.0.0.1:${port}`, `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, requests, body.length);
+    } finally {
+      await bare.close();
     }
-    const areaCpu = process.cpuUsage();
-    const area = await autocannon({
-      url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: SECONDS,
-      requests,
-    });
-    const areaUs = cpuMicros(areaCpu) / area.requests.total;
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(args['cpu-prof']!, JSON.stringify(profile));
-      profiler.disconnect();
-    }
-
-    const bare = Fastify();
-    const html = `<!doctype html><html><head><title>bare</title></head><body>${'x'.repeat(body.length)}</body></html>`;
-    bare.get('/client/services/:uuid', async (_req, reply) => reply.type('text/html').send(html));
-    await bare.listen({ host: '127.0.0.1', port: 0 });
-    const floorCpu = process.cpuUsage();
-    const floor = await autocannon({ url: `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, connections: CONNECTIONS, duration: SECONDS, requests });
-    const floorUs = cpuMicros(floorCpu) / floor.requests.total;
-    await bare.close();
-
-    console.log(`\nclient-area service page (${body.length} bytes), ${CUSTOMERS} customers over ${CONNECTIONS} connections, ${SECONDS} s (autocannon):`);
-    console.log(`  platform  ${area.requests.average.toFixed(0)} req/s  p50 ${area.latency.p50} ms  p99 ${area.latency.p99} ms  errors ${area.errors}  non-2xx ${area.non2xx}`);
-    console.log(`  bare page ${floor.requests.average.toFixed(0)} req/s  p50 ${floor.latency.p50} ms  p99 ${floor.latency.p99} ms`);
-    console.log(`  CPU time per request (this process, autocannon included): platform ${areaUs.toFixed(0)} µs, bare ${floorUs.toFixed(0)} µs, 1/${(areaUs / floorUs).toFixed(2)}`);
-    console.log(`  ratio     1/${(floor.requests.average / area.requests.average).toFixed(2)} of the bare page's throughput (target ≥ 1/3)`);
   } finally {
     await stack.close();
   }

@@ -65,9 +65,10 @@ export interface SessionPolicy {
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchMs: 60_000 };
 
 /** Longest cookie value looked up (a real one is 43 characters). */
-const MAX_ID_LENGTH = 128;
+export const MAX_ID_LENGTH = 128;
 
-function digestOf(id: string): string {
+/** What `web_sessions` keys a session by: the SHA-256 digest of its cookie value. */
+export function digestOf(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 

@@ -4,6 +4,7 @@ import type { PlatformRegistry } from '../features/registry.ts';
 import type { AdminPrincipal, AdminUsers } from '../services/admin-users.ts';
 import type { RoleRepository } from '../services/roles.ts';
 import type { CustomerAccounts, CustomerSession } from './client/customer-accounts.ts';
+import type { ClientPageQueries } from '../store/query/repositories/client-page.ts';
 import type { SessionStore } from '../services/sessions.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { PageViews } from './page-views.ts';
@@ -21,6 +22,8 @@ export interface WebDeps extends WebServices {
   admins: AdminUsers;
   roles: RoleRepository;
   customers: CustomerAccounts;
+  /** The client area's joined reads (session with customer, the service page), compiled once. */
+  clientReads: ClientPageQueries;
   /** Admin and customer sessions (server-side records). */
   sessions: SessionStore;
   /** Signs the notice cookie and password reset links. */

@@ -25,6 +25,7 @@ import { CustomerAccounts } from './client/customer-accounts.ts';
 import { PageViews } from './page-views.ts';
 import { addSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../services/sessions.ts';
+import { ClientPageQueries } from '../store/query/repositories/client-page.ts';
 import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
 import { CSRF_COOKIE, sendPage, wantsHtml } from './render.ts';
@@ -61,6 +62,7 @@ export async function createWebDeps(platform: WebSources, opts: WebHostOptions =
     ...services, signer, sessions, roles,
     admins: new AdminUsers(store, roles, sessions, clock),
     customers: new CustomerAccounts(store, signer, sessions, clock),
+    clientReads: new ClientPageQueries(store, platform.box),
     secureCookies: opts.secureCookies ?? false,
     views: new PageViews(join(opts.viewsDir ?? DEFAULT_VIEWS_DIR, 'platform')),
     loginThrottle: new LoginThrottle(store, clock, { ...DEFAULT_LOGIN_THROTTLE, ...opts.loginThrottle }),

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { clearViewCache, renderModuleView, templateFile, viewCacheSize, view_admin_module } from '../../../module/contract/view.ts';
+import { clearViewCache, renderModuleView, setViewRecheckInterval, templateFile, viewCacheSize, view_admin_module } from '../../../module/contract/view.ts';
 import { makePlatform } from './helpers/context.ts';
 import { SampleProduct } from './helpers/sample-product.ts';
 
@@ -31,7 +31,9 @@ test('{{value}} is HTML-escaped, {{{value}}} is raw', () => {
   assert.equal(html, '<p>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</p><div><b>ok</b></div>');
 });
 
-test('compiled templates are cached and recompiled when the file changes', () => {
+test('compiled templates are cached and recompiled when the file changes', (t) => {
+  setViewRecheckInterval(0);
+  t.after(() => setViewRecheckInterval(1000));
   clearViewCache();
   const file = join(root, 'modules', 'Plugin', 'Fleet', 'cached.hbs');
   writeFileSync(file, 'one {{n}}');
@@ -42,6 +44,20 @@ test('compiled templates are cached and recompiled when the file changes', () =>
   utimesSync(file, new Date(), new Date(Date.now() + 5000));
   assert.equal(renderModuleView(root, 'Plugin', 'Fleet', 'cached', { n: 3 }), 'two 3 changed');
   assert.equal(viewCacheSize(), 1);
+});
+
+test('a compiled template is not checked against its file again within the recheck interval', (t) => {
+  t.after(() => setViewRecheckInterval(1000));
+  setViewRecheckInterval(60_000);
+  clearViewCache();
+  const file = join(root, 'modules', 'Plugin', 'Fleet', 'rechecked.hbs');
+  writeFileSync(file, 'one {{n}}');
+  assert.equal(renderModuleView(root, 'Plugin', 'Fleet', 'rechecked', { n: 1 }), 'one 1');
+  writeFileSync(file, 'two {{n}} changed');
+  utimesSync(file, new Date(), new Date(Date.now() + 5000));
+  assert.equal(renderModuleView(root, 'Plugin', 'Fleet', 'rechecked', { n: 2 }), 'one 2', 'no stat within the interval');
+  setViewRecheckInterval(0);
+  assert.equal(renderModuleView(root, 'Plugin', 'Fleet', 'rechecked', { n: 3 }), 'two 3 changed');
 });
 
 test('a missing view fails with its path', () => {

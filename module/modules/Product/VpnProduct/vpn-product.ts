@@ -353,7 +353,7 @@ export class VpnProduct extends Product {
   private async tabSource(): Promise<TabSource> {
     const uuid = this.requireService();
     const record = await this.ctx.services.get(uuid);
-    const provision = record && record.provision_status !== 'terminated' ? await this.provision() : null;
+    const provision = record && record.provision_status !== 'terminated' ? await this.provision(record.provision_data) : null;
     return {
       serviceUuid: uuid, status: record?.provision_status ?? 'pending', product: this.product_data, service: this.service_data, provision,
       createdAt: record?.created_at ?? null,
@@ -375,9 +375,9 @@ export class VpnProduct extends Product {
     return jobSuccess();
   }
 
-  private async provision(): Promise<VpnProvisionData | null> {
+  private async provision(data?: Record<string, unknown>): Promise<VpnProvisionData | null> {
     this.requireService();
-    const parsed = provisionSchema.safeParse(await this.getProvisionData());
+    const parsed = provisionSchema.safeParse(data ?? await this.getProvisionData());
     return parsed.success ? parsed.data : null;
   }
 

@@ -6,10 +6,13 @@ import { z } from 'zod';
 import { callClientAreaController, CLIENT_AREA_METHOD, clientAreaVariables } from '../../../contract/client-area.ts';
 import type { ModuleRequest } from '../../../contract/http.ts';
 import type { Product } from '../../../contract/product.ts';
+import { bindProduct } from '../../bind-product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
+import { formatMinor } from '../../services/billing/money.ts';
 import type { ServiceBillingView } from '../../services/billing/periods.ts';
 import type { ServiceView } from '../../services/service-admin.ts';
+import type { ServicePageRead } from '../../store/query/repositories/client-page.ts';
 import { requestLocale } from '../locale-time.ts';
 import { clientPage, csrfToken, wantsHtml } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -30,8 +33,11 @@ export async function ownedService(deps: WebDeps, request: FastifyRequest, uuid:
   return deps.serviceAdmin.productForService(uuid);
 }
 
+/** What the client area shows of a service (a ServiceView, or the service page's own read). */
+type Summarised = Pick<ServiceView, 'uuid' | 'provision_status' | 'service_data' | 'module' | 'created_at'> & { product: ServicePageRead['product'] };
+
 /** One service of the customer as the client area shows it (product name, status, where it runs). */
-function summary(s: ServiceView) {
+function summary(s: Summarised) {
   return {
     uuid: s.uuid, status: s.provision_status, username: String(s.service_data.username ?? ''), module: s.module, created_at: s.created_at,
     product: s.product ? productName(s.product) : s.module,
@@ -39,10 +45,25 @@ function summary(s: ServiceView) {
   };
 }
 
-/** The service (view and bound Product) when the request's customer owns it; 404 otherwise, as ownedService. */
-async function ownedServiceView(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<{ view: ServiceView; module: Product }> {
-  if (!request.customer) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
-  return deps.serviceAdmin.describeBound(uuid, request.customer.uuid);
+/**
+ * The service page's read (service, product, billing period, open invoices: one joined query) and the Product bound to
+ * the service, when the request's customer owns it; 404 otherwise, as ownedService.
+ */
+async function ownedServicePage(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<{ read: ServicePageRead; module: Product }> {
+  const read = request.customer ? await deps.clientReads.servicePage(uuid) : null;
+  if (!read || read.service.customer_uuid !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+  return { read, module: bindProduct(deps.modules, uuid, read.service, read.product) };
+}
+
+/** The service's billing as BillingPeriods.view shows it (amounts formatted), from the page's read. */
+function billingView(read: ServicePageRead): ServiceBillingView | null {
+  const { billing } = read;
+  if (!billing) return null;
+  return {
+    ...billing,
+    recurring: formatMinor(billing.recurring_minor, billing.currency),
+    open_invoices: read.open_invoices.map((i) => ({ uuid: i.uuid, number: i.number, kind: i.kind, due_date: i.due_date, amount: formatMinor(i.amount_minor, i.currency), status: i.status })),
+  };
 }
 
 /** The customer's services with product and status. */
@@ -93,12 +114,13 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
 
     area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
-      const { view, module } = await ownedServiceView(deps, request, request.params.uuid);
+      const { read, module } = await ownedServicePage(deps, request, request.params.uuid);
       const menu = module.getClientAreaMenuConfig();
       const keys = Object.keys(menu);
       const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
-      const service = summary(view);
-      const billing = view.billing as ServiceBillingView | null;
+      const { service: stored, product } = read;
+      const service = summary({ ...stored, module: stored.module_name, product });
+      const billing = billingView(read);
       const waiting = awaitedInvoice(billing);
       return clientPage(deps, request, reply, 'service', {
         title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,

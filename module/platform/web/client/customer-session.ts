@@ -1,6 +1,7 @@
 // Customer authentication of the client area: the session cookie (path /client) of a live session sets `request.customer`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, SESSION_REQUIRED } from '../../errors.ts';
+import { digestOf, MAX_ID_LENGTH } from '../../services/sessions.ts';
 import { wantsHtml } from '../render.ts';
 import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
 
@@ -8,9 +9,23 @@ export function setCustomerCookie(deps: WebDeps, reply: FastifyReply, value: str
   void reply.setCookie(CUSTOMER_COOKIE, value, { path: '/client', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
-/** Resolves the request's customer from the cookie of a live session. */
+/**
+ * Resolves the request's customer from the cookie of a live session. The session and its customer are one read; a
+ * session that is live and was used within the touch interval needs nothing more. Any other (ended by age or idleness,
+ * or due its last-use write) goes through the session store's own read, which deletes or touches it.
+ */
 export async function identifyCustomer(deps: WebDeps, request: FastifyRequest): Promise<void> {
-  const subject = await deps.sessions.read(request.cookies[CUSTOMER_COOKIE], 'customer');
+  const id = request.cookies[CUSTOMER_COOKIE];
+  if (!id || id.length > MAX_ID_LENGTH) return;
+  const row = await deps.clientReads.sessionWithCustomer(digestOf(id));
+  if (!row || row.kind !== 'customer') return;
+  const now = deps.clock.now().getTime();
+  const { idleMs, touchMs } = deps.sessions.policy;
+  if (now < row.expires_at && now - row.seen_at < Math.min(idleMs, touchMs)) {
+    request.customer = row.customer;
+    return;
+  }
+  const subject = await deps.sessions.read(id, 'customer');
   if (subject) request.customer = await deps.customers.session(subject);
 }
 

@@ -67,7 +67,8 @@ function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
 }
 
-const OPEN = ['unpaid', 'failed'] as const;
+/** Statuses of an invoice still to be paid. */
+export const OPEN = ['unpaid', 'failed'] as const;
 
 /** Repository of `orders` and `invoices`. Invoice numbers are `<prefix><year>-<id, 6 digits>`, unique. */
 export class InvoiceQueries {

@@ -12,6 +12,7 @@ import { lockedRows } from '../../../../store-kernel/row-locks.ts';
 import type { ServiceRepository } from '../../../../contract/platform-context.ts';
 import type { StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
+import { CompiledRead } from './compiled-read.ts';
 
 /** A stored service; service and provision data come with their secrets opened (for modules only). */
 export interface StoredService {
@@ -40,7 +41,12 @@ export type ServicePageQuery = ServiceFilter & PageQuery & { q?: string };
 
 /** Repository of `services`. The provision status is written here only by the lifecycle (`writeProvisionStatus`). */
 export class ServiceQueries {
-  constructor(private readonly store: QueryStore, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {}
+  /** `get`'s read, compiled once (modules read their service on every client-area tab). */
+  private readonly byUuid: CompiledRead<ServiceRow>;
+
+  constructor(private readonly store: QueryStore, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {
+    this.byUuid = new CompiledRead(store.db, (uuid) => store.db.selectFrom('services').selectAll().where('uuid', '=', uuid) as never);
+  }
 
   async create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): Promise<StoredService> {
     const uuid = randomUUID();
@@ -53,8 +59,8 @@ export class ServiceQueries {
   }
 
   async get(uuid: string): Promise<StoredService | null> {
-    const row = await this.store.db.selectFrom('services').selectAll().where('uuid', '=', uuid).executeTakeFirst();
-    return row ? serviceRecord(this.box, row as unknown as ServiceRow) : null;
+    const [row] = await this.byUuid.rows(uuid);
+    return row ? serviceRecord(this.box, row) : null;
   }
 
   /** Services by creation (ties by uuid), optionally of one status and one product. */
@@ -159,7 +165,7 @@ function sealServiceData(box: SecretBox, data: Record<string, unknown>): string 
 }
 
 /** Service or provision data from its stored text, secrets opened. */
-function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
+export function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
   return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? box.open(value) : value)) as Record<string, unknown>;
 }
 

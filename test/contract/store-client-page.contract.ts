@@ -1,0 +1,79 @@
+// Contract suite of the client area's joined reads (ClientPageQueries) and of the compiled reads under them, on SQLite
+// and PostgreSQL: the session of a cookie digest with its customer, and a service page's service, product, billing
+// period and open invoices, each equal to what the repositories read one table at a time.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { ClientPageQueries } from '../../module/platform/store/query/repositories/client-page.ts';
+import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
+import { InvoiceQueries } from '../../module/platform/store/query/repositories/invoices.ts';
+import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+import { ServiceBillingQueries } from '../../module/platform/store/query/repositories/service-billing.ts';
+import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
+import { withSealedStore, type OpenStore } from './store.contract.ts';
+
+export function runStoreContract(engine: string, open: OpenStore): void {
+  describe(`store contract (client page reads): ${engine}`, () => {
+    test('sessionWithCustomer: the row of a digest with its customer; none for an admin session, a gone account or an unknown digest', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const customer = await new CustomerQueries(store, clock).create({ email: 'ann@example.test', name: 'Ann' });
+      const now = clock.now().getTime();
+      const session = (digest: string, kind: 'admin' | 'customer', subject: string) =>
+        store.db.insertInto('web_sessions').values({ digest, kind, subject, created_at: now, seen_at: now + 1, expires_at: now + 2 }).execute();
+      await session('d-ann', 'customer', customer.uuid);
+      await session('d-admin', 'admin', customer.uuid);
+      await session('d-gone', 'customer', randomUUID());
+      const reads = new ClientPageQueries(store, box);
+
+      assert.deepEqual(await reads.sessionWithCustomer('d-ann'), {
+        kind: 'customer', subject: customer.uuid, seen_at: now + 1, expires_at: now + 2, customer: { uuid: customer.uuid, email: 'ann@example.test', name: 'Ann' },
+      });
+      assert.deepEqual(await reads.sessionWithCustomer('d-admin'), { kind: 'admin', subject: customer.uuid, seen_at: now + 1, expires_at: now + 2, customer: null });
+      assert.equal((await reads.sessionWithCustomer('d-gone'))?.customer, null);
+      assert.equal(await reads.sessionWithCustomer('d-none'), null);
+      assert.equal(await reads.sessionWithCustomer("d-ann' or '1'='1"), null, 'the key is bound, never part of the SQL');
+    }));
+
+    test('servicePage: service (secrets opened), product, billing period and open invoices oldest due first; null for an unknown service', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams', plan_type: 'basic' }, randomUUID(), { name: 'Basic' });
+      const customer = await new CustomerQueries(store, clock).create({ email: 'bob@example.test' });
+      const services = new ServiceQueries(store, box, clock);
+      const service = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'bob', password: 'S3cret-pass' } });
+      await new CustomerQueries(store, clock).assignService(service.uuid, customer.uuid);
+      const reads = new ClientPageQueries(store, box);
+
+      const bare = await reads.servicePage(service.uuid);
+      assert.deepEqual(bare?.service, { ...withoutProvisionData(await services.get(service.uuid)), customer_uuid: customer.uuid });
+      assert.deepEqual(bare?.service.service_data, { username: 'bob', password: 'S3cret-pass' });
+      assert.deepEqual(bare?.product, { uuid: product.uuid, module: 'VpnProduct', name: 'Basic', product_data: product.product_data });
+      assert.equal(bare?.billing, null);
+      assert.deepEqual(bare?.open_invoices, []);
+
+      const periods = new ServiceBillingQueries(store, clock);
+      await periods.create({ service_uuid: service.uuid, billing_cycle: 'monthly', recurring_minor: 500, currency: 'EUR' });
+      const invoices = new InvoiceQueries(store, clock);
+      const invoice = (due: string, amount: number) => invoices.createInvoice({
+        order_uuid: null, customer_uuid: customer.uuid, service_uuid: service.uuid, description: 'Basic (monthly)', amount_minor: amount, currency: 'EUR', due_date: due,
+      });
+      const later = await invoice('2026-12-20', 700);
+      const sooner = await invoice('2026-12-04', 500);
+      const paid = await invoice('2026-12-01', 300);
+      assert.equal(await invoices.setStatus(paid.uuid, 'paid', ['unpaid']), true);
+
+      const read = await reads.servicePage(service.uuid);
+      assert.deepEqual(read?.billing, await periods.get(service.uuid));
+      const open = await invoices.openOfService(service.uuid);
+      assert.deepEqual(open.map((i) => i.uuid), [sooner.uuid, later.uuid]);
+      assert.deepEqual(read?.open_invoices, open.map((i) => ({ uuid: i.uuid, number: i.number, kind: i.kind, due_date: i.due_date, amount_minor: i.amount_minor, currency: i.currency, status: i.status })));
+      assert.deepEqual(read?.service, bare?.service, 'one service however many invoices join');
+
+      assert.equal(await reads.servicePage(randomUUID()), null);
+    }));
+  });
+}
+
+/** A stored service as the page reads it (provision data is not read). */
+function withoutProvisionData<T extends { provision_data: unknown }>(service: T | null): Omit<T, 'provision_data'> {
+  assert.ok(service);
+  const { provision_data: _unread, ...rest } = service;
+  return rest;
+}
