@@ -186,13 +186,31 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
   /**
    * Starts an attempt of a record scheduled elsewhere (BullMQ). A record still `processing` means its previous
    * attempt's worker died: that attempt counts as failed, and the task fails when no tries are left.
-   * Returns null when the record is gone, already final, or was just failed for want of tries; `blocked` while an
-   * earlier task of its service is unfinished. The record's row is locked for the decision (PostgreSQL).
+   * Returns null when the record is gone, already final, of another generation than `retries` (when given: a job of
+   * an earlier `retry`), or was just failed for want of tries; `blocked` while an earlier task of its service is
+   * unfinished.
+   *
+   * The usual case — a `pending` record with nothing earlier of its service unfinished — is one conditional
+   * UPDATE … RETURNING (of concurrent starters, the one whose UPDATE sees `pending` wins). Anything else is decided in
+   * a transaction with the record's row locked (PostgreSQL).
    */
-  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+  async beginAttempt(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+    const now = this.now();
+    let start = taskTables(this.store).updateTable('tasks')
+      .set((eb) => ({ status: 'processing', attempts: eb('attempts', '+', 1), worker_id: workerId, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() }))
+      .where('id', '=', id).where('status', '=', 'pending').where((eb) => eb.not(waitsForEarlier('tasks')));
+    if (retries !== undefined) start = start.where('retries', '=', retries);
+    const started = await start.returningAll().executeTakeFirst();
+    if (started) return this.claimed(started);
+    return this.beginAttemptLocked(id, workerId, leaseMs, retries);
+  }
+
+  /** `beginAttempt`'s other cases (blocked, lost worker, final, gone), decided on the locked row. */
+  private async beginAttemptLocked(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
     const row = await this.transaction(async (tx, context): Promise<TaskRow | typeof BLOCKED | null> => {
       const current = await lockedRows(tx.engine, taskTables(tx).selectFrom('tasks').selectAll().where('id', '=', id)).executeTakeFirst();
       if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
+      if (retries !== undefined && current.retries !== retries) return null;
       const blocked = await taskTables(tx).selectFrom('tasks as c').select('c.id').where('c.id', '=', id).where(waitsForEarlier('c')).executeTakeFirst();
       if (blocked) return BLOCKED;
       const now = this.now();
@@ -221,9 +239,13 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
 
   /** Applies the outcome of an attempt, only if `workerId` still holds the record. Returns the updated record. */
   async settle(id: string, workerId: string, settlement: Settlement): Promise<TaskRecord | null> {
-    const row = await this.row(this.store, id);
-    if (!row) return null;
-    const secrets = secretValues(this.rawInput(row));
+    let secrets: string[] = [];
+    if (settlement.lastError !== null) {
+      // Only an error text needs the input's secrets cut out of it (a success writes no text).
+      const row = await this.row(this.store, id);
+      if (!row) return null;
+      secrets = secretValues(this.rawInput(row));
+    }
     const iso = new Date(this.now()).toISOString();
     return this.transaction(async (tx, context) => {
       const updated = await taskTables(tx).updateTable('tasks').set({
