@@ -40,6 +40,15 @@ function bullJobId(taskId: string, retries = 0): string {
   return retries === 0 ? taskId : `${taskId}-retry-${retries}`;
 }
 
+/** The `retries` generation `jobId` stands for (see bullJobId), or null when it is no job id of `taskId`. */
+export function jobGeneration(taskId: string, jobId: string | undefined): number | null {
+  if (jobId === taskId) return 0;
+  const prefix = `${taskId}-retry-`;
+  if (!jobId?.startsWith(prefix)) return null;
+  const retries = Number(jobId.slice(prefix.length));
+  return Number.isSafeInteger(retries) && retries > 0 && bullJobId(taskId, retries) === jobId ? retries : null;
+}
+
 /**
  * BullMQ `TaskQueue` (kind `bullmq`). Redis holds only the task id (job id = task id, data `{taskId}`); inputs and
  * their secrets stay in the record store (the platform database), never in Redis. BullMQ `attempts` = tries and a fixed backoff of `backoff` seconds;
@@ -239,19 +248,22 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
    */
   private async process(job: Job<JobData>, token?: string): Promise<null> {
     const taskId = job.data.taskId;
-    const current = await this.store.get(taskId);
-    // A job of an earlier generation (the task was retried since) or of a vanished record: nothing to do.
-    if (!current || bullJobId(taskId, current.retries) !== job.id) return null;
-    const claimed = await this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs);
+    const generation = jobGeneration(taskId, job.id);
+    // A job that is none of this task's generations: nothing to do.
+    if (generation === null) return null;
+    // Only the record of this job's generation is begun (a job of an earlier `retry` of the task is not).
+    const claimed = await this.store.beginAttempt(taskId, this.workerId, this.lockDurationMs, generation);
     if (claimed === BLOCKED) {
       // BullMQ compares delays with the wall clock itself (Redis and its workers), not with an injected Clock.
       await job.moveToDelayed(Date.now() + this.pollMs, token);
       throw new DelayedError();
     }
     if (!claimed) {
-      this.notify(taskId);
       const record = await this.store.get(taskId);
-      if (record?.status === 'failed') throw new UnrecoverableError(record.lastError ?? LOST_WORKER_ERROR);
+      // A job of an earlier generation (the task was retried since) or of a vanished record: nothing to do.
+      if (!record || bullJobId(taskId, record.retries) !== job.id) return null;
+      this.notify(taskId);
+      if (record.status === 'failed') throw new UnrecoverableError(record.lastError ?? LOST_WORKER_ERROR);
       return null;
     }
     const { record, rawInput } = claimed;

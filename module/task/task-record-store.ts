@@ -44,9 +44,10 @@ export interface TaskRecordStore {
   list(filter?: TaskFilter): MaybePromise<TaskRecord[]>;
   /**
    * Starts an attempt of a record scheduled by BullMQ; null when gone, final, or just failed for want of tries;
-   * `blocked` while an earlier task of the same service is unfinished (ask again later).
+   * `blocked` while an earlier task of the same service is unfinished (ask again later). With `retries`, only a record of
+   * that generation (how many times `retry` requeued it) is begun; null otherwise.
    */
-  beginAttempt(id: string, workerId: string, leaseMs: number): MaybePromise<ClaimedTask | typeof BLOCKED | null>;
+  beginAttempt(id: string, workerId: string, leaseMs: number, retries?: number): MaybePromise<ClaimedTask | typeof BLOCKED | null>;
   /** Applies an attempt's outcome if `workerId` still holds the record; the updated record, else null. */
   settle(id: string, workerId: string, settlement: Settlement): MaybePromise<TaskRecord | null>;
   /** Hands back records (a stopping worker's, or those whose lease expired); the ids released. */

@@ -12,7 +12,8 @@ import { TaskEvents, type TaskEventContext } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
 import { serialTags } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
-import { NEXT_SEQ, SEQ_KEY, waitsForEarlier } from './task-order.ts';
+import { InsertRaced, readBeforeInsert, takeWriteOrder } from './task-insert.ts';
+import { SEQ_KEY, waitsForEarlier } from './task-order.ts';
 import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
@@ -22,6 +23,9 @@ const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
 
 const RUNNABLE = ['pending', 'processing'] as const;
+
+/** How many times an insert runs again after records written meanwhile changed its decision (see task-insert.ts). */
+const MAX_INSERT_RACES = 20;
 
 /**
  * Storage of task records. Secrets: the `input` column is always the redacted input (what the platform shows);
@@ -76,8 +80,9 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
   /**
    * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task of the
    * same service (`service:` tag) was queued since (e.g. `unsuspend` between two `suspend`s), the new record is
-   * `duplicate` and names the original. The transaction first takes the write-order counter (a row lock on
-   * PostgreSQL, the write lock on SQLite), so concurrent inserts check and write one after the other.
+   * `duplicate` and names the original. The transaction takes the write-order counter (a row lock on PostgreSQL, the
+   * write lock on SQLite) last, just before it commits, so concurrent inserts hold it for two statements; one whose
+   * decision a record written meanwhile could change is rolled back and runs again (task-insert.ts).
    */
   async insert(task: TaskInsert): Promise<TaskAdded> {
     const shown = redact(task.input);
@@ -94,30 +99,36 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
     const id = randomUUID();
     const now = this.now();
     const iso = new Date(now).toISOString();
-    return this.transaction(async (tx, context) => {
-      const counter = await taskTables(tx).updateTable('task_meta').set({ value: NEXT_SEQ }).where('key', '=', SEQ_KEY).returning('value').executeTakeFirstOrThrow();
-      const seq = Number(counter.value);
-      const newest = await taskTables(tx).selectFrom('tasks').select(['id', 'seq']).where('dedupe_key', '=', key).where('status', 'in', RUNNABLE)
-        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
-      // A later task of the same service may have undone what the original does: then this one must run too.
-      const serial = serialTags(tags);
-      const overtaken = newest !== undefined && serial.length > 0 && (await taskTables(tx).selectFrom('task_tags')
-        .innerJoin('tasks', 'tasks.id', 'task_tags.task_id').select('tasks.id')
-        .where('task_tags.tag', 'in', serial).where('tasks.seq', '>', newest.seq).limit(1).executeTakeFirst()) !== undefined;
-      const original = overtaken ? undefined : newest;
-      const status = original ? 'duplicate' : 'pending';
-      const inserted = await taskTables(tx).insertInto('tasks').values({
-        id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
-        options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original?.id ?? null, available_at: now, lease_until: null,
-        worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null, seq,
-      }).returningAll().executeTakeFirstOrThrow();
-      if (tags.length > 0) {
-        await taskTables(tx).insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
-          .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
+    const serial = serialTags(tags);
+    for (let races = 0; ; races++) {
+      try {
+        return await this.transaction(async (tx, context) => {
+          const db = taskTables(tx);
+          const before = await readBeforeInsert(db, key);
+          const { newest } = before;
+          // A later task of the same service may have undone what the original does: then this one must run too.
+          const overtaken = newest !== undefined && serial.length > 0 && (await db.selectFrom('task_tags')
+            .innerJoin('tasks', 'tasks.id', 'task_tags.task_id').select('tasks.id')
+            .where('task_tags.tag', 'in', serial).where('tasks.seq', '>', newest.seq).limit(1).executeTakeFirst()) !== undefined;
+          const original = overtaken ? undefined : newest;
+          const status = original ? 'duplicate' : 'pending';
+          const inserted = await db.insertInto('tasks').values({
+            id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
+            options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original?.id ?? null, available_at: now, lease_until: null,
+            worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null, seq: before.seen + 1,
+          }).returningAll().executeTakeFirstOrThrow();
+          if (tags.length > 0) {
+            await db.insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
+              .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
+          }
+          if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
+          await takeWriteOrder(db, id, before, key, serial);
+          return { id, status };
+        });
+      } catch (error) {
+        if (!(error instanceof InsertRaced) || races >= MAX_INSERT_RACES) throw error;
       }
-      if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
-      return { id, status };
-    });
+    }
   }
 
   async get(id: string): Promise<TaskRecord | null> {
@@ -186,13 +197,31 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
   /**
    * Starts an attempt of a record scheduled elsewhere (BullMQ). A record still `processing` means its previous
    * attempt's worker died: that attempt counts as failed, and the task fails when no tries are left.
-   * Returns null when the record is gone, already final, or was just failed for want of tries; `blocked` while an
-   * earlier task of its service is unfinished. The record's row is locked for the decision (PostgreSQL).
+   * Returns null when the record is gone, already final, of another generation than `retries` (when given: a job of
+   * an earlier `retry`), or was just failed for want of tries; `blocked` while an earlier task of its service is
+   * unfinished.
+   *
+   * The usual case — a `pending` record with nothing earlier of its service unfinished — is one conditional
+   * UPDATE … RETURNING (of concurrent starters, the one whose UPDATE sees `pending` wins). Anything else is decided in
+   * a transaction with the record's row locked (PostgreSQL).
    */
-  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+  async beginAttempt(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+    const now = this.now();
+    let start = taskTables(this.store).updateTable('tasks')
+      .set((eb) => ({ status: 'processing', attempts: eb('attempts', '+', 1), worker_id: workerId, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() }))
+      .where('id', '=', id).where('status', '=', 'pending').where((eb) => eb.not(waitsForEarlier('tasks')));
+    if (retries !== undefined) start = start.where('retries', '=', retries);
+    const started = await start.returningAll().executeTakeFirst();
+    if (started) return this.claimed(started);
+    return this.beginAttemptLocked(id, workerId, leaseMs, retries);
+  }
+
+  /** `beginAttempt`'s other cases (blocked, lost worker, final, gone), decided on the locked row. */
+  private async beginAttemptLocked(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
     const row = await this.transaction(async (tx, context): Promise<TaskRow | typeof BLOCKED | null> => {
       const current = await lockedRows(tx.engine, taskTables(tx).selectFrom('tasks').selectAll().where('id', '=', id)).executeTakeFirst();
       if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
+      if (retries !== undefined && current.retries !== retries) return null;
       const blocked = await taskTables(tx).selectFrom('tasks as c').select('c.id').where('c.id', '=', id).where(waitsForEarlier('c')).executeTakeFirst();
       if (blocked) return BLOCKED;
       const now = this.now();
@@ -221,9 +250,13 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
 
   /** Applies the outcome of an attempt, only if `workerId` still holds the record. Returns the updated record. */
   async settle(id: string, workerId: string, settlement: Settlement): Promise<TaskRecord | null> {
-    const row = await this.row(this.store, id);
-    if (!row) return null;
-    const secrets = secretValues(this.rawInput(row));
+    let secrets: string[] = [];
+    if (settlement.lastError !== null) {
+      // Only an error text needs the input's secrets cut out of it (a success writes no text).
+      const row = await this.row(this.store, id);
+      if (!row) return null;
+      secrets = secretValues(this.rawInput(row));
+    }
     const iso = new Date(this.now()).toISOString();
     return this.transaction(async (tx, context) => {
       const updated = await taskTables(tx).updateTable('tasks').set({

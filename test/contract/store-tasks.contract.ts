@@ -140,5 +140,18 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.equal(won.length, 7, 'the six new tasks and the one runnable copy, each by one claimer');
       assert.ok(many.every((m) => won.includes(m.id)));
     }));
+
+    test('once: concurrent inserts each take their own place in the write order; of identical ones one runs, the rest name it', (t) => withTasks(t, open, async (tasks, _clock, store) => {
+      const added = await Promise.all(Array.from({ length: 8 }, (_, i) => tasks.insert(i % 2 === 0 ? task({ same: true }, ['notification']) : task({ other: i }, [`service:z${i}`]))));
+      const identical = added.filter((_, i) => i % 2 === 0);
+      const runs = identical.filter((a) => a.status === 'pending');
+      assert.equal(runs.length, 1, 'one of the four identical inserts runs');
+      for (const copy of identical.filter((a) => a.status === 'duplicate')) assert.equal((await tasks.get(copy.id))?.duplicateOf, runs[0].id);
+      assert.ok(added.filter((_, i) => i % 2 === 1).every((a) => a.status === 'pending'));
+      const seqs = await store.db.selectFrom('tasks').select('seq').where('id', 'in', added.map((a) => a.id)).execute();
+      assert.equal(new Set(seqs.map((row) => row.seq)).size, added.length, 'every insert has its own place in the write order');
+      const counter = await store.db.selectFrom('task_meta').select('value').where('key', '=', 'seq').executeTakeFirstOrThrow();
+      assert.equal(Number(counter.value), Math.max(...seqs.map((row) => Number(row.seq))), 'the counter names the last one written');
+    }));
   });
 }

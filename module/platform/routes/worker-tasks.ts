@@ -25,7 +25,7 @@ export const workerTaskRoutes = ({ taskStore: store }: Pick<PlatformRegistry, 't
   });
 
   app.post('/tasks/:id/begin', { schema: { params: taskIdParamsSchema, body: beginBodySchema } }, async (request) => {
-    const claimed = await store.beginAttempt(request.params.id, request.body.worker_id, request.body.lease_ms);
+    const claimed = await store.beginAttempt(request.params.id, request.body.worker_id, request.body.lease_ms, request.body.retries);
     if (claimed === BLOCKED) return { task: null, blocked: true };
     return { task: claimed ? { record: claimed.record, raw_input: claimed.rawInput } : null };
   });

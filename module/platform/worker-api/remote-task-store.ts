@@ -45,8 +45,8 @@ export class RemoteTaskStore implements TaskRecordStore {
     throw new Error(NOT_FOR_REMOTE_WORKERS('listing tasks'));
   }
 
-  async beginAttempt(id: string, workerId: string, leaseMs: number): Promise<ClaimedTask | typeof BLOCKED | null> {
-    const answer = await this.api.call('POST', `${task(id)}/begin`, beginAnswerSchema, { worker_id: workerId, lease_ms: leaseMs });
+  async beginAttempt(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
+    const answer = await this.api.call('POST', `${task(id)}/begin`, beginAnswerSchema, { worker_id: workerId, lease_ms: leaseMs, retries });
     if (answer.blocked) return BLOCKED;
     return answer.task ? { record: toRecord(answer.task.record), rawInput: answer.task.raw_input } : null;
   }

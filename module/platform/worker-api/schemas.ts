@@ -49,7 +49,11 @@ export const taskInsertBodySchema = z.object({
 
 export const taskIdParamsSchema = z.object({ id });
 
-export const beginBodySchema = z.object({ worker_id: id, lease_ms: z.number().int().min(1).max(86_400_000) });
+export const beginBodySchema = z.object({
+  worker_id: id, lease_ms: z.number().int().min(1).max(86_400_000),
+  /** The generation of the worker's job (see TaskRecordStore.beginAttempt); absent: any. */
+  retries: z.number().int().min(0).optional(),
+});
 
 /** Answer of `POST /tasks/:id/begin`: the claimed record with its unredacted input, or null (`blocked`: ask again later). */
 export const beginAnswerSchema = z.object({

@@ -3,7 +3,7 @@
 import { scrub, type LogLevel, type ModuleLogEntry, type ModuleLogRow, type ModuleLogSink } from '../../../../contract/log.ts';
 import type { Migration } from '../../migrator.ts';
 import type { QueryStore } from '../query-store.ts';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { ModuleLogsTable } from '../tables/host.ts';
 
 /** Scope `module-logs` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
@@ -48,14 +48,28 @@ export interface ModuleLogFilter {
   limit?: number;
 }
 
+/** Most entries written by one INSERT. */
+const BATCH_ROWS = 200;
+
+/** The row of an entry. */
+function rowOf(e: ModuleLogEntry): Insertable<ModuleLogsTable> {
+  return {
+    module_type: e.module_type, module_name: e.module_name, action: e.action, level: e.level,
+    request: JSON.stringify(e.request ?? null), response: JSON.stringify(e.response ?? null), context: JSON.stringify(e.context ?? {}), created_at: e.created_at,
+  };
+}
+
 /**
- * Owner of the module_logs table: one INSERT per entry, batches in one transaction. `write` answers a promise settled
- * once the row is stored; logModule does not wait for it, so `read` (and `settled`) first wait for this process's
- * writes still on their way: a reader sees what was logged before it asked. `within(tx)` writes inside a caller's
- * transaction (the lifecycle's status change and its log row commit together).
+ * Owner of the module_logs table. `write` answers a promise settled once the row is stored; entries written outside a
+ * transaction in the same turn of the event loop are stored together by one INSERT (in the order written), so a burst
+ * of jobs costs one statement, not one per line. logModule does not wait for it, so `read` (and `settled`) first wait
+ * for this process's writes still on their way: a reader sees what was logged before it asked. `within(tx)` writes
+ * inside a caller's transaction (the lifecycle's status change and its log row commit together).
  */
 export class ModuleLogRepository implements ModuleLogSink {
   private readonly pending = new Set<Promise<unknown>>();
+  /** Entries waiting for the next batch INSERT, and that batch's promise. */
+  private batch: { rows: Insertable<ModuleLogsTable>[]; stored: Promise<void> } | null = null;
 
   constructor(private readonly store: QueryStore) {}
 
@@ -66,13 +80,27 @@ export class ModuleLogRepository implements ModuleLogSink {
 
   /** Stores one entry (already scrubbed by logModule). */
   write(e: ModuleLogEntry): Promise<void> {
-    const done = this.store.db.insertInto('module_logs').values({
-      module_type: e.module_type, module_name: e.module_name, action: e.action, level: e.level,
-      request: JSON.stringify(e.request ?? null), response: JSON.stringify(e.response ?? null), context: JSON.stringify(e.context ?? {}), created_at: e.created_at,
-    }).execute().then(() => undefined);
+    const done = this.store.inTransaction
+      ? this.store.db.insertInto('module_logs').values(rowOf(e)).execute().then(() => undefined)
+      : this.batched(rowOf(e));
     this.pending.add(done);
     void done.finally(() => this.pending.delete(done)).catch(() => undefined);
     return done;
+  }
+
+  /** Adds `row` to the batch stored at the next turn of the event loop (a new batch once one is full). */
+  private batched(row: Insertable<ModuleLogsTable>): Promise<void> {
+    if (this.batch && this.batch.rows.length < BATCH_ROWS) {
+      this.batch.rows.push(row);
+      return this.batch.stored;
+    }
+    const rows = [row];
+    const stored = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      if (this.batch?.rows === rows) this.batch = null;
+      await this.store.db.insertInto('module_logs').values(rows).execute();
+    });
+    this.batch = { rows, stored };
+    return stored;
   }
 
   /**
