@@ -46,7 +46,7 @@ type PlatformFeature = LiveFeature<PlatformRegistry, PlatformStop>;
  * module admins, billing's binding, operations, revenue and the module-switch watch.
  */
 export const PLATFORM_FEATURES: readonly PlatformFeature[] = [
-  runtimeFeature, secretsFeature, storeFeature, repositoriesFeature, tasksFeature, moduleLogFeature, lifecycleFeature, billingFeature,
+  runtimeFeature, storeFeature, secretsFeature, repositoriesFeature, tasksFeature, moduleLogFeature, lifecycleFeature, billingFeature,
   recurringBillingFeature, moduleHostFeature, catalogueFeature, serviceAdminFeature, moduleAdminFeature, billingBindingFeature,
   operationsFeature, revenueFeature, moduleSwitchWatchFeature,
 ];

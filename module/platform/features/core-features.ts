@@ -27,10 +27,13 @@ export const runtimeFeature = define({
   },
 });
 
-/** The secret box over `secret.key` in the data directory. */
+/**
+ * The secret box over `secret.key` in the data directory (created when missing). It needs the store open first: a
+ * start whose store cannot be reached writes nothing to the data directory.
+ */
 export const secretsFeature = define({
   name: 'secrets',
-  needs: ['options'],
+  needs: ['options', 'store'],
   provides: ['box'],
   start: (get) => ({ box: SecretBox.open(get('options').dataDir) }),
 });

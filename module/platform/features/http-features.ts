@@ -17,8 +17,8 @@ import { workerBillingRoutes } from '../routes/worker-billing.ts';
 import { workerModuleRoutes } from '../routes/worker-modules.ts';
 import { workerStoreRoutes } from '../routes/worker-store.ts';
 import { workerTaskRoutes } from '../routes/worker-tasks.ts';
-import type { WebDeps } from '../web/web-deps.ts';
-import { registerWebHost, type WebHostOptions } from '../web/web-host.ts';
+import { WEB_SERVICE_KEYS, type WebDeps } from '../web/web-deps.ts';
+import { registerWebHost, type WebHostOptions, type WebSources } from '../web/web-host.ts';
 import type { PlatformRegistry } from './registry.ts';
 
 /** The HTTP graph's registry: the running platform's, the app, the web host's settings and its services. */
@@ -107,18 +107,10 @@ const workerApiFeature = define({
  */
 const webHostFeature = define({
   name: 'web-host',
-  needs: [
-    'app', 'web', 'store', 'box', 'modules', 'moduleAdmin', 'moduleInstances', 'moduleLogs', 'versions', 'catalogue', 'products', 'services',
-    'serviceAdmin', 'ops', 'queue', 'billing', 'recurring', 'revenue', 'tokens', 'hooks', 'logger', 'clock',
-  ],
+  needs: ['app', 'web', 'store', 'box', ...WEB_SERVICE_KEYS],
   provides: ['webDeps'],
   async start(get) {
-    const sources = {
-      store: get('store'), box: get('box'), modules: get('modules'), moduleAdmin: get('moduleAdmin'), moduleInstances: get('moduleInstances'),
-      moduleLogs: get('moduleLogs'), versions: get('versions'), catalogue: get('catalogue'), products: get('products'), services: get('services'),
-      serviceAdmin: get('serviceAdmin'), ops: get('ops'), queue: get('queue'), billing: get('billing'), recurring: get('recurring'),
-      revenue: get('revenue'), tokens: get('tokens'), hooks: get('hooks'), logger: get('logger'), clock: get('clock'),
-    };
+    const sources = Object.fromEntries((['store', 'box', ...WEB_SERVICE_KEYS] as const).map((key) => [key, get(key)])) as WebSources;
     return { webDeps: await registerWebHost(get('app'), sources, get('web')) };
   },
 });

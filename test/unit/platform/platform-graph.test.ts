@@ -29,8 +29,8 @@ test('the platform\'s start order is derived from the needs, whatever order the 
   const reversed = orderFeatures(asFeatures<PlatformRegistry>([...PLATFORM_FEATURES].reverse()), ['options']);
   assertDerived(reversed, provider);
   const names = reversed.map((f) => f.name);
-  // the store opens before the module host, which loads before the admins and the switch watch built on it
-  for (const [before, after] of [['store', 'module-host'], ['tasks', 'lifecycle'], ['billing', 'module-host'], ['module-host', 'service-admin'], ['service-admin', 'billing-binding'], ['module-host', 'module-switch-watch']]) {
+  // the store opens before the key file is made and before the module host, which loads before the admins and the switch watch built on it
+  for (const [before, after] of [['store', 'secrets'], ['store', 'module-host'], ['tasks', 'lifecycle'], ['billing', 'module-host'], ['module-host', 'service-admin'], ['service-admin', 'billing-binding'], ['module-host', 'module-switch-watch']]) {
     assert.ok(names.indexOf(before) < names.indexOf(after), `${before} before ${after}`);
   }
 });
