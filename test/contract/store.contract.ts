@@ -175,6 +175,8 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       await services.writeProvisionStatus(one.uuid, 'failed', 'panel unreachable');
       await services.saveProvisionData(one.uuid, { panel: 'ams', private_key: 'pk' });
       await services.setProduct(two.uuid, basic);
+      assert.deepEqual(await services.productOf(two.uuid), { product_uuid: basic, module_name: 'VpnProduct' });
+      assert.equal(await services.productOf('no-such-service'), null);
       const reread = await services.get(one.uuid);
       assert.equal(reread?.provision_status, 'failed');
       assert.equal(reread?.status_reason, 'panel unreachable');

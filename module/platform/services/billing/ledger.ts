@@ -221,7 +221,7 @@ export class BillingLedger implements PaymentLedger {
 
   /** The invoice event payload of a row. */
   async event(row: InvoiceRow, extra: Partial<InvoiceEvent> = {}): Promise<InvoiceEvent> {
-    const service = row.service_uuid ? await this.deps.r.services.get(row.service_uuid) : null;
+    const service = row.service_uuid ? await this.deps.r.services.productOf(row.service_uuid) : null;
     return {
       invoice_uuid: row.uuid, invoice_number: row.number, customer_uuid: row.customer_uuid, service_uuid: row.service_uuid,
       product_uuid: service?.product_uuid ?? null, module: service?.module_name ?? null,

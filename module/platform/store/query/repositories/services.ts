@@ -63,6 +63,12 @@ export class ServiceQueries {
     return row ? serviceRecord(this.box, row) : null;
   }
 
+  /** The product and module of a service, without reading (or opening) its data; null when unknown. */
+  async productOf(uuid: string): Promise<{ product_uuid: string; module_name: string } | null> {
+    const row = await this.store.db.selectFrom('services').select(['product_uuid', 'module as module_name']).where('uuid', '=', uuid).executeTakeFirst();
+    return row ?? null;
+  }
+
   /** Services by creation (ties by uuid), optionally of one status and one product. */
   async list(filter: { status?: string; product_uuid?: string } = {}): Promise<StoredService[]> {
     let query = this.store.db.selectFrom('services').selectAll();
