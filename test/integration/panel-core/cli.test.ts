@@ -1,11 +1,13 @@
 // The CLI end to end: vendor keygen/issue, access-hash create/list/delete and license install against a running
-// `panel serve --driver simulated`, then SIGTERM shutdown.
+// `panel serve --driver simulated` (each command its own process, as an operator runs them), then SIGTERM shutdown.
+// The usage checks run the dispatcher in this process: they test each command's options, not the binary's start.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { runCli } from '../../helpers/cli-in-process.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const bin = join(root, 'bin/vpnhost.js');
@@ -35,14 +37,14 @@ async function api(url: string, path: string, hash: string, init: RequestInit = 
 }
 
 describe('vpnhost CLI', { timeout: 120_000 }, () => {
-  it('--help works for every command', () => {
+  it('--help works for every command', async () => {
     for (const args of [['panel', '--help'], ['panel', 'serve', '--help'], ['panel', 'access-hash', '--help'], ['panel', 'license', '--help'], ['license', '--help']]) {
-      const res = cli(args);
+      const res = await runCli(args);
       assert.equal(res.code, 0, args.join(' '));
       assert.match(res.stdout, /usage/, args.join(' '));
     }
-    assert.equal(cli(['panel', 'serve', '--driver', 'bogus']).code, 1);
-    assert.equal(cli(['panel', 'access-hash', 'create', '--ip', 'not-an-ip', '--data', join(tmpdir(), 'never-used')]).code, 2);
+    assert.equal((await runCli(['panel', 'serve', '--driver', 'bogus'])).code, 1);
+    assert.equal((await runCli(['panel', 'access-hash', 'create', '--ip', 'not-an-ip', '--data', join(tmpdir(), 'never-used')])).code, 2);
   });
 
   it('access hashes and a license installed from the CLI take effect at once in a running panel; SIGTERM stops it', async () => {

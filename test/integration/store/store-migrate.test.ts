@@ -17,6 +17,7 @@ import { ProductQueries } from '../../../module/platform/store/query/repositorie
 import { ServiceQueries } from '../../../module/platform/store/query/repositories/services.ts';
 import { SecretBox } from '../../../shared/secret-box.ts';
 import { removeDir, ROOT, tempDir } from '../../fixtures/platform/processes.ts';
+import { runCli } from '../../helpers/cli-in-process.ts';
 import { requirePostgres, startPostgres, type PostgresServer } from '../../helpers/postgres-server.ts';
 
 const FIXTURE = new URL('../../fixtures/platform/release-2026-11/', import.meta.url).pathname;
@@ -35,7 +36,11 @@ after(async () => {
   removeDir(dataDir);
 });
 
-const run = (args: string[]) => execa(process.execPath, [BIN, 'platform', 'store', ...args], { cwd: ROOT, reject: false, timeout: 120_000 });
+/** `vpnhost platform store ...` run in this process (the binary's start is tested below, with serve). */
+async function run(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const res = await runCli(['platform', 'store', ...args]);
+  return { exitCode: res.code, stdout: res.stdout.replace(/\n$/, ''), stderr: res.stderr.replace(/\n$/, '') };
+}
 
 /** Row counts of a platform database, read straight from its file (a store opened on it would migrate it first). */
 function rowCounts(dir: string): Map<string, number> {
