@@ -58,20 +58,40 @@ async function acknowledged(base: string, token: string, method: string, path: s
   }, 60_000, 100);
 }
 
+/** Awaits every start (so each one that starts is cleaned up) and answers their values, or throws the first failure. */
+async function settledAll<T extends readonly unknown[]>(starts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(starts);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 test('two platform processes on PostgreSQL + Redis behind a proxy keep every acknowledged order, payment and webhook through three SIGKILLs', async (t) => {
   if (!requireTools(t, ['redis-server']) || !requirePostgres(t)) return;
   const started = Date.now();
-  const pg = await startPostgres();
-  const redis = await startRedis();
-  const smtp = await startSmtpServer();
-  const panelProcess = await startPanel({ accounts: 1000 });
-  const { double, url: doubleUrl } = await startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  // Everything started is stopped at the end, in reverse order, whatever happens.
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  const kept = async <T>(start: Promise<T>, stop: (value: T) => Promise<unknown> | unknown): Promise<T> => {
+    const value = await start;
+    cleanups.push(() => stop(value));
+    return value;
+  };
   const dirs = ['a', 'b', 'w1', 'w2'].map((name) => tempDir(`platform-ha-${name}`));
+  cleanups.push(() => dirs.forEach(removeDir));
   const [dirA, dirB, dirW1, dirW2] = dirs as [string, string, string, string];
   const children = new Set<Child>();
-  const ports = [await freePort(), await freePort()];
   let balancer: Awaited<ReturnType<typeof startBalancer>> | null = null;
   try {
+    const [pg, redis, smtp, panelProcess, { double, url: doubleUrl }] = await settledAll([
+      kept(startPostgres(), (server) => server.stop()),
+      kept(startRedis(), (server) => server.stop()),
+      kept(startSmtpServer(), (server) => server.close()),
+      kept(startPanel({ accounts: 1000 }), async (panelServer) => { await panelServer.stop(); removeDir(panelServer.dataDir); }),
+      kept(startStripeDouble({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET }), (stripe) => stripe.double.close()),
+    ] as const);
+    // Stopped first (the platform's processes hold connections to the services above).
+    cleanups.push(async () => { for (const child of children) await child.kill(); });
+    const ports = [await freePort(), await freePort()];
     await createServer(panelProcess, 'main', '10.79.0.1/22');
     const store = await pg.createDatabase('platform_ha');
     // One host's set-up: the admin token and the web admin; every other host gets the same secret.key.
@@ -91,11 +111,10 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
       children.add(child);
       return child;
     };
-    let first = await serve(0);
-    await serve(1);
-    for (const dir of [dirW1, dirW2]) {
+    const worker = async (dir: string): Promise<void> => {
       children.add(await spawnVpnhost(['platform', 'worker', '--data', dir, '--store', store, '--queue', redis.url, '--workers', '4'], /platform worker (started)/, TUNING));
-    }
+    };
+    let [first] = await settledAll([serve(0), serve(1), worker(dirW1), worker(dirW2)] as const);
     const backends = ports.map((port) => `http://127.0.0.1:${port}`);
     balancer = await startBalancer(() => backends);
     const base = balancer.url;
@@ -291,13 +310,7 @@ test('two platform processes on PostgreSQL + Redis behind a proxy keep every ack
     t.diagnostic(`phases (ms): ${JSON.stringify(phases)}, kills (ms) ${JSON.stringify(killTimes)}`);
     for (const child of children) assert.equal(child.output().includes(panelProcess.accessHash), false, 'access hash never logged');
   } finally {
-    for (const child of children) await child.kill();
     await balancer?.close();
-    await double.close();
-    await panelProcess.stop();
-    await smtp.close();
-    await redis.stop();
-    await pg.stop();
-    for (const dir of [...dirs, panelProcess.dataDir]) removeDir(dir);
+    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch((error: Error) => t.diagnostic(`clean-up: ${error.message}`));
   }
 });
