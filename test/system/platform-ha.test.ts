@@ -1,8 +1,10 @@
 // Several platform processes (issue 22 item 3): two `platform serve` on one PostgreSQL and one Redis behind a
-// round-robin proxy, two worker processes on the same store. Customers order and pay (the Stripe double's webhooks go
-// through the proxy, so both processes take them) while one serving process is SIGKILLed and restarted three times.
-// Every acknowledged order, payment and webhook is kept, no service is provisioned twice, no mail is sent twice, and a
-// logged-in customer stays logged in whichever process answers.
+// round-robin proxy, two worker processes on the same store. Customers order and pay in the client area at once (the
+// Stripe double's webhooks go through the proxy, so both processes take them) while the first serving process is
+// SIGKILLed three times, each time with a request in flight to it (an order form, a payment webhook, a client page), and
+// restarted on its port. A customer whose answer was lost does what a person does (reloads, sends the form again) and
+// Stripe delivers an unacknowledged webhook again. Every acknowledged order, payment and webhook is kept, nothing is
+// ordered beyond what was sent, no service is provisioned twice, no mail is sent twice, and no customer is logged out.
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
