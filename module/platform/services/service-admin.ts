@@ -47,6 +47,15 @@ export class ServiceAdmin {
 
   /** Validates service data with the product's module and stores a `pending` service. */
   async createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string; provision_status: string }> {
+    const service = await this.services.create(await this.validService(productUuid, serviceData));
+    return { uuid: service.uuid, provision_status: service.provision_status };
+  }
+
+  /**
+   * The row of a new service of `productUuid` as its product's module validates and completes `serviceData` (422 with
+   * the module's errors when refused); not stored, so a caller can store it in its own transaction.
+   */
+  async validService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ product_uuid: string; module_name: string; service_data: Record<string, unknown> }> {
     const product = await this.products.get(productUuid);
     if (!product) throw new HttpError(404, UNKNOWN_PRODUCT(productUuid));
     if (!this.modules.has('Product', product.module)) throw new HttpError(422, UNKNOWN_MODULE(product.module));
@@ -54,8 +63,7 @@ export class ServiceAdmin {
     module.product_data = { ...product.product_data };
     const result = await module.saveServiceData(serviceData);
     if (result.status !== 'success') throw new HttpError(422, INVALID_SERVICE_DATA, { errors: result.errors });
-    const service = await this.services.create({ product_uuid: product.uuid, module_name: product.module, service_data: result.data });
-    return { uuid: service.uuid, provision_status: service.provision_status };
+    return { product_uuid: product.uuid, module_name: product.module, service_data: result.data };
   }
 
   /**

@@ -54,8 +54,11 @@ export interface BillingServiceDeps {
   ledger: BillingLedger;
   /** Recurring billing: the ordered service's billing period, customer credit on new invoices. */
   periods: BillingPeriods;
-  /** Validates service data with the product's module and stores a `pending` service (ServiceAdmin.createService). */
-  createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string }>;
+  /**
+   * The row of a new `pending` service as the product's module validates the service data (ServiceAdmin.validService);
+   * the order stores it in its own transaction, so a process that dies mid-order leaves no service without its order.
+   */
+  validService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ product_uuid: string; module_name: string; service_data: Record<string, unknown> }>;
   /** The Payment module bound to a gateway instance, or null when there is none (or it is not active). */
   gateway(gatewayUuid: string): Promise<Payment | null>;
   /** Days from the order to the invoice's due date (default 7). */
@@ -112,11 +115,12 @@ export class BillingService {
     const price = await prices.get(product.uuid, input.billing_cycle);
     if (!price) throw new HttpError(422, NO_PRICE(product.uuid, input.billing_cycle));
     const customerUuid = await this.customerFor(input);
-    const service = await this.deps.createService(product.uuid, input.service_data);
+    const fields = await this.deps.validService(product.uuid, input.service_data);
     const due = new Date(this.deps.clock.now().getTime() + (this.deps.dueDays ?? 7) * 86_400_000).toISOString().slice(0, 10);
-    const { order, invoice } = await this.deps.r.store.transaction(async (store) => {
+    const { order, invoice, service } = await this.deps.r.store.transaction(async (store) => {
       const r = this.deps.repos(store);
       const { customers, invoices } = r;
+      const service = await r.services.create(fields);
       await customers.assignService(service.uuid, customerUuid);
       const order = await invoices.createOrder({ customer_uuid: customerUuid, product_uuid: product.uuid, service_uuid: service.uuid, billing_cycle: input.billing_cycle });
       const invoice = await invoices.createInvoice({
@@ -126,7 +130,7 @@ export class BillingService {
       });
       await this.deps.periods.onOrder(r, service.uuid, input.billing_cycle, price.amount_minor, price.currency);
       await this.deps.periods.creditNew(r, [invoice.uuid]);
-      return { order, invoice: (await invoices.get(invoice.uuid))! };
+      return { order, invoice: (await invoices.get(invoice.uuid))!, service };
     });
     this.deps.ledger.emit('invoice.created', await this.deps.ledger.event(invoice));
     this.deps.ledger.flush();

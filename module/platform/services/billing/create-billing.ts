@@ -75,9 +75,9 @@ export function createBilling(deps: {
   const ledger: BillingLedger = new BillingLedger({ r, repos, hooks: deps.hooks, clock, logger, runAction, periods, afterCommit });
   const service = new BillingService({
     clock, r, repos, ledger, periods,
-    createService: (product, data) => {
+    validService: (product, data) => {
       if (!serviceAdmin) throw new Error(BILLING_NOT_BOUND);
-      return serviceAdmin.createService(product, data);
+      return serviceAdmin.validService(product, data);
     },
     gateway: (uuid) => gateway(uuid),
   });
