@@ -69,6 +69,8 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   private readonly workers = new Map<string, { worker: Worker<JobData>; connection: Redis }>();
   private readonly active = new Map<string, AbortController>();
   private running = false;
+  /** Set by stop(): no Redis connection is opened again (a late add leaves its record to recoverLost). */
+  private stopped = false;
   private startOpts: { queues?: string[]; concurrency?: number } = {};
   private rescanTimer: NodeJS.Timeout | undefined;
 
@@ -105,6 +107,12 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   }
 
   private async enqueue(queue: string, job: string, id: string, jobId: string, options: TaskOptions): Promise<void> {
+    if (this.stopped) {
+      // Added while the process shuts down (a hook listener after the last job): the record stays `pending`, and the
+      // next process's recoverLost adds its job; a connection opened now would outlive the queue.
+      this.logger.error({ taskId: id, queue }, 'task added after the queue stopped: its job is added by the next process');
+      return;
+    }
     try {
       await this.addJob(queue, job, id, jobId, options);
     } catch (error) {
@@ -117,6 +125,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   async start(opts: { queues?: string[]; concurrency?: number } = {}): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.stopped = false;
     this.started = true;
     this.startOpts = opts;
     const names = opts.queues ?? (await this.store.activeQueues('bullmq'));
@@ -132,6 +141,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
   /** Closes workers (waiting up to `graceMs` for running attempts, then aborting them), queues and connections. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
+    this.stopped = true;
     this.started = false;
     clearInterval(this.rescanTimer);
     const closing = Promise.allSettled([...this.workers.values()].map(({ worker }) => worker.close()));

@@ -61,10 +61,10 @@ function rowOf(e: ModuleLogEntry): Insertable<ModuleLogsTable> {
 
 /**
  * Owner of the module_logs table. `write` answers a promise settled once the row is stored; entries written outside a
- * transaction in the same turn of the event loop are stored together by one INSERT (in the order written), so a burst
- * of jobs costs one statement, not one per line. logModule does not wait for it, so `read` (and `settled`) first wait
- * for this process's writes still on their way: a reader sees what was logged before it asked. `within(tx)` writes
- * inside a caller's transaction (the lifecycle's status change and its log row commit together).
+ * transaction by one run of code (before it awaits) are stored together by one INSERT, in the order written. logModule
+ * does not wait for it, so `read` (and `settled`) first wait for this process's writes still on their way: a reader
+ * sees what was logged before it asked. `within(tx)` writes inside a caller's transaction (the lifecycle's status
+ * change and its log row commit together).
  */
 export class ModuleLogRepository implements ModuleLogSink {
   private readonly pending = new Set<Promise<unknown>>();
@@ -88,14 +88,14 @@ export class ModuleLogRepository implements ModuleLogSink {
     return done;
   }
 
-  /** Adds `row` to the batch stored at the next turn of the event loop (a new batch once one is full). */
+  /** Adds `row` to the batch stored once the running code yields (a new batch once one is full). */
   private batched(row: Insertable<ModuleLogsTable>): Promise<void> {
     if (this.batch && this.batch.rows.length < BATCH_ROWS) {
       this.batch.rows.push(row);
       return this.batch.stored;
     }
     const rows = [row];
-    const stored = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    const stored = Promise.resolve().then(async () => {
       if (this.batch?.rows === rows) this.batch = null;
       await this.store.db.insertInto('module_logs').values(rows).execute();
     });
