@@ -41,7 +41,7 @@ function bullJobId(taskId: string, retries = 0): string {
 }
 
 /** The `retries` generation `jobId` stands for (see bullJobId), or null when it is no job id of `taskId`. */
-export function jobGeneration(taskId: string, jobId: string | undefined): number | null {
+function jobGeneration(taskId: string, jobId: string | undefined): number | null {
   if (jobId === taskId) return 0;
   const prefix = `${taskId}-retry-`;
   if (!jobId?.startsWith(prefix)) return null;
