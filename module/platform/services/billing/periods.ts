@@ -25,6 +25,20 @@ export interface ServiceBillingView extends ServiceBillingRow {
   open_invoices: Array<{ uuid: string; number: string; kind: string; due_date: string; amount: string; status: string }>;
 }
 
+/** The fields of an open invoice that the billing view shows. */
+interface OpenInvoiceFields { uuid: string; number: string; kind: string; due_date: string; amount_minor: number; currency: string; status: string }
+
+/** A billing row and its open invoices as the API and the pages show them (amounts formatted). */
+export function billingViewOf(row: ServiceBillingRow, openInvoices: readonly OpenInvoiceFields[]): ServiceBillingView {
+  return {
+    ...row,
+    recurring: formatMinor(row.recurring_minor, row.currency),
+    open_invoices: openInvoices.map((i) => ({
+      uuid: i.uuid, number: i.number, kind: i.kind, due_date: i.due_date, amount: formatMinor(i.amount_minor, i.currency), status: i.status,
+    })),
+  };
+}
+
 /** What a plan change applies (set by plan-change.ts, called when a change invoice is paid). */
 export type ChangeApplier = (r: BillingRepos, row: InvoiceRow, billing: ServiceBillingRow) => Promise<void>;
 
@@ -46,13 +60,7 @@ export class BillingPeriods {
   async view(serviceUuid: string): Promise<ServiceBillingView | null> {
     const row = await this.deps.r.periods.get(serviceUuid);
     if (!row) return null;
-    return {
-      ...row,
-      recurring: formatMinor(row.recurring_minor, row.currency),
-      open_invoices: (await this.deps.r.invoices.openOfService(serviceUuid)).map((i) => ({
-        uuid: i.uuid, number: i.number, kind: i.kind, due_date: i.due_date, amount: formatMinor(i.amount_minor, i.currency), status: i.status,
-      })),
-    };
+    return billingViewOf(row, await this.deps.r.invoices.openOfService(serviceUuid));
   }
 
   /**

@@ -9,8 +9,7 @@ import type { Product } from '../../../contract/product.ts';
 import { bindProduct } from '../../bind-product.ts';
 import { HttpError, UNKNOWN_SERVICE } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
-import { formatMinor } from '../../services/billing/money.ts';
-import type { ServiceBillingView } from '../../services/billing/periods.ts';
+import { billingViewOf, type ServiceBillingView } from '../../services/billing/periods.ts';
 import type { ServiceView } from '../../services/service-admin.ts';
 import type { ServicePageRead } from '../../store/query/repositories/client-page.ts';
 import { requestLocale } from '../locale-time.ts';
@@ -53,17 +52,6 @@ async function ownedServicePage(deps: WebDeps, request: FastifyRequest, uuid: st
   const read = request.customer ? await deps.clientReads.servicePage(uuid) : null;
   if (!read || read.service.customer_uuid !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
   return { read, module: bindProduct(deps.modules, uuid, read.service, read.product) };
-}
-
-/** The service's billing as BillingPeriods.view shows it (amounts formatted), from the page's read. */
-function billingView(read: ServicePageRead): ServiceBillingView | null {
-  const { billing } = read;
-  if (!billing) return null;
-  return {
-    ...billing,
-    recurring: formatMinor(billing.recurring_minor, billing.currency),
-    open_invoices: read.open_invoices.map((i) => ({ uuid: i.uuid, number: i.number, kind: i.kind, due_date: i.due_date, amount: formatMinor(i.amount_minor, i.currency), status: i.status })),
-  };
 }
 
 /** The customer's services with product and status. */
@@ -120,7 +108,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
       const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
       const { service: stored, product } = read;
       const service = summary({ ...stored, module: stored.module_name, product });
-      const billing = billingView(read);
+      const billing = read.billing ? billingViewOf(read.billing, read.open_invoices) : null;
       const waiting = awaitedInvoice(billing);
       return clientPage(deps, request, reply, 'service', {
         title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
