@@ -51,8 +51,8 @@ const PAGE = 500;
 
 export interface RunOptions {
   signal?: AbortSignal;
-  /** Progress after each batch (the run record). */
-  progress?: (summary: RunSummary) => void;
+  /** Progress after each batch (the run record); awaited, so records land in order and none after the final one. */
+  progress?: (summary: RunSummary) => Promise<void> | void;
 }
 
 export class BillingRun {
@@ -86,7 +86,7 @@ export class BillingRun {
       summary.renewals += made;
       summary.batches += 1;
       if (made > 0) this.dispatch.kick();
-      opts.progress?.({ ...summary, renewals_ms: Math.round(making) });
+      await opts.progress?.({ ...summary, renewals_ms: Math.round(making) });
       if (made < global.batch_size) break;
       // A long run lets the process answer requests and carry out the outbox between batches.
       await yieldTurn();

@@ -48,10 +48,10 @@ export class BillingRunQueries {
     await this.store.db.updateTable('billing_runs').set((eb) => ({ started_at: eb.fn.coalesce('started_at', eb.val(this.clock.now().toISOString())) })).where('id', '=', id).execute();
   }
 
-  /** Progress (while running) or the final summary. */
+  /** Progress (while running) or the final summary; a finished run's record is never changed again. */
   async record(id: number, summary: Record<string, unknown>, finished: boolean): Promise<void> {
     await this.store.db.updateTable('billing_runs').set({ summary: JSON.stringify(summary), ...(finished ? { finished_at: this.clock.now().toISOString() } : {}) })
-      .where('id', '=', id).execute();
+      .where('id', '=', id).where('finished_at', 'is', null).execute();
   }
 
   async get(id: number): Promise<BillingRunRow | null> {
