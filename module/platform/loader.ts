@@ -17,12 +17,13 @@ import type { ModuleState, ModuleStateStore } from './services/module-store.ts';
 import { moduleScope } from './store/migrator.ts';
 import { moduleStore, tablesOfScope } from './store/query/module-store.ts';
 import { PLATFORM_STORE_SCOPES, type QueryStore } from './store/query/query-store.ts';
+import { treeModuleUrl } from '../../shared/tree-module.ts';
 
 /** Where a module's class lives: `module/modules/<Type>/<Name>/index.ts`, exporting the class under its name. */
 export type ModuleImporter = (type: ModuleType, name: string) => Promise<ModuleClass>;
 
 const defaultImporter: ModuleImporter = async (type, name) => {
-  const exports = (await import(`../modules/${type}/${name}/index.ts`)) as Record<string, unknown>;
+  const exports = (await import(treeModuleUrl(`../modules/${type}/${name}/index`, import.meta.url))) as Record<string, unknown>;
   const cls = exports[name] ?? exports.default;
   if (typeof cls !== 'function') throw new Error(`module/modules/${type}/${name}/index.ts does not export class ${name}`);
   return cls as ModuleClass;

@@ -10,7 +10,8 @@ import type { OpenStore } from './store.contract.ts';
 type Suite = (engine: string, open: OpenStore) => void;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const files = readdirSync(here).filter((name) => name === 'store.contract.ts' || /^store-[a-z-]+\.contract\.ts$/.test(name)).sort();
+// `.ts` from the sources, `.js` in the compiled tree the runner uses
+const files = readdirSync(here).filter((name) => /^store(-[a-z-]+)?\.contract\.(ts|js)$/.test(name)).sort();
 
 /** The suites, in file-name order. */
 export const STORE_CONTRACT_SUITES: Array<{ file: string; run: Suite }> = await Promise.all(files.map(async (file) => {

@@ -10,6 +10,7 @@ import { LOST_WORKER_ERROR, timeoutMessage } from '../../module/task/attempt.ts'
 import type { TaskQueue } from '../../module/task/queue.ts';
 import { probe, registerFixtureHandlers } from '../fixtures/task/handlers.ts';
 import type { QueueHarness } from '../fixtures/task/harness.ts';
+import { nodeScriptArgs } from '../helpers/node-script.ts';
 
 /** Builds a fresh harness (own database, own Redis prefix), or null when the backend's tools are missing. */
 export type MakeHarness = (t: TestContext) => Promise<QueueHarness | null>;
@@ -37,7 +38,7 @@ async function withHarness(t: TestContext, make: MakeHarness, body: (h: QueueHar
 }
 
 function spawnWorker(h: QueueHarness): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/fixtures/task/worker.ts')], {
+  const child = spawn(process.execPath, nodeScriptArgs('../fixtures/task/worker', import.meta.url), {
     cwd: root,
     env: { ...process.env, ...h.childEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,6 +17,8 @@ import { UAPI_DIR, uapiSocketPath } from '../../panel/dataplane/wireguard/linux/
 import { runDriverContract } from '../contract/driver.contract.ts';
 import { createNamespace, destroyAll, destroyNamespace, execIn, uniqueWgName, vethPair } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
+import { nodeEvalArgs } from '../helpers/node-script.ts';
+import { treeModuleUrl } from '../../shared/tree-module.ts';
 
 const TOOLS = ['wg', 'wireguard-go', 'ip', 'iptables', 'iptables-save', 'iptables-restore', 'sysctl'];
 const gate = (t: TestContext) => requireTools(t, TOOLS, { root: true });
@@ -183,12 +185,12 @@ describe('LinuxDriver specifics', () => {
     try {
       const s = spec(uniqueWgName());
       const script = [
-        `import { LinuxDriver } from ${JSON.stringify(new URL('../../panel/dataplane/wireguard/linux/linux-driver.ts', import.meta.url).pathname)};`,
-        `import { ExecaRunner } from ${JSON.stringify(new URL('../../panel/dataplane/linux/runner.ts', import.meta.url).pathname)};`,
+        `import { LinuxDriver } from ${JSON.stringify(treeModuleUrl('../../panel/dataplane/wireguard/linux/linux-driver', import.meta.url))};`,
+        `import { ExecaRunner } from ${JSON.stringify(treeModuleUrl('../../panel/dataplane/linux/runner', import.meta.url))};`,
         `const d = new LinuxDriver({ runner: new ExecaRunner({ netns: ${JSON.stringify(ns)} }), stateDir: ${JSON.stringify(stateDir)} });`,
         `await d.ensureInterface(JSON.parse(process.env.SPEC));`,
       ].join('\n');
-      await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      await execa(process.execPath, nodeEvalArgs(script), {
         env: { SPEC: JSON.stringify(s) },
         timeout: 60_000,
       });

@@ -15,6 +15,7 @@ import { createNamespace, destroyNamespace, execIn, namespacePids, uniqueWgName,
 import { PanelProcess } from '../helpers/panel-process.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { startWgClient } from '../helpers/wg-client.ts';
+import { nodeScriptArgs } from '../helpers/node-script.ts';
 
 const GW = '10.197.0.1';
 const LOG = '10.197.0.2';
@@ -98,7 +99,7 @@ test('traffic logging: NFLOG → ulogd2 → rsyslogd (RFC 5424 over UDP) and the
     ].join('\n'));
     rsyslog = startIn(nsLog, 'rsyslogd', ['-n', '-f', conf, '-i', join(work, 'rsyslog.pid')]);
     const tsdbOut = join(work, 'tsdb.out');
-    const startTsdb = () => startIn(nsLog!, process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/tsdb-receiver.ts'), LOG, String(TSDB_PORT), tsdbOut]);
+    const startTsdb = () => startIn(nsLog!, process.execPath, [...nodeScriptArgs('../helpers/tsdb-receiver', import.meta.url), LOG, String(TSDB_PORT), tsdbOut]);
     tsdb = startTsdb();
     const tsdbListening = async () => {
       for (let i = 0; i < 100; i++) {

@@ -9,8 +9,9 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { migratePlatform } from '../../../module/platform/store/db.ts';
 import { sourceFiles, specifiers } from '../../helpers/import-specifiers.ts';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = resolve(new URL('../../../', import.meta.url).pathname);
+const root = SOURCE_ROOT;
 const modulesDir = join(root, 'module/modules');
 
 /** `<Type>/<Name>` of a path under module/modules, or null outside. */

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { sourceFiles, specifiers } from '../../helpers/import-specifiers.ts';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = resolve(new URL('../../../', import.meta.url).pathname);
+const root = SOURCE_ROOT;
 const kernelDir = join(root, 'shared');
 
 test('shared/ imports only shared/ and packages', () => {

@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { CHECKED_DIRS, deadExports, unusedExports } from '../../helpers/unused-exports.ts';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = resolve(new URL('../../../', import.meta.url).pathname);
+const root = SOURCE_ROOT;
 
 test('no value exported from shared/, panel/ or module/ goes unimported (wire schemas exempt)', () => {
   // `node --import tsx test/helpers/unused-exports.ts` lists them all

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = resolve(new URL('../../../', import.meta.url).pathname);
+const root = SOURCE_ROOT;
 const contractDir = join(root, 'module/contract');
 
 /** Static, bare and dynamic import specifiers of `text`. */

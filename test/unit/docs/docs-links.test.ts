@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = resolve(new URL('../../../', import.meta.url).pathname);
+const root = SOURCE_ROOT;
 const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** Markdown text without fenced code blocks. */

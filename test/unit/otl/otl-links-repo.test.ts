@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { openDatabase, type Db } from '../../../panel/store/db.ts';
 import { OtlLinksRepository } from '../../../panel/store/repositories/otl-links.ts';
+import { treeModuleUrl } from '../../../shared/tree-module.ts';
 
 /** A database file with one server and accounts 1 (enabled) and 2 (disabled), inserted directly. */
 function seed(dir: string): Db {
@@ -62,12 +63,12 @@ test('four threads with their own connections consume one link at once: exactly 
   const db = seed(dir);
   const workers: Worker[] = [];
   try {
-    const repoUrl = new URL('../../../panel/store/repositories/otl-links.ts', import.meta.url).href;
-    const dbUrl = new URL('../../../panel/store/db.ts', import.meta.url).href;
+    const repoUrl = treeModuleUrl('../../../panel/store/repositories/otl-links', import.meta.url);
+    const dbUrl = treeModuleUrl('../../../panel/store/db', import.meta.url);
     const code = `
       const { workerData, parentPort } = require('node:worker_threads');
       (async () => {
-        (await import('tsx/esm/api')).register();
+        if (workerData.dbUrl.endsWith('.ts')) (await import('tsx/esm/api')).register();
         const { openDatabase } = await import(workerData.dbUrl);
         const { OtlLinksRepository } = await import(workerData.repoUrl);
         const db = openDatabase(workerData.path);

@@ -4,8 +4,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = SOURCE_ROOT;
 /** The most parameters a constructor may take. */
 const HANDFUL = 4;
 

@@ -3,6 +3,7 @@ import type { ModuleManifest } from '../../extension.ts';
 import type { Migration } from '../migrator.ts';
 import { PLATFORM_STORE_SCOPES } from '../query/query-store.ts';
 import type { ScopeList } from '../sql/pg-migrator.ts';
+import { treeModuleUrl } from '../../../../shared/tree-module.ts';
 
 const MODULE_SCOPE = /^module:([A-Z][A-Za-z0-9]*)\/([A-Za-z][A-Za-z0-9_-]*)$/;
 
@@ -13,7 +14,7 @@ async function migrationsOf(scope: string): Promise<readonly Migration[]> {
   const match = MODULE_SCOPE.exec(scope);
   if (!match) throw new Error(`unknown migration scope ${JSON.stringify(scope)}`);
   const [, type, name] = match;
-  const exports = (await import(`../../../modules/${type}/${name}/index.ts`).catch(() => {
+  const exports = (await import(treeModuleUrl(`../../../modules/${type}/${name}/index`, import.meta.url)).catch(() => {
     throw new Error(`scope ${scope}: module ${type}/${name} is not part of this release`);
   })) as Record<string, unknown>;
   const cls = (exports[name] ?? exports.default) as { manifest?: ModuleManifest } | undefined;
