@@ -68,6 +68,24 @@ export function runStoreContract(engine: string, open: OpenStore): void {
 
       assert.equal(await reads.servicePage(randomUUID()), null);
     }));
+
+    test('compiled reads and transactions: a transaction reads its own writes; a read outside never sees them before the commit', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' }, randomUUID(), { name: 'Basic' });
+      const outside = new ClientPageQueries(store, box);
+      let created = '';
+      let readOutside: Promise<unknown> = Promise.resolve();
+      await assert.rejects(store.transaction(async (tx) => {
+        created = (await new ServiceQueries(tx, box, clock).create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'tx' } })).uuid;
+        assert.equal((await new ClientPageQueries(tx, box).servicePage(created))?.service.uuid, created, 'the transaction reads its own write');
+        assert.equal((await new ServiceQueries(tx, box, clock).get(created))?.uuid, created);
+        // Not awaited here: on SQLite the read outside waits for the connection the transaction holds.
+        readOutside = outside.servicePage(created);
+        throw new Error('roll back');
+      }), /roll back/);
+      assert.equal(await readOutside, null, 'a read outside the transaction never saw its rolled-back write');
+      assert.equal(await outside.servicePage(created), null);
+      assert.equal(await new ServiceQueries(store, box, clock).get(created), null);
+    }));
   });
 }
 

@@ -66,11 +66,11 @@ export class ClientPageQueries {
 
   constructor(store: QueryStore, private readonly box: SecretBox) {
     const { db } = store;
-    this.session = new CompiledRead(db, (digest) => db.selectFrom('web_sessions as w')
+    this.session = new CompiledRead(store, (digest) => db.selectFrom('web_sessions as w')
       .leftJoin('customers as c', (join) => join.onRef('c.uuid', '=', 'w.subject').on('w.kind', '=', 'customer'))
       .select(['w.kind', 'w.subject', 'w.seen_at', 'w.expires_at', 'c.uuid as c_uuid', 'c.email as c_email', 'c.name as c_name'])
       .where('w.digest', '=', digest));
-    this.page = new CompiledRead(db, (uuid) => db.selectFrom('services as s')
+    this.page = new CompiledRead(store, (uuid) => db.selectFrom('services as s')
       .leftJoin('products as p', 'p.uuid', 's.product_uuid')
       .leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
       .leftJoin('invoices as i', (join) => join.onRef('i.service_uuid', '=', 's.uuid').on('i.status', 'in', [...OPEN]).on('i.kind', 'in', [...OPEN_KINDS]))

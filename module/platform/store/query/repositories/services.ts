@@ -45,7 +45,7 @@ export class ServiceQueries {
   private readonly byUuid: CompiledRead<ServiceRow>;
 
   constructor(private readonly store: QueryStore, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {
-    this.byUuid = new CompiledRead(store.db, (uuid) => store.db.selectFrom('services').selectAll().where('uuid', '=', uuid) as never);
+    this.byUuid = new CompiledRead(store, (uuid) => store.db.selectFrom('services').selectAll().where('uuid', '=', uuid) as never);
   }
 
   async create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): Promise<StoredService> {
