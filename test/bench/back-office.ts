@@ -4,7 +4,7 @@
 // (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
 //     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
 //
-// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--rounds 2] [--client-only] [--connections 50] [--cpu-prof FILE]`
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--rounds 2] [--client-only] [--connections 50] [--warmup 3] [--cpu-prof FILE]`
 // (--cpu-prof: a V8 CPU profile of the platform's rounds only; FILE, FILE.1, …). In process: the platform on a temp SQLite
 // file with the web tests' TabProduct module, and the bare page; the load client (autocannon) runs in a child process.
 import { randomUUID } from 'node:crypto';
@@ -18,7 +18,7 @@ import { median } from './bench-math.ts';
 import { LoadClient, type LoadRequest, type LoadResult } from './load-client.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, warmup: { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' } }, strict: true });
 const ROWS = Number(args.rows);
 const SECONDS = Number(args.seconds);
 /** Alternating platform / bare rounds of the client page. */
@@ -26,6 +26,8 @@ const ROUNDS = Number(args.rounds);
 const CUSTOMERS = 50;
 /** autocannon's connections for both pages (50: one per customer; fewer shows the cost of requests in flight). */
 const CONNECTIONS = Number(args.connections);
+/** Seconds of load on each page before the measured rounds (JIT, and the collection of the fill's garbage). */
+const WARMUP = Number(args.warmup);
 
 /** CPU time (user + system, µs) this process spent since `start`. */
 function cpuMicros(start: NodeJS.CpuUsage): number {
@@ -84,12 +86,12 @@ async function loadRun(client: LoadClient, url: string, requests: LoadRequest[],
 }
 
 /**
- * The client service page against the bare page: both warmed up (1 s each), then `ROUNDS` rounds alternating
+ * The client service page against the bare page: both warmed up (`--warmup` s each), then `ROUNDS` rounds alternating
  * platform and bare (a load change on the shared host weighs on both); `--cpu-prof` profiles the platform's rounds.
  */
 async function loadClientPages(client: LoadClient, platformUrl: string, bareUrl: string, requests: LoadRequest[], bytes: number): Promise<void> {
-  await loadRun(client, platformUrl, requests, 1);
-  await loadRun(client, bareUrl, requests, 1);
+  await loadRun(client, platformUrl, requests, WARMUP);
+  await loadRun(client, bareUrl, requests, WARMUP);
   const profiler = args['cpu-prof'] ? new Session() : null;
   if (profiler) {
     profiler.connect();
