@@ -4,21 +4,21 @@
 // (2) The admin invoices list (50 rows a page) at 100,000 invoices against the admin services list at 100,000
 //     services, both through inject() (server time: session, COUNT and page queries, rendering). Target ≤ 2x.
 //
-// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--rounds 2] [--client-only] [--connections 50] [--cpu-prof FILE]`
-// (--cpu-prof: a V8 CPU profile of the platform's rounds only, bench client included; FILE, FILE.1, …). In process: the platform on a temp
-// SQLite file with the web tests' TabProduct module.
+// Run: `node --import tsx test/bench/back-office.ts [--rows 100000] [--seconds 5] [--rounds 2] [--client-only] [--connections 50] [--warmup 3] [--cpu-prof FILE]`
+// (--cpu-prof: a V8 CPU profile of the platform's rounds only; FILE, FILE.1, …). In process: the platform on a temp SQLite
+// file with the web tests' TabProduct module, and the bare page; the load client (autocannon) runs in a child process.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { Browser, startWebStack } from '../fixtures/web/web-stack.ts';
 import { CUSTOMER_COOKIE } from '../../module/platform/web/web-deps.ts';
 import { median } from './bench-math.ts';
+import { LoadClient, type LoadRequest, type LoadResult } from './load-client.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'client-only': { type: 'boolean', default: false }, connections: { type: 'string', default: '50' }, warmup: { type: 'string', default: '3' }, 'cpu-prof': { type: 'string' } }, strict: true });
 const ROWS = Number(args.rows);
 const SECONDS = Number(args.seconds);
 /** Alternating platform / bare rounds of the client page. */
@@ -26,6 +26,8 @@ const ROUNDS = Number(args.rounds);
 const CUSTOMERS = 50;
 /** autocannon's connections for both pages (50: one per customer; fewer shows the cost of requests in flight). */
 const CONNECTIONS = Number(args.connections);
+/** Seconds of load on each page before the measured rounds (JIT, and the collection of the fill's garbage). */
+const WARMUP = Number(args.warmup);
 
 /** CPU time (user + system, µs) this process spent since `start`. */
 function cpuMicros(start: NodeJS.CpuUsage): number {
@@ -76,22 +78,20 @@ async function bareServer(bytes: number) {
   return bare;
 }
 
-type Requests = Array<{ method: 'GET'; path: string; headers: Record<string, string> }>;
-
-/** One autocannon run of `SECONDS` on `url` with `requests` cycled on every connection: req/s, latency, CPU µs per request. */
-async function loadRun(url: string, requests: Requests, seconds: number) {
+/** One run of `SECONDS` on `url` by the load client, `requests` cycled on every connection; the server's CPU µs per request. */
+async function loadRun(client: LoadClient, url: string, requests: LoadRequest[], seconds: number): Promise<LoadResult & { cpuUs: number }> {
   const cpu = process.cpuUsage();
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests });
-  return { result, cpuUs: cpuMicros(cpu) / Math.max(1, result.requests.total) };
+  const result = await client.run({ url, connections: CONNECTIONS, seconds, requests });
+  return { ...result, cpuUs: cpuMicros(cpu) / Math.max(1, result.total) };
 }
 
 /**
- * The client service page against the bare page: both warmed up (1 s each), then `ROUNDS` rounds alternating
+ * The client service page against the bare page: both warmed up (`--warmup` s each), then `ROUNDS` rounds alternating
  * platform and bare (a load change on the shared host weighs on both); `--cpu-prof` profiles the platform's rounds.
  */
-async function loadClientPages(platformUrl: string, bareUrl: string, requests: Requests, bytes: number): Promise<void> {
-  await loadRun(platformUrl, requests, 1);
-  await loadRun(bareUrl, requests, 1);
+async function loadClientPages(client: LoadClient, platformUrl: string, bareUrl: string, requests: LoadRequest[], bytes: number): Promise<void> {
+  await loadRun(client, platformUrl, requests, WARMUP);
+  await loadRun(client, bareUrl, requests, WARMUP);
   const profiler = args['cpu-prof'] ? new Session() : null;
   if (profiler) {
     profiler.connect();
@@ -100,23 +100,22 @@ async function loadClientPages(platformUrl: string, bareUrl: string, requests: R
   const rows: Array<{ area: Awaited<ReturnType<typeof loadRun>>; floor: Awaited<ReturnType<typeof loadRun>> }> = [];
   for (let round = 0; round < ROUNDS; round++) {
     if (profiler) await profiler.post('Profiler.start');
-    const area = await loadRun(platformUrl, requests, SECONDS);
+    const area = await loadRun(client, platformUrl, requests, SECONDS);
     if (profiler) writeFileSync(round === 0 ? args['cpu-prof']! : `${args['cpu-prof']}.${round}`, JSON.stringify((await profiler.post('Profiler.stop')).profile));
-    const floor = await loadRun(bareUrl, requests, SECONDS);
+    const floor = await loadRun(client, bareUrl, requests, SECONDS);
     rows.push({ area, floor });
   }
   profiler?.disconnect();
-  console.log(`\nclient-area service page (${bytes} bytes), ${CUSTOMERS} customers over ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s alternating (autocannon):`);
-  for (const [i, { area, floor }] of rows.entries()) {
-    const a = area.result;
-    const f = floor.result;
-    console.log(`  round ${i + 1}: platform ${a.requests.average.toFixed(0)} req/s (p50 ${a.latency.p50} ms, p99 ${a.latency.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}, ${area.cpuUs.toFixed(0)} µs CPU/req)`
-      + `  bare ${f.requests.average.toFixed(0)} req/s (p50 ${f.latency.p50} ms, ${floor.cpuUs.toFixed(0)} µs CPU/req)  1/${(f.requests.average / a.requests.average).toFixed(2)}`);
+  console.log(`\nclient-area service page (${bytes} bytes), ${CUSTOMERS} customers over ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s alternating (autocannon in a child process):`);
+  for (const [i, { area: a, floor: f }] of rows.entries()) {
+    console.log(`  round ${i + 1}: platform ${a.rps.toFixed(0)} req/s (p50 ${a.p50} ms, p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}, server ${a.cpuUs.toFixed(0)} µs CPU/req)`
+      + `  bare ${f.rps.toFixed(0)} req/s (p50 ${f.p50} ms, server ${f.cpuUs.toFixed(0)} µs CPU/req)  1/${(f.rps / a.rps).toFixed(2)}`);
   }
   const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
-  const ratio = sum((r) => r.floor.result.requests.total) / sum((r) => r.area.result.requests.total);
+  const ratio = sum((r) => r.floor.total) / sum((r) => r.area.total);
   const cpuRatio = sum((r) => r.area.cpuUs) / sum((r) => r.floor.cpuUs);
-  console.log(`  CPU time per request (this process, autocannon included), all rounds: 1/${cpuRatio.toFixed(2)} of the bare page's`);
+  const clientCpu = (pick: (r: (typeof rows)[number]) => LoadResult) => (sum((r) => pick(r).clientCpuUs) / sum((r) => pick(r).total)).toFixed(0);
+  console.log(`  server CPU time per request (this process), all rounds: 1/${cpuRatio.toFixed(2)} of the bare page's; the load client's: ${clientCpu((r) => r.area)} µs vs ${clientCpu((r) => r.floor)} µs`);
   console.log(`  ratio     1/${ratio.toFixed(2)} of the bare page's throughput, all rounds (target ≥ 1/3)`);
 }
 
@@ -178,9 +177,11 @@ async function main(): Promise<void> {
     // work was charged to the platform's run only: the bare page got one prebuilt request.)
     const requests = urls.map((path, i) => ({ method: 'GET' as const, path, headers: { accept: 'text/html', cookie: cookies[i] } }));
     const bare = await bareServer(body.length);
+    const client = await LoadClient.start();
     try {
-      await loadClientPages(`http://127.0.0.1:${port}`, `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, requests, body.length);
+      await loadClientPages(client, `http://127.0.0.1:${port}`, `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, requests, body.length);
     } finally {
+      await client.stop();
       await bare.close();
     }
   } finally {

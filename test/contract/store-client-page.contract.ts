@@ -68,6 +68,38 @@ export function runStoreContract(engine: string, open: OpenStore): void {
 
       assert.equal(await reads.servicePage(randomUUID()), null);
     }));
+
+    test('service data: sealed members opened (also when the stored JSON spells the seal with escapes); data without one read as stored', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' }, randomUUID(), { name: 'Basic' });
+      const services = new ServiceQueries(store, box, clock);
+      const reads = new ClientPageQueries(store, box);
+      const plain = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'plain', nested: { a: [1, 'two'] } } });
+      assert.deepEqual((await reads.servicePage(plain.uuid))?.service.service_data, { username: 'plain', nested: { a: [1, 'two'] } });
+      const sealed = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann', password: 'S3cret-pass' } });
+      const stored = await store.db.selectFrom('services').select('service_data').where('uuid', '=', sealed.uuid).executeTakeFirstOrThrow();
+      assert.ok(stored.service_data.includes('enc:v1:') && !stored.service_data.includes('S3cret-pass'), 'the secret is sealed at rest');
+      await store.db.updateTable('services').set({ service_data: stored.service_data.replaceAll('enc:v1:', '\\u0065nc:v1:') }).where('uuid', '=', sealed.uuid).execute();
+      assert.deepEqual((await reads.servicePage(sealed.uuid))?.service.service_data, { username: 'ann', password: 'S3cret-pass' });
+      assert.deepEqual((await services.get(sealed.uuid))?.service_data, { username: 'ann', password: 'S3cret-pass' });
+    }));
+
+    test('compiled reads and transactions: a transaction reads its own writes; a read outside never sees them before the commit', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' }, randomUUID(), { name: 'Basic' });
+      const outside = new ClientPageQueries(store, box);
+      let created = '';
+      let readOutside: Promise<unknown> = Promise.resolve();
+      await assert.rejects(store.transaction(async (tx) => {
+        created = (await new ServiceQueries(tx, box, clock).create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'tx' } })).uuid;
+        assert.equal((await new ClientPageQueries(tx, box).servicePage(created))?.service.uuid, created, 'the transaction reads its own write');
+        assert.equal((await new ServiceQueries(tx, box, clock).get(created))?.uuid, created);
+        // Not awaited here: on SQLite the read outside waits for the connection the transaction holds.
+        readOutside = outside.servicePage(created);
+        throw new Error('roll back');
+      }), /roll back/);
+      assert.equal(await readOutside, null, 'a read outside the transaction never saw its rolled-back write');
+      assert.equal(await outside.servicePage(created), null);
+      assert.equal(await new ServiceQueries(store, box, clock).get(created), null);
+    }));
   });
 }
 

@@ -1,7 +1,7 @@
 // Server-side web sessions (scope `sessions`): a cookie holds a random id, the database holds its SHA-256 digest, who it
 // belongs to and when it was made and last used. Every request reads the row, so ending a session (logout) or all of a
 // person's sessions (password change or reset, role change, deletion) takes effect at once, in every platform process.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../shared/clock.ts';
 import type { Migration } from '../store/migrator.ts';
 import type { QueryStore } from '../store/query/query-store.ts';
@@ -69,7 +69,7 @@ export const MAX_ID_LENGTH = 128;
 
 /** What `web_sessions` keys a session by: the SHA-256 digest of its cookie value. */
 export function digestOf(id: string): string {
-  return createHash('sha256').update(id).digest('base64url');
+  return hash('sha256', id, 'base64url');
 }
 
 /**

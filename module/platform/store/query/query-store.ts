@@ -1,6 +1,6 @@
 // The platform's typed query layer: one Kysely instance over SQLite (better-sqlite3, the embedded default) or PostgreSQL
 // (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Expression, type RawBuilder, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Expression, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { openPlatformDb, type Db } from '../db.ts';
@@ -81,14 +81,21 @@ export interface QueryStore {
   transaction<T>(work: (tx: QueryStore) => Promise<T>): Promise<T>;
   /** True on a store handed out by `transaction`. */
   readonly inTransaction: boolean;
+  /**
+   * The rows of a compiled read (`query`, built by `db` like any other) run at once, synchronously, on the prepared
+   * statement of its SQL — on SQLite, outside a transaction, while no transaction holds the connection (a page's reads
+   * skip the executor's connection lock and its promise hops). Undefined when it cannot be run so (PostgreSQL, a
+   * transaction's store, the connection inside a transaction, a statement that is not a read): run it through `db`.
+   */
+  readNow<R>(query: CompiledQuery<R>): R[] | undefined;
   /** Closes what this store opened (a shared SQLite handle stays open). */
   close(): Promise<void>;
 }
 
 /** `base` bound to a Kysely transaction: the same functions, `transaction` joins, `close` is the outer store's business. */
-function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close'>, trx: Transaction<StoreTables>): QueryStore {
+function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow'>, trx: Transaction<StoreTables>): QueryStore {
   const tx: QueryStore = {
-    ...base, db: trx, inTransaction: true,
+    ...base, db: trx, inTransaction: true, readNow: () => undefined,
     transaction: (work) => work(tx),
     close: async () => { throw new Error('close() is not available inside a transaction'); },
   };
@@ -96,7 +103,7 @@ function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTrans
 }
 
 /** The `transaction` of a store over `db`. */
-function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
+function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
   return (work) => db.transaction().execute((trx) => work(transactionStore(base, trx)));
 }
 
@@ -150,7 +157,14 @@ export function sqliteQueryStore(handle: Db): QueryStore {
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
     Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
   const base = { engine: 'sqlite' as const, ...dialectFunctions('sqlite'), migrate };
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, close: () => db.destroy() };
+  // Kysely's SQLite driver runs each query synchronously on the same handle once it holds the connection; a read run
+  // here while no transaction is open sees exactly what a query through `db` would.
+  const readNow = <R>(query: CompiledQuery<R>): R[] | undefined => {
+    if (handle.inTransaction) return undefined;
+    const statement = prepare(query.sql);
+    return statement.reader ? statement.all(query.parameters) as R[] : undefined;
+  };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow, close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
@@ -162,7 +176,7 @@ function postgresQueryStore(pool: pg.Pool): QueryStore {
     return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
   };
   const base = { engine: 'postgres' as const, ...dialectFunctions('postgres'), migrate };
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, close: () => db.destroy() };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow: () => undefined, close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */

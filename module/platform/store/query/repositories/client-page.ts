@@ -57,6 +57,9 @@ const BILLING_COLUMNS = [
   'cancel_at', 'cancel_requested_at', 'cancel_by', 'ended_at', 'created_at', 'updated_at',
 ] as const;
 
+/** Each billing column with its alias in the page's read (`b_<column>`), built once. */
+const BILLING_ALIASES = BILLING_COLUMNS.map((column) => [column, `b_${column}`] as const);
+
 type Row = Record<string, unknown>;
 
 /** The client area's joined reads on one store. */
@@ -66,11 +69,11 @@ export class ClientPageQueries {
 
   constructor(store: QueryStore, private readonly box: SecretBox) {
     const { db } = store;
-    this.session = new CompiledRead(db, (digest) => db.selectFrom('web_sessions as w')
+    this.session = new CompiledRead(store, (digest) => db.selectFrom('web_sessions as w')
       .leftJoin('customers as c', (join) => join.onRef('c.uuid', '=', 'w.subject').on('w.kind', '=', 'customer'))
       .select(['w.kind', 'w.subject', 'w.seen_at', 'w.expires_at', 'c.uuid as c_uuid', 'c.email as c_email', 'c.name as c_name'])
       .where('w.digest', '=', digest));
-    this.page = new CompiledRead(db, (uuid) => db.selectFrom('services as s')
+    this.page = new CompiledRead(store, (uuid) => db.selectFrom('services as s')
       .leftJoin('products as p', 'p.uuid', 's.product_uuid')
       .leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
       .leftJoin('invoices as i', (join) => join.onRef('i.service_uuid', '=', 's.uuid').on('i.status', 'in', [...OPEN]).on('i.kind', 'in', [...OPEN_KINDS]))
@@ -110,7 +113,7 @@ export class ClientPageQueries {
         uuid: first.p_uuid as string, module: first.p_module as string, name: first.p_name as string,
         product_data: JSON.parse(first.p_product_data as string) as Record<string, unknown>,
       } : null,
-      billing: first.b_service_uuid ? Object.fromEntries(BILLING_COLUMNS.map((column) => [column, first[`b_${column}`]])) as unknown as ServiceBillingRow : null,
+      billing: first.b_service_uuid ? Object.fromEntries(BILLING_ALIASES.map(([column, alias]) => [column, first[alias]])) as unknown as ServiceBillingRow : null,
       open_invoices: rows.filter((row) => row.i_uuid).map((row) => ({
         uuid: row.i_uuid as string, number: row.i_number as string, kind: row.i_kind as string, due_date: row.i_due_date as string,
         amount_minor: Number(row.i_amount_minor), currency: row.i_currency as string, status: row.i_status as string,

@@ -1,13 +1,10 @@
 // A read whose SQL is built and compiled once: Kysely builds and compiles a query on every execution (operation-node
 // trees, frozen copies, the compiler's visit), which costs several times what a small indexed read does on SQLite. A
 // page's per-request reads take one key; the query is compiled with a marker in the key's place and run with the key
-// substituted among the compiled parameters.
-import type { CompiledQuery, Compilable, QueryResult } from 'kysely';
-
-/** What a read runs on: a store's `db` (or a transaction's). */
-export interface QueryRunner {
-  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
-}
+// substituted among the compiled parameters. On SQLite outside a transaction it runs at once on the prepared statement
+// (`QueryStore.readNow`); otherwise through the store's `db`, as any query.
+import type { CompiledQuery, Compilable } from 'kysely';
+import type { QueryStore } from '../query-store.ts';
 
 /** The marker standing for the key in the compiled parameters (never a real key: it holds NUL characters). */
 const KEY = '\u0000compiled-read-key\u0000';
@@ -17,15 +14,19 @@ export class CompiledRead<R> {
   private compiled: CompiledQuery<R> | null = null;
   private keyAt: number[] = [];
 
-  /** `build(key)` must return the same query for every key, using `key` only as a bound value. */
-  constructor(private readonly db: QueryRunner, private readonly build: (key: string) => Compilable<R>) {}
+  /**
+   * A read on `store` (a transaction's store reads inside its transaction); `build(key)` must return the same query for
+   * every key, using `key` only as a bound value.
+   */
+  constructor(private readonly store: QueryStore, private readonly build: (key: string) => Compilable<R>) {}
 
   /** The rows of the read for `key`. */
   async rows(key: string): Promise<R[]> {
     const compiled = this.compiled ?? this.compile();
     const parameters = compiled.parameters.slice();
     for (const at of this.keyAt) parameters[at] = key;
-    return (await this.db.executeQuery<R>({ ...compiled, parameters })).rows;
+    const query: CompiledQuery<R> = { ...compiled, parameters };
+    return this.store.readNow(query) ?? (await this.store.db.executeQuery<R>(query)).rows;
   }
 
   private compile(): CompiledQuery<R> {

@@ -45,7 +45,7 @@ export class ServiceQueries {
   private readonly byUuid: CompiledRead<ServiceRow>;
 
   constructor(private readonly store: QueryStore, private readonly box: SecretBox, private readonly clock: Clock = systemClock) {
-    this.byUuid = new CompiledRead(store.db, (uuid) => store.db.selectFrom('services').selectAll().where('uuid', '=', uuid) as never);
+    this.byUuid = new CompiledRead(store, (uuid) => store.db.selectFrom('services').selectAll().where('uuid', '=', uuid) as never);
   }
 
   async create(input: { product_uuid: string; module_name: string; service_data: Record<string, unknown> }): Promise<StoredService> {
@@ -170,8 +170,12 @@ function sealServiceData(box: SecretBox, data: Record<string, unknown>): string 
   return JSON.stringify(mapSecrets(data, false, (value) => (value === '' ? value : box.seal(value))));
 }
 
-/** Service or provision data from its stored text, secrets opened. */
+/**
+ * Service or provision data from its stored text, secrets opened. A text without a sealed value (nor a JSON escape that
+ * could spell one) is only parsed: there is nothing to open.
+ */
 export function openServiceData(box: SecretBox, text: string): Record<string, unknown> {
+  if (!text.includes('enc:v1:') && !text.includes('\\u')) return JSON.parse(text) as Record<string, unknown>;
   return mapSecrets(JSON.parse(text), false, (value) => (value.startsWith('enc:v1:') ? box.open(value) : value)) as Record<string, unknown>;
 }
 
