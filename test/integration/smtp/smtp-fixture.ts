@@ -111,6 +111,9 @@ export async function startSmtpServer(user = 'mailer', password = 'Smtp-Relay-Pa
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  // A client that dies mid-session (a platform process SIGKILLed while it sends) resets its connection: smtp-server
+  // emits that as 'error', which a mail server shrugs off; without a listener it would be thrown in the test process.
+  server.on('error', () => undefined);
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
   return {
     port, cert, user, password, received, envelopes, authOverTls, script,
