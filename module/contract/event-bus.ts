@@ -12,6 +12,8 @@ export type ListenerErrorHandler = (event: string, error: unknown) => void;
 export class EventBus<Events extends object> {
   readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
   readonly #onError: ListenerErrorHandler;
+  /** Emits whose listeners have not all settled yet. */
+  readonly #running = new Set<Promise<number>>();
 
   constructor(onError: ListenerErrorHandler = () => {}) {
     this.#onError = onError;
@@ -34,7 +36,22 @@ export class EventBus<Events extends object> {
   }
 
   /** Runs every listener of `event`; resolves with the number of listeners that failed. */
-  async emit<E extends keyof Events & string>(event: E, payload: Events[E]): Promise<number> {
+  emit<E extends keyof Events & string>(event: E, payload: Events[E]): Promise<number> {
+    const running = this.#run(event, payload);
+    this.#running.add(running);
+    void running.finally(() => this.#running.delete(running));
+    return running;
+  }
+
+  /**
+   * Resolves once no emit is running: the ones running now and any their listeners start meanwhile (e.g. a listener
+   * that queues a task whose queueing emits again). A process stopping awaits it, so no listener is cut off half-way.
+   */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  async #run<E extends keyof Events & string>(event: E, payload: Events[E]): Promise<number> {
     let failed = 0;
     for (const listener of [...(this.#listeners.get(event) ?? [])]) {
       try {

@@ -54,7 +54,7 @@ export async function queueServiceJob(product: Product, method: string, action: 
 export async function queueProvisionAction(product: Product, action: ProvisionAction, deps: Deps): Promise<JobResult> {
   const rule = ACTION_TRANSITIONS[action];
   const uuid = product.service_uuid;
-  const service = uuid ? await deps.services.get(uuid) : null;
+  const service = await product.currentService();
   if (!uuid || !service) {
     product.logError(action, { service_uuid: uuid }, JOB_ERRORS.invalidData);
     return jobError(JOB_ERRORS.invalidData);
@@ -73,20 +73,19 @@ export async function queueProvisionAction(product: Product, action: ProvisionAc
 
 /**
  * Runs one attempt of a job method (`implementation`, the subclass's own code) and returns its result: the service's
- * data loaded, the abort signal set, an error text with secrets cut out. Nothing but terminationJob runs on a
+ * data loaded (as bound, `Product.currentService`), the abort signal set, an error text with secrets cut out. Nothing but terminationJob runs on a
  * `terminated` service. Whether the task retries is the queue's decision, and what the outcome does to the service
  * is the lifecycle's.
  */
 export async function runProvisionJob(
   product: Product,
   method: JobMethod,
-  deps: Pick<PlatformContext, 'services'>,
   opts: JobRunOptions,
   implementation: () => Promise<JobResult>,
 ): Promise<JobResult> {
   const rule = JOB_TRANSITIONS[method];
   const uuid = product.service_uuid;
-  const service = uuid ? await deps.services.get(uuid) : null;
+  const service = await product.currentService();
   if (!uuid || !service) {
     product.logError(rule.action, { service_uuid: uuid, method }, JOB_ERRORS.invalidData);
     return jobError(JOB_ERRORS.invalidData);

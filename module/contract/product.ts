@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_OPTIONS, type TaskOptions } from '../task/queue.ts';
 import type { ClientAreaMenu } from './client-area.ts';
 import { Module } from './module.ts';
-import type { PlatformContext } from './platform-context.ts';
+import type { PlatformContext, ServiceRecord } from './platform-context.ts';
 import { queueProvisionAction, queueServiceJob, runProvisionJob, type JobRunOptions } from './product-jobs.ts';
 import type { JobMethod } from './provision-status.ts';
 import { successResult, validationErrorResult, type JobResult, type SaveResult } from './result.ts';
@@ -25,8 +25,31 @@ export abstract class Product extends Module {
   /** Task options of this module's jobs, over the spec defaults (tries 1, backoff 10 s, timeout 600 s, maxExceptions 2). */
   static jobOptions: Partial<TaskOptions> = {};
 
+  /**
+   * The service as read when this instance was bound to it (`bindService`), with what the instance saved since: the
+   * action or job attempt the instance was bound for reads its service once, not once per step.
+   */
+  #bound: ServiceRecord | null = null;
+
   constructor(ctx: PlatformContext) {
     super(ctx, 'Product');
+  }
+
+  /**
+   * Binds the instance to `record` as just read from the store (the platform binds one per action or job attempt):
+   * `service_uuid` and `service_data` are set from it, and the instance's own reads of the service use it.
+   */
+  bindService(record: ServiceRecord): void {
+    this.service_uuid = record.uuid;
+    this.service_data = { ...record.service_data };
+    this.#bound = { ...record, service_data: { ...record.service_data }, provision_data: { ...record.provision_data } };
+  }
+
+  /** The current service: as bound (bindService), else read from the store; null when there is none. */
+  async currentService(): Promise<ServiceRecord | null> {
+    if (!this.service_uuid) return null;
+    if (this.#bound?.uuid === this.service_uuid) return this.#bound;
+    return this.ctx.services.get(this.service_uuid);
   }
 
   /** Options queued with `method` (override for per-method values). */
@@ -108,12 +131,12 @@ export abstract class Product extends Module {
   protected async saveProvisionData(data: Record<string, unknown>): Promise<void> {
     if (!this.service_uuid) throw new Error('saveProvisionData: no current service');
     await this.ctx.services.saveProvisionData(this.service_uuid, data);
+    if (this.#bound?.uuid === this.service_uuid) this.#bound.provision_data = { ...data };
   }
 
   /** Provision data of the current service ({} when none). */
   protected async getProvisionData(): Promise<Record<string, unknown>> {
-    const service = this.service_uuid ? await this.ctx.services.get(this.service_uuid) : null;
-    return { ...(service?.provision_data ?? {}) };
+    return { ...((await this.currentService())?.provision_data ?? {}) };
   }
 
   create(): Promise<JobResult> {
@@ -144,7 +167,7 @@ export abstract class Product extends Module {
 
   /** Runs one attempt of a job method: the service loaded, the abort signal set, secrets cut out of an error text. */
   runJob(method: JobMethod, opts: JobRunOptions = {}): Promise<JobResult> {
-    return runProvisionJob(this, method, this.ctx, opts, this[method] as () => Promise<JobResult>);
+    return runProvisionJob(this, method, opts, this[method] as () => Promise<JobResult>);
   }
 
   /**

@@ -29,6 +29,11 @@ export interface BullmqQueueOptions {
   /** Time of settlements and of the lost-record check (the record store's clock); default the wall clock. */
   clock?: Clock;
   logger?: TaskLogger;
+  /**
+   * What finished attempts set off that may still add tasks (the platform's hook listeners, e.g. the mail a
+   * provisioning queues): stop awaits it after the last attempt ended, before it closes the queue to adds.
+   */
+  drain?: () => Promise<void>;
 }
 
 interface JobData {
@@ -138,10 +143,13 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
     await Promise.all([...this.workers.values()].map(({ worker }) => worker.waitUntilReady()));
   }
 
-  /** Closes workers (waiting up to `graceMs` for running attempts, then aborting them), queues and connections. */
+  /**
+   * Closes the workers (waiting up to `graceMs` for running attempts, then aborting them), awaits `drain` (what those
+   * attempts set off, which may add tasks: their jobs still reach Redis), then closes queues and connections; an add
+   * after that leaves its record to the next process's recoverLost.
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
-    this.stopped = true;
     this.started = false;
     clearInterval(this.rescanTimer);
     const closing = Promise.allSettled([...this.workers.values()].map(({ worker }) => worker.close()));
@@ -152,6 +160,9 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
       for (const controller of this.active.values()) controller.abort();
       await closing;
     }
+    await this.opts.drain?.().catch((error: unknown) =>
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task queue drain failed'));
+    this.stopped = true;
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
     const connections = [...this.workers.values()].map((entry) => entry.connection);
     if (this.connection) connections.push(this.connection);

@@ -17,6 +17,8 @@ export interface EmbeddedQueueOptions {
   /** Lease of a claimed task, renewed by heartbeats every third of it; a dead worker's task is retaken after it. Default 30 s. */
   leaseMs?: number;
   logger?: TaskLogger;
+  /** What finished attempts set off that may still add tasks (the platform's hook listeners): stop awaits it last. */
+  drain?: () => Promise<void>;
 }
 
 /** Embedded `TaskQueue` (kind `embedded`). */
@@ -35,8 +37,11 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
   private filling: Promise<void> | null = null;
   private fillAgain = false;
 
+  private readonly drain: (() => Promise<void>) | undefined;
+
   constructor(store: TaskStore, opts: EmbeddedQueueOptions = {}) {
     super(store, opts.pollMs ?? 250, opts.logger);
+    this.drain = opts.drain;
     this.workerId = opts.workerId ?? randomUUID();
     this.leaseMs = opts.leaseMs ?? 30_000;
   }
@@ -83,6 +88,8 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     this.timers = [];
     this.stopController = stopController();
     this.started = false;
+    await this.drain?.().catch((error: unknown) =>
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task queue drain failed'));
   }
 
   async retry(id: string): Promise<TaskRecord> {

@@ -47,6 +47,11 @@ export interface CreateTaskQueueOptions {
   /** Time of task records (default the wall clock); a given TaskStore keeps its own. */
   clock?: Clock;
   logger?: TaskLogger;
+  /**
+   * What finished attempts set off that may still add tasks (the platform's hook listeners): `stop` awaits it after
+   * the last attempt ended and before the queue closes to adds, so nothing they queue is left behind.
+   */
+  drain?: () => Promise<void>;
 }
 
 const urlSchema = z.union([z.literal('embedded'), z.string().regex(/^rediss?:\/\/[^\s]+$/, 'expected embedded or redis://HOST:PORT')]);
@@ -56,10 +61,10 @@ export function createTaskQueue(opts: CreateTaskQueueOptions): TaskQueue {
   const url = urlSchema.parse(opts.url ?? 'embedded');
   const store = opts.store instanceof TaskStore ? opts.store : new TaskStore(opts.store, opts.secretBox, opts.clock);
   if (url === 'embedded') {
-    return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger });
+    return new EmbeddedQueue(store, { workerId: opts.workerId, pollMs: opts.pollMs, leaseMs: opts.leaseMs, logger: opts.logger, drain: opts.drain });
   }
   return new BullmqQueue(store, {
     url, prefix: opts.prefix, workerId: opts.workerId, pollMs: opts.pollMs,
-    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, lostAfterMs: opts.lostAfterMs, clock: opts.clock ?? store.clock, logger: opts.logger,
+    lockDurationMs: opts.lockDurationMs, stalledIntervalMs: opts.stalledIntervalMs, lostAfterMs: opts.lostAfterMs, clock: opts.clock ?? store.clock, logger: opts.logger, drain: opts.drain,
   });
 }

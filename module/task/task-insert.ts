@@ -1,52 +1,50 @@
-// The write order of task inserts: what an insert reads before it takes the write-order counter, and the check, once
-// it holds the counter, that nothing written meanwhile changes what it decided (see TaskStore.insert).
-import type { Kysely } from 'kysely';
-import { NEXT_SEQ, SEQ_KEY } from './task-order.ts';
+// The write order of task inserts: the locks an insert takes first (on PostgreSQL: one transaction-scoped advisory lock
+// per `service:` tag and per dedupe key; SQLite's one writer needs none), its place in the write order, and what it
+// reads under them to decide between `pending` and `duplicate` (see TaskStore.insert).
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { StoreEngine } from '../store-kernel/row-locks.ts';
 import type { TaskTables } from './task-schema.ts';
 
 const RUNNABLE = ['pending', 'processing'] as const;
 
-/** An insert whose decision a record written meanwhile may change: its transaction is rolled back and run again. */
-export class InsertRaced extends Error {
-  constructor() {
-    super('a record of the same service or input was written meanwhile');
-  }
-}
-
-/** What an insert decides on, read in one statement (one snapshot): the counter's value and the newest identical runnable record. */
-export interface BeforeInsert {
-  /** The write-order counter as read (the seq of the newest record written). */
-  seen: number;
-  newest: { id: string; seq: number } | undefined;
-}
-
-/** The counter and the newest `pending`/`processing` record with dedupe key `key`, from one snapshot. */
-export async function readBeforeInsert(db: Kysely<TaskTables>, key: string): Promise<BeforeInsert> {
-  const identical = () => db.selectFrom('tasks').where('dedupe_key', '=', key).where('status', 'in', RUNNABLE).orderBy('seq', 'desc').limit(1);
-  const row = await db.selectFrom('task_meta').where('key', '=', SEQ_KEY)
-    .select((eb) => ['value', identical().select('id').as('newest_id'), identical().select('seq').as('newest_seq')])
-    .executeTakeFirstOrThrow();
-  const newest = row.newest_id === null || row.newest_seq === null ? undefined : { id: row.newest_id, seq: Number(row.newest_seq) };
-  return { seen: Number(row.value), newest };
+/** A signed 64-bit advisory lock key of `name` (the first 8 bytes of its SHA-256). */
+function lockKey(name: string): bigint {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0);
 }
 
 /**
- * Takes the next write-order number for record `id` (inserted with `seen + 1`, the number it gets when nothing was
- * written since it read) and holds the counter — a row lock on PostgreSQL — until the transaction ends, so records
- * commit in write order. When other records were written between the read and now, the number is set only if none of
- * them shares the dedupe key or a `service:` tag (they could change whether this one is a duplicate); otherwise
- * InsertRaced.
+ * Holds, until the transaction ends, the order of the inserts that share one of `names` (the insert's `service:` tags
+ * and its dedupe key): an insert taking any of them waits for the one holding it to commit, so inserts of one service
+ * (or of one input) are written, numbered and committed one after the other, and each reads every earlier one. Inserts
+ * of different services do not wait for each other. PostgreSQL: `pg_advisory_xact_lock` per name, taken in key order
+ * (two inserts never wait for each other crosswise). SQLite: nothing to take, the transaction holds the one write lock.
  */
-export async function takeWriteOrder(db: Kysely<TaskTables>, id: string, before: BeforeInsert, key: string, serial: string[]): Promise<number> {
-  const counter = await db.updateTable('task_meta').set({ value: NEXT_SEQ }).where('key', '=', SEQ_KEY).returning('value').executeTakeFirstOrThrow();
-  const seq = Number(counter.value);
-  if (seq === before.seen + 1) return seq;
-  const meanwhile = db.selectFrom('tasks as t').select('t.id').where('t.id', '<>', id).where('t.seq', '>', before.seen).where('t.seq', '<', seq)
-    .where((eb) => eb.or([
-      eb('t.dedupe_key', '=', key),
-      ...(serial.length > 0 ? [eb('t.id', 'in', db.selectFrom('task_tags').select('task_id').where('tag', 'in', serial))] : []),
-    ]));
-  const set = await db.updateTable('tasks').set({ seq }).where('id', '=', id).where((eb) => eb.not(eb.exists(meanwhile))).returning('id').executeTakeFirst();
-  if (!set) throw new InsertRaced();
-  return seq;
+export async function lockInsertOrder(db: Kysely<TaskTables>, engine: StoreEngine, names: string[]): Promise<void> {
+  if (engine === 'sqlite' || names.length === 0) return;
+  const keys = [...new Set(names.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
+  // A function scan of the array yields its elements in order, so the locks are taken in key order.
+  await sql`SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(${keys} AS bigint[])) AS k`.execute(db);
+}
+
+/**
+ * The insert's place in the write order: one past the largest written. Inserts of one service or one input hold their
+ * lockInsertOrder locks, so each reads the one before it and comes after it; inserts of different services may share a
+ * place on PostgreSQL (nothing compares them). On SQLite the transaction's write lock makes every place its own.
+ */
+export const NEXT_WRITE_ORDER = sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM tasks)`;
+
+/**
+ * The record an insert of dedupe key `key` and `service:` tags `serial` duplicates, read in one statement under
+ * lockInsertOrder: the newest `pending`/`processing` record with the same key, unless a later record of the same service
+ * (not itself a duplicate, which does nothing) was written since, which may undo what that one does — then none, and
+ * the insert runs too.
+ */
+export async function duplicateOriginal(db: Kysely<TaskTables>, key: string, serial: string[]): Promise<string | undefined> {
+  const overtaken = serial.length === 0 ? sql<number>`0` : sql<number>`CASE WHEN ${db.selectFrom('task_tags as later_tag')
+    .innerJoin('tasks as later', 'later.id', 'later_tag.task_id').select('later.id')
+    .where('later_tag.tag', 'in', serial).whereRef('later.seq', '>', sql.ref<number>('o.seq')).where('later.status', '<>', 'duplicate').limit(1)} IS NULL THEN 0 ELSE 1 END`;
+  const newest = await db.selectFrom('tasks as o').select(['o.id', overtaken.as('overtaken')]).where('o.dedupe_key', '=', key)
+    .where('o.status', 'in', RUNNABLE).orderBy('o.seq', 'desc').limit(1).executeTakeFirst();
+  return newest && Number(newest.overtaken) === 0 ? newest.id : undefined;
 }

@@ -1,4 +1,4 @@
-// The SQL pieces of the task records that both engines share: the per-service order and the write-order counter.
+// The SQL piece of the task records that both engines share: the per-service order.
 import { sql, type RawBuilder } from 'kysely';
 import { SERVICE_TAG_PREFIX } from './tags.ts';
 
@@ -15,9 +15,3 @@ export function waitsForEarlier(alias: string): RawBuilder<boolean> {
       AND substr(mine.tag, 1, ${sql.lit(SERVICE_TAG_PREFIX.length)}) = ${sql.lit(SERVICE_TAG_PREFIX)}
       AND earlier.seq < ${sql.ref(`${alias}.seq`)} AND earlier.status IN ('pending', 'processing'))`;
 }
-
-/** task_meta's key of the write-order counter. */
-export const SEQ_KEY = 'seq';
-
-/** The counter's text plus one (task_meta values are text on both engines). */
-export const NEXT_SEQ = sql<string>`CAST(CAST(value AS bigint) + 1 AS text)`;

@@ -12,8 +12,8 @@ import { TaskEvents, type TaskEventContext } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
 import { serialTags } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
-import { InsertRaced, readBeforeInsert, takeWriteOrder } from './task-insert.ts';
-import { SEQ_KEY, waitsForEarlier } from './task-order.ts';
+import { duplicateOriginal, lockInsertOrder, NEXT_WRITE_ORDER } from './task-insert.ts';
+import { waitsForEarlier } from './task-order.ts';
 import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
@@ -23,9 +23,6 @@ const INPUT_UNREADABLE_ERROR = 'Task input cannot be opened';
 export const SECRET_NEEDS_BOX_ERROR = 'Task input holds secrets but no SecretBox was configured to seal them';
 
 const RUNNABLE = ['pending', 'processing'] as const;
-
-/** How many times an insert runs again after records written meanwhile changed its decision (see task-insert.ts). */
-const MAX_INSERT_RACES = 20;
 
 /**
  * Storage of task records. Secrets: the `input` column is always the redacted input (what the platform shows);
@@ -50,16 +47,13 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
   }
 
   /**
-   * Once per store: the write-order counter (from the records already there) and the dedupe keys' HMAC key (32 random
-   * bytes sealed in task_meta, shared by every process of the store); the first writer of each wins.
+   * Once per store: the dedupe keys' HMAC key (32 random bytes sealed in task_meta, shared by every process of the
+   * store); the first writer wins.
    */
   private prepare(): Promise<Buffer | undefined> {
     this.ready ??= (async () => {
-      const db = taskTables(this.store);
-      await db.insertInto('task_meta').columns(['key', 'value'])
-        .expression(db.selectFrom('tasks').select([sql.lit(SEQ_KEY).as('key'), sql<string>`CAST(coalesce(max(seq), 0) AS text)`.as('value')]).where(sql<boolean>`1 = 1`))
-        .onConflict((oc) => oc.column('key').doNothing()).execute();
       if (!this.box) return undefined;
+      const db = taskTables(this.store);
       await db.insertInto('task_meta').values({ key: 'dedupe_pepper', value: this.box.seal(randomBytes(32).toString('hex')) })
         .onConflict((oc) => oc.column('key').doNothing()).execute();
       const row = await db.selectFrom('task_meta').select('value').where('key', '=', 'dedupe_pepper').executeTakeFirstOrThrow();
@@ -80,9 +74,9 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
   /**
    * Inserts a task; when an identical one (job, queue, input, tag set) is pending or processing and no task of the
    * same service (`service:` tag) was queued since (e.g. `unsuspend` between two `suspend`s), the new record is
-   * `duplicate` and names the original. The transaction takes the write-order counter (a row lock on PostgreSQL, the
-   * write lock on SQLite) last, just before it commits, so concurrent inserts hold it for two statements; one whose
-   * decision a record written meanwhile could change is rolled back and runs again (task-insert.ts).
+   * `duplicate` and names the original. The transaction first takes the insert-order locks of the task's services and
+   * dedupe key (task-insert.ts): inserts of one service or one input are decided, numbered and committed one after the
+   * other; inserts of different services run side by side.
    */
   async insert(task: TaskInsert): Promise<TaskAdded> {
     const shown = redact(task.input);
@@ -100,35 +94,24 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
     const now = this.now();
     const iso = new Date(now).toISOString();
     const serial = serialTags(tags);
-    for (let races = 0; ; races++) {
-      try {
-        return await this.transaction(async (tx, context) => {
-          const db = taskTables(tx);
-          const before = await readBeforeInsert(db, key);
-          const { newest } = before;
-          // A later task of the same service may have undone what the original does: then this one must run too.
-          const overtaken = newest !== undefined && serial.length > 0 && (await db.selectFrom('task_tags')
-            .innerJoin('tasks', 'tasks.id', 'task_tags.task_id').select('tasks.id')
-            .where('task_tags.tag', 'in', serial).where('tasks.seq', '>', newest.seq).limit(1).executeTakeFirst()) !== undefined;
-          const original = overtaken ? undefined : newest;
-          const status = original ? 'duplicate' : 'pending';
-          const inserted = await db.insertInto('tasks').values({
-            id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
-            options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original?.id ?? null, available_at: now, lease_until: null,
-            worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null, seq: before.seen + 1,
-          }).returningAll().executeTakeFirstOrThrow();
-          if (tags.length > 0) {
-            await db.insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
-              .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
-          }
-          if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
-          await takeWriteOrder(db, id, before, key, serial);
-          return { id, status };
-        });
-      } catch (error) {
-        if (!(error instanceof InsertRaced) || races >= MAX_INSERT_RACES) throw error;
+    return this.transaction(async (tx, context) => {
+      const db = taskTables(tx);
+      await lockInsertOrder(db, tx.engine, [...serial, `dedupe:${key}`]);
+      const original = await duplicateOriginal(db, key, serial);
+      const status = original ? 'duplicate' : 'pending';
+      const inserted = await db.insertInto('tasks').values({
+        id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
+        options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original ?? null, available_at: now, lease_until: null,
+        worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null,
+        seq: NEXT_WRITE_ORDER,
+      }).returningAll().executeTakeFirstOrThrow();
+      if (tags.length > 0) {
+        await db.insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
+          .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
       }
-    }
+      if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
+      return { id, status };
+    });
   }
 
   async get(id: string): Promise<TaskRecord | null> {

@@ -9,6 +9,7 @@ import { admin } from '../fixtures/platform/http.ts';
 import { createServer } from '../fixtures/platform/setup.ts';
 import { removeDir, startPanel, startRedis, tempDir, type PanelProcess } from '../fixtures/platform/processes.ts';
 import { startPostgres } from '../helpers/postgres-server.ts';
+import { cpuByProcess, cpuPerUnit } from './process-cpu.ts';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 32);
@@ -22,6 +23,9 @@ async function parallel<T>(items: T[], limit: number, fn: (item: T) => Promise<v
     while (next < items.length) await fn(items[next++]);
   }));
 }
+
+/** CPU per service of each run, by process (`self` is this one: platform, workers, admin API client). */
+const cpuLines: string[] = [];
 
 /** Provisions SERVICES services on `queue`; answers services per second from the first create to the last completion. */
 async function provision(p: PanelProcess, queue: string, server: string, store?: string): Promise<number> {
@@ -44,6 +48,7 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       if (svc.status !== 201) throw new Error(`service: ${JSON.stringify(svc.body)}`);
       uuids.push(svc.body.uuid);
     });
+    const cpuBefore = cpuByProcess();
     const started = performance.now();
     await parallel(uuids, HTTP_PARALLEL, async (uuid) => {
       const res = await api('POST', `/services/${uuid}/create`);
@@ -59,7 +64,9 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       if (Date.now() > deadline) throw new Error(`timeout: ${JSON.stringify(counts)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    return SERVICES / ((performance.now() - started) / 1000);
+    const rate = SERVICES / ((performance.now() - started) / 1000);
+    cpuLines.push(`    ${store ? 'BullMQ + PostgreSQL' : queue === 'embedded' ? 'embedded' : 'BullMQ + SQLite'}: ${cpuPerUnit(cpuBefore, cpuByProcess(), SERVICES)}`);
+    return rate;
   } finally {
     await running?.close();
     removeDir(dataDir);
@@ -109,6 +116,8 @@ try {
     `  BullMQ queue, SQLite store:    ${fmt(bullmq)} services/s   (${floorShare(bullmq)}, target ≥ ${TARGET_BULLMQ}: ${bullmq >= TARGET_BULLMQ ? 'met' : 'NOT met'})`,
     `  BullMQ queue, PostgreSQL store:${fmt(onPostgres)} services/s   (${floorShare(onPostgres)}; ${(onPostgres / bullmq).toFixed(3)} × SQLite, target ≥ 0.5 × SQLite: ${onPostgres >= bullmq / 2 ? 'met' : 'NOT met'})`,
     `  ≥ 0.25 × no-op for both stores: ${bullmq >= noop / 4 && onPostgres >= noop / 4 ? 'met' : 'NOT met'}`,
+    '  CPU per service, by process (the panel is `node`; less load-sensitive than the rates):',
+    ...cpuLines,
     '',
   ].join('\n'));
 } finally {

@@ -201,6 +201,16 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual((await logs.read()).map((r) => r.action), ['second', 'first'], 'neither the rolled-back entry nor half a batch is stored');
       await logs.writeReceived([entry('remote', 'info', { service_uuid: 's-1', password: 'hunter22' })]);
       assert.deepEqual((await logs.read({ limit: 1 }))[0].context, { service_uuid: 's-1', password: '[redacted]' }, 'scrubbed again on receipt');
+      // Entries written while a batch is on its way (many jobs logging at once) go in the next batch, in the order written.
+      const first = logs.write(entry('wave-0'));
+      const later: Array<Promise<void>> = [];
+      for (let i = 1; i <= 250; i++) {
+        await Promise.resolve();
+        later.push(logs.write(entry(`wave-${i}`)));
+      }
+      await Promise.all([first, ...later]);
+      const waves = (await logs.read({ limit: 251 })).map((r) => r.action).reverse();
+      assert.deepEqual(waves, Array.from({ length: 251 }, (_, i) => `wave-${i}`), 'every entry stored once, in the order written');
     }));
 
     test('module logs: the admin query pages and filters by service, its product and location, and text', (t) => withStores(t, open, async ({ store, clock }) => {

@@ -141,17 +141,25 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.ok(many.every((m) => won.includes(m.id)));
     }));
 
-    test('once: concurrent inserts each take their own place in the write order; of identical ones one runs, the rest name it', (t) => withTasks(t, open, async (tasks, _clock, store) => {
+    test('once: concurrent inserts of one input or one service are ordered; of identical ones one runs, the rest name it', (t) => withTasks(t, open, async (tasks, _clock, store) => {
       const added = await Promise.all(Array.from({ length: 8 }, (_, i) => tasks.insert(i % 2 === 0 ? task({ same: true }, ['notification']) : task({ other: i }, [`service:z${i}`]))));
       const identical = added.filter((_, i) => i % 2 === 0);
       const runs = identical.filter((a) => a.status === 'pending');
       assert.equal(runs.length, 1, 'one of the four identical inserts runs');
       for (const copy of identical.filter((a) => a.status === 'duplicate')) assert.equal((await tasks.get(copy.id))?.duplicateOf, runs[0].id);
       assert.ok(added.filter((_, i) => i % 2 === 1).every((a) => a.status === 'pending'));
-      const seqs = await store.db.selectFrom('tasks').select('seq').where('id', 'in', added.map((a) => a.id)).execute();
-      assert.equal(new Set(seqs.map((row) => row.seq)).size, added.length, 'every insert has its own place in the write order');
-      const counter = await store.db.selectFrom('task_meta').select('value').where('key', '=', 'seq').executeTakeFirstOrThrow();
-      assert.equal(Number(counter.value), Math.max(...seqs.map((row) => Number(row.seq))), 'the counter names the last one written');
+      const seqOf = async (ids: string[]) => (await store.db.selectFrom('tasks').select('seq').where('id', 'in', ids).execute()).map((row) => Number(row.seq));
+      const identicalSeqs = await seqOf(identical.map((a) => a.id));
+      assert.equal(new Set(identicalSeqs).size, identical.length, 'each identical insert has its own place in the write order');
+      const original = Number((await store.db.selectFrom('tasks').select('seq').where('id', '=', runs[0].id).executeTakeFirstOrThrow()).seq);
+      assert.equal(original, Math.min(...identicalSeqs), 'the one that runs was written first');
+      const serviceTasks = await Promise.all(Array.from({ length: 6 }, (_, i) => tasks.insert({ ...task({ step: i }, ['service:ordered']), queue: 'Ordered' })));
+      const stored = await store.db.selectFrom('tasks').select(['id', 'seq']).where('id', 'in', serviceTasks.map((a) => a.id)).execute();
+      assert.equal(new Set(stored.map((row) => Number(row.seq))).size, serviceTasks.length, 'the tasks of one service each have their own place');
+      const first = stored.reduce((a, b) => (Number(a.seq) < Number(b.seq) ? a : b));
+      const claimed = await tasks.claimNext('embedded', 'w', 1000, ['Ordered']);
+      assert.equal(claimed?.record.id, first.id, 'of one service only the earliest is runnable');
+      assert.equal(await tasks.claimNext('embedded', 'w2', 1000, ['Ordered']), null, 'the later ones wait for it');
     }));
   });
 }

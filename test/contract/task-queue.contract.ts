@@ -77,6 +77,40 @@ export function runTaskQueueContract(label: string, make: MakeHarness): void {
       });
     });
 
+    test('stop lets the running attempt finish, then awaits the drain, whose adds are still queued; then it is closed', async (t) => {
+      await withHarness(t, make, async (h) => {
+        const order: string[] = [];
+        let followUp: Promise<{ id: string; status: string }> | null = null;
+        const queue = h.open({
+          drain: async () => {
+            order.push('drain');
+            // what a hook listener of the last outcome does: queue a follow-up task
+            followUp = queue.add('echo', 'Module', { value: 'after' }, ['notification']);
+            await followUp;
+          },
+        });
+        registerFixtureHandlers(queue);
+        await queue.start({ concurrency: 2 });
+        const held = await queue.add('hold', 'Module', { key: 'stop-drain' }, []);
+        for (let waited = 0; !probe.gates.has('stop-drain'); waited += 10) {
+          if (waited > WAIT) throw new Error('the held attempt did not start');
+          await sleep(10);
+        }
+        const stopping = queue.stop(WAIT).then(() => order.push('stopped'));
+        await sleep(20);
+        order.push('released');
+        probe.gates.get('stop-drain')!();
+        await stopping;
+        assert.deepEqual(order, ['released', 'drain', 'stopped']);
+        assert.equal((await queue.get(held.id))?.status, 'completed');
+        const added = await followUp!;
+        assert.equal(added.status, 'pending');
+        assert.equal((await queue.get(added.id))?.status, 'pending', 'recorded, for a started queue to run');
+        const next = await openQueue(h);
+        assert.equal((await next.waitFor(added.id, WAIT)).status, 'completed', 'and a later queue runs it');
+      });
+    });
+
     test('hands the handler the real input but stores and shows secrets redacted', async (t) => {
       await withHarness(t, make, async (h) => {
         const queue = await openQueue(h);

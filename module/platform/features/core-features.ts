@@ -81,13 +81,15 @@ function installedQueue(): TaskQueue | null {
  */
 export const tasksFeature = define({
   name: 'tasks',
-  needs: ['options', 'store', 'box', 'clock', 'logger'],
+  needs: ['options', 'store', 'box', 'clock', 'logger', 'hooks'],
   provides: ['taskStore', 'queue'],
   start(get, life) {
-    const options = get('options');
+    const [options, hooks] = [get('options'), get('hooks')];
     const taskStore = new TaskStore(get('store'), get('box'), get('clock'));
     const queue = createTaskQueue({
       ...options.queueOptions, url: options.queue ?? 'embedded', store: taskStore, secretBox: get('box'), logger: get('logger').child({ part: 'tasks' }),
+      // the hook listeners of the last attempts' outcomes (e.g. the mail of a provisioned service) queue before it closes
+      drain: () => hooks.settled(),
     });
     const previous = installedQueue();
     Task.use(queue);

@@ -73,6 +73,7 @@ export class ServiceAdmin {
   async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<JobResult> {
     if (!(PROVISION_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, UNKNOWN_ACTION(action));
     const service = await this.require(uuid);
+    let product: ProductRecord | null | undefined;
     if (action === 'change_package') {
       if (!body.product_uuid) throw new HttpError(422, 'change_package needs product_uuid');
       const target = await this.products.get(body.product_uuid);
@@ -81,8 +82,13 @@ export class ServiceAdmin {
         throw new HttpError(422, `product ${target.uuid} is served by ${target.module}, the service by ${service.module_name}`);
       }
       await this.services.setProduct(uuid, target.uuid);
+      product = target;
     }
-    const result = await (await this.productForService(uuid))[action as ProvisionAction]();
+    // Bound to the service as read here (after a change_package, on its new product): the action reads it no more.
+    const module = product
+      ? bindProduct(this.modules, uuid, { ...service, product_uuid: product.uuid }, product)
+      : bindProduct(this.modules, uuid, service, await this.products.get(service.product_uuid));
+    const result = await module[action as ProvisionAction]();
     if (action === 'change_package' && result.status === 'error') await this.services.setProduct(uuid, service.product_uuid);
     return result;
   }

@@ -73,3 +73,28 @@ test('a plugin listener that throws is logged by the bus and the emitter carries
   assert.ok(lines.some((l) => l.msg === 'hook listener failed' && l.err === 'plugin bug' && l.event === 'service.terminated'));
   assert.ok(lines.some((l) => l.event === 'service.terminated' && l.msg === 'service event'));
 });
+
+test('settled waits for the running emits and for those their listeners start meanwhile', async () => {
+  const bus = new EventBus<{ first: number; second: number }>();
+  const seen: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  bus.on('first', async (n) => {
+    await gate;
+    seen.push(`first${n}`);
+    void bus.emit('second', n + 1);
+  });
+  bus.on('second', async (n) => {
+    await new Promise((r) => setImmediate(r));
+    seen.push(`second${n}`);
+  });
+  void bus.emit('first', 1);
+  let settled = false;
+  const waiting = bus.settled().then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'a listener is still running');
+  release();
+  await waiting;
+  assert.deepEqual(seen, ['first1', 'second2'], 'the emit a listener started finished too');
+  await bus.settled();
+});

@@ -69,6 +69,14 @@ test('a task overtaken by a later one sharing a tag is not a duplicate: the newe
   assert.notEqual(suspend.id, again.id);
 });
 
+test('back-to-back identical inserts of one service: the first runs, every later one names it (a duplicate undoes nothing)', async () => {
+  const { store } = memoryStore();
+  const added = [];
+  for (let i = 0; i < 5; i++) added.push(await store.insert(task({ m: 'suspendJob' }, ['suspend', 'service:x'])));
+  assert.deepEqual(added.map((a) => a.status), ['pending', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+  for (const copy of added.slice(1)) assert.equal((await store.get(copy.id))?.duplicateOf, added[0].id);
+});
+
 test('two connections on one file never claim the same task; an expired lease is released per tries', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-taskstore-'));
   const a = new Database(join(dir, 'db.sqlite'));

@@ -61,15 +61,19 @@ function rowOf(e: ModuleLogEntry): Insertable<ModuleLogsTable> {
 
 /**
  * Owner of the module_logs table. `write` answers a promise settled once the row is stored; entries written outside a
- * transaction by one run of code (before it awaits) are stored together by one INSERT, in the order written. logModule
+ * transaction are stored together, in the order written, by one INSERT per batch: the entries of one run of code
+ * (before it awaits), and every entry written while the INSERT before was on its way (one at a time, so many jobs
+ * logging at once cost one statement per round trip, not one per entry). logModule
  * does not wait for it, so `read` (and `settled`) first wait for this process's writes still on their way: a reader
  * sees what was logged before it asked. `within(tx)` writes inside a caller's transaction (the lifecycle's status
  * change and its log row commit together).
  */
 export class ModuleLogRepository implements ModuleLogSink {
   private readonly pending = new Set<Promise<unknown>>();
-  /** Entries waiting for the next batch INSERT, and that batch's promise. */
-  private batch: { rows: Insertable<ModuleLogsTable>[]; stored: Promise<void> } | null = null;
+  /** Entries waiting for the next batch INSERT, with the promise settled when that batch is stored. */
+  private next: { rows: Insertable<ModuleLogsTable>[]; stored: Promise<void>; settle: (error?: unknown) => void } | null = null;
+  /** The batch INSERT on its way, if any (the next one starts when it ends). */
+  private flushing: Promise<void> | null = null;
 
   constructor(private readonly store: QueryStore) {}
 
@@ -88,19 +92,33 @@ export class ModuleLogRepository implements ModuleLogSink {
     return done;
   }
 
-  /** Adds `row` to the batch stored once the running code yields (a new batch once one is full). */
+  /** Adds `row` to the next batch: stored once the running code yields and the batch before is stored. */
   private batched(row: Insertable<ModuleLogsTable>): Promise<void> {
-    if (this.batch && this.batch.rows.length < BATCH_ROWS) {
-      this.batch.rows.push(row);
-      return this.batch.stored;
+    if (!this.next) {
+      let settle!: (error?: unknown) => void;
+      const stored = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+      this.next = { rows: [], stored, settle };
+      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flush());
     }
-    const rows = [row];
-    const stored = Promise.resolve().then(async () => {
-      if (this.batch?.rows === rows) this.batch = null;
-      await this.store.db.insertInto('module_logs').values(rows).execute();
-    });
-    this.batch = { rows, stored };
-    return stored;
+    this.next.rows.push(row);
+    return this.next.stored;
+  }
+
+  /** Stores the waiting batches one after the other (at most BATCH_ROWS rows per INSERT) until none is left. */
+  private async flush(): Promise<void> {
+    while (this.next) {
+      const batch = this.next;
+      this.next = null;
+      try {
+        for (let start = 0; start < batch.rows.length; start += BATCH_ROWS) {
+          await this.store.db.insertInto('module_logs').values(batch.rows.slice(start, start + BATCH_ROWS)).execute();
+        }
+        batch.settle();
+      } catch (error) {
+        batch.settle(error ?? new Error('module log batch failed'));
+      }
+    }
+    this.flushing = null;
   }
 
   /**
