@@ -2,14 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { PROVISION_STATUSES } from '../../../contract/provision-status.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, type FlashDeps, type AdminPageDeps } from '../render.ts';
+import { adminPage, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { panelHealth } from './panels-page.ts';
 import { revenueView, uplotDir } from './revenue-page.ts';
 
 /** What the dashboard reaches: the queue, revenue, services and the panels' health. */
-export type DashboardPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'queue' | 'revenue' | 'services'>;
+export type DashboardPageDeps = AdminPageDeps & Pick<WebDeps, 'queue' | 'revenue' | 'services'>;
 
 export function dashboardPage(deps: DashboardPageDeps, app: FastifyInstance): void {
   app.get('/', async (request, reply) => {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 import { HttpError, INSUFFICIENT_PERMISSIONS, NOT_FOUND } from '../../errors.ts';
-import { adminPage, csrfToken, wantsHtml, type FlashDeps, type AdminPageDeps } from '../render.ts';
+import { adminPage, csrfToken, wantsHtml, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const PARAMS = z.object({ type: z.string().regex(/^[A-Za-z]+$/), name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), '*': z.string().max(1000) });
@@ -33,7 +33,7 @@ async function refuse(deps: ModuleAdminRoutesDeps, request: FastifyRequest, repl
 
 /** Registers the dispatcher (inside the admin scope: `request.admin` is set, CSRF checked for unsafe methods). */
 /** What the modules' own admin routes reach: the module admin (routes of the mounted modules). */
-export type ModuleAdminRoutesDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'moduleAdmin'>;
+export type ModuleAdminRoutesDeps = AdminPageDeps & Pick<WebDeps, 'moduleAdmin'>;
 
 export function moduleAdminRoutes(deps: ModuleAdminRoutesDeps, app: FastifyInstance): void {
   app.route<{ Params: { type: string; name: string; '*': string } }>({

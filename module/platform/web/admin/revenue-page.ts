@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { formatMinor } from '../../services/billing/money.ts';
 import { majorUnits, type RevenueReport } from '../../services/billing/revenue.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, type FlashDeps, type AdminPageDeps } from '../render.ts';
+import { adminPage, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
@@ -42,7 +42,7 @@ export function revenueView(report: RevenueReport, charts: boolean) {
 }
 
 /** What the revenue page reaches: the revenue reports. */
-export type RevenuePageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'revenue'>;
+export type RevenuePageDeps = AdminPageDeps & Pick<WebDeps, 'revenue'>;
 
 export function revenuePage(deps: RevenuePageDeps, app: FastifyInstance): void {
   const charts = uplotDir() !== null;
