@@ -7,6 +7,15 @@ import { requestLocale } from './locale-time.ts';
 import type { PageLayout } from './page-views.ts';
 import type { WebDeps } from './web-deps.ts';
 
+/** What `sendPage` needs: the compiled page templates. */
+export type ViewDeps = Pick<WebDeps, 'views'>;
+/** What `flash` needs to set the signed notice cookie. */
+export type FlashDeps = Pick<WebDeps, 'signer' | 'secureCookies'>;
+/** What `clientPage` needs: the templates and the signer that reads the notice cookie. */
+export type ClientPageDeps = Pick<WebDeps, 'views' | 'signer'>;
+/** What `adminPage` needs: `ClientPageDeps` plus the loaded modules for the sidebar. */
+export type AdminPageDeps = Pick<WebDeps, 'views' | 'signer' | 'modules'>;
+
 const FLASH_COOKIE = 'vh_flash';
 /** The CSRF secret's cookie (set by @fastify/csrf-protection, signed). */
 export const CSRF_COOKIE = 'vh_csrf';
@@ -41,18 +50,18 @@ export function csrfToken(reply: FastifyReply): string {
 }
 
 /** The loaded modules (for the sidebar), each as a plain instance. */
-export function loadedModules(deps: WebDeps): Array<{ type: string; name: string; instance: Module }> {
+export function loadedModules(deps: Pick<WebDeps, 'modules'>): Array<{ type: string; name: string; instance: Module }> {
   return deps.modules.mounted().map(({ type, name }) => ({ type, name, instance: deps.modules.instance(type, name) }));
 }
 
 /** Sets a notice (or an error notice) shown once on the next page. */
-export function flash(deps: WebDeps, reply: FastifyReply, message: string, kind: 'ok' | 'error' = 'ok'): void {
+export function flash(deps: FlashDeps, reply: FastifyReply, message: string, kind: 'ok' | 'error' = 'ok'): void {
   void reply.setCookie(FLASH_COOKIE, deps.signer.sign('flash', { m: message.slice(0, 500), k: kind }), {
     path: '/', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies, maxAge: 60,
   });
 }
 
-function takeFlash(deps: WebDeps, request: FastifyRequest, reply: FastifyReply): { message: string; kind: string } | null {
+function takeFlash(deps: Pick<WebDeps, 'signer'>, request: FastifyRequest, reply: FastifyReply): { message: string; kind: string } | null {
   const raw = request.cookies[FLASH_COOKIE];
   if (!raw) return null;
   void reply.clearCookie(FLASH_COOKIE, { path: '/' });
@@ -62,7 +71,7 @@ function takeFlash(deps: WebDeps, request: FastifyRequest, reply: FastifyReply):
 
 /** Renders `admin/<page>.hbs` inside the admin layout with the admin's sidebar; `current` marks the active entry. */
 export async function adminPage(
-  deps: WebDeps,
+  deps: AdminPageDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   page: string,
@@ -84,7 +93,7 @@ export async function adminPage(
 }
 
 /** Renders `client/<page>.hbs` inside the client-area layout. */
-export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
+export async function clientPage(deps: ClientPageDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
   return sendPage(deps, reply.code(status), `client/${page}`, 'client', {
     ...data,
     csrf: csrfToken(reply),
@@ -95,7 +104,7 @@ export async function clientPage(deps: WebDeps, request: FastifyRequest, reply: 
 }
 
 /** Sends `page` (e.g. `client/login`) rendered inside `layout` as the HTML answer (the status set by the caller). */
-export function sendPage(deps: WebDeps, reply: FastifyReply, page: string, layout: PageLayout, data: Record<string, unknown>): FastifyReply {
+export function sendPage(deps: ViewDeps, reply: FastifyReply, page: string, layout: PageLayout, data: Record<string, unknown>): FastifyReply {
   return reply.type('text/html; charset=utf-8').send(deps.views.render(page, layout, data));
 }
 

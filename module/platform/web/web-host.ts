@@ -28,7 +28,7 @@ import { DEFAULT_SESSION_POLICY, SessionStore, type SessionPolicy } from '../ser
 import { ClientPageQueries } from '../store/query/repositories/client-page.ts';
 import { TokenSigner } from './signed-tokens.ts';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottlePolicy } from './login-throttle.ts';
-import { CSRF_COOKIE, sendPage, wantsHtml } from './render.ts';
+import { CSRF_COOKIE, sendPage, wantsHtml, type ViewDeps } from './render.ts';
 import { webSecret } from './web-secrets.ts';
 import { WEB_SERVICE_KEYS, type WebDeps, type WebServices } from './web-deps.ts';
 
@@ -74,7 +74,7 @@ function isCsrfError(error: unknown): boolean {
 }
 
 /** The web scopes' error answers: an error page for browsers, `{error}` JSON otherwise; CSRF refusals get their text. */
-function webErrorHandler(deps: WebDeps, error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+function webErrorHandler(deps: ViewDeps, error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const mapped = isCsrfError(error) ? new HttpError(403, CSRF_REFUSED) : error;
   if (!wantsHtml(request)) return errorHandler(mapped, request, reply);
   const status = mapped instanceof HttpError ? mapped.statusCode : ((mapped as FastifyError).statusCode ?? 500);

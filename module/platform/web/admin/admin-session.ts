@@ -7,6 +7,9 @@ import { ALL_PERMISSIONS } from '../../services/roles.ts';
 import { wantsHtml } from '../render.ts';
 import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
 
+/** What resolving the request's admin needs: bearer tokens, sessions and the admin users. */
+export type AdminIdentityDeps = Pick<WebDeps, 'tokens' | 'sessions' | 'admins'>;
+
 /** The principal of an admin bearer token: API tokens carry every permission. */
 function tokenPrincipal(id: number): AdminPrincipal {
   const now = new Date(0).toISOString();
@@ -18,12 +21,12 @@ function tokenPrincipal(id: number): AdminPrincipal {
 }
 
 /** Sets the admin session cookie (path /admin, HttpOnly, SameSite=Strict). */
-export function setAdminCookie(deps: WebDeps, reply: FastifyReply, value: string): void {
+export function setAdminCookie(deps: Pick<WebDeps, 'secureCookies'>, reply: FastifyReply, value: string): void {
   void reply.setCookie(ADMIN_COOKIE, value, { path: '/admin', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
 /** Resolves the request's admin (session cookie, or bearer token), without refusing anything. */
-export async function identifyAdmin(deps: WebDeps, request: FastifyRequest): Promise<void> {
+export async function identifyAdmin(deps: AdminIdentityDeps, request: FastifyRequest): Promise<void> {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -39,7 +42,7 @@ export async function identifyAdmin(deps: WebDeps, request: FastifyRequest): Pro
 }
 
 /** onRequest hook of the admin pages: no admin → redirect to the login page (pages) or 401 (JSON clients). */
-export function requireAdmin(deps: WebDeps, app: FastifyInstance): void {
+export function requireAdmin(deps: AdminIdentityDeps, app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     await identifyAdmin(deps, request);
     if (request.admin) return;

@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
-import { flash, sendPage } from '../render.ts';
+import { flash, sendPage, type ViewDeps, type FlashDeps } from '../render.ts';
 import { ADMIN_COOKIE, type WebDeps } from '../web-deps.ts';
-import { identifyAdmin, setAdminCookie } from './admin-session.ts';
+import { identifyAdmin, setAdminCookie, type AdminIdentityDeps } from './admin-session.ts';
 
 const LoginSchema = z.object({ email: z.string().max(200).default(''), password: z.string().max(1000).default(''), next: z.string().max(600).optional() });
 
@@ -14,7 +14,10 @@ export function safeNext(next: string | undefined, fallback: string): string {
 }
 
 /** `GET/POST /admin/login`, `POST /admin/logout` (registered outside the admin guard). */
-export function adminAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
+/** What the admin login, logout and password reset reach: admin users, sessions, the login throttle, cookies and the plain pages. */
+export type AdminAuthRoutesDeps = ViewDeps & FlashDeps & AdminIdentityDeps & Pick<WebDeps, 'loginThrottle'>;
+
+export function adminAuthRoutes(deps: AdminAuthRoutesDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     await identifyAdmin(deps, request);
     if (request.admin && !request.viaToken) return reply.redirect(safeNext(request.query.next, '/admin'), 303);

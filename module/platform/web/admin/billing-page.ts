@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../errors.ts';
 import type { BillingSettings } from '../../services/billing/billing-settings.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage } from '../render.ts';
+import { adminPage, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { formStrings } from './product-form.ts';
@@ -39,7 +39,7 @@ function overridesPatch(form: Record<string, string>): Record<string, unknown> {
 }
 
 /** A product's billing overrides as form values (empty: the global setting applies). */
-export async function overridesView(deps: WebDeps, productUuid: string) {
+export async function overridesView(deps: Pick<WebDeps, 'recurring'>, productUuid: string) {
   const { overrides, effective } = await deps.recurring.productSettings(productUuid);
   const list = (v: number[] | undefined) => (v ? v.join(', ') : '');
   return {
@@ -54,7 +54,10 @@ function settingsView(s: BillingSettings) {
   return { ...s, reminder_days_before: s.reminder_days_before.join(', '), reminder_days_after: s.reminder_days_after.join(', ') };
 }
 
-export function billingPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the billing settings page reaches: recurring billing and the queue its manual run goes through. */
+export type BillingPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'recurring' | 'queue'>;
+
+export function billingPage(deps: BillingPageDeps, app: FastifyInstance): void {
   const recurring = deps.recurring;
 
   app.get<{ Querystring: { dry?: string } }>('/billing', async (request, reply) => {

@@ -9,7 +9,7 @@ import { productName } from '../../services/catalogue.ts';
 import { formatMinor } from '../../services/billing/money.ts';
 import { BILLING_CYCLES } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage } from '../render.ts';
+import { adminPage, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { billingAction } from './invoices-page.ts';
@@ -22,7 +22,10 @@ const OrderForm = z.object({
   domain: z.string().trim().max(253).default(''),
 });
 
-export function customerPage(deps: WebDeps, app: FastifyInstance): void {
+/** What a customer's admin page reaches: billing, recurring billing, the catalogue and the services. */
+export type CustomerPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'billing' | 'recurring' | 'catalogue' | 'products' | 'serviceAdmin'>;
+
+export function customerPage(deps: CustomerPageDeps, app: FastifyInstance): void {
   const { billing, recurring } = deps;
 
   app.get<{ Params: { uuid: string } }>('/customers/:uuid', { schema: { params: Uuid } }, async (request, reply) => {

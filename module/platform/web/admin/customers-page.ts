@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { pager } from './services-page.ts';
@@ -10,7 +10,10 @@ import { pager } from './services-page.ts';
 const PER_PAGE = 50;
 const CustomerForm = z.object({ email: z.string().max(200).default(''), name: z.string().max(200).default(''), password: z.string().max(1000).default('') });
 
-export function customersPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the customers list reaches: the customer accounts and billing's customer records. */
+export type CustomersPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'billing' | 'customers'>;
+
+export function customersPage(deps: CustomersPageDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { page?: string } }>('/customers', async (request, reply) => {
     hasPermission(request, PERMISSION.customers);
     const page = Math.max(1, Number(request.query.page) || 1);

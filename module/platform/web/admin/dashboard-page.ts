@@ -2,13 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { PROVISION_STATUSES } from '../../../contract/provision-status.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage } from '../render.ts';
+import { adminPage, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { panelHealth } from './panels-page.ts';
 import { revenueView, uplotDir } from './revenue-page.ts';
 
-export function dashboardPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the dashboard reaches: the queue, revenue, services and the panels' health. */
+export type DashboardPageDeps = AdminPageDeps & Pick<WebDeps, 'queue' | 'revenue' | 'services'>;
+
+export function dashboardPage(deps: DashboardPageDeps, app: FastifyInstance): void {
   app.get('/', async (request, reply) => {
     if (!request.admin!.hasPermission(PERMISSION.dashboard)) {
       // An admin without the dashboard lands on the first page they may see.

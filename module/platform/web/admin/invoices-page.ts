@@ -8,7 +8,7 @@ import { productName } from '../../services/catalogue.ts';
 import { formatMinor } from '../../services/billing/money.ts';
 import { INVOICE_STATUSES } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { pager } from './services-page.ts';
@@ -27,7 +27,7 @@ const RefundForm = z.object({ amount: z.string().trim().max(32).default('') });
 const Uuid = z.object({ uuid: z.string().max(64) });
 
 /** Runs an admin billing action: a notice of its outcome (a 4xx/502 refusal as an error notice), then back to `to`. */
-export async function billingAction(deps: WebDeps, reply: FastifyReply, to: string, run: () => Promise<string>): Promise<FastifyReply> {
+export async function billingAction(deps: FlashDeps, reply: FastifyReply, to: string, run: () => Promise<string>): Promise<FastifyReply> {
   try {
     flash(deps, reply, await run());
   } catch (error) {
@@ -37,7 +37,10 @@ export async function billingAction(deps: WebDeps, reply: FastifyReply, to: stri
   return reply.redirect(to, 303);
 }
 
-export function invoicesPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the invoices pages reach: billing (invoices, payments, refunds, orders) and the products' names. */
+export type InvoicesPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'billing' | 'products'>;
+
+export function invoicesPage(deps: InvoicesPageDeps, app: FastifyInstance): void {
   const billing = deps.billing;
   const customers = billing.customers;
   const emailOf = new Map<string, string>();

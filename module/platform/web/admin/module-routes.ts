@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ModuleRequest, ModuleResponse } from '../../../contract/http.ts';
 import { HttpError, INSUFFICIENT_PERMISSIONS, NOT_FOUND } from '../../errors.ts';
-import { adminPage, csrfToken, wantsHtml } from '../render.ts';
+import { adminPage, csrfToken, wantsHtml, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const PARAMS = z.object({ type: z.string().regex(/^[A-Za-z]+$/), name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), '*': z.string().max(1000) });
@@ -24,7 +24,7 @@ function toModuleRequest(request: FastifyRequest, reply: FastifyReply): ModuleRe
   };
 }
 
-async function refuse(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, kind: 'api' | 'web', current: { type: string; name: string; route: { name?: string; uri?: string } }): Promise<FastifyReply> {
+async function refuse(deps: ModuleAdminRoutesDeps, request: FastifyRequest, reply: FastifyReply, kind: 'api' | 'web', current: { type: string; name: string; route: { name?: string; uri?: string } }): Promise<FastifyReply> {
   if (kind === 'web' && wantsHtml(request)) {
     return adminPage(deps, request, reply, 'forbidden', { title: INSUFFICIENT_PERMISSIONS, message: INSUFFICIENT_PERMISSIONS }, current, 403);
   }
@@ -32,7 +32,10 @@ async function refuse(deps: WebDeps, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** Registers the dispatcher (inside the admin scope: `request.admin` is set, CSRF checked for unsafe methods). */
-export function moduleAdminRoutes(deps: WebDeps, app: FastifyInstance): void {
+/** What the modules' own admin routes reach: the module admin (routes of the mounted modules). */
+export type ModuleAdminRoutesDeps = AdminPageDeps & Pick<WebDeps, 'moduleAdmin'>;
+
+export function moduleAdminRoutes(deps: ModuleAdminRoutesDeps, app: FastifyInstance): void {
   app.route<{ Params: { type: string; name: string; '*': string } }>({
     method: ['GET', 'POST', 'PUT', 'DELETE'],
     url: '/modules/:type/:name/*',

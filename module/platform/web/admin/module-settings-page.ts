@@ -8,7 +8,7 @@ import type { ModuleType } from '../../../contract/platform-context.ts';
 import { SECRET_KEY_PATTERN } from '../../../contract/redact.ts';
 import { settingsPermission, type SettingsPageData, type SettingsTestable, type SettingsTestResult } from '../../../contract/settings-page.ts';
 import { HttpError, INSUFFICIENT_PERMISSIONS } from '../../errors.ts';
-import { adminPage, csrfToken, flash } from '../render.ts';
+import { adminPage, csrfToken, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
@@ -21,14 +21,14 @@ interface SettingsModule extends Module {
 }
 
 /** The loaded Payment and Notification modules the admin may configure. */
-function configurable(deps: WebDeps, request: FastifyRequest): Array<{ type: InstanceType; name: string }> {
+function configurable(deps: ModuleSettingsPageDeps, request: FastifyRequest): Array<{ type: InstanceType; name: string }> {
   return deps.modules.mounted()
     .filter((m): m is typeof m & { type: InstanceType } => (TYPES as readonly string[]).includes(m.type))
     .filter((m) => request.admin?.hasPermission(settingsPermission(m.type, m.name)))
     .map((m) => ({ type: m.type, name: m.name }));
 }
 
-function requireModule(deps: WebDeps, request: FastifyRequest, type: string, name: string): InstanceType {
+function requireModule(deps: ModuleSettingsPageDeps, request: FastifyRequest, type: string, name: string): InstanceType {
   if (!(TYPES as readonly string[]).includes(type) || !deps.modules.has(type as ModuleType, name)) throw new HttpError(404, `unknown module: ${type}/${name}`);
   hasPermission(request, settingsPermission(type, name));
   return type as InstanceType;
@@ -64,7 +64,7 @@ function secretsSet(data: Record<string, unknown>): string[] {
 
 /** Renders one settings page: the module's own HTML inside the admin layout. */
 async function renderSettings(
-  deps: WebDeps, request: FastifyRequest, reply: FastifyReply,
+  deps: ModuleSettingsPageDeps, request: FastifyRequest, reply: FastifyReply,
   opts: { type: InstanceType; name: string; uuid: string | null; stored: Record<string, unknown>; label: string; values?: Record<string, unknown>; errors?: Record<string, string[]>; test?: SettingsTestResult | null; status?: number },
 ): Promise<FastifyReply> {
   const module = deps.modules.instance<SettingsModule>(opts.type, opts.name, { payment_gateway_uuid: opts.uuid, module_data: opts.stored });
@@ -81,14 +81,17 @@ async function renderSettings(
 }
 
 /** The stored instance the admin may configure (404 unknown, 403 without its module's settings key). */
-async function requireInstance(deps: WebDeps, request: FastifyRequest, uuid: string) {
+async function requireInstance(deps: ModuleSettingsPageDeps, request: FastifyRequest, uuid: string) {
   const found = await deps.moduleInstances.get(uuid);
   if (!found) throw new HttpError(404, `module instance not found: ${uuid}`);
   requireModule(deps, request, found.module_type, found.module_name);
   return { ...found, type: found.module_type as InstanceType };
 }
 
-export function moduleSettingsPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the module settings pages reach: the mounted modules, their instances and the module admin. */
+export type ModuleSettingsPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'moduleAdmin' | 'moduleInstances'>;
+
+export function moduleSettingsPage(deps: ModuleSettingsPageDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { module?: string } }>('/module-settings', async (request, reply) => {
     const wanted = request.query.module;
     if (wanted) {

@@ -4,11 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from '../../services/module-admin.ts';
 import { HttpError } from '../../errors.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
-export function modulesPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the modules page reaches: the module admin and the module versions. */
+export type ModulesPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'moduleAdmin' | 'versions'>;
+
+export function modulesPage(deps: ModulesPageDeps, app: FastifyInstance): void {
   app.get('/modules', async (request, reply) => {
     hasPermission(request, PERMISSION.modules);
     // Versions another platform process recorded since this one loaded them.

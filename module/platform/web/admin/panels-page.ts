@@ -5,12 +5,12 @@ import { z } from 'zod';
 import type { PanelHealth } from '../../extension.ts';
 import { HttpError } from '../../errors.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
 /** The panels of every module that manages some, with the module's name. */
-export async function panelHealth(deps: WebDeps): Promise<Array<PanelHealth & { module: string }>> {
+export async function panelHealth(deps: Pick<WebDeps, 'modules'>): Promise<Array<PanelHealth & { module: string }>> {
   const sources = deps.modules.mounted().filter((m) => m.manifest.adminPanels);
   const lists = await Promise.all(sources.map(async (m) => (await m.manifest.adminPanels!(m.ext).health()).map((p) => ({ ...p, module: `${m.type}/${m.name}` }))));
   return lists.flat();
@@ -24,7 +24,10 @@ const PanelForm = z.object({
   access_hash: z.string().trim().min(1).max(200),
 });
 
-export function panelsPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the panels page reaches: the admin page helpers and the mounted modules' panel sources. */
+export type PanelsPageDeps = AdminPageDeps & FlashDeps;
+
+export function panelsPage(deps: PanelsPageDeps, app: FastifyInstance): void {
   app.get('/panels', async (request, reply) => {
     hasPermission(request, PERMISSION.panels);
     const panels = await panelHealth(deps);

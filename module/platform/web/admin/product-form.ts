@@ -22,7 +22,7 @@ export interface ModuleField extends FormField {
 }
 
 /** The Product module instance of `moduleName` (404 when none is loaded). */
-export function productModule(deps: WebDeps, moduleName: string): Product {
+export function productModule(deps: Pick<WebDeps, 'modules'>, moduleName: string): Product {
   if (!deps.modules.has('Product', moduleName)) throw new HttpError(404, `unknown module: ${moduleName}`);
   return deps.modules.instance<Product>('Product', moduleName);
 }
@@ -43,7 +43,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
  * The fixed values of each module field: the enum options of the module's product schema, and for `server_location`
  * the locations of the panels the platform knows (the modules that manage panels).
  */
-export async function fieldChoices(deps: WebDeps, module: Product): Promise<Record<string, string[]>> {
+export async function fieldChoices(deps: Pick<WebDeps, 'modules' | 'logger'>, module: Product): Promise<Record<string, string[]>> {
   const choices: Record<string, string[]> = {};
   const schemaFn = (module as unknown as { productSchema?: () => z.ZodType }).productSchema;
   const schema = typeof schemaFn === 'function' ? schemaFn.call(module) : null;
@@ -83,7 +83,7 @@ export function listingValues(product: ProductRecord | null): Record<string, str
 }
 
 /** The price fields of a product: the amount per cycle and one currency. */
-export async function priceValues(deps: WebDeps, productUuid: string | null): Promise<Record<string, string>> {
+export async function priceValues(deps: Pick<WebDeps, 'billing'>, productUuid: string | null): Promise<Record<string, string>> {
   const out: Record<string, string> = { [CURRENCY_FIELD]: 'EUR', [REFUND_FIELD]: 'terminate' };
   if (!productUuid) return out;
   out[REFUND_FIELD] = (await deps.billing.refundPolicy(productUuid)).refund_action;
@@ -124,7 +124,7 @@ export function checkPrices(form: Record<string, string>): { plan: PricePlan; cu
 }
 
 /** Applies checked prices to a product. */
-export async function applyPrices(deps: WebDeps, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): Promise<void> {
+export async function applyPrices(deps: Pick<WebDeps, 'billing'>, productUuid: string, plan: PricePlan, currency: string, refund: RefundAction | null): Promise<void> {
   if (refund) await deps.billing.setRefundPolicy(productUuid, refund);
   for (const { cycle, amount } of plan) {
     if (amount === undefined) continue;

@@ -7,7 +7,7 @@ import { INVALID_PRODUCT_DATA, productName } from '../../services/catalogue.ts';
 import { BILLING_CYCLES, REFUND_ACTIONS } from '../../services/billing/schema.ts';
 import { PERMISSION } from '../../services/roles.ts';
 import type { ProductRecord } from '../../store/query/repositories/products.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { overridesView } from './billing-page.ts';
@@ -25,7 +25,7 @@ interface FormState {
   bag: Record<string, string[]> | null;
 }
 
-async function renderForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, state: FormState): Promise<FastifyReply> {
+async function renderForm(deps: ProductsPageDeps, request: FastifyRequest, reply: FastifyReply, state: FormState): Promise<FastifyReply> {
   const module = productModule(deps, state.moduleName);
   const names = Object.keys(module.getProductData(state.values));
   let page = '';
@@ -54,7 +54,7 @@ async function renderForm(deps: WebDeps, request: FastifyRequest, reply: Fastify
 }
 
 /** Saves the product (create when `product` is null) and its prices; throws one 422 bag with every field's messages. */
-async function save(deps: WebDeps, moduleName: string, product: ProductRecord | null, values: Record<string, unknown>, form: Record<string, string>): Promise<ProductRecord> {
+async function save(deps: ProductsPageDeps, moduleName: string, product: ProductRecord | null, values: Record<string, unknown>, form: Record<string, string>): Promise<ProductRecord> {
   const prices = checkPrices(form);
   const listing = { name: form.name ?? '', description: form.description ?? '', position: form.position ?? '', visible: form.visible === 'on' };
   const bag = { ...(errorBagOf(await deps.catalogue.check(moduleName, values, listing).then(() => null, (e: unknown) => e)) ?? {}), ...prices.errors };
@@ -66,7 +66,10 @@ async function save(deps: WebDeps, moduleName: string, product: ProductRecord | 
   return saved;
 }
 
-export function productsPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the products pages reach: the catalogue, prices (billing), billing overrides (recurring) and the Product modules. */
+export type ProductsPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'billing' | 'catalogue' | 'logger' | 'recurring'>;
+
+export function productsPage(deps: ProductsPageDeps, app: FastifyInstance): void {
   app.get('/products', async (request, reply) => {
     hasPermission(request, PERMISSION.products);
     const prices = await deps.billing.listPrices();

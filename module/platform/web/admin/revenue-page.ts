@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { formatMinor } from '../../services/billing/money.ts';
 import { majorUnits, type RevenueReport } from '../../services/billing/revenue.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage } from '../render.ts';
+import { adminPage, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
@@ -41,7 +41,10 @@ export function revenueView(report: RevenueReport, charts: boolean) {
   return { rows, mrr: report.mrr, overdue: report.overdue, charts, chart_data: JSON.stringify(data), currencies: report.currencies };
 }
 
-export function revenuePage(deps: WebDeps, app: FastifyInstance): void {
+/** What the revenue page reaches: the revenue reports. */
+export type RevenuePageDeps = AdminPageDeps & Pick<WebDeps, 'revenue'>;
+
+export function revenuePage(deps: RevenuePageDeps, app: FastifyInstance): void {
   const charts = uplotDir() !== null;
   app.get('/revenue', async (request, reply) => {
     hasPermission(request, PERMISSION.revenue);

@@ -7,12 +7,12 @@ import { HttpError } from '../../errors.ts';
 import type { AdminUser } from '../../services/admin-users.ts';
 import { holdsAll, modulePermissions, PERMISSION, PLATFORM_PERMISSIONS, ALL_PERMISSIONS, type Role } from '../../services/roles.ts';
 import type { PermissionEntry } from '../../../contract/plugin.ts';
-import { adminPage, flash, loadedModules } from '../render.ts';
+import { adminPage, flash, loadedModules, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
 /** Every grantable key: the platform's, then each loaded module's (grouped by module). */
-function permissionCatalogue(deps: WebDeps): Array<{ group: string; permissions: PermissionEntry[] }> {
+function permissionCatalogue(deps: RolesPageDeps): Array<{ group: string; permissions: PermissionEntry[] }> {
   const groups = [{ group: 'Platform', permissions: [...PLATFORM_PERMISSIONS] }];
   for (const { type, name, instance } of loadedModules(deps)) {
     const permissions = modulePermissions(instance);
@@ -31,14 +31,14 @@ function requireHolds(request: FastifyRequest, permissions: readonly string[], m
   if (!holdsAll(request.admin!.role.permissions, permissions)) throw new HttpError(403, message);
 }
 
-async function roleOf(deps: WebDeps, id: number): Promise<Role> {
+async function roleOf(deps: RolesPageDeps, id: number): Promise<Role> {
   const role = await deps.roles.get(id);
   if (!role) throw new HttpError(422, `unknown role: ${id}`);
   return role;
 }
 
 /** The admin `id` acted on by the request's admin: not themselves (`selfMessage`), and within their permissions. */
-async function otherAdmin(deps: WebDeps, request: FastifyRequest, id: number, selfMessage: string): Promise<AdminUser> {
+async function otherAdmin(deps: RolesPageDeps, request: FastifyRequest, id: number, selfMessage: string): Promise<AdminUser> {
   const target = await deps.admins.get(id);
   if (!target) throw new HttpError(404, `admin not found: ${id}`);
   if (target.id === request.admin!.id) throw new HttpError(403, selfMessage);
@@ -50,7 +50,10 @@ const keysOf = (value: unknown): string[] => (Array.isArray(value) ? value : val
 const RoleForm = z.object({ name: z.string().max(64).optional(), permissions: z.unknown().optional(), all: z.string().optional() });
 const AdminForm = z.object({ email: z.string().max(200), name: z.string().max(200).default(''), password: z.string().max(1000), role_id: z.coerce.number().int() });
 
-export function rolesPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the roles and admins pages reach: admin users, roles and the modules' permissions. */
+export type RolesPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'admins' | 'roles'>;
+
+export function rolesPage(deps: RolesPageDeps, app: FastifyInstance): void {
   app.get('/roles', async (request, reply) => {
     hasPermission(request, PERMISSION.admins);
     const catalogue = permissionCatalogue(deps);

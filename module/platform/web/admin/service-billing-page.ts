@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { flash } from '../render.ts';
+import { flash, type FlashDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
@@ -12,7 +12,10 @@ const CancelForm = z.object({ when: z.enum(['period_end', 'immediate']) });
 const NextDueForm = z.object({ next_due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) });
 const ChangePlanForm = z.object({ product_uuid: z.string().min(1).max(64) });
 
-export function serviceBillingPage(deps: WebDeps, app: FastifyInstance): void {
+/** What a service's billing actions reach: recurring billing. */
+export type ServiceBillingPageDeps = FlashDeps & Pick<WebDeps, 'recurring'>;
+
+export function serviceBillingPage(deps: ServiceBillingPageDeps, app: FastifyInstance): void {
   const recurring = deps.recurring;
   const act = async (uuid: string, reply: Parameters<typeof flash>[1], run: () => Promise<string>) => {
     try {

@@ -6,7 +6,7 @@ import { PROVISION_ACTIONS, PROVISION_STATUSES } from '../../../contract/provisi
 import { HttpError } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 import { errorBagOf, formFields, otherErrors } from './form-errors.ts';
@@ -29,7 +29,7 @@ export function pager(path: string, query: Record<string, unknown>, page: number
 }
 
 
-async function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
+async function newServiceForm(deps: ServicesPageDeps, request: FastifyRequest, reply: FastifyReply, values: Record<string, unknown>, bag: Record<string, string[]> | null) {
   const products = (await deps.catalogue.list()).map((p) => ({ uuid: p.uuid, label: productName(p), selected: p.uuid === values.product_uuid }));
   return adminPage(deps, request, reply, 'service-new', {
     title: 'New service', products, customer_email: values.customer_email ?? '',
@@ -37,7 +37,10 @@ async function newServiceForm(deps: WebDeps, request: FastifyRequest, reply: Fas
   }, { platform: 'services' }, bag ? 422 : 200);
 }
 
-export function servicesPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the services pages reach: services, the catalogue, customers, module logs and the queue. */
+export type ServicesPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'catalogue' | 'customers' | 'moduleLogs' | 'queue' | 'serviceAdmin'>;
+
+export function servicesPage(deps: ServicesPageDeps, app: FastifyInstance): void {
   app.get('/services', async (request, reply) => {
     hasPermission(request, PERMISSION.services);
     const query = ListQuery.parse(request.query ?? {});

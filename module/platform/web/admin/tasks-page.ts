@@ -2,11 +2,14 @@
 // a failed task can be retried.
 import type { FastifyInstance } from 'fastify';
 import { PERMISSION } from '../../services/roles.ts';
-import { adminPage, flash } from '../render.ts';
+import { adminPage, flash, type FlashDeps, type AdminPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { hasPermission } from './admin-session.ts';
 
-export function tasksPage(deps: WebDeps, app: FastifyInstance): void {
+/** What the tasks page reaches: the queue, its operations and the clock. */
+export type TasksPageDeps = AdminPageDeps & FlashDeps & Pick<WebDeps, 'clock' | 'ops' | 'queue'>;
+
+export function tasksPage(deps: TasksPageDeps, app: FastifyInstance): void {
   app.get('/tasks', async (request, reply) => {
     hasPermission(request, PERMISSION.tasks);
     const now = deps.clock.now().getTime();

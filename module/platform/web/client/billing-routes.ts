@@ -3,14 +3,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
-import { clientPage, flash } from '../render.ts';
+import { clientPage, flash, type FlashDeps, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
-import { ownedService } from './client-routes.ts';
+import { ownedService, type OwnedServiceDeps } from './client-routes.ts';
 
 const Params = z.object({ uuid: z.string().max(64) });
 const CancelForm = z.object({ when: z.enum(['period_end', 'immediate']), confirm: z.literal('yes') });
 
-export function billingRoutes(deps: WebDeps, area: FastifyInstance): void {
+/** What the client's service billing routes reach: recurring billing and the owned-service check. */
+export type BillingRoutesDeps = ClientPageDeps & FlashDeps & OwnedServiceDeps & Pick<WebDeps, 'recurring'>;
+
+export function billingRoutes(deps: BillingRoutesDeps, area: FastifyInstance): void {
   const recurring = deps.recurring;
 
   area.post<{ Params: { uuid: string } }>('/services/:uuid/cancel', { schema: { params: Params } }, async (request, reply) => {

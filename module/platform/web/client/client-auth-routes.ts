@@ -4,19 +4,22 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOGIN_FAILED, LOGIN_THROTTLED } from '../../errors.ts';
 import { safeNext } from '../admin/auth-routes.ts';
-import { flash, sendPage } from '../render.ts';
+import { flash, sendPage, type ViewDeps, type FlashDeps } from '../render.ts';
 import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
-import { identifyCustomer, setCustomerCookie } from './customer-session.ts';
+import { identifyCustomer, setCustomerCookie, type CustomerIdentityDeps } from './customer-session.ts';
 
 const LoginForm = z.object({ email: z.string().max(200).default(''), password: z.string().max(1000).default(''), next: z.string().max(600).optional() });
 const RESET_REQUESTED = 'If the address belongs to an account, a link to set a new password is on its way.';
 const RESET_INVALID = 'This link is invalid, expired or already used. Ask for a new one.';
 
-function plain(deps: WebDeps, reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
+function plain(deps: ClientAuthRoutesDeps, reply: import('fastify').FastifyReply, page: string, data: Record<string, unknown>, status = 200) {
   return sendPage(deps, reply.code(status), `client/${page}`, 'plain', { ...data, csrf: reply.generateCsrf() });
 }
 
-export function clientAuthRoutes(deps: WebDeps, app: FastifyInstance): void {
+/** What the client login, sign-up and password reset reach: customer accounts, sessions, the login throttle and hooks. */
+export type ClientAuthRoutesDeps = ViewDeps & FlashDeps & CustomerIdentityDeps & Pick<WebDeps, 'hooks' | 'loginThrottle'>;
+
+export function clientAuthRoutes(deps: ClientAuthRoutesDeps, app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     await identifyCustomer(deps, request);
     if (request.customer) return reply.redirect(safeNext(request.query.next, '/client'), 303);

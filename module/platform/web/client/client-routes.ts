@@ -13,7 +13,7 @@ import { billingViewOf, type ServiceBillingView } from '../../services/billing/p
 import type { ServiceView } from '../../services/service-admin.ts';
 import type { ServicePageRead } from '../../store/query/repositories/client-page.ts';
 import { requestLocale } from '../locale-time.ts';
-import { clientPage, csrfToken, wantsHtml } from '../render.ts';
+import { clientPage, csrfToken, wantsHtml, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
 import { requireCustomer } from './customer-session.ts';
@@ -26,7 +26,13 @@ const SERVICE = z.object({ uuid: z.string().max(64) });
 const UUID = z.object({ uuid: z.string().max(64), tab: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(), method: z.string().regex(CLIENT_AREA_METHOD).optional() });
 
 /** The Product instance of a service the request's customer owns; 404 otherwise (never telling whether it exists). */
-export async function ownedService(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<Product> {
+/** What the ownership check of a service needs: the customers' service owners and the services' Product instances. */
+export type OwnedServiceDeps = Pick<WebDeps, 'customers' | 'serviceAdmin'>;
+
+/** What the service list and service page routes reach: the joined client reads, the Product modules, recurring billing. */
+export type ServiceRoutesDeps = ClientPageDeps & OwnedServiceDeps & Pick<WebDeps, 'clientReads' | 'modules' | 'recurring'>;
+
+export async function ownedService(deps: OwnedServiceDeps, request: FastifyRequest, uuid: string): Promise<Product> {
   const owner = await deps.customers.queries.ownerOf(uuid);
   if (!owner || owner !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
   return deps.serviceAdmin.productForService(uuid);
@@ -48,14 +54,14 @@ function summary(s: Summarised) {
  * The service page's read (service, product, billing period, open invoices: one joined query) and the Product bound to
  * the service, when the request's customer owns it; 404 otherwise, as ownedService.
  */
-async function ownedServicePage(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<{ read: ServicePageRead; module: Product }> {
+async function ownedServicePage(deps: Pick<WebDeps, 'clientReads' | 'modules'>, request: FastifyRequest, uuid: string): Promise<{ read: ServicePageRead; module: Product }> {
   const read = request.customer ? await deps.clientReads.servicePage(uuid) : null;
   if (!read || read.service.customer_uuid !== request.customer?.uuid) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
   return { read, module: bindProduct(deps.modules, uuid, read.service, read.product) };
 }
 
 /** The customer's services with product and status. */
-async function myServices(deps: WebDeps, customerUuid: string) {
+async function myServices(deps: OwnedServiceDeps, customerUuid: string) {
   return Promise.all((await deps.customers.queries.serviceUuids(customerUuid)).map(async (uuid) => summary(await deps.serviceAdmin.describe(uuid))));
 }
 
@@ -91,6 +97,7 @@ function toModuleRequest(request: FastifyRequest): ModuleRequest {
   return { method: request.method, headers: { ...request.headers }, query: { ...(request.query as Record<string, unknown>) }, body: request.body ?? null, ip: request.ip };
 }
 
+/** Registers the client area: the open auth routes, then the customer guard and every route family behind it. */
 export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
   app.register(async (open) => clientAuthRoutes(deps, open));
   app.register(async (area) => {
@@ -98,48 +105,52 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
     orderRoutes(deps, area);
     invoiceRoutes(deps, area);
     billingRoutes(deps, area);
-
-    area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
-
-    area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
-      const { read, module } = await ownedServicePage(deps, request, request.params.uuid);
-      const menu = module.getClientAreaMenuConfig();
-      const keys = Object.keys(menu);
-      const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
-      const { service: stored, product } = read;
-      const service = summary({ ...stored, module: stored.module_name, product });
-      const billing = read.billing ? billingViewOf(read.billing, read.open_invoices) : null;
-      const waiting = awaitedInvoice(billing);
-      return clientPage(deps, request, reply, 'service', {
-        title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
-        billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
-        tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
-        tab: current ?? null,
-        tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, request, reply) : '',
-      });
-    });
-
-    area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
-      const module = await ownedService(deps, request, request.params.uuid);
-      if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
-      const waiting = awaitedInvoice(await deps.recurring.periods.view(request.params.uuid));
-      return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
-    });
-
-    const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {
-      let module: Product;
-      try {
-        module = await ownedService(deps, request, request.params.uuid);
-      } catch (error) {
-        if (wantsHtml(request)) throw error;
-        return reply.code(404).send({ success: false, message: (error as Error).message });
-      }
-      const answer = await callClientAreaController(module, request.params.tab, request.params.method, toModuleRequest(request));
-      reply.code(answer.status);
-      for (const [key, value] of Object.entries(answer.headers ?? {})) reply.header(key, value);
-      return reply.send(answer.body);
-    };
-    area.get('/services/:uuid/ajax/:tab/:method', { schema: { params: UUID } }, ajax);
-    area.post('/services/:uuid/ajax/:tab/:method', { schema: { params: UUID } }, ajax);
+    serviceRoutes(deps, area);
   });
+}
+
+/** "My services", a service's page and tabs, and the tabs' AJAX controller calls (inside the customer guard). */
+function serviceRoutes(deps: ServiceRoutesDeps, area: FastifyInstance): void {
+  area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
+
+  area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
+    const { read, module } = await ownedServicePage(deps, request, request.params.uuid);
+    const menu = module.getClientAreaMenuConfig();
+    const keys = Object.keys(menu);
+    const current = request.query.tab && keys.includes(request.query.tab) ? request.query.tab : keys[0];
+    const { service: stored, product } = read;
+    const service = summary({ ...stored, module: stored.module_name, product });
+    const billing = read.billing ? billingViewOf(read.billing, read.open_invoices) : null;
+    const waiting = awaitedInvoice(billing);
+    return clientPage(deps, request, reply, 'service', {
+      title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
+      billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
+      tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
+      tab: current ?? null,
+      tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, request, reply) : '',
+    });
+  });
+
+  area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
+    const module = await ownedService(deps, request, request.params.uuid);
+    if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
+    const waiting = awaitedInvoice(await deps.recurring.periods.view(request.params.uuid));
+    return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
+  });
+
+  const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {
+    let module: Product;
+    try {
+      module = await ownedService(deps, request, request.params.uuid);
+    } catch (error) {
+      if (wantsHtml(request)) throw error;
+      return reply.code(404).send({ success: false, message: (error as Error).message });
+    }
+    const answer = await callClientAreaController(module, request.params.tab, request.params.method, toModuleRequest(request));
+    reply.code(answer.status);
+    for (const [key, value] of Object.entries(answer.headers ?? {})) reply.header(key, value);
+    return reply.send(answer.body);
+  };
+  area.get('/services/:uuid/ajax/:tab/:method', { schema: { params: UUID } }, ajax);
+  area.post('/services/:uuid/ajax/:tab/:method', { schema: { params: UUID } }, ajax);
 }

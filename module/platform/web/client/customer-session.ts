@@ -5,7 +5,11 @@ import { digestOf, MAX_ID_LENGTH } from '../../services/sessions.ts';
 import { wantsHtml } from '../render.ts';
 import { CUSTOMER_COOKIE, type WebDeps } from '../web-deps.ts';
 
-export function setCustomerCookie(deps: WebDeps, reply: FastifyReply, value: string): void {
+/** What resolving the request's customer needs: the joined session read, the clock, sessions and the accounts. */
+export type CustomerIdentityDeps = Pick<WebDeps, 'clientReads' | 'clock' | 'sessions' | 'customers'>;
+
+/** Sets the customer session cookie (path /client, HttpOnly, SameSite=Strict). */
+export function setCustomerCookie(deps: Pick<WebDeps, 'secureCookies'>, reply: FastifyReply, value: string): void {
   void reply.setCookie(CUSTOMER_COOKIE, value, { path: '/client', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
@@ -14,7 +18,7 @@ export function setCustomerCookie(deps: WebDeps, reply: FastifyReply, value: str
  * session that is live and was used within the touch interval needs nothing more. Any other (ended by age or idleness,
  * or due its last-use write) goes through the session store's own read, which deletes or touches it.
  */
-export async function identifyCustomer(deps: WebDeps, request: FastifyRequest): Promise<void> {
+export async function identifyCustomer(deps: CustomerIdentityDeps, request: FastifyRequest): Promise<void> {
   const id = request.cookies[CUSTOMER_COOKIE];
   if (!id || id.length > MAX_ID_LENGTH) return;
   const row = await deps.clientReads.sessionWithCustomer(digestOf(id));
@@ -30,7 +34,7 @@ export async function identifyCustomer(deps: WebDeps, request: FastifyRequest): 
 }
 
 /** onRequest hook of the client-area pages: no customer → the login page (pages) or 401 JSON. */
-export function requireCustomer(deps: WebDeps, app: FastifyInstance): void {
+export function requireCustomer(deps: CustomerIdentityDeps, app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     await identifyCustomer(deps, request);
     if (request.customer) return;

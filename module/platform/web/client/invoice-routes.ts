@@ -5,14 +5,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
 import { UNKNOWN_INVOICE, type InvoiceView, type TransactionView } from '../../services/billing/billing-service.ts';
-import { clientPage } from '../render.ts';
+import { clientPage, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const Params = z.object({ uuid: z.string().max(64) });
 const PAYMENT_UNAVAILABLE = 'Online payment is not available right now. Please contact us to pay this invoice.';
 
 /** The invoice when the request's customer owns it; 404 otherwise (never telling whether it exists). */
-async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
+async function ownedInvoice(deps: InvoiceRoutesDeps, request: FastifyRequest, uuid: string): Promise<InvoiceView & { transactions: TransactionView[] }> {
   let invoice: InvoiceView & { transactions: TransactionView[] };
   try {
     invoice = await deps.billing.invoice(uuid);
@@ -24,14 +24,14 @@ async function ownedInvoice(deps: WebDeps, request: FastifyRequest, uuid: string
 }
 
 /** Gateway instances of the loaded Payment modules, in module then creation order. */
-async function activeGateways(deps: WebDeps): Promise<Array<{ uuid: string; label: string }>> {
+async function activeGateways(deps: InvoiceRoutesDeps): Promise<Array<{ uuid: string; label: string }>> {
   const payments = deps.modules.mounted().filter((m) => m.type === 'Payment');
   const instances = await Promise.all(payments.map((m) => deps.moduleInstances.list('Payment', m.name)));
   return instances.flat().map((g) => ({ uuid: g.uuid, label: g.label }));
 }
 
 /** The payment forms of every active gateway for an invoice; a gateway that fails to render is left out (logged). */
-async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: InvoiceView): Promise<Array<{ label: string; html: string }>> {
+async function paymentForms(deps: InvoiceRoutesDeps, request: FastifyRequest, invoice: InvoiceView): Promise<Array<{ label: string; html: string }>> {
   const here = `${request.protocol}://${request.host}/client/invoices/${invoice.uuid}`;
   const forms: Array<{ label: string; html: string }> = [];
   for (const gateway of await activeGateways(deps)) {
@@ -45,7 +45,7 @@ async function paymentForms(deps: WebDeps, request: FastifyRequest, invoice: Inv
 }
 
 /** The service's tab where the customer connects (a tab whose key or name says connect; else the first tab). */
-async function connectHref(deps: WebDeps, serviceUuid: string): Promise<string> {
+async function connectHref(deps: InvoiceRoutesDeps, serviceUuid: string): Promise<string> {
   try {
     const menu = (await deps.serviceAdmin.productForService(serviceUuid)).getClientAreaMenuConfig();
     const key = Object.keys(menu).find((k) => /connect/i.test(k) || /connect/i.test(menu[k].name)) ?? Object.keys(menu)[0];
@@ -55,7 +55,10 @@ async function connectHref(deps: WebDeps, serviceUuid: string): Promise<string> 
   }
 }
 
-export function invoiceRoutes(deps: WebDeps, area: FastifyInstance): void {
+/** What the client's invoice routes reach: billing (invoices, gateways), the module instances and the services. */
+export type InvoiceRoutesDeps = ClientPageDeps & Pick<WebDeps, 'billing' | 'moduleInstances' | 'modules' | 'serviceAdmin'>;
+
+export function invoiceRoutes(deps: InvoiceRoutesDeps, area: FastifyInstance): void {
   area.get('/invoices', async (request, reply) => {
     const { invoices } = await deps.billing.listInvoices({ customer: request.customer!.uuid }, 1, 200);
     return clientPage(deps, request, reply, 'invoices', { title: 'My invoices', invoices });

@@ -9,7 +9,7 @@ import { HttpError } from '../../errors.ts';
 import { productName } from '../../services/catalogue.ts';
 import { BILLING_CYCLES } from '../../services/billing/schema.ts';
 import { formFields, otherErrors, type FormField } from '../admin/form-errors.ts';
-import { clientPage, flash } from '../render.ts';
+import { clientPage, flash, type FlashDeps, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 const OrderForm = z.object({
@@ -45,7 +45,7 @@ interface Refusal {
 }
 
 /** The visible products with at least one price whose Product module is loaded, by position; cycles shortest first. */
-async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
+async function offers(deps: OrderRoutesDeps, refusal: Refusal | null = null): Promise<OfferView[]> {
   const prices = await deps.billing.listPrices();
   return (await deps.products.list())
     .filter((product) => product.visible && deps.modules.has('Product', product.module))
@@ -65,14 +65,17 @@ async function offers(deps: WebDeps, refusal: Refusal | null = null): Promise<Of
     .filter((offer) => offer.prices.length > 0);
 }
 
-async function orderPage(deps: WebDeps, request: FastifyRequest, reply: FastifyReply, refusal: Refusal | null) {
+async function orderPage(deps: OrderRoutesDeps, request: FastifyRequest, reply: FastifyReply, refusal: Refusal | null) {
   const list = await offers(deps, refusal);
   // A refusal of a product not on the page (no price, hidden) is shown above the offers.
   const general = refusal && !list.some((o) => o.uuid === refusal.product_uuid) ? otherErrors([], refusal.bag) : [];
   return clientPage(deps, request, reply, 'order', { title: 'Order a plan', offers: list, refused: refusal !== null, general }, refusal ? 422 : 200);
 }
 
-export function orderRoutes(deps: WebDeps, area: FastifyInstance): void {
+/** What the client's order routes reach: billing, the products and the Product modules. */
+export type OrderRoutesDeps = ClientPageDeps & FlashDeps & Pick<WebDeps, 'billing' | 'modules' | 'products'>;
+
+export function orderRoutes(deps: OrderRoutesDeps, area: FastifyInstance): void {
   area.get('/order', async (request, reply) => orderPage(deps, request, reply, null));
 
   area.post('/order', async (request, reply) => {
