@@ -12,15 +12,28 @@ import type { ServiceQueries } from './store/query/repositories/services.ts';
 const ORPHAN_AFTER_MS = 60_000;
 export const ORPHANED_REASON = 'No task was queued for this service (the platform stopped in between)';
 
+/** What the sweeper reads and acts through. */
+export interface SweeperDeps {
+  services: Pick<ServiceQueries, 'list'>;
+  queue: TaskQueue;
+  lifecycle: Pick<ServiceLifecycle, 'failVanished'>;
+  logger: Logger;
+  /** The platform clock (default: the system's). */
+  clock?: Clock;
+}
+
 /** One sweep per `run()`; cheap when nothing is lost (an indexed query, and one per `processing` service that is old). */
 export class StuckServiceSweeper {
-  constructor(
-    private readonly services: Pick<ServiceQueries, 'list'>,
-    private readonly queue: TaskQueue,
-    private readonly lifecycle: Pick<ServiceLifecycle, 'failVanished'>,
-    private readonly logger: Logger,
-    private readonly clock: Clock = systemClock,
-  ) {}
+  private readonly services: SweeperDeps['services'];
+  private readonly queue: TaskQueue;
+  private readonly lifecycle: SweeperDeps['lifecycle'];
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+
+  constructor(deps: SweeperDeps) {
+    ({ services: this.services, queue: this.queue, lifecycle: this.lifecycle, logger: this.logger } = deps);
+    this.clock = deps.clock ?? systemClock;
+  }
 
   /** Recovers lost tasks, then fails orphaned services (through the lifecycle); returns the uuids of those services. */
   async run(): Promise<string[]> {

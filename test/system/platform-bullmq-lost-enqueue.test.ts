@@ -35,7 +35,7 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
   });
   lifecycle.attach(store.events);
   const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300 });
-  const sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);
+  const sweeper = new StuckServiceSweeper({ services, queue, lifecycle, logger });
   const ran: string[] = [];
   queue.register('Step', async (input) => {
     ran.push(String(input.step));

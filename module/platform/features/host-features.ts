@@ -87,7 +87,7 @@ export const serviceAdminFeature = define({
   provides: ['serviceAdmin'],
   start(get) {
     const recurring = get('recurring');
-    return { serviceAdmin: new ServiceAdmin(get('services'), get('products'), get('modules'), (uuid) => recurring.periods.view(uuid)) };
+    return { serviceAdmin: new ServiceAdmin({ services: get('services'), products: get('products'), modules: get('modules'), billingOf: (uuid) => recurring.periods.view(uuid) }) };
   },
 });
 

@@ -35,7 +35,7 @@ export const sweeperFeature = define({
   needs: ['services', 'queue', 'lifecycle', 'logger', 'clock'],
   provides: ['sweeper'],
   start(get, life) {
-    const sweeping = startSweeping(new StuckServiceSweeper(get('services'), get('queue'), get('lifecycle'), get('logger'), get('clock')), get('logger'));
+    const sweeping = startSweeping(new StuckServiceSweeper({ services: get('services'), queue: get('queue'), lifecycle: get('lifecycle'), logger: get('logger'), clock: get('clock') }), get('logger'));
     life.onStop(() => sweeping.stop());
     return { sweeper: true };
   },

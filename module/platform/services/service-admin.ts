@@ -36,14 +36,25 @@ export interface ServiceQuery extends ServiceFilter, PageQuery {
   q?: string;
 }
 
+/** What ServiceAdmin reads and acts through. */
+export interface ServiceAdminDeps {
+  services: ServiceQueries;
+  products: ProductQueries;
+  modules: ModuleLoader;
+  /** The billing view of a service (recurring billing), null when it has none (default: none). */
+  billingOf?: (uuid: string) => Promise<object | null>;
+}
+
 export class ServiceAdmin {
-  constructor(
-    private readonly services: ServiceQueries,
-    private readonly products: ProductQueries,
-    private readonly modules: ModuleLoader,
-    /** The billing view of a service (recurring billing), null when it has none. */
-    private readonly billingOf: (uuid: string) => Promise<object | null> = async () => null,
-  ) {}
+  private readonly services: ServiceQueries;
+  private readonly products: ProductQueries;
+  private readonly modules: ModuleLoader;
+  private readonly billingOf: (uuid: string) => Promise<object | null>;
+
+  constructor(deps: ServiceAdminDeps) {
+    ({ services: this.services, products: this.products, modules: this.modules } = deps);
+    this.billingOf = deps.billingOf ?? (async () => null);
+  }
 
   /** Validates service data with the product's module and stores a `pending` service. */
   async createService(productUuid: string, serviceData: Record<string, unknown>): Promise<{ uuid: string; provision_status: string }> {

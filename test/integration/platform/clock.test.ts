@@ -63,7 +63,7 @@ test('the sweeper measures a processing service\'s age with the clock, not the w
     const product = (await platform.products.create('VpnProduct', { server_location: 'ams' }));
     const { uuid } = (await platform.services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann' } }));
     await platform.lifecycle.set(uuid, 'processing');
-    const sweeper = new StuckServiceSweeper(platform.services, platform.queue, platform.lifecycle, platform.logger, clock);
+    const sweeper = new StuckServiceSweeper({ services: platform.services, queue: platform.queue, lifecycle: platform.lifecycle, logger: platform.logger, clock });
     clock.advance(59_000);
     assert.deepEqual(await sweeper.run(), [], 'young by the clock (though dated years ahead of the wall time)');
     clock.advance(2_000);

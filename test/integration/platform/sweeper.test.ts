@@ -42,7 +42,7 @@ beforeEach(async () => {
     statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks, moduleLogs: new ModuleLogRepository(query), clock: systemClock, logger,
   });
   lifecycle.attach(store.events);
-  sweeper = new StuckServiceSweeper(services, queue, lifecycle, logger);
+  sweeper = new StuckServiceSweeper({ services, queue, lifecycle, logger });
   productUuid = (await new ProductQueries(query).create('VpnProduct', { server_location: 'ams' })).uuid;
 });
 
