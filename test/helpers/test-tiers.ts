@@ -11,17 +11,22 @@ export interface Tier {
   needs?: string;
   /** The variable that asks for it (`1` or `true`). */
   env?: string;
+  /**
+   * The tier this one runs at the same time as when both are selected: pairs where one mostly waits (on daemons,
+   * servers, a browser) while the other computes, so that two cores stay busy.
+   */
+  alongside?: string;
 }
 
 export const TIERS: readonly Tier[] = [
   { name: 'unit', dir: 'test/unit', concurrency: 2, testTimeoutMin: 5 },
-  { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10 },
+  { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10, alongside: 'unit' },
   { name: 'integration', dir: 'test/integration', concurrency: 2, testTimeoutMin: 10 },
   {
     name: 'system', dir: 'test/system', concurrency: 2, testTimeoutMin: 20, env: 'VPNHOST_TEST_SYSTEM',
     needs: 'root, network namespaces, iptables, tc and the daemons of .ci/install-system-deps.sh',
   },
-  { name: 'browser', dir: 'test/browser', concurrency: 1, testTimeoutMin: 10, env: 'VPNHOST_TEST_BROWSER', needs: 'Chromium at /usr/bin/chromium' },
+  { name: 'browser', dir: 'test/browser', concurrency: 1, testTimeoutMin: 10, env: 'VPNHOST_TEST_BROWSER', needs: 'Chromium at /usr/bin/chromium', alongside: 'system' },
 ];
 
 /** What to run: the tiers in order, the ones left out by default (to name them), or an argument error. */
@@ -51,4 +56,18 @@ export function selectTiers(args: readonly string[], env: Record<string, string 
 export function skippedNotice(tier: Tier): string {
   return `skipped tier: ${tier.name} (needs ${tier.needs}): run it with \`npm test -- ${tier.name}\` or \`${tier.env}=1 npm test\`; ` +
     '`npm test -- --all` runs every tier; with CI=true it always runs';
+}
+
+/**
+ * The selected tiers in phases, in order: phases run one after another, the tiers of one phase at the same time (a
+ * tier joins the phase of the tier it runs `alongside` when that one is selected too).
+ */
+export function phasesOf(tiers: readonly Tier[]): Tier[][] {
+  const phases: Tier[][] = [];
+  for (const tier of tiers) {
+    const partner = tier.alongside === undefined ? undefined : phases.find((phase) => phase.some((t) => t.name === tier.alongside));
+    if (partner) partner.push(tier);
+    else phases.push([tier]);
+  }
+  return phases;
 }

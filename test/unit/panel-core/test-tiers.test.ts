@@ -1,7 +1,7 @@
 // `npm test`'s tier choice: the host-free tiers by default (the others named with how to run them), all in CI.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { selectTiers, skippedNotice } from '../../helpers/test-tiers.ts';
+import { phasesOf, selectTiers, skippedNotice } from '../../helpers/test-tiers.ts';
 
 const names = (tiers: Array<{ name: string }>) => tiers.map((t) => t.name);
 
@@ -26,4 +26,11 @@ test('the system tier runs when asked: its variable, --all, or its name', () => 
   assert.deepEqual(names(selectTiers(['system'], {}).run), ['system']);
   assert.deepEqual(names(selectTiers(['unit', 'browser'], {}).run), ['unit', 'browser']);
   assert.match(selectTiers(['sytem'], {}).error ?? '', /^unknown tier: sytem/);
+});
+
+test('phases: contract runs alongside unit and browser alongside system; a tier whose partner is not selected runs alone', () => {
+  const phases = (run: ReturnType<typeof selectTiers>['run']) => phasesOf(run).map((phase) => phase.map((t) => t.name));
+  assert.deepEqual(phases(selectTiers([], { CI: 'true' }).run), [['unit', 'contract'], ['integration'], ['system', 'browser']]);
+  assert.deepEqual(phases(selectTiers([], {}).run), [['unit', 'contract'], ['integration']]);
+  assert.deepEqual(phases(selectTiers(['contract', 'browser'], {}).run), [['contract'], ['browser']]);
 });
