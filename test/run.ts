@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { compileTree, removeTree, sourcePathOf } from './helpers/compiled-tree.ts';
 import { childrenCpuSeconds, slowestFiles } from './helpers/file-times.ts';
-import { phasesOf, selectTiers, skippedNotice, type Tier } from './helpers/test-tiers.ts';
+import { phasesOf, selectTiers, skippedNotice, startOrder, type Tier } from './helpers/test-tiers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -113,7 +113,10 @@ function report(run: TierRun, live: boolean): void {
 }
 
 for (const phase of phasesOf(selection.run)) {
-  const tiers = phase.map((tier) => ({ tier, files: findTests(join(tree.root, tier.dir)).sort() })).filter((t) => t.files.length > 0);
+  // files by their source paths (`test/system/x.test.ts`), in the tier's start order, run from the compiled tree
+  const filesOf = (tier: Tier) => startOrder(tier, findTests(join(tree.root, tier.dir)).map((f) => sourcePathOf(f, tree, root)).sort())
+    .map((file) => join(tree.root, file.replace(/\.ts$/, '.js')));
+  const tiers = phase.map((tier) => ({ tier, files: filesOf(tier) })).filter((t) => t.files.length > 0);
   if (tiers.length === 0) continue;
   const live = tiers.length === 1;
   const startedAt = Date.now();

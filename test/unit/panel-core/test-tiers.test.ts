@@ -1,7 +1,10 @@
 // `npm test`'s tier choice: the host-free tiers by default (the others named with how to run them), all in CI.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { phasesOf, selectTiers, skippedNotice } from '../../helpers/test-tiers.ts';
+import { phasesOf, selectTiers, skippedNotice, startOrder, TIERS } from '../../helpers/test-tiers.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SOURCE_ROOT } from '../../helpers/source-root.ts';
 
 const names = (tiers: Array<{ name: string }>) => tiers.map((t) => t.name);
 
@@ -28,9 +31,18 @@ test('the system tier runs when asked: its variable, --all, or its name', () => 
   assert.match(selectTiers(['sytem'], {}).error ?? '', /^unknown tier: sytem/);
 });
 
-test('phases: contract runs alongside unit and browser alongside system; a tier whose partner is not selected runs alone', () => {
+test('phases: contract runs alongside unit and browser alongside integration; a tier whose partner is not selected runs alone', () => {
   const phases = (run: ReturnType<typeof selectTiers>['run']) => phasesOf(run).map((phase) => phase.map((t) => t.name));
-  assert.deepEqual(phases(selectTiers([], { CI: 'true' }).run), [['unit', 'contract'], ['integration'], ['system', 'browser']]);
+  assert.deepEqual(phases(selectTiers([], { CI: 'true' }).run), [['unit', 'contract'], ['integration', 'browser'], ['system']]);
   assert.deepEqual(phases(selectTiers([], {}).run), [['unit', 'contract'], ['integration']]);
   assert.deepEqual(phases(selectTiers(['contract', 'browser'], {}).run), [['contract'], ['browser']]);
+});
+
+test('start order: a tier\'s startFirst files go first in their order, the rest keep theirs; every listed file exists', () => {
+  const tier = { name: 't', dir: 'test/t', concurrency: 2, testTimeoutMin: 1, startFirst: ['c.ts', 'gone.ts', 'a.ts'] };
+  assert.deepEqual(startOrder(tier, ['a.ts', 'b.ts', 'c.ts', 'd.ts']), ['c.ts', 'a.ts', 'b.ts', 'd.ts']);
+  assert.deepEqual(startOrder({ ...tier, startFirst: undefined }, ['b.ts', 'a.ts']), ['b.ts', 'a.ts']);
+  const listed = TIERS.flatMap((t) => t.startFirst ?? []);
+  assert.ok(listed.length > 0);
+  assert.deepEqual(listed.filter((file) => !existsSync(join(SOURCE_ROOT, file))), [], 'a startFirst file that no longer exists');
 });
