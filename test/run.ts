@@ -25,7 +25,7 @@ function findTests(dir: string): string[] {
   return entries.flatMap((entry) => {
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) return findTests(path);
-    return entry.endsWith('.test.js') ? [path] : [];
+    return entry.endsWith('.test.ts') ? [path] : [];
   });
 }
 
@@ -113,8 +113,8 @@ function report(run: TierRun, live: boolean): void {
 }
 
 for (const phase of phasesOf(selection.run)) {
-  // files by their source paths (`test/system/x.test.ts`), in the tier's start order, run from the compiled tree
-  const filesOf = (tier: Tier) => startOrder(tier, findTests(join(tree.root, tier.dir)).map((f) => sourcePathOf(f, tree, root)).sort())
+  // the tier's source files (`test/system/x.test.ts`) in its start order, each run as its compiled `.js`
+  const filesOf = (tier: Tier) => startOrder(tier, findTests(join(root, tier.dir)).map((f) => relative(root, f)).sort())
     .map((file) => join(tree.root, file.replace(/\.ts$/, '.js')));
   const tiers = phase.map((tier) => ({ tier, files: filesOf(tier) })).filter((t) => t.files.length > 0);
   if (tiers.length === 0) continue;
