@@ -11,8 +11,10 @@
 // What the path guarantees, and all the test asserts (a busy 2-core machine drops packets in the userspace daemons,
 // and TCP sends them again): the side that receives counts at most what the side that sends counted; the difference
 // is what was lost on the way, which the sender's retransmitted TCP segments (the kernel's TcpRetransSegs of its
-// namespace, each at most one full transport message), the other direction's pure ACKs (never resent) and a little
-// non-TCP traffic (pings, handshakes, keepalives, reads a moment apart) explain. The panel counts the server's side:
+// namespace, each at most one full transport message), the other direction's pure ACKs (never resent), the segments
+// in flight when iperf3 ended its test (its sender wrote bytes its receiver never read: the connection is closed under
+// them and they are never sent again; each at most one full message per MSS) and a little non-TCP traffic (pings,
+// handshakes, keepalives, reads a moment apart) explain. The panel counts the server's side:
 // upload is what it received, download what it sent. Each figure is compared with the client's own counters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,6 +32,8 @@ const OVERHEAD = 1452 / 1368;
 /** Counted bytes of one full transport message at MTU 1420 (1420 + 32): the most one lost segment can account for. */
 const MAX_MESSAGE = 1452;
 const MB = 1024 * 1024;
+/** TCP payload of one full segment at MTU 1420 (1420 - 20 IPv4 - 32 TCP with timestamps). */
+const MSS = 1368;
 /** iperf3 pacing: what two shared cores usually carry through two userspace daemons (losses are allowed for below). */
 const PACE = '40M';
 /** Opposite-direction bytes (TCP ACKs) counted per pushed byte at most; lost ones are never sent again. */
@@ -50,6 +54,8 @@ interface Phase {
   client: Flow;
   /** Payload iperf3's receiver got, per direction. */
   pushed: Flow;
+  /** Payload iperf3's sender wrote that its receiver never got (cut off when the test ended), per direction. */
+  unreceived: Flow;
   retransmitted: { client: number; server: number };
 }
 
@@ -60,17 +66,17 @@ interface Phase {
  */
 function assertPath(p: Phase): void {
   const directions = [
-    { name: 'upload', sent: p.client.upload, received: p.panel.upload, payload: p.pushed.upload, resent: p.retransmitted.client, acks: p.pushed.download },
-    { name: 'download', sent: p.panel.download, received: p.client.download, payload: p.pushed.download, resent: p.retransmitted.server, acks: p.pushed.upload },
+    { name: 'upload', sent: p.client.upload, received: p.panel.upload, payload: p.pushed.upload, resent: p.retransmitted.client, acks: p.pushed.download, cut: p.unreceived.upload },
+    { name: 'download', sent: p.panel.download, received: p.client.download, payload: p.pushed.download, resent: p.retransmitted.server, acks: p.pushed.upload, cut: p.unreceived.download },
   ];
   for (const d of directions) {
     const what = `${p.what}, ${d.name}`;
     assert.ok(d.received <= d.sent + SLACK, `${what}: the receiver counted ${d.received}, more than the ${d.sent} sent`);
     assert.ok(Math.min(d.sent, d.received + SLACK) >= d.payload * OVERHEAD,
       `${what}: ${d.received} received / ${d.sent} sent for ${d.payload} pushed (× ${OVERHEAD.toFixed(4)} at least)`);
-    const explained = d.resent * MAX_MESSAGE + d.acks * ACKS + SLACK;
+    const explained = (d.resent + Math.ceil(d.cut / MSS)) * MAX_MESSAGE + d.acks * ACKS + SLACK;
     assert.ok(d.sent - d.received <= explained,
-      `${what}: ${d.sent - d.received} bytes lost on the way, more than the ${explained} that ${d.resent} retransmitted segments explain`);
+      `${what}: ${d.sent - d.received} bytes lost on the way, more than the ${explained} that ${d.resent} retransmitted segments and ${d.cut} bytes cut off explain`);
     if (d.payload === 0) assert.ok(d.sent <= d.acks * ACKS + SLACK, `${what}: only the ACKs in this direction: ${d.sent}`);
   }
 }
@@ -102,14 +108,19 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
     const ping = async () => {
       for (let i = 0; i < 40 && (await execIn(nsB!, 'ping', ['-c', '1', '-W', '1', SERVER_IP], { allowFailure: true })).exitCode !== 0; i++);
     };
+    /** Payload per direction iperf3's sender wrote beyond what its receiver got, over all pushes so far. */
+    const unreceived: Flow = { upload: 0, download: 0 };
     /**
      * Pushes `bytes` client → server (`reverse`: server → client) with `iperf3 -n`, paced (`-b`); returns the bytes
-     * iperf3's receiver got.
+     * iperf3's receiver got, and adds the bytes its sender wrote beyond them to {@link unreceived}.
      */
     const pushOne = async (bytes: number, reverse: boolean): Promise<number> => {
       const args = ['-c', SERVER_IP, '-n', String(bytes), '-b', PACE, '-J'];
       if (reverse) args.push('-R');
-      const report = JSON.parse((await execIn(nsB!, 'iperf3', args, { timeoutMs: 120_000 })).stdout) as { end: { sum_received: { bytes: number } } };
+      const report = JSON.parse((await execIn(nsB!, 'iperf3', args, { timeoutMs: 120_000 })).stdout) as {
+        end: { sum_received: { bytes: number }; sum_sent: { bytes: number } };
+      };
+      unreceived[reverse ? 'download' : 'upload'] += Math.max(0, report.end.sum_sent.bytes - report.end.sum_received.bytes);
       return report.end.sum_received.bytes;
     };
     /** The client's own counters: upload = its tx, download = its rx. */
@@ -136,6 +147,7 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
     /** Both ends at one quiet moment (the panel's figures as its last sample left them). */
     const mark = async () => ({
       panel: await month(), client: await clientCounters(), server: await retransmitted(nsA), clientResent: await retransmitted(nsB!),
+      unreceived: { ...unreceived },
     });
     type Mark = Awaited<ReturnType<typeof mark>>;
     const delta = (a: Flow, b: Flow): Flow => ({ upload: b.upload - a.upload, download: b.download - a.download });
@@ -143,6 +155,7 @@ test('traffic statistics with a real WireGuard client: iperf3 -n read back, kill
     const check = (what: string, from: Mark, to: Mark, pushed: Flow, t: { diagnostic(msg: string): void }) => {
       const phase: Phase = {
         what, panel: delta(from.panel, to.panel), client: delta(from.client, to.client), pushed,
+        unreceived: delta(from.unreceived, to.unreceived),
         retransmitted: { client: to.clientResent - from.clientResent, server: to.server - from.server },
       };
       t.diagnostic(`${what}: ${JSON.stringify(phase)}`);
