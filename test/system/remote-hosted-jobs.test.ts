@@ -13,6 +13,7 @@ import { buildPlatformApp } from '../../module/platform/app.ts';
 import { Platform } from '../../module/platform/platform.ts';
 import { startRemoteWorker } from '../../module/platform/remote-worker.ts';
 import { CustomerQueries } from '../../module/platform/store/query/repositories/customers.ts';
+import { FINAL_STATUSES } from '../../module/task/queue.ts';
 import { admin, until } from '../fixtures/platform/http.ts';
 import { seen, resetSeen, testImporter, testModulesConfig } from '../fixtures/platform/modules/test-modules.ts';
 import { removeDir, startRedis, tempDir } from '../fixtures/platform/processes.ts';
@@ -138,7 +139,11 @@ test('Smtp jobs run in a remote worker only: a delivery, a send and message even
       return list.length === 2 && list.every((s) => s.status === 'sent') ? list : undefined;
     }, 30_000);
     assert.deepEqual(events.map((s) => s.event).sort(), ['customer.password_reset', 'invoice.created']);
-    const messageTasks = await platform.queue.list({ tag: 'notification' });
+    // the worker records a send as sent before it reports its task done: wait for the reports, then nothing may have failed
+    const messageTasks = await until(async () => {
+      const tasks = await platform!.queue.list({ tag: 'notification' });
+      return tasks.every((task) => FINAL_STATUSES.includes(task.status)) ? tasks : undefined;
+    }, 30_000);
     assert.ok(messageTasks.every((task) => task.status === 'completed'), JSON.stringify(messageTasks.map((task) => [task.status, task.lastError])));
     t.diagnostic(`${messageTasks.length} Smtp tasks completed, all by the remote worker; ${server.received.length} mails received`);
 
