@@ -26,7 +26,7 @@ export interface Tier {
 export const TIERS: readonly Tier[] = [
   { name: 'unit', dir: 'test/unit', concurrency: 2, testTimeoutMin: 5 },
   { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10, alongside: 'unit' },
-  { name: 'integration', dir: 'test/integration', concurrency: 2, testTimeoutMin: 10 },
+  { name: 'integration', dir: 'test/integration', concurrency: 3, testTimeoutMin: 10 },
   {
     name: 'system', dir: 'test/system', concurrency: 3, testTimeoutMin: 20, env: 'VPNHOST_TEST_SYSTEM',
     needs: 'root, network namespaces, iptables, tc and the daemons of .ci/install-system-deps.sh',
