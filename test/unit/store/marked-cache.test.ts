@@ -40,19 +40,18 @@ test('bounded: the oldest entry goes first', () => {
 test('markedRead reads once per mark, never keeps a null, and reads every time without a mark', async () => {
   let mark: string | undefined = 'm1';
   let reads = 0;
-  const store = { changeMark: () => mark };
   const cache = new MarkedCache<{ n: number }>();
   const read = async () => ({ n: ++reads });
-  assert.deepEqual(await markedRead(store, cache, 'k', read), { n: 1 });
-  assert.deepEqual(await markedRead(store, cache, 'k', read), { n: 1 });
+  assert.deepEqual(await markedRead(mark, cache, 'k', read), { n: 1 });
+  assert.deepEqual(await markedRead(mark, cache, 'k', read), { n: 1 });
   mark = 'm2';
-  assert.deepEqual(await markedRead(store, cache, 'k', read), { n: 2 });
+  assert.deepEqual(await markedRead(mark, cache, 'k', read), { n: 2 });
   let nulls = 0;
-  await markedRead(store, cache, 'none', async () => (nulls++, null));
-  await markedRead(store, cache, 'none', async () => (nulls++, null));
+  await markedRead(mark, cache, 'none', async () => (nulls++, null));
+  await markedRead(mark, cache, 'none', async () => (nulls++, null));
   assert.equal(nulls, 2);
   mark = undefined;
-  await markedRead(store, cache, 'k', read);
-  await markedRead(store, cache, 'k', read);
+  await markedRead(mark, cache, 'k', read);
+  await markedRead(mark, cache, 'k', read);
   assert.equal(reads, 4);
 });

@@ -1,6 +1,5 @@
 // Values derived from the store (a read, a rendered page), each kept under the store's change mark taken before it was
 // read, and answered only while the store's current mark is still that one: nothing was written since, by anyone.
-import type { QueryStore } from './query-store.ts';
 
 /**
  * A bounded map of values valid at one change mark (`QueryStore.changeMark`). Marks never come back once the store
@@ -42,11 +41,11 @@ export class MarkedCache<T> {
 }
 
 /**
- * `read()`'s answer for `key`, reused while `store` is unchanged since it was read (`MarkedCache`); null answers are not
- * kept. On a store without marks (PostgreSQL) every call reads.
+ * `read()`'s answer for `key`, reused while the store is unchanged since it was read (`MarkedCache`); `mark` is the
+ * store's change mark taken before the call (`QueryStore.changeMark`). Null answers are not kept. Without a mark
+ * (PostgreSQL) every call reads.
  */
-export async function markedRead<T extends object>(store: Pick<QueryStore, 'changeMark'>, cache: MarkedCache<T>, key: string, read: () => Promise<T | null>): Promise<T | null> {
-  const mark = store.changeMark();
+export async function markedRead<T extends object>(mark: string | undefined, cache: MarkedCache<T>, key: string, read: () => Promise<T | null>): Promise<T | null> {
   const kept = cache.get(mark, key);
   if (kept) return kept;
   const value = await read();

@@ -16,7 +16,7 @@ import { requestLocale } from '../locale-time.ts';
 import { clientPage, clientPageHtml, csrfToken, sendHtml, wantsHtml, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
-import { requireCustomer } from './customer-session.ts';
+import { requestMark, requireCustomer } from './customer-session.ts';
 import { billingRoutes } from './billing-routes.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { orderRoutes } from './order-routes.ts';
@@ -117,7 +117,7 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
  * page is kept as rendered while the store is unchanged (ServicePageCache) when everything on it comes from the store.
  */
 function serviceRoutes(deps: ServiceRoutesDeps, area: FastifyInstance): void {
-  const pages = new ServicePageCache(() => deps.clientReads.changeMark());
+  const pages = new ServicePageCache((request) => requestMark(deps, request));
   area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
 
   area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {

@@ -19,21 +19,21 @@ export interface PageSlot {
 export class ServicePageCache {
   private readonly pages: MarkedCache<string>;
 
-  /** `changeMark`: the store's (`QueryStore.changeMark`); `limit`: pages kept at most (~3 KB each). */
-  constructor(private readonly changeMark: () => string | undefined, limit = 2_000) {
+  /** `changeMark`: the store's mark for a request, taken before its first read (`requestMark`); `limit`: pages kept at most (~3 KB each). */
+  constructor(private readonly changeMark: (request: FastifyRequest) => string | undefined, limit = 2_000) {
     this.pages = new MarkedCache<string>(limit);
   }
 
   /**
    * The slot of `request`'s page of service `uuid`, or null when the page is not cacheable: no customer, a notice to
    * show (the page clears it), no CSRF token made yet for the browser's cookie (the page would mint one), an odd tab.
-   * The mark is taken here, before the page's reads.
+   * The mark is the request's, taken before any of its reads.
    */
   slot(request: FastifyRequest, uuid: string, tab: string | undefined): PageSlot | null {
     const customer = request.customer?.uuid;
     const csrf = knownCsrfToken(request);
     if (!customer || !csrf || hasFlash(request) || (tab !== undefined && !TAB_KEY.test(tab))) return null;
-    return { mark: this.changeMark(), key: `${customer}\n${csrf}\n${uuid}\n${tab ?? ''}\n${requestLocale(request)}` };
+    return { mark: this.changeMark(request), key: `${customer}\n${csrf}\n${uuid}\n${tab ?? ''}\n${requestLocale(request)}` };
   }
 
   /** The page kept for `slot`, if the store has not changed since it was rendered. */

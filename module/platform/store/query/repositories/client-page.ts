@@ -99,10 +99,11 @@ export class ClientPageQueries {
   /**
    * The session row of `digest` with its customer, or null when there is none. A row read while the store has not
    * changed since is answered again without reading (frozen: it is shared by the requests that get it); any write to
-   * the store — a logout, a touch, another process's commit — makes the next call read.
+   * the store — a logout, a touch, another process's commit — makes the next call read. `mark`: the store's change mark
+   * if the caller took it just before (else it is taken here).
    */
-  async sessionWithCustomer(digest: string): Promise<SessionWithCustomer | null> {
-    return markedRead(this.store, this.sessions, digest, async () => {
+  async sessionWithCustomer(digest: string, mark = this.store.changeMark()): Promise<SessionWithCustomer | null> {
+    return markedRead(mark, this.sessions, digest, async () => {
       const [row] = await this.session.rows(digest);
       if (!row) return null;
       return Object.freeze({
