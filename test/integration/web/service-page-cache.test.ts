@@ -66,6 +66,16 @@ async function warm(b: Browser, url: string): Promise<string> {
   return page.body;
 }
 
+/** Alice logged in, with her new paid service `username`'s page kept (answered without a read); its URL. */
+async function keptPage(username: string): Promise<{ b: Browser; url: string; uuid: string }> {
+  const { uuid } = await service(alice, username);
+  const b = await login(ALICE);
+  const url = `/client/services/${uuid}`;
+  await warm(b, url);
+  assert.equal((await load(b, url)).reads, 0);
+  return { b, url, uuid };
+}
+
 /** The page at `url` with the number of service page reads it took. */
 async function load(b: Browser, url: string): Promise<{ status: number; body: string; reads: number }> {
   pageReads = 0;
@@ -121,11 +131,7 @@ test('a change to the service, its billing, its invoices or its product shows on
 });
 
 test('a write by another connection to the database (another process) shows on the next request', async () => {
-  const { uuid } = await service(alice, 'alice_other');
-  const b = await login(ALICE);
-  const url = `/client/services/${uuid}`;
-  await warm(b, url);
-  assert.equal((await load(b, url)).reads, 0);
+  const { b, url, uuid } = await keptPage('alice_other');
   const other = new Database(join(stack.dataDir, PLATFORM_DB_FILE));
   try {
     other.pragma('busy_timeout = 5000');
@@ -179,11 +185,7 @@ test('a tab without cache: store is rendered on every request; a failed tab is n
 });
 
 test('a logout refuses the session cookie at once, although its session and pages were kept', async () => {
-  const { uuid } = await service(alice, 'alice_out');
-  const b = await login(ALICE);
-  const url = `/client/services/${uuid}`;
-  await warm(b, url);
-  assert.equal((await load(b, url)).reads, 0);
+  const { b, url } = await keptPage('alice_out');
   const copy = new Browser(stack.app);
   for (const [name, value] of b.jar) copy.jar.set(name, value);
   assert.equal((await copy.get(url)).statusCode, 200);
