@@ -93,7 +93,7 @@ export interface QueryStore {
    * transaction's store). Two equal marks taken before and after some reads mean nothing was written in between by
    * anyone: on SQLite it joins `PRAGMA data_version` (changes when another connection — of this process or another —
    * commits) and `total_changes()` (rows this connection wrote, rolled back or not). A mark taken before a read and
-   * equal to the current one means the read would answer the same now (`ReadMemo`, the client area's page cache).
+   * equal to the current one means the read would answer the same now (`MarkedCache`: the client area's sessions and pages).
    * Coarse: any write anywhere in the database changes it.
    */
   changeMark(): string | undefined;
