@@ -94,7 +94,8 @@ export interface QueryStore {
    * anyone: on SQLite it joins `PRAGMA data_version` (changes when another connection — of this process or another —
    * commits) and `total_changes()` (rows this connection wrote, rolled back or not). A mark taken before a read and
    * equal to the current one means the read would answer the same now (`MarkedCache`: the client area's sessions and pages).
-   * Coarse: any write anywhere in the database changes it.
+   * Coarse: any write anywhere in the database changes it. Not counted: schema changes made on this connection (a
+   * module's migration at mount) — they change no row a page reads.
    */
   changeMark(): string | undefined;
   /** Closes what this store opened (a shared SQLite handle stays open). */
