@@ -3,10 +3,19 @@ import { isModuleResponse, type ModuleRequest, type ModuleResponse } from './htt
 import type { Module } from './module.ts';
 import { JOB_ERRORS } from './result.ts';
 
-/** One tab: its title and template path (`client_area.<template_name>`). */
+/** One tab: its title and template path (`client_area.<template_name>`), as the spec's menu entry. */
 export interface ClientAreaTab {
   name: string;
   template: string;
+  /**
+   * Optional, an extension of the spec's entry (absent: the tab is rendered on every page, as the spec has it).
+   * `'store'` declares that the tab's HTML (`variables_<tab>()` and its template) depends on nothing but what the
+   * platform's store holds — the service record, its product, anything read through the context's stores — and on
+   * the host's `csrf` and `locale`: not on the clock, a panel, the network or state kept in the process. The host may
+   * then answer a page with the tab as rendered before while the store is unchanged since (any write to it, by anyone,
+   * renders the tab anew; the client area's service page cache, docs/web.md). A tab showing live data leaves it out.
+   */
+  cache?: 'store';
 }
 
 export type ClientAreaMenu = Record<string, ClientAreaTab>;

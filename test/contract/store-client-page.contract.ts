@@ -83,6 +83,45 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual((await services.get(sealed.uuid))?.service_data, { username: 'ann', password: 'S3cret-pass' });
     }));
 
+    test('changeMark: the same while only reads happen, another after every write (committed or rolled back); none in a transaction or on PostgreSQL', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const reads = new ClientPageQueries(store, box);
+      await store.transaction(async (tx) => assert.equal(tx.changeMark(), undefined, 'a transaction\'s store has no mark'));
+      if (store.engine === 'postgres') {
+        assert.equal(store.changeMark(), undefined);
+        return;
+      }
+      const start = store.changeMark();
+      assert.equal(typeof start, 'string');
+      await reads.servicePage(randomUUID());
+      await reads.sessionWithCustomer('d-none');
+      await store.db.selectFrom('services').selectAll().execute();
+      assert.equal(store.changeMark(), start, 'reads leave the mark as it was');
+      await new CustomerQueries(store, clock).create({ email: 'mark@example.test' });
+      const written = store.changeMark();
+      assert.notEqual(written, start, 'a write');
+      await assert.rejects(store.transaction(async (tx) => {
+        await new CustomerQueries(tx, clock).create({ email: 'gone@example.test' });
+        throw new Error('roll back');
+      }));
+      assert.notEqual(store.changeMark(), written, 'a rolled-back write moves it too (never back to a mark seen before)');
+    }));
+
+    test('sessionWithCustomer is kept while the store is unchanged and read again after any write', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const customer = await new CustomerQueries(store, clock).create({ email: 'kept@example.test', name: 'Kept' });
+      const now = clock.now().getTime();
+      await store.db.insertInto('web_sessions').values({ digest: 'd-kept', kind: 'customer', subject: customer.uuid, created_at: now, seen_at: now, expires_at: now + 10 }).execute();
+      const reads = new ClientPageQueries(store, box);
+      const first = await reads.sessionWithCustomer('d-kept');
+      assert.equal(first?.seen_at, now);
+      assert.ok(Object.isFrozen(first) && Object.isFrozen(first?.customer), 'a kept row is shared: frozen');
+      await store.db.updateTable('web_sessions').set({ seen_at: now + 5 }).where('digest', '=', 'd-kept').execute();
+      assert.equal((await reads.sessionWithCustomer('d-kept'))?.seen_at, now + 5);
+      await store.db.updateTable('customers').set({ email: 'renamed@example.test' }).where('uuid', '=', customer.uuid).execute();
+      assert.equal((await reads.sessionWithCustomer('d-kept'))?.customer?.email, 'renamed@example.test');
+      await store.db.deleteFrom('web_sessions').where('digest', '=', 'd-kept').execute();
+      assert.equal(await reads.sessionWithCustomer('d-kept'), null, 'a session ended is gone at once');
+    }));
+
     test('compiled reads and transactions: a transaction reads its own writes; a read outside never sees them before the commit', (t) => withSealedStore(t, open, async (store, box, clock) => {
       const product = await new ProductQueries(store, clock).create('VpnProduct', { server_location: 'ams' }, randomUUID(), { name: 'Basic' });
       const outside = new ClientPageQueries(store, box);

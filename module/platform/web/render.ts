@@ -49,6 +49,20 @@ export function csrfToken(reply: FastifyReply): string {
   return token;
 }
 
+/**
+ * The CSRF token already made for the request's signed CSRF cookie (by `csrfToken` on an earlier page of the same
+ * browser), or undefined: nothing is minted or verified here (a page cached with its token is only reused for it).
+ */
+export function knownCsrfToken(request: FastifyRequest): string | undefined {
+  const cookie = request.cookies[CSRF_COOKIE];
+  return cookie ? tokenOfCookie.get(cookie) : undefined;
+}
+
+/** True when the request carries a one-shot notice for its next page (that page shows and clears it). */
+export function hasFlash(request: FastifyRequest): boolean {
+  return request.cookies[FLASH_COOKIE] !== undefined;
+}
+
 /** The loaded modules (for the sidebar), each as a plain instance. */
 export function loadedModules(deps: Pick<WebDeps, 'modules'>): Array<{ type: string; name: string; instance: Module }> {
   return deps.modules.mounted().map(({ type, name }) => ({ type, name, instance: deps.modules.instance(type, name) }));
@@ -94,7 +108,12 @@ export async function adminPage(
 
 /** Renders `client/<page>.hbs` inside the client-area layout. */
 export async function clientPage(deps: ClientPageDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>, status = 200): Promise<FastifyReply> {
-  return sendPage(deps, reply.code(status), `client/${page}`, 'client', {
+  return sendHtml(reply.code(status), clientPageHtml(deps, request, reply, page, data));
+}
+
+/** The HTML of `client/<page>.hbs` inside the client-area layout (the CSRF token, the notice, the customer, the locale). */
+export function clientPageHtml(deps: ClientPageDeps, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>): string {
+  return deps.views.render(`client/${page}`, 'client', {
     ...data,
     csrf: csrfToken(reply),
     flash: takeFlash(deps, request, reply),
@@ -103,9 +122,14 @@ export async function clientPage(deps: ClientPageDeps, request: FastifyRequest, 
   });
 }
 
+/** Sends `html` as the page's answer (the status set by the caller). */
+export function sendHtml(reply: FastifyReply, html: string): FastifyReply {
+  return reply.type('text/html; charset=utf-8').send(html);
+}
+
 /** Sends `page` (e.g. `client/login`) rendered inside `layout` as the HTML answer (the status set by the caller). */
 export function sendPage(deps: ViewDeps, reply: FastifyReply, page: string, layout: PageLayout, data: Record<string, unknown>): FastifyReply {
-  return reply.type('text/html; charset=utf-8').send(deps.views.render(page, layout, data));
+  return sendHtml(reply, deps.views.render(page, layout, data));
 }
 
 /** True when the client wants a page (a browser), false for JSON clients. */

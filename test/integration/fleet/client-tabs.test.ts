@@ -44,9 +44,9 @@ after(async () => {
   await stack?.close();
 });
 
-test('the menu lists overview, connect, usage and manage with templates under client/', async () => {
+test('the menu lists overview, connect, usage and manage with templates under client/ (only the overview reusable while the store is unchanged)', async () => {
   assert.deepEqual((await module()).getClientAreaMenuConfig(), {
-    overview: { name: 'Overview', template: 'client.overview' },
+    overview: { name: 'Overview', template: 'client.overview', cache: 'store' },
     connect: { name: 'Connect', template: 'client.connect' },
     usage: { name: 'Usage', template: 'client.usage' },
     manage: { name: 'Manage', template: 'client.manage' },

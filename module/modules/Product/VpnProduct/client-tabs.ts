@@ -6,9 +6,13 @@ import { humanBytes } from './caps/cap-view.ts';
 import type { PanelClient } from './panel-client.ts';
 import type { VpnProvisionData } from './provision.ts';
 
-/** The tabs, in display order; templates under views/modules/Product/VpnProduct/client/. */
+/**
+ * The tabs, in display order; templates under views/modules/Product/VpnProduct/client/. The overview shows only what the
+ * store holds (status, product, service and provision data), so the host may reuse it while the store is unchanged
+ * (`cache: 'store'`); connect, usage and manage read the panel or the clock.
+ */
 export const VPN_CLIENT_TABS: ClientAreaMenu = {
-  overview: { name: 'Overview', template: 'client.overview' },
+  overview: { name: 'Overview', template: 'client.overview', cache: 'store' },
   connect: { name: 'Connect', template: 'client.connect' },
   usage: { name: 'Usage', template: 'client.usage' },
   manage: { name: 'Manage', template: 'client.manage' },

@@ -88,14 +88,24 @@ export interface QueryStore {
    * transaction's store, the connection inside a transaction, a statement that is not a read): run it through `db`.
    */
   readNow<R>(query: CompiledQuery<R>): R[] | undefined;
+  /**
+   * A mark of the database's state as this store's connection sees it, or undefined where there is none (PostgreSQL, a
+   * transaction's store). Two equal marks taken before and after some reads mean nothing was written in between by
+   * anyone: on SQLite it joins `PRAGMA data_version` (changes when another connection — of this process or another —
+   * commits) and `total_changes()` (rows this connection wrote, rolled back or not). A mark taken before a read and
+   * equal to the current one means the read would answer the same now (`MarkedCache`: the client area's sessions and pages).
+   * Coarse: any write anywhere in the database changes it. Not counted: schema changes made on this connection (a
+   * module's migration at mount) — they change no row a page reads.
+   */
+  changeMark(): string | undefined;
   /** Closes what this store opened (a shared SQLite handle stays open). */
   close(): Promise<void>;
 }
 
 /** `base` bound to a Kysely transaction: the same functions, `transaction` joins, `close` is the outer store's business. */
-function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow'>, trx: Transaction<StoreTables>): QueryStore {
+function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow' | 'changeMark'>, trx: Transaction<StoreTables>): QueryStore {
   const tx: QueryStore = {
-    ...base, db: trx, inTransaction: true, readNow: () => undefined,
+    ...base, db: trx, inTransaction: true, readNow: () => undefined, changeMark: () => undefined,
     transaction: (work) => work(tx),
     close: async () => { throw new Error('close() is not available inside a transaction'); },
   };
@@ -103,7 +113,7 @@ function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTrans
 }
 
 /** The `transaction` of a store over `db`. */
-function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
+function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow' | 'changeMark'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
   return (work) => db.transaction().execute((trx) => work(transactionStore(base, trx)));
 }
 
@@ -164,7 +174,10 @@ export function sqliteQueryStore(handle: Db): QueryStore {
     const statement = prepare(query.sql);
     return statement.reader ? statement.all(query.parameters) as R[] : undefined;
   };
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow, close: () => db.destroy() };
+  const dataVersion = handle.prepare('PRAGMA data_version').pluck();
+  const ownChanges = handle.prepare('SELECT total_changes()').pluck();
+  const changeMark = () => `${String(dataVersion.get())}:${String(ownChanges.get())}`;
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow, changeMark, close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
@@ -176,7 +189,7 @@ function postgresQueryStore(pool: pg.Pool): QueryStore {
     return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
   };
   const base = { engine: 'postgres' as const, ...dialectFunctions('postgres'), migrate };
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow: () => undefined, close: () => db.destroy() };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow: () => undefined, changeMark: () => undefined, close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */

@@ -13,13 +13,14 @@ import { billingViewOf, type ServiceBillingView } from '../../services/billing/p
 import type { ServiceView } from '../../services/service-admin.ts';
 import type { ServicePageRead } from '../../store/query/repositories/client-page.ts';
 import { requestLocale } from '../locale-time.ts';
-import { clientPage, csrfToken, wantsHtml, type ClientPageDeps } from '../render.ts';
+import { clientPage, clientPageHtml, csrfToken, sendHtml, wantsHtml, type ClientPageDeps } from '../render.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { clientAuthRoutes } from './client-auth-routes.ts';
-import { requireCustomer } from './customer-session.ts';
+import { requestMark, requireCustomer } from './customer-session.ts';
 import { billingRoutes } from './billing-routes.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { orderRoutes } from './order-routes.ts';
+import { ServicePageCache } from './service-page-cache.ts';
 
 /** The service page's parameters (its own schema: the page is the client area's most requested). */
 const SERVICE = z.object({ uuid: z.string().max(64) });
@@ -81,15 +82,17 @@ function waitingHtml(invoice: { uuid: string; number: string; amount: string; cu
 
 /**
  * The tab's template rendered with `variables_<tab>()` plus the page's CSRF token (`csrf`, for the tab's forms) and
- * the reader's locale (`locale`, for `{{time}}`).
+ * the reader's locale (`locale`, for `{{time}}`); `reusable` when the tab declares it depends on the store alone
+ * (`cache: 'store'`) and rendered (the fallback after an error is never kept).
  */
-async function tabHtml(module: Product, tab: string, request: FastifyRequest, reply: FastifyReply): Promise<string> {
+async function tabHtml(module: Product, tab: string, request: FastifyRequest, reply: FastifyReply): Promise<{ html: string; reusable: boolean }> {
   try {
     const entry = module.getClientAreaMenuConfig()[tab];
-    return module.view(entry.template, { ...(await clientAreaVariables(module, tab)), csrf: csrfToken(reply), locale: requestLocale(request) });
+    const html = await module.view(entry.template, { ...(await clientAreaVariables(module, tab)), csrf: csrfToken(reply), locale: requestLocale(request) });
+    return { html, reusable: entry.cache === 'store' };
   } catch (error) {
     module.logError(`client_area.${tab}`, { render: tab }, (error as Error).message);
-    return '<p class="error">This part of the page could not be loaded.</p>';
+    return { html: '<p class="error">This part of the page could not be loaded.</p>', reusable: false };
   }
 }
 
@@ -109,11 +112,18 @@ export function clientRoutes(deps: WebDeps, app: FastifyInstance): void {
   });
 }
 
-/** "My services", a service's page and tabs, and the tabs' AJAX controller calls (inside the customer guard). */
+/**
+ * "My services", a service's page and tabs, and the tabs' AJAX controller calls (inside the customer guard). A service
+ * page is kept as rendered while the store is unchanged (ServicePageCache) when everything on it comes from the store.
+ */
 function serviceRoutes(deps: ServiceRoutesDeps, area: FastifyInstance): void {
+  const pages = new ServicePageCache((request) => requestMark(deps, request));
   area.get('/', async (request, reply) => clientPage(deps, request, reply, 'services', { title: 'My services', services: await myServices(deps, request.customer!.uuid) }));
 
   area.get<{ Params: { uuid: string }; Querystring: { tab?: string } }>('/services/:uuid', { schema: { params: SERVICE } }, async (request, reply) => {
+    const slot = pages.slot(request, request.params.uuid, request.query.tab);
+    const kept = pages.get(slot);
+    if (kept !== undefined) return sendHtml(reply, kept);
     const { read, module } = await ownedServicePage(deps, request, request.params.uuid);
     const menu = module.getClientAreaMenuConfig();
     const keys = Object.keys(menu);
@@ -122,20 +132,23 @@ function serviceRoutes(deps: ServiceRoutesDeps, area: FastifyInstance): void {
     const service = summary({ ...stored, module: stored.module_name, product });
     const billing = read.billing ? billingViewOf(read.billing, read.open_invoices) : null;
     const waiting = awaitedInvoice(billing);
-    return clientPage(deps, request, reply, 'service', {
+    const tab = waiting ? { html: waitingHtml(waiting), reusable: true } : current ? await tabHtml(module, current, request, reply) : { html: '', reusable: true };
+    const html = clientPageHtml(deps, request, reply, 'service', {
       title: `${service.product}${service.username ? ` · ${service.username}` : ''}`, service, waiting,
       billing, can_cancel: billing !== null && ['active', 'overdue', 'suspended', 'pending'].includes(billing.state) && !billing.cancel_at,
       tabs: keys.map((key) => ({ key, name: menu[key].name, active: key === current, href: `/client/services/${service.uuid}?tab=${key}` })),
       tab: current ?? null,
-      tab_html: waiting ? waitingHtml(waiting) : current ? await tabHtml(module, current, request, reply) : '',
+      tab_html: tab.html,
     });
+    if (tab.reusable) pages.set(slot, html);
+    return sendHtml(reply, html);
   });
 
   area.get<{ Params: { uuid: string; tab: string } }>('/services/:uuid/tabs/:tab', { schema: { params: UUID } }, async (request, reply) => {
     const module = await ownedService(deps, request, request.params.uuid);
     if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
     const waiting = awaitedInvoice(await deps.recurring.periods.view(request.params.uuid));
-    return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : await tabHtml(module, request.params.tab, request, reply));
+    return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : (await tabHtml(module, request.params.tab, request, reply)).html);
   });
 
   const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {

@@ -13,6 +13,18 @@ export function setCustomerCookie(deps: Pick<WebDeps, 'secureCookies'>, reply: F
   void reply.setCookie(CUSTOMER_COOKIE, value, { path: '/client', httpOnly: true, sameSite: 'strict', secure: deps.secureCookies });
 }
 
+/** The store's change mark taken when each request's customer was identified (before any read of the request). */
+const marks = new WeakMap<FastifyRequest, string | undefined>();
+
+/**
+ * The store's change mark taken before `request`'s first read (`QueryStore.changeMark`), or a new one when its customer
+ * was not identified through `identifyCustomer`: a mark taken earlier than a read is as good as one taken right
+ * before it (a write in between moves the current mark past both), and taking it once saves a statement.
+ */
+export function requestMark(deps: Pick<WebDeps, 'clientReads'>, request: FastifyRequest): string | undefined {
+  return marks.has(request) ? marks.get(request) : deps.clientReads.changeMark();
+}
+
 /**
  * Resolves the request's customer from the cookie of a live session. The session and its customer are one read; a
  * session that is live and was used within the touch interval needs nothing more. Any other (ended by age or idleness,
@@ -21,7 +33,9 @@ export function setCustomerCookie(deps: Pick<WebDeps, 'secureCookies'>, reply: F
 export async function identifyCustomer(deps: CustomerIdentityDeps, request: FastifyRequest): Promise<void> {
   const id = request.cookies[CUSTOMER_COOKIE];
   if (!id || id.length > MAX_ID_LENGTH) return;
-  const row = await deps.clientReads.sessionWithCustomer(digestOf(id));
+  const mark = deps.clientReads.changeMark();
+  marks.set(request, mark);
+  const row = await deps.clientReads.sessionWithCustomer(digestOf(id), mark);
   if (!row || row.kind !== 'customer') return;
   const now = deps.clock.now().getTime();
   const { idleMs, touchMs } = deps.sessions.policy;

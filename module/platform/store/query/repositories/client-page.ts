@@ -1,8 +1,10 @@
 // The client area's per-request reads, each one joined query compiled once per store (either engine): the session of a
-// cookie with its customer, and a service page's service, product, billing period and open invoices.
+// cookie with its customer (kept while the store is unchanged), and a service page's service, product, billing period
+// and open invoices.
 import type { SecretBox } from '../../../../../shared/secret-box.ts';
 import type { InvoiceKind } from '../../../services/billing/recurring-schema.ts';
 import type { QueryStore } from '../query-store.ts';
+import { MarkedCache, markedRead } from '../marked-cache.ts';
 import { CompiledRead } from './compiled-read.ts';
 import { OPEN } from './invoices.ts';
 import type { ServiceBillingRow } from './service-billing.ts';
@@ -66,8 +68,10 @@ type Row = Record<string, unknown>;
 export class ClientPageQueries {
   private readonly session: CompiledRead<Row>;
   private readonly page: CompiledRead<Row>;
+  /** Sessions with their customer as read, per digest, while the store is unchanged (`QueryStore.changeMark`). */
+  private readonly sessions = new MarkedCache<SessionWithCustomer>();
 
-  constructor(store: QueryStore, private readonly box: SecretBox) {
+  constructor(private readonly store: QueryStore, private readonly box: SecretBox) {
     const { db } = store;
     this.session = new CompiledRead(store, (digest) => db.selectFrom('web_sessions as w')
       .leftJoin('customers as c', (join) => join.onRef('c.uuid', '=', 'w.subject').on('w.kind', '=', 'customer'))
@@ -87,14 +91,26 @@ export class ClientPageQueries {
       .where('s.uuid', '=', uuid).orderBy('i.due_date').orderBy('i.id') as never);
   }
 
-  /** The session row of `digest` with its customer, or null when there is none. */
-  async sessionWithCustomer(digest: string): Promise<SessionWithCustomer | null> {
-    const [row] = await this.session.rows(digest);
-    if (!row) return null;
-    return {
-      kind: row.kind as SessionWithCustomer['kind'], subject: row.subject as string, seen_at: Number(row.seen_at), expires_at: Number(row.expires_at),
-      customer: row.c_uuid ? { uuid: row.c_uuid as string, email: row.c_email as string, name: row.c_name as string } : null,
-    };
+  /** The store's change mark (`QueryStore.changeMark`): what the client area's page cache is valid for. */
+  changeMark(): string | undefined {
+    return this.store.changeMark();
+  }
+
+  /**
+   * The session row of `digest` with its customer, or null when there is none. A row read while the store has not
+   * changed since is answered again without reading (frozen: it is shared by the requests that get it); any write to
+   * the store — a logout, a touch, another process's commit — makes the next call read. `mark`: the store's change mark
+   * if the caller took it just before (else it is taken here).
+   */
+  async sessionWithCustomer(digest: string, mark = this.store.changeMark()): Promise<SessionWithCustomer | null> {
+    return markedRead(mark, this.sessions, digest, async () => {
+      const [row] = await this.session.rows(digest);
+      if (!row) return null;
+      return Object.freeze({
+        kind: row.kind as SessionWithCustomer['kind'], subject: row.subject as string, seen_at: Number(row.seen_at), expires_at: Number(row.expires_at),
+        customer: row.c_uuid ? Object.freeze({ uuid: row.c_uuid as string, email: row.c_email as string, name: row.c_name as string }) : null,
+      });
+    });
   }
 
   /** The service page's read of service `uuid`, or null when there is no such service. */
