@@ -37,3 +37,30 @@ export async function measureMbit(ns: string, server: string, opts: { reverse?: 
   if (typeof bits !== 'number') throw new Error(`iperf3 gave no rate: ${report.error ?? result.stdout.slice(0, 200)}`);
   return bits / 1e6;
 }
+
+/** What {@link shapedRate} measured for one limit. */
+export interface ShapedRate {
+  /** The measurement that reached the band, else the last one (Mbit/s). */
+  mbit: number;
+  /** Every measurement taken, in order (Mbit/s). */
+  all: number[];
+}
+
+/**
+ * The rate a shaped path carries against its `limit` (Mbit/s), checked in the band `limit × (1 ± tolerance)`.
+ * What shaping guarantees is the ceiling: no measurement may exceed the band (it fails at once). The floor is what the
+ * class lets through when the sender can push more, and a sender starved of CPU on a busy machine (userspace WireGuard,
+ * iperf3) pushes less, whatever the shaper does: a measurement under the band is taken again, up to `tries` in all, and
+ * the check fails only when none reaches it.
+ */
+export async function shapedRate(measure: () => Promise<number>, limit: number, what: string, tolerance = 0.15, tries = 3): Promise<ShapedRate> {
+  const all: number[] = [];
+  const band = `±${Math.round(tolerance * 100)}% of ${limit} Mbit/s`;
+  for (let i = 0; i < tries; i++) {
+    const mbit = await measure();
+    all.push(mbit);
+    if (mbit > limit * (1 + tolerance)) throw new Error(`${what}: ${mbit.toFixed(2)} Mbit/s is over ${band} (shaping must cap it)`);
+    if (mbit >= limit * (1 - tolerance)) return { mbit, all };
+  }
+  throw new Error(`${what}: ${all.map((m) => m.toFixed(2)).join(', ')} Mbit/s in ${tries} measurements, none within ${band}`);
+}
