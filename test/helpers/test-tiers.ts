@@ -28,7 +28,7 @@ export const TIERS: readonly Tier[] = [
   { name: 'contract', dir: 'test/contract', concurrency: 1, testTimeoutMin: 10, alongside: 'unit' },
   { name: 'integration', dir: 'test/integration', concurrency: 3, testTimeoutMin: 10 },
   {
-    name: 'system', dir: 'test/system', concurrency: 3, testTimeoutMin: 20, env: 'VPNHOST_TEST_SYSTEM',
+    name: 'system', dir: 'test/system', concurrency: 3, testTimeoutMin: 20, env: 'VPNHOST_TEST_SYSTEM', alongside: 'integration',
     needs: 'root, network namespaces, iptables, tc and the daemons of .ci/install-system-deps.sh',
     // the longest files of an idle CI run (2026-11-27: 40-80 s each; most others take under 20 s)
     startFirst: [
