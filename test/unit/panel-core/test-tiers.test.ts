@@ -31,10 +31,11 @@ test('the system tier runs when asked: its variable, --all, or its name', () => 
   assert.match(selectTiers(['sytem'], {}).error ?? '', /^unknown tier: sytem/);
 });
 
-test('phases: contract runs alongside unit, the others one after another; a tier whose partner is not selected runs alone', () => {
+test('phases: contract runs alongside unit, system alongside integration, browser alone; a tier whose partner is not selected runs alone', () => {
   const phases = (run: ReturnType<typeof selectTiers>['run']) => phasesOf(run).map((phase) => phase.map((t) => t.name));
-  assert.deepEqual(phases(selectTiers([], { CI: 'true' }).run), [['unit', 'contract'], ['integration'], ['system'], ['browser']]);
+  assert.deepEqual(phases(selectTiers([], { CI: 'true' }).run), [['unit', 'contract'], ['integration', 'system'], ['browser']]);
   assert.deepEqual(phases(selectTiers([], {}).run), [['unit', 'contract'], ['integration']]);
+  assert.deepEqual(phases(selectTiers(['system', 'browser'], {}).run), [['system'], ['browser']]);
   assert.deepEqual(phases(selectTiers(['contract', 'browser'], {}).run), [['contract'], ['browser']]);
   const tiers = [{ name: 'a', dir: 'a', concurrency: 1, testTimeoutMin: 1 }, { name: 'b', dir: 'b', concurrency: 1, testTimeoutMin: 1, alongside: 'a' }];
   assert.deepEqual(phasesOf(tiers).map((phase) => phase.map((t) => t.name)), [['a', 'b']]);
