@@ -10,7 +10,7 @@ import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
 import { SECRET_KEY_PATTERN } from '../../../../contract/redact.ts';
 import { lockedRows } from '../../../../store-kernel/row-locks.ts';
 import type { ServiceRepository } from '../../../../contract/platform-context.ts';
-import type { StatusStore } from '../../../services/lifecycle.ts';
+import type { LifecycleService, StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
 import { CompiledRead } from './compiled-read.ts';
 
@@ -86,12 +86,13 @@ export class ServiceQueries {
   }
 
   /**
-   * The service with its row locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions hold the
-   * write lock already): what the lifecycle reads before it decides a status change.
+   * What the lifecycle reads before it decides a status change — the status, uuid and product, nothing to open — with the
+   * row locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions hold the write lock already).
    */
-  async getForStatusChange(uuid: string): Promise<StoredService | null> {
-    const row = await lockedRows(this.store.engine, this.store.db.selectFrom('services').selectAll().where('uuid', '=', uuid)).executeTakeFirst();
-    return row ? serviceRecord(this.box, row as unknown as ServiceRow) : null;
+  async getForStatusChange(uuid: string): Promise<LifecycleService | null> {
+    const row = await lockedRows(this.store.engine, this.store.db.selectFrom('services').select(['uuid', 'product_uuid', 'provision_status'])
+      .where('uuid', '=', uuid)).executeTakeFirst();
+    return row ? (row as LifecycleService) : null;
   }
 
   /**

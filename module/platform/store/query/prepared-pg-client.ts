@@ -1,0 +1,65 @@
+// A pg Client that runs parameterised queries as named prepared statements: PostgreSQL then parses, analyses and (once
+// it settles on a generic plan) plans each SQL text once per connection instead of on every execution — most of the
+// server's CPU on the small indexed statements the platform sends.
+import pg from 'pg';
+
+/** Distinct SQL texts given a statement name per process; past it (e.g. `IN (…)` lists of many lengths) texts run unnamed. */
+const NAMED_LIMIT = 2000;
+
+/** SQLSTATE of "cached plan must not change result type": a table a prepared `SELECT *` reads changed its columns. */
+const PLAN_CHANGED = '0A000';
+
+/** Statement name per SQL text (shared by every connection: pg prepares a name on each connection at its first use). */
+const names = new Map<string, string>();
+/** Texts whose prepared form failed with PLAN_CHANGED: they run unnamed from then on. */
+const unnamed = new Set<string>();
+
+function nameOf(text: string): string | undefined {
+  if (unnamed.has(text)) return undefined;
+  let name = names.get(text);
+  if (name === undefined && names.size < NAMED_LIMIT) {
+    name = `vpnhost_${names.size + 1}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+type QueryArgs = Parameters<pg.Client['query']>;
+
+/**
+ * `query(text, values)` with at least one value runs as the named statement of its text (what Kysely sends); any other
+ * form (raw text, a config object, a cursor) goes to pg unchanged. A prepared `SELECT *` whose table gained or lost
+ * columns since (a migration by another process) fails with PLAN_CHANGED: its text then runs unnamed, and the query is
+ * run again unnamed unless a transaction is open on this connection (there the error has aborted it, as any error).
+ */
+export class PreparingClient extends pg.Client {
+  /** True between a `BEGIN` and its `COMMIT`/`ROLLBACK` sent through this client (Kysely sends them as raw text). */
+  private inTransaction = false;
+
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (typeof text === 'string' && args.length === 2 && Array.isArray(values)) {
+      if (values.length === 0) this.track(text);
+      const name = values.length > 0 ? nameOf(text) : undefined;
+      if (name !== undefined) return this.named(name, text, values) as never;
+    }
+    return (super.query as (...a: unknown[]) => unknown)(...(args as QueryArgs)) as never;
+  }
+
+  private async named(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await super.query({ name, text, values });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== PLAN_CHANGED) throw error;
+      unnamed.add(text);
+      if (this.inTransaction) throw error;
+      return super.query(text, values);
+    }
+  }
+
+  private track(text: string): void {
+    const command = text.trimStart().slice(0, 8).toLowerCase();
+    if (command.startsWith('begin') || command.startsWith('start')) this.inTransaction = true;
+    else if (command.startsWith('commit') || command.startsWith('rollback') || command.startsWith('end')) this.inTransaction = false;
+  }
+}
