@@ -65,6 +65,7 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       await profiler.post('Profiler.start');
     }
     const cpuBefore = cpuByProcess();
+    const usageBefore = process.cpuUsage();
     const started = performance.now();
     await parallel(uuids, HTTP_PARALLEL, async (uuid) => {
       const res = await api('POST', `/services/${uuid}/create`);
@@ -87,6 +88,8 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       profiler.disconnect();
     }
     cpuLines.push(`    ${store ? 'BullMQ + PostgreSQL' : queue === 'embedded' ? 'embedded' : 'BullMQ + SQLite'}: ${cpuPerUnit(cpuBefore, cpuByProcess(), SERVICES)}`);
+    const usage = process.cpuUsage(usageBefore);
+    cpuLines.push(`      self: user ${(usage.user / 1000 / SERVICES).toFixed(1)} ms, system ${(usage.system / 1000 / SERVICES).toFixed(1)} ms per service`);
     if (STATEMENTS) cpuLines.push(...statementsPerUnit(statementsBefore, SERVICES));
     return rate;
   } finally {

@@ -1,6 +1,7 @@
 // Counts the SQL statements this process sends (pg's Client.query, better-sqlite3's Statement runs) by SQL text, so a
 // bench can print statements per unit of work and the texts that make them up (BENCH_STATEMENTS=1).
 import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 const counts = new Map<string, number>();
@@ -28,6 +29,12 @@ export function countStatements(): void {
     count(args[0]);
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
+  const send = Redis.prototype.sendCommand as (...args: unknown[]) => unknown;
+  Redis.prototype.sendCommand = function (this: Redis, ...args: unknown[]) {
+    const command = args[0] as { name?: string; args?: unknown[] };
+    count(`redis: ${command.name ?? '?'}${command.name === 'evalsha' ? ` ${String(command.args?.[0] ?? '').slice(0, 8)}` : ''}`);
+    return send.apply(this, args);
+  } as typeof Redis.prototype.sendCommand;
   const probe = new Database(':memory:');
   const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown> & { source: string };
   probe.close();
