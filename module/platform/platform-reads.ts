@@ -6,6 +6,7 @@ import { SECRET_KEY_PATTERN } from '../contract/redact.ts';
 import { addDays, addMonths, dateOf, periodAround } from './services/billing/calendar.ts';
 import type { ModuleHostTables } from './services/module-store.ts';
 import type { QueryStore } from './store/query/query-store.ts';
+import { CompiledRead } from './store/query/repositories/compiled-read.ts';
 import type { StoreTables } from './store/query/tables.ts';
 
 /** A JSON member path; only plain member names are accepted (they become part of the SQL text). */
@@ -28,15 +29,19 @@ export class QueryPlatformReads implements PlatformReads {
   readonly calendar = billingCalendar;
   private readonly db: Kysely<ReadTables>;
 
+  /** `service`'s read, compiled once (hook listeners read the service of every event). */
+  private readonly serviceRead;
+
   constructor(private readonly store: QueryStore) {
-    this.db = store.db as unknown as Kysely<ReadTables>;
+    const db = (this.db = store.db as unknown as Kysely<ReadTables>);
+    this.serviceRead = new CompiledRead(store, (uuid) => db.selectFrom('services as s').leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
+      .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
+        'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
+      .where('s.uuid', '=', uuid));
   }
 
   async service(uuid: string): Promise<ServiceView | null> {
-    const row = await this.db.selectFrom('services as s').leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
-      .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
-        'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
-      .where('s.uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.serviceRead.rows(uuid);
     if (!row) return null;
     return {
       ...row, customer_uuid: row.customer_uuid ?? null, billing_state: row.billing_state ?? null,
