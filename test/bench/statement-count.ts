@@ -60,12 +60,13 @@ export function statementCounts(): Map<string, number> {
 /** What was sent between `before` and now, per `units`: the total and the `top` texts, as printable lines. */
 export function statementsPerUnit(before: Map<string, number>, units: number, top = 25): string[] {
   const diff = [...counts].map(([text, n]) => [text, n - (before.get(text) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
-  const total = diff.reduce((sum, [, n]) => sum + n, 0);
+  const total = diff.filter(([text]) => !text.startsWith('redis: ')).reduce((sum, [, n]) => sum + n, 0);
+  const redis = diff.filter(([text]) => text.startsWith('redis: ')).reduce((sum, [, n]) => sum + n, 0);
   const msOf = (text: string) => (sqliteMs.get(text) ?? 0) - (before.get(`ms:${text}`) ?? 0);
   const sqliteTotal = diff.reduce((sum, [text]) => sum + msOf(text), 0);
   const timed = (text: string) => (sqliteTotal > 0 ? ` ${((msOf(text) / units) * 1000).toFixed(0).padStart(4)} µs` : '');
   return [
-    `      statements per service: ${(total / units).toFixed(1)}${sqliteTotal > 0 ? `, SQLite running them ${(sqliteTotal / units).toFixed(2)} ms` : ''}`,
+    `      SQL statements per service: ${(total / units).toFixed(1)}${sqliteTotal > 0 ? ` (SQLite running them ${(sqliteTotal / units).toFixed(2)} ms)` : ''}; Redis commands: ${(redis / units).toFixed(1)}`,
     ...diff.slice(0, top).map(([text, n]) => `      ${(n / units).toFixed(2).padStart(6)}${timed(text)}  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`),
   ];
 }
