@@ -24,6 +24,11 @@ export const billingCalendar: BillingCalendar = {
   },
 };
 
+/** The Notification instances of module `name`. */
+function channelsNamed(db: Kysely<ReadTables>, name: string) {
+  return db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
+}
+
 /** Reads of the platform's store handed to modules (`ExtensionEnv.platform`). */
 export class QueryPlatformReads implements PlatformReads {
   readonly calendar = billingCalendar;
@@ -31,6 +36,8 @@ export class QueryPlatformReads implements PlatformReads {
 
   /** `service`'s read, compiled once (hook listeners read the service of every event). */
   private readonly serviceRead;
+  /** `notificationChannel`'s read without a configured channel, compiled once (every mail the platform queues reads it). */
+  private readonly firstChannel;
 
   constructor(private readonly store: QueryStore) {
     const db = (this.db = store.db as unknown as Kysely<ReadTables>);
@@ -38,6 +45,7 @@ export class QueryPlatformReads implements PlatformReads {
       .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
         'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
       .where('s.uuid', '=', uuid));
+    this.firstChannel = new CompiledRead(store, (name) => channelsNamed(db, name).orderBy('created_at').orderBy('uuid').limit(1));
   }
 
   async service(uuid: string): Promise<ServiceView | null> {
@@ -92,10 +100,11 @@ export class QueryPlatformReads implements PlatformReads {
   }
 
   async notificationChannel(name: string, configured: string | null = null): Promise<string | null> {
-    let query = this.db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
-    if (configured) query = query.where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
+    if (!configured) return (await this.firstChannel.rows(name))[0]?.uuid ?? null;
+    const query = channelsNamed(this.db, name).where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
     return (await query.orderBy('created_at').orderBy('uuid').limit(1).executeTakeFirst())?.uuid ?? null;
   }
+
 
   private member(column: string, member: string): RawBuilder<string | null> {
     if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);
