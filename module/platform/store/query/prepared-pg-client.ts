@@ -33,15 +33,16 @@ type QueryArgs = Parameters<pg.Client['query']>;
  * run again unnamed unless a transaction is open on this connection (there the error has aborted it, as any error).
  */
 export class PreparingClient extends pg.Client {
-  /** True between a `BEGIN` and its `COMMIT`/`ROLLBACK` sent through this client (Kysely sends them as raw text). */
+  /** True between a `BEGIN` and its `COMMIT`/`ROLLBACK` sent through this client as text (Kysely's and the migrator's). */
   private inTransaction = false;
 
   override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (typeof text === 'string' && args.length === 2 && Array.isArray(values)) {
-      if (values.length === 0) this.track(text);
-      const name = values.length > 0 ? nameOf(text) : undefined;
-      if (name !== undefined) return this.named(name, text, values) as never;
+    if (typeof text === 'string') {
+      const bound = args.length === 2 && Array.isArray(values) && values.length > 0;
+      const name = bound ? nameOf(text) : undefined;
+      if (name !== undefined) return this.named(name, text, values as unknown[]) as never;
+      if (!bound) this.track(text);
     }
     return (super.query as (...a: unknown[]) => unknown)(...(args as QueryArgs)) as never;
   }
@@ -72,6 +73,8 @@ export class PreparingClient extends pg.Client {
   private track(text: string): void {
     const command = text.trimStart().slice(0, 8).toLowerCase();
     if (command.startsWith('begin') || command.startsWith('start')) this.inTransaction = true;
-    else if (command.startsWith('commit') || command.startsWith('rollback') || command.startsWith('end')) this.inTransaction = false;
+    else if (command.startsWith('commit') || command.startsWith('end') || (command.startsWith('rollback') && !/^\s*rollback\s+to\b/i.test(text))) {
+      this.inTransaction = false;
+    }
   }
 }
