@@ -6,6 +6,7 @@ import { SECRET_KEY_PATTERN } from '../contract/redact.ts';
 import { addDays, addMonths, dateOf, periodAround } from './services/billing/calendar.ts';
 import type { ModuleHostTables } from './services/module-store.ts';
 import type { QueryStore } from './store/query/query-store.ts';
+import { CompiledRead } from './store/query/repositories/compiled-read.ts';
 import type { StoreTables } from './store/query/tables.ts';
 
 /** A JSON member path; only plain member names are accepted (they become part of the SQL text). */
@@ -23,20 +24,32 @@ export const billingCalendar: BillingCalendar = {
   },
 };
 
+/** The Notification instances of module `name`. */
+function channelsNamed(db: Kysely<ReadTables>, name: string) {
+  return db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
+}
+
 /** Reads of the platform's store handed to modules (`ExtensionEnv.platform`). */
 export class QueryPlatformReads implements PlatformReads {
   readonly calendar = billingCalendar;
   private readonly db: Kysely<ReadTables>;
 
+  /** `service`'s read, compiled once (hook listeners read the service of every event). */
+  private readonly serviceRead;
+  /** `notificationChannel`'s read without a configured channel, compiled once (every mail the platform queues reads it). */
+  private readonly firstChannel;
+
   constructor(private readonly store: QueryStore) {
-    this.db = store.db as unknown as Kysely<ReadTables>;
+    const db = (this.db = store.db as unknown as Kysely<ReadTables>);
+    this.serviceRead = new CompiledRead(store, (uuid) => db.selectFrom('services as s').leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
+      .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
+        'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
+      .where('s.uuid', '=', uuid));
+    this.firstChannel = new CompiledRead(store, (name) => channelsNamed(db, name).orderBy('created_at').orderBy('uuid').limit(1));
   }
 
   async service(uuid: string): Promise<ServiceView | null> {
-    const row = await this.db.selectFrom('services as s').leftJoin('service_billing as b', 'b.service_uuid', 's.uuid')
-      .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
-        'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
-      .where('s.uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.serviceRead.rows(uuid);
     if (!row) return null;
     return {
       ...row, customer_uuid: row.customer_uuid ?? null, billing_state: row.billing_state ?? null,
@@ -87,10 +100,11 @@ export class QueryPlatformReads implements PlatformReads {
   }
 
   async notificationChannel(name: string, configured: string | null = null): Promise<string | null> {
-    let query = this.db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
-    if (configured) query = query.where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
+    if (!configured) return (await this.firstChannel.rows(name))[0]?.uuid ?? null;
+    const query = channelsNamed(this.db, name).where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
     return (await query.orderBy('created_at').orderBy('uuid').limit(1).executeTakeFirst())?.uuid ?? null;
   }
+
 
   private member(column: string, member: string): RawBuilder<string | null> {
     if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);

@@ -127,7 +127,7 @@ export interface TaskQueryStore {
 }
 
 /** The store's Kysely seen over the task tables only. */
-export function taskTables(store: TaskQueryStore): Kysely<TaskTables> {
+export function taskTables(store: Pick<TaskQueryStore, 'db'>): Kysely<TaskTables> {
   return store.db as Kysely<TaskTables>;
 }
 

@@ -12,8 +12,9 @@ import { TaskEvents, type TaskEventContext } from './events.ts';
 import type { TaskAdded, TaskFilter, TaskOptions, TaskRecord } from './queue.ts';
 import { serialTags } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
-import { duplicateOriginal, lockInsertOrder, NEXT_WRITE_ORDER } from './task-insert.ts';
+import { duplicateOriginal, lockInsertOrder } from './task-insert.ts';
 import { waitsForEarlier } from './task-order.ts';
+import { INSERT_TASK, insertTags, SETTLE, START_ATTEMPT, START_GENERATION } from './task-statements.ts';
 import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
@@ -97,18 +98,13 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
     return this.transaction(async (tx, context) => {
       const db = taskTables(tx);
       await lockInsertOrder(db, tx.engine, [...serial, `dedupe:${key}`]);
-      const original = await duplicateOriginal(db, key, serial);
+      const original = await duplicateOriginal(tx, key, serial);
       const status = original ? 'duplicate' : 'pending';
-      const inserted = await db.insertInto('tasks').values({
-        id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, raw_input: sealed, tags: JSON.stringify(tags), status,
-        options: canonicalJson(task.options), dedupe_key: key, duplicate_of: original ?? null, available_at: now, lease_until: null,
-        worker_id: null, last_error: null, result: null, created_at: iso, updated_at: iso, finished_at: original ? iso : null,
-        seq: NEXT_WRITE_ORDER,
-      }).returningAll().executeTakeFirstOrThrow();
-      if (tags.length > 0) {
-        await db.insertInto('task_tags').values(tags.map((tag) => ({ tag, task_id: id })))
-          .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).execute();
-      }
+      const [inserted] = (await INSERT_TASK.execute(tx, {
+        id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, rawInput: sealed, tags: JSON.stringify(tags), status,
+        options: canonicalJson(task.options), dedupeKey: key, duplicateOf: original ?? null, availableAt: now, at: iso, finishedAt: original ? iso : null,
+      })).rows;
+      if (tags.length > 0) await insertTags(tx, id, tags);
       if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
       return { id, status };
     });
@@ -190,11 +186,8 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
    */
   async beginAttempt(id: string, workerId: string, leaseMs: number, retries?: number): Promise<ClaimedTask | typeof BLOCKED | null> {
     const now = this.now();
-    let start = taskTables(this.store).updateTable('tasks')
-      .set((eb) => ({ status: 'processing', attempts: eb('attempts', '+', 1), worker_id: workerId, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() }))
-      .where('id', '=', id).where('status', '=', 'pending').where((eb) => eb.not(waitsForEarlier('tasks')));
-    if (retries !== undefined) start = start.where('retries', '=', retries);
-    const started = await start.returningAll().executeTakeFirst();
+    const start = { id, workerId, leaseUntil: now + leaseMs, at: new Date(now).toISOString() };
+    const started = retries === undefined ? await START_ATTEMPT.first(this.store, start) : await START_GENERATION.first(this.store, { ...start, retries });
     if (started) return this.claimed(started);
     return this.beginAttemptLocked(id, workerId, leaseMs, retries);
   }
@@ -241,13 +234,14 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
       secrets = secretValues(this.rawInput(row));
     }
     const iso = new Date(this.now()).toISOString();
+    const values = {
+      id, workerId, status: settlement.status, exceptions: settlement.exceptions,
+      lastError: settlement.lastError === null ? null : redactText(settlement.lastError, secrets),
+      result: settlement.status === 'completed' ? JSON.stringify(redact(settlement.result) ?? null) : null,
+      availableAt: settlement.availableAt, at: iso, finishedAt: settlement.status === 'pending' ? null : iso,
+    };
     return this.transaction(async (tx, context) => {
-      const updated = await taskTables(tx).updateTable('tasks').set({
-        status: settlement.status, exceptions: settlement.exceptions,
-        last_error: settlement.lastError === null ? null : redactText(settlement.lastError, secrets),
-        result: settlement.status === 'completed' ? JSON.stringify(redact(settlement.result) ?? null) : null,
-        available_at: settlement.availableAt, lease_until: null, updated_at: iso, finished_at: settlement.status === 'pending' ? null : iso,
-      }).where('id', '=', id).where('status', '=', 'processing').where('worker_id', '=', workerId).returningAll().executeTakeFirst();
+      const updated = await SETTLE.first(tx, values);
       if (!updated) return null;
       const record = toRecord(updated);
       await this.events.emitChange(record, context);

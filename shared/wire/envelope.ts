@@ -13,9 +13,19 @@ export function successEnvelopeSchema<T extends z.ZodType>(msg: T) {
   return z.object({ error: z.literal(''), msg, status: z.literal('success') });
 }
 
-/** Either envelope; discriminate on `status`. */
-export function envelopeSchema<T extends z.ZodType>(msg: T) {
+/** Either envelope around `msg`. */
+function buildEnvelopeSchema<T extends z.ZodType>(msg: T) {
   return z.discriminatedUnion('status', [successEnvelopeSchema(msg), errorEnvelopeSchema]);
+}
+
+/** Envelope schemas built so far, by `msg` schema (building one, and its first parse, cost far more than a parse). */
+const envelopes = new WeakMap<z.ZodType, ReturnType<typeof buildEnvelopeSchema>>();
+
+/** Either envelope; discriminate on `status`. One schema per `msg` schema, built on first use. */
+export function envelopeSchema<T extends z.ZodType>(msg: T): ReturnType<typeof buildEnvelopeSchema<T>> {
+  let schema = envelopes.get(msg);
+  if (!schema) envelopes.set(msg, (schema = buildEnvelopeSchema(msg)));
+  return schema as ReturnType<typeof buildEnvelopeSchema<T>>;
 }
 
 /** `msg` of operations that answer the string `success`. */

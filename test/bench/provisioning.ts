@@ -2,6 +2,8 @@
 // panel (simulated driver) — on the embedded queue and on BullMQ with the store on SQLite, and on BullMQ with the store on
 // PostgreSQL (a private server), next to BullMQ's own no-op job rate in this run (issue 22: PostgreSQL ≥ 50 % of SQLite,
 // both ≥ 25 % of the no-op floor).
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import { startPlatform, type RunningPlatform } from '../../module/platform/server.ts';
@@ -10,10 +12,18 @@ import { createServer } from '../fixtures/platform/setup.ts';
 import { removeDir, startPanel, startRedis, tempDir, type PanelProcess } from '../fixtures/platform/processes.ts';
 import { startPostgres } from '../helpers/postgres-server.ts';
 import { cpuByProcess, cpuPerUnit } from './process-cpu.ts';
+import { countStatements, statementCounts, statementsPerUnit } from './statement-count.ts';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 32);
 const HTTP_PARALLEL = 32;
+/** Which runs to make (`embedded,sqlite,postgres`, default all); the no-op floor always runs. */
+const RUNS = new Set((process.env.BENCH_RUNS ?? 'embedded,sqlite,postgres').split(','));
+/** BENCH_STATEMENTS=1: also print the SQL statements per service of each run (counted in this process) and the top texts. */
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+if (STATEMENTS) countStatements();
+/** BENCH_CPU_PROF=PREFIX: a V8 CPU profile of this process over each run's measured part, in PREFIX-<run>.cpuprofile. */
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
 async function parallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -47,7 +57,15 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       if (svc.status !== 201) throw new Error(`service: ${JSON.stringify(svc.body)}`);
       uuids.push(svc.body.uuid);
     });
+    const statementsBefore = statementCounts();
+    const profiler = CPU_PROF ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const cpuBefore = cpuByProcess();
+    const usageBefore = process.cpuUsage();
     const started = performance.now();
     await parallel(uuids, HTTP_PARALLEL, async (uuid) => {
       const res = await api('POST', `/services/${uuid}/create`);
@@ -64,7 +82,15 @@ async function provision(p: PanelProcess, queue: string, server: string, store?:
       await new Promise((r) => setTimeout(r, 20));
     }
     const rate = SERVICES / ((performance.now() - started) / 1000);
+    if (profiler) {
+      const run = store ? 'postgres' : queue === 'embedded' ? 'embedded' : 'sqlite';
+      writeFileSync(`${CPU_PROF}-${run}.cpuprofile`, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+      profiler.disconnect();
+    }
     cpuLines.push(`    ${store ? 'BullMQ + PostgreSQL' : queue === 'embedded' ? 'embedded' : 'BullMQ + SQLite'}: ${cpuPerUnit(cpuBefore, cpuByProcess(), SERVICES)}`);
+    const usage = process.cpuUsage(usageBefore);
+    cpuLines.push(`      self: user ${(usage.user / 1000 / SERVICES).toFixed(1)} ms, system ${(usage.system / 1000 / SERVICES).toFixed(1)} ms per service`);
+    if (STATEMENTS) cpuLines.push(...statementsPerUnit(statementsBefore, SERVICES));
     return rate;
   } finally {
     await running?.close();
@@ -103,9 +129,9 @@ try {
   await createServer(p, 'bench2', '10.96.0.1/20');
   await createServer(p, 'bench3', '10.112.0.1/20');
   const noop = await bullmqNoop(redis.url);
-  const embedded = await provision(p, 'embedded', 'bench1');
-  const bullmq = await provision(p, redis.url, 'bench2');
-  const onPostgres = await provision(p, redis.url, 'bench3', await pg.createDatabase('bench_provisioning'));
+  const embedded = RUNS.has('embedded') ? await provision(p, 'embedded', 'bench1') : NaN;
+  const bullmq = RUNS.has('sqlite') ? await provision(p, redis.url, 'bench2') : NaN;
+  const onPostgres = RUNS.has('postgres') ? await provision(p, redis.url, 'bench3', await pg.createDatabase('bench_provisioning')) : NaN;
   const fmt = (n: number) => n.toFixed(1).padStart(8);
   const floorShare = (n: number) => `${(n / noop).toFixed(3)} × no-op`;
   process.stdout.write([

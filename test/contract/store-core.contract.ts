@@ -41,7 +41,7 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       assert.deepEqual(both.filter(Boolean), [true]);
       const row = await services.getForStatusChange(uuid);
       assert.equal(row?.provision_status, 'failed');
-      assert.equal(row?.service_data.username, 'ann');
+      assert.deepEqual(row, { uuid, product_uuid: (await services.get(uuid))?.product_uuid, provision_status: 'failed' });
       assert.equal(await services.getForStatusChange('missing'), null);
     }));
 

@@ -2,6 +2,7 @@
 // event log (panel up/down, service events with their panel), both read by the admin pages.
 import type { Generated } from 'kysely';
 import type { Migration } from '../../../platform/store/migrator.ts';
+import { InsertBatcher } from '../../../platform/store/query/insert-batcher.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
 
 export const VPN_FLEET_MIGRATIONS: readonly Migration[] = [
@@ -86,8 +87,15 @@ export interface FleetTables {
   vpn_fleet_refresh: { id: number; queued_at: number };
 }
 
-/** The fleet tables. */
+type EventRow = Omit<FleetEvent, 'id'>;
+
+/**
+ * The fleet tables. Events are written in batches (insert-batcher.ts): the service events of many jobs finishing at once
+ * cost one INSERT per round trip, not one each; `record` answers once its row is stored.
+ */
 export class FleetStore {
+  private readonly eventBatches = new InsertBatcher<EventRow>((rows) => this.insertEvents(rows));
+
   constructor(private readonly store: ModuleStore<FleetTables>) {}
 
   /** Stores `snapshot`; answers the panel's previous one (null the first time). */
@@ -141,10 +149,14 @@ export class FleetStore {
   }
 
   async record(at: string, event: string, fields: { panel?: string | null; service_uuid?: string | null; detail?: string | null } = {}): Promise<void> {
-    const { id } = await this.store.db.insertInto('vpn_fleet_events')
-      .values({ at, event, panel: fields.panel ?? null, service_uuid: fields.service_uuid ?? null, detail: fields.detail ?? null })
-      .returning('id').executeTakeFirstOrThrow();
-    if (Number(id) % 100 === 0) await this.store.db.deleteFrom('vpn_fleet_events').where('id', '<=', Number(id) - MAX_FLEET_EVENTS).execute();
+    await this.eventBatches.add({ at, event, panel: fields.panel ?? null, service_uuid: fields.service_uuid ?? null, detail: fields.detail ?? null });
+  }
+
+  /** One batch of events; past every 100th id, the events older than the newest MAX_FLEET_EVENTS are dropped. */
+  private async insertEvents(rows: EventRow[]): Promise<void> {
+    const ids = (await this.store.db.insertInto('vpn_fleet_events').values(rows).returning('id').execute()).map((row) => Number(row.id));
+    const newest = Math.max(...ids);
+    if (ids.some((id) => id % 100 === 0)) await this.store.db.deleteFrom('vpn_fleet_events').where('id', '<=', newest - MAX_FLEET_EVENTS).execute();
   }
 
   /** Newest first; `panel` filters. */

@@ -8,6 +8,7 @@ import { MODULE_HOST_MIGRATIONS, MODULE_HOST_SCOPE } from '../../services/module
 import { PLATFORM_DB_SCOPES } from '../scopes.ts';
 import { runMigrations } from '../migrator.ts';
 import { migratePostgres, type ScopeList } from '../sql/pg-migrator.ts';
+import { PreparingClient } from './prepared-pg-client.ts';
 import type { StoreTables } from './tables.ts';
 
 /** The environment variable naming the platform store (`--store` wins over it). */
@@ -44,10 +45,11 @@ const PG_TYPES = {
 
 /**
  * A pool on `url` whose integers are numbers. An idle connection the server ends (a restart, a fail-over) is dropped
- * from the pool and reported to `onIdleError` instead of crashing the process; the next query opens a new one.
+ * from the pool and reported to `onIdleError` instead of crashing the process; the next query opens a new one. With
+ * `prepared`, parameterised queries run as named prepared statements (prepared-pg-client.ts): the query layer's pool.
  */
-export function createPgPool(url: string, max = 10, onIdleError: (error: Error) => void = () => undefined): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types: PG_TYPES });
+export function createPgPool(url: string, max = 10, onIdleError: (error: Error) => void = () => undefined, prepared = false): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, types: PG_TYPES, ...(prepared ? { Client: PreparingClient } : {}) });
   pool.on('error', onIdleError);
   return pool;
 }
@@ -200,7 +202,7 @@ export async function openQueryStore(target: StoreTarget, clock: Clock = systemC
     const store = sqliteQueryStore(handle);
     return { ...store, close: async () => { await store.close(); handle.close(); } };
   }
-  const pool = createPgPool(target.url);
+  const pool = createPgPool(target.url, 10, undefined, true);
   try {
     await migratePostgres(pool, PLATFORM_STORE_SCOPES, clock);
   } catch (error) {

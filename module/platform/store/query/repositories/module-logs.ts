@@ -5,6 +5,7 @@ import type { Migration } from '../../migrator.ts';
 import type { QueryStore } from '../query-store.ts';
 import type { Insertable, Selectable } from 'kysely';
 import type { ModuleLogsTable } from '../tables/host.ts';
+import { InsertBatcher } from '../insert-batcher.ts';
 
 /** Scope `module-logs` of the platform database (version 1 is the earlier unversioned table, hence `IF NOT EXISTS`). */
 export const MODULE_LOG_MIGRATIONS: readonly Migration[] = [{
@@ -70,12 +71,12 @@ function rowOf(e: ModuleLogEntry): Insertable<ModuleLogsTable> {
  */
 export class ModuleLogRepository implements ModuleLogSink {
   private readonly pending = new Set<Promise<unknown>>();
-  /** Entries waiting for the next batch INSERT, with the promise settled when that batch is stored. */
-  private next: { rows: Insertable<ModuleLogsTable>[]; stored: Promise<void>; settle: (error?: unknown) => void } | null = null;
-  /** The batch INSERT on its way, if any (the next one starts when it ends). */
-  private flushing: Promise<void> | null = null;
+  /** Entries written outside a transaction, stored together (insert-batcher.ts). */
+  private readonly batches: InsertBatcher<Insertable<ModuleLogsTable>>;
 
-  constructor(private readonly store: QueryStore) {}
+  constructor(private readonly store: QueryStore) {
+    this.batches = new InsertBatcher(async (rows) => void await this.store.db.insertInto('module_logs').values(rows).execute(), BATCH_ROWS);
+  }
 
   /** The same table on `tx` (a store handed out by `QueryStore.transaction`): its writes commit or roll back with it. */
   within(tx: QueryStore): ModuleLogRepository {
@@ -86,39 +87,10 @@ export class ModuleLogRepository implements ModuleLogSink {
   write(e: ModuleLogEntry): Promise<void> {
     const done = this.store.inTransaction
       ? this.store.db.insertInto('module_logs').values(rowOf(e)).execute().then(() => undefined)
-      : this.batched(rowOf(e));
+      : this.batches.add(rowOf(e));
     this.pending.add(done);
     void done.finally(() => this.pending.delete(done)).catch(() => undefined);
     return done;
-  }
-
-  /** Adds `row` to the next batch: stored once the running code yields and the batch before is stored. */
-  private batched(row: Insertable<ModuleLogsTable>): Promise<void> {
-    if (!this.next) {
-      let settle!: (error?: unknown) => void;
-      const stored = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
-      this.next = { rows: [], stored, settle };
-      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flush());
-    }
-    this.next.rows.push(row);
-    return this.next.stored;
-  }
-
-  /** Stores the waiting batches one after the other (at most BATCH_ROWS rows per INSERT) until none is left. */
-  private async flush(): Promise<void> {
-    while (this.next) {
-      const batch = this.next;
-      this.next = null;
-      try {
-        for (let start = 0; start < batch.rows.length; start += BATCH_ROWS) {
-          await this.store.db.insertInto('module_logs').values(batch.rows.slice(start, start + BATCH_ROWS)).execute();
-        }
-        batch.settle();
-      } catch (error) {
-        batch.settle(error ?? new Error('module log batch failed'));
-      }
-    }
-    this.flushing = null;
   }
 
   /**

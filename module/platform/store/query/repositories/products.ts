@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { QueryStore } from '../query-store.ts';
+import { CompiledRead } from './compiled-read.ts';
 import type { Selectable } from 'kysely';
 import type { ProductsTable } from '../tables.ts';
 
@@ -32,7 +33,12 @@ const toRecord = (row: Selectable<ProductsTable>): ProductRecord =>
 
 /** Repository of the `products` table. */
 export class ProductQueries {
-  constructor(private readonly store: QueryStore, private readonly clock: Clock = systemClock) {}
+  /** `get`'s read, compiled once (every provisioning job and admin action reads its product). */
+  private readonly byUuid: CompiledRead<Selectable<ProductsTable>>;
+
+  constructor(private readonly store: QueryStore, private readonly clock: Clock = systemClock) {
+    this.byUuid = new CompiledRead(store, (uuid) => store.db.selectFrom('products').selectAll().where('uuid', '=', uuid));
+  }
 
   async create(module: string, productData: Record<string, unknown>, uuid: string = randomUUID(), listing: Partial<ProductListing> = {}): Promise<ProductRecord> {
     const now = this.clock.now().toISOString();
@@ -46,7 +52,7 @@ export class ProductQueries {
   }
 
   async get(uuid: string): Promise<ProductRecord | null> {
-    const row = await this.store.db.selectFrom('products').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.byUuid.rows(uuid);
     return row ? toRecord(row) : null;
   }
 

@@ -2,16 +2,18 @@
 // status and data (secret-named members of service and provision data sealed at rest with the platform SecretBox),
 // plus the admin list's filtered page.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { SecretBox } from '../../../../../shared/secret-box.ts';
 import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
 import type { PageQuery, ServiceFilter } from '../../paged-query.ts';
 import { SECRET_KEY_PATTERN } from '../../../../contract/redact.ts';
+import { CompiledStatement, type StatementStore } from '../../../../store-kernel/compiled-statement.ts';
 import { lockedRows } from '../../../../store-kernel/row-locks.ts';
 import type { ServiceRepository } from '../../../../contract/platform-context.ts';
-import type { StatusStore } from '../../../services/lifecycle.ts';
+import type { LifecycleService, StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
+import type { StoreTables } from '../tables.ts';
 import { CompiledRead } from './compiled-read.ts';
 
 /** A stored service; service and provision data come with their secrets opened (for modules only). */
@@ -38,6 +40,27 @@ export interface ServiceRow extends Omit<StoredService, 'service_data' | 'provis
 
 /** Filters and page of the admin services list (`q`: a substring of the uuid, the username or the status reason). */
 export type ServicePageQuery = ServiceFilter & PageQuery & { q?: string };
+
+/** The services table of a statement's store. */
+const servicesOf = (store: StatementStore) => store.db as Kysely<StoreTables>;
+
+/** What the lifecycle reads before a status change, the row locked (see getForStatusChange). */
+const STATUS_FOR_CHANGE = new CompiledStatement<{ uuid: string }, LifecycleService>((store, v) =>
+  lockedRows(store.engine, servicesOf(store).selectFrom('services').select(['uuid', 'product_uuid', 'provision_status']).where('uuid', '=', v.uuid)));
+
+type StatusWrite = { uuid: string; status: ProvisionStatus; reason: string | null; at: string };
+
+function writeStatus(store: StatementStore, v: StatusWrite) {
+  return servicesOf(store).updateTable('services').set({ provision_status: v.status, status_reason: v.reason, updated_at: v.at }).where('uuid', '=', v.uuid);
+}
+
+const WRITE_STATUS = new CompiledStatement<StatusWrite, never>(writeStatus);
+/** The same, only while the status is still `from`. */
+const WRITE_STATUS_FROM = new CompiledStatement<StatusWrite & { from: ProvisionStatus }, never>((store, v) =>
+  writeStatus(store, v).where('provision_status', '=', v.from));
+
+const SAVE_PROVISION_DATA = new CompiledStatement<{ uuid: string; data: string; at: string }, never>((store, v) =>
+  servicesOf(store).updateTable('services').set({ provision_data: v.data, updated_at: v.at }).where('uuid', '=', v.uuid));
 
 /** Repository of `services`. The provision status is written here only by the lifecycle (`writeProvisionStatus`). */
 export class ServiceQueries {
@@ -86,12 +109,11 @@ export class ServiceQueries {
   }
 
   /**
-   * The service with its row locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions hold the
-   * write lock already): what the lifecycle reads before it decides a status change.
+   * What the lifecycle reads before it decides a status change — the status, uuid and product, nothing to open — with the
+   * row locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions hold the write lock already).
    */
-  async getForStatusChange(uuid: string): Promise<StoredService | null> {
-    const row = await lockedRows(this.store.engine, this.store.db.selectFrom('services').selectAll().where('uuid', '=', uuid)).executeTakeFirst();
-    return row ? serviceRecord(this.box, row as unknown as ServiceRow) : null;
+  async getForStatusChange(uuid: string): Promise<LifecycleService | null> {
+    return (await STATUS_FOR_CHANGE.first(this.store, { uuid })) ?? null;
   }
 
   /**
@@ -99,10 +121,9 @@ export class ServiceQueries {
    * status is still `from`. True when the row changed.
    */
   async writeProvisionStatus(uuid: string, status: ProvisionStatus, reason?: string, from?: ProvisionStatus): Promise<boolean> {
-    let update = this.store.db.updateTable('services').set({ provision_status: status, status_reason: reason ?? null, updated_at: this.clock.now().toISOString() })
-      .where('uuid', '=', uuid);
-    if (from !== undefined) update = update.where('provision_status', '=', from);
-    return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
+    const write = { uuid, status, reason: reason ?? null, at: this.clock.now().toISOString() };
+    const result = from === undefined ? await WRITE_STATUS.execute(this.store, write) : await WRITE_STATUS_FROM.execute(this.store, { ...write, from });
+    return Number(result.numAffectedRows) === 1;
   }
 
   /** The lifecycle's view of the statuses on this store (services/lifecycle.ts `StatusStore`). */
@@ -126,8 +147,7 @@ export class ServiceQueries {
   }
 
   async saveProvisionData(uuid: string, data: Record<string, unknown>): Promise<void> {
-    await this.store.db.updateTable('services').set({ provision_data: sealServiceData(this.box, data), updated_at: this.clock.now().toISOString() })
-      .where('uuid', '=', uuid).execute();
+    await SAVE_PROVISION_DATA.execute(this.store, { uuid, data: sealServiceData(this.box, data), at: this.clock.now().toISOString() });
   }
 
   async saveServiceData(uuid: string, data: Record<string, unknown>): Promise<void> {

@@ -1,0 +1,59 @@
+// Statements compiled once (store-kernel/compiled-statement.ts) and rows written in batches (insert-batcher.ts), on an
+// in-memory SQLite database: values land where the build put them, the same text serves every run, a value left unbound
+// is refused; rows added together or while a batch is on its way go in one INSERT, in order, and a failed batch
+// rejects each of its rows.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import { CompiledStatement } from '../../../module/store-kernel/compiled-statement.ts';
+import { InsertBatcher } from '../../../module/platform/store/query/insert-batcher.ts';
+import { sqliteQueryStore } from '../../../module/platform/store/query/query-store.ts';
+
+function memoryStore() {
+  const handle = new Database(':memory:');
+  handle.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, note TEXT, made TEXT, changed TEXT)');
+  return { handle, store: sqliteQueryStore(handle as never) };
+}
+
+test('a compiled statement binds its values where the build used them, once compiled for every run', async () => {
+  const { handle, store } = memoryStore();
+  let builds = 0;
+  const insert = new CompiledStatement<{ name: string; note: string | null; at: string }, { id: number }>((on, v) => {
+    builds++;
+    return on.db.insertInto('items').values({ name: v.name, note: v.note, made: v.at, changed: v.at }).returning('id');
+  });
+  const read = new CompiledStatement<{ name: string }, { name: string; note: string | null }>((on, v) =>
+    on.db.selectFrom('items').select(['name', 'note']).where('name', '=', v.name).where('id', '>', 0));
+  assert.equal((await insert.first(store, { name: 'one', note: null, at: 'T1' }))?.id, 1);
+  assert.equal((await insert.first(store, { name: 'two', note: 'n', at: 'T2' }))?.id, 2);
+  assert.equal(builds, 1);
+  assert.deepEqual(handle.prepare('SELECT made, changed FROM items ORDER BY id').all(), [{ made: 'T1', changed: 'T1' }, { made: 'T2', changed: 'T2' }]);
+  assert.deepEqual(await read.first(store, { name: 'two' }), { name: 'two', note: 'n' });
+  assert.equal(await store.transaction((tx) => read.first(tx, { name: 'one' }).then((row) => row?.note)), null, 'inside a transaction too');
+  const unbound = new CompiledStatement<{ name: string }, unknown>((on, v) => on.db.selectFrom('items').select(sql`${sql.lit(v.name)}`.as('x')));
+  await assert.rejects(unbound.execute(store, { name: 'x' }), /must bind every value it reads/);
+  handle.close();
+});
+
+test('an insert batcher writes rows added together, and rows added while a batch is on its way, one INSERT each', async () => {
+  const batches: string[][] = [];
+  let release!: () => void;
+  let gate: Promise<void> = new Promise((resolve) => (release = resolve));
+  const batcher = new InsertBatcher<string>(async (rows) => {
+    batches.push(rows);
+    await gate;
+    if (rows.includes('bad')) throw new Error('refused');
+  }, 3);
+  const first = [batcher.add('a'), batcher.add('b')];
+  await new Promise((resolve) => setImmediate(resolve));
+  const waiting = ['c', 'd', 'e', 'f'].map((row) => batcher.add(row));
+  release();
+  gate = Promise.resolve();
+  await Promise.all([...first, ...waiting]);
+  assert.deepEqual(batches, [['a', 'b'], ['c', 'd', 'e'], ['f']]);
+  const failed = [batcher.add('ok'), batcher.add('bad')];
+  for (const result of await Promise.allSettled(failed)) assert.equal(result.status, 'rejected');
+  await batcher.add('after');
+  assert.deepEqual(batches.at(-1), ['after']);
+});
