@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, describe, it, type TestContext } from 'node:test';
 import { ExecaRunner, type CommandRunner, type RunOptions } from '../../panel/dataplane/linux/runner.ts';
-import { BATCH_LINES, TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
+import { BATCH_LINES, IFB_QUEUE_PACKETS, TcShaper } from '../../panel/dataplane/shaping/linux/tc-shaper.ts';
 import { runShaperContract } from '../contract/shaper.contract.ts';
 import { createNamespace, destroyAll, destroyNamespace, execIn } from '../helpers/netns.ts';
 import { requireTools } from '../helpers/require-tools.ts';
@@ -102,6 +102,30 @@ describe('TcShaper on the kernel', () => {
       assert.doesNotMatch(after.stdout, /htb|ingress/);
       const links = await execIn(ns, 'ip', ['-o', 'link']);
       assert.doesNotMatch(links.stdout, new RegExp(`ifb-${name}`));
+    } finally {
+      await destroyNamespace(ns);
+    }
+  });
+
+  // The default pfifo under an HTB class takes its limit from the device's queue length when the class is made (a hidden
+  // qdisc tc does not show): the IFB's queue length is what sizes the upload classes' buffers.
+  it('the upload IFB queues as many packets as a WireGuard TUN, an old one with the default 32 included', async (t) => {
+    if (!gate(t)) return;
+    const ns = await createNamespace('vhs');
+    try {
+      const shaper = new TcShaper({ runner: new ExecaRunner({ netns: ns }), leafPreference: [] });
+      const name = await vethIn(ns);
+      const ifb = `ifb-${name}`;
+      // an IFB made before this release kept the kernel's default queue (32 packets): ensure corrects it
+      await execIn(ns, 'ip', ['link', 'add', 'name', ifb, 'type', 'ifb']);
+      assert.match((await execIn(ns, 'ip', ['-o', 'link', 'show', 'dev', ifb])).stdout, / qlen 32\b/);
+      await shaper.ensure({ name, address: '10.67.0.1/24' }, [{ key: 'a', ipv4: '10.67.0.2', ipv6: null, downloadMbit: 8, uploadMbit: 8 }]);
+      assert.match((await execIn(ns, 'ip', ['-o', 'link', 'show', 'dev', ifb])).stdout, new RegExp(` qlen ${IFB_QUEUE_PACKETS}\\b`));
+      assert.match((await execIn(ns, 'tc', ['class', 'show', 'dev', ifb])).stdout, /class htb 100:\S+ root prio 0 rate 8Mbit ceil 8Mbit/);
+      // a new IFB is made with it
+      await shaper.remove(name);
+      await shaper.ensure({ name, address: '10.67.0.1/24' }, [{ key: 'a', ipv4: '10.67.0.2', ipv6: null, downloadMbit: 8, uploadMbit: 8 }]);
+      assert.match((await execIn(ns, 'ip', ['-o', 'link', 'show', 'dev', ifb])).stdout, new RegExp(` qlen ${IFB_QUEUE_PACKETS}\\b`));
     } finally {
       await destroyNamespace(ns);
     }
