@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { FINAL_STATUSES, type TaskStatus } from '../../module/task/queue.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { admin, panel, until } from '../fixtures/platform/http.ts';
 import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
@@ -114,8 +115,12 @@ test('two remote workers without the data directory provision 50 services; one S
     const retaken = creates.filter((task) => task.attempts >= 2).length;
     t.diagnostic(`${retaken} create tasks needed a second attempt (taken over from the killed worker)`);
     // What A held may be any of a service's jobs (its create, or a mail job the provisioning queued).
+    // A mail job is not part of a service's provisioning: it may still wait for its lease to run out, so wait for its end
     for (const id of held) {
-      const task = (await call('GET', `/tasks/${id}`)).body;
+      const task = await until(async () => {
+        const view = (await call('GET', `/tasks/${id}`)).body;
+        return FINAL_STATUSES.includes(view.status as TaskStatus) ? view : undefined;
+      }, 60_000, 200);
       t.diagnostic(`held by A: ${task.job} [${task.tags.join(' ')}] ended ${task.status} after ${task.attempts} attempts`);
       assert.equal(task.status, 'completed', `the task worker A held (${id}) completed`);
       assert.ok(task.attempts >= 2, `the attempt worker A held (${id}) was taken over by the other worker`);
