@@ -24,9 +24,10 @@ export const billingCalendar: BillingCalendar = {
   },
 };
 
-/** The Notification instances of module `name`. */
-function channelsNamed(db: Kysely<ReadTables>, name: string) {
-  return db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name);
+/** The first Notification instance of module `name` (oldest first). */
+function firstChannelNamed(db: Kysely<ReadTables>, name: string) {
+  return db.selectFrom('module_instances').select('uuid').where('module_type', '=', 'Notification').where('module_name', '=', name)
+    .orderBy('created_at').orderBy('uuid').limit(1);
 }
 
 /** Reads of the platform's store handed to modules (`ExtensionEnv.platform`). */
@@ -45,7 +46,7 @@ export class QueryPlatformReads implements PlatformReads {
       .select(['s.uuid', 's.module', 's.product_uuid', 's.customer_uuid', 's.provision_status', 's.service_data', 's.provision_data',
         'b.state as billing_state', 'b.next_due_date', 'b.anchor_day'])
       .where('s.uuid', '=', uuid));
-    this.firstChannel = new CompiledRead(store, (name) => channelsNamed(db, name).orderBy('created_at').orderBy('uuid').limit(1));
+    this.firstChannel = new CompiledRead(store, (name) => firstChannelNamed(db, name));
   }
 
   async service(uuid: string): Promise<ServiceView | null> {
@@ -101,10 +102,9 @@ export class QueryPlatformReads implements PlatformReads {
 
   async notificationChannel(name: string, configured: string | null = null): Promise<string | null> {
     if (!configured) return (await this.firstChannel.rows(name))[0]?.uuid ?? null;
-    const query = channelsNamed(this.db, name).where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
-    return (await query.orderBy('created_at').orderBy('uuid').limit(1).executeTakeFirst())?.uuid ?? null;
+    const query = firstChannelNamed(this.db, name).where((eb) => eb.or([eb('uuid', '=', configured), eb('label', '=', configured)]));
+    return (await query.executeTakeFirst())?.uuid ?? null;
   }
-
 
   private member(column: string, member: string): RawBuilder<string | null> {
     if (!MEMBER.test(member)) throw new Error(`not a plain member name: ${member}`);

@@ -71,3 +71,26 @@ export class CompiledStatement<P extends Record<string, Bound>, R> {
     return compiled;
   }
 }
+
+/**
+ * A statement over a list of bound values (an `IN (…)` list, several rows), whose SQL text depends on the list's length:
+ * one CompiledStatement per length, each built on first use. `build(count)` builds the statement for `count` values,
+ * reading them as `values[`${prefix}${i}`]` (`listValues` names them so).
+ */
+export class CompiledListStatement<P extends Record<string, Bound>, R> {
+  private readonly byCount = new Map<number, CompiledStatement<P & Record<string, string>, R>>();
+
+  constructor(private readonly build: (count: number) => (store: StatementStore, values: P & Record<string, string>) => Compilable<R>) {}
+
+  /** Runs the statement for `list`'s length on `store`, the list's values named by `prefix` and `values` bound. */
+  execute(store: StatementStore, prefix: string, list: readonly string[], values: P): Promise<QueryResult<R>> {
+    let statement = this.byCount.get(list.length);
+    if (!statement) this.byCount.set(list.length, (statement = new CompiledStatement(this.build(list.length))));
+    return statement.execute(store, { ...values, ...listValues(prefix, list) });
+  }
+}
+
+/** `list`'s values named `${prefix}0`, `${prefix}1`, … (as a CompiledListStatement's build reads them). */
+function listValues(prefix: string, list: readonly string[]): Record<string, string> {
+  return Object.fromEntries(list.map((value, at) => [`${prefix}${at}`, value]));
+}

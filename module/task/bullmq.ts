@@ -160,8 +160,7 @@ export class BullmqQueue extends StoreBackedQueue<TaskRecordStore> {
       for (const controller of this.active.values()) controller.abort();
       await closing;
     }
-    await this.opts.drain?.().catch((error: unknown) =>
-      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task queue drain failed'));
+    await this.awaitDrain(this.opts.drain);
     this.stopped = true;
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
     const connections = [...this.workers.values()].map((entry) => entry.connection);

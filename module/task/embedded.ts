@@ -88,8 +88,7 @@ export class EmbeddedQueue extends StoreBackedQueue<TaskStore> {
     this.timers = [];
     this.stopController = stopController();
     this.started = false;
-    await this.drain?.().catch((error: unknown) =>
-      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task queue drain failed'));
+    await this.awaitDrain(this.drain);
   }
 
   async retry(id: string): Promise<TaskRecord> {

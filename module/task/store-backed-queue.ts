@@ -78,6 +78,14 @@ export abstract class StoreBackedQueue<S extends TaskRecordStore = TaskRecordSto
     }
   }
 
+  /**
+   * Awaits `drain` — what finished attempts set off that may still add tasks (the platform's hook listeners) — logging
+   * its failure: a stopping queue's last wait before it closes to adds.
+   */
+  protected async awaitDrain(drain: (() => Promise<void>) | undefined): Promise<void> {
+    await drain?.().catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'task queue drain failed'));
+  }
+
   protected notify(id: string): void {
     this.changes.emit(id);
   }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { StoreEngine } from '../store-kernel/row-locks.ts';
-import { CompiledStatement, type StatementStore } from '../store-kernel/compiled-statement.ts';
+import { CompiledListStatement, type StatementStore } from '../store-kernel/compiled-statement.ts';
 import { taskTables, type TaskTables } from './task-schema.ts';
 
 const RUNNABLE = ['pending', 'processing'] as const;
@@ -42,28 +42,17 @@ export const NEXT_WRITE_ORDER = sql<number>`(SELECT coalesce(max(seq), 0) + 1 FR
  * the insert runs too.
  */
 export async function duplicateOriginal(store: StatementStore, key: string, serial: string[]): Promise<string | undefined> {
-  const values: Record<string, string> = { key };
-  serial.forEach((tag, at) => (values[`tag${at}`] = tag));
-  const newest = await duplicateLookup(serial.length).first(store, values);
+  const [newest] = (await DUPLICATE_LOOKUP.execute(store, 'tag', serial, { key })).rows;
   return newest && Number(newest.overtaken) === 0 ? newest.id : undefined;
 }
 
-/** duplicateOriginal's read for `serialCount` service tags, compiled once per count. */
-const lookups = new Map<number, CompiledStatement<Record<string, string>, { id: string; overtaken: number }>>();
-
-function duplicateLookup(serialCount: number): CompiledStatement<Record<string, string>, { id: string; overtaken: number }> {
-  let lookup = lookups.get(serialCount);
-  if (!lookup) {
-    lookup = new CompiledStatement((store, v) => {
-      const db = taskTables(store);
-      const serial = Array.from({ length: serialCount }, (_, at) => v[`tag${at}`]);
-      const overtaken = serialCount === 0 ? sql<number>`0` : sql<number>`CASE WHEN ${db.selectFrom('task_tags as later_tag')
-        .innerJoin('tasks as later', 'later.id', 'later_tag.task_id').select('later.id')
-        .where('later_tag.tag', 'in', serial).whereRef('later.seq', '>', sql.ref<number>('o.seq')).where('later.status', '<>', 'duplicate').limit(1)} IS NULL THEN 0 ELSE 1 END`;
-      return db.selectFrom('tasks as o').select(['o.id', overtaken.as('overtaken')]).where('o.dedupe_key', '=', v.key)
-        .where('o.status', 'in', RUNNABLE).orderBy('o.seq', 'desc').limit(1);
-    });
-    lookups.set(serialCount, lookup);
-  }
-  return lookup;
-}
+/** duplicateOriginal's read for a count of service tags. */
+const DUPLICATE_LOOKUP = new CompiledListStatement<{ key: string }, { id: string; overtaken: number }>((serialCount) => (store, v) => {
+  const db = taskTables(store);
+  const serial = Array.from({ length: serialCount }, (_, at) => v[`tag${at}`]);
+  const overtaken = serialCount === 0 ? sql<number>`0` : sql<number>`CASE WHEN ${db.selectFrom('task_tags as later_tag')
+    .innerJoin('tasks as later', 'later.id', 'later_tag.task_id').select('later.id')
+    .where('later_tag.tag', 'in', serial).whereRef('later.seq', '>', sql.ref<number>('o.seq')).where('later.status', '<>', 'duplicate').limit(1)} IS NULL THEN 0 ELSE 1 END`;
+  return db.selectFrom('tasks as o').select(['o.id', overtaken.as('overtaken')]).where('o.dedupe_key', '=', v.key)
+    .where('o.status', 'in', RUNNABLE).orderBy('o.seq', 'desc').limit(1);
+});

@@ -1,7 +1,7 @@
 // The task records' statements every task runs (insert, start of an attempt, settlement), compiled once per engine
 // (store-kernel/compiled-statement.ts): Kysely's build and compile of each cost more than SQLite takes to run them.
 import type { Settlement } from './attempt.ts';
-import { CompiledStatement, type StatementStore } from '../store-kernel/compiled-statement.ts';
+import { CompiledListStatement, CompiledStatement, type StatementStore } from '../store-kernel/compiled-statement.ts';
 import { NEXT_WRITE_ORDER } from './task-insert.ts';
 import { waitsForEarlier } from './task-order.ts';
 import { taskTables, type TaskRow } from './task-schema.ts';
@@ -43,21 +43,12 @@ export const SETTLE = new CompiledStatement<Settled, TaskRow>((store, v) => task
   updated_at: v.at, finished_at: v.finishedAt,
 }).where('id', '=', v.id).where('status', '=', 'processing').where('worker_id', '=', v.workerId).returningAll());
 
-
-/** The tag rows of a new record: one statement per count of tags, compiled once. */
-const tagInserts = new Map<number, CompiledStatement<Record<string, string>, unknown>>();
+/** The tag rows of a new record (one statement per count of tags). */
+const INSERT_TAGS = new CompiledListStatement<{ taskId: string }, unknown>((count) => (store, v) => taskTables(store).insertInto('task_tags')
+  .values(Array.from({ length: count }, (_, at) => ({ tag: v[`tag${at}`], task_id: v.taskId })))
+  .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()));
 
 /** Writes the rows of `tags` (already normalised: distinct) for record `taskId`. */
 export async function insertTags(store: StatementStore, taskId: string, tags: readonly string[]): Promise<void> {
-  let statement = tagInserts.get(tags.length);
-  if (!statement) {
-    const count = tags.length;
-    statement = new CompiledStatement<Record<string, string>, unknown>((on, v) => taskTables(on).insertInto('task_tags')
-      .values(Array.from({ length: count }, (_, at) => ({ tag: v[`tag${at}`], task_id: v.taskId })))
-      .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()));
-    tagInserts.set(count, statement);
-  }
-  const values: Record<string, string> = { taskId };
-  tags.forEach((tag, at) => (values[`tag${at}`] = tag));
-  await statement.execute(store, values);
+  await INSERT_TAGS.execute(store, 'tag', tags, { taskId });
 }

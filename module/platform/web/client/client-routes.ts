@@ -148,7 +148,7 @@ function serviceRoutes(deps: ServiceRoutesDeps, area: FastifyInstance): void {
     const module = await ownedService(deps, request, request.params.uuid);
     if (!Object.hasOwn(module.getClientAreaMenuConfig(), request.params.tab)) throw new HttpError(404, `unknown tab: ${request.params.tab}`);
     const waiting = awaitedInvoice(await deps.recurring.periods.view(request.params.uuid));
-    return reply.type('text/html; charset=utf-8').send(waiting ? waitingHtml(waiting) : (await tabHtml(module, request.params.tab, request, reply)).html);
+    return sendHtml(reply, waiting ? waitingHtml(waiting) : (await tabHtml(module, request.params.tab, request, reply)).html);
   });
 
   const ajax = async (request: FastifyRequest<{ Params: { uuid: string; tab: string; method: string } }>, reply: FastifyReply) => {
