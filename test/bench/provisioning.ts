@@ -11,6 +11,7 @@ import { admin } from '../fixtures/platform/http.ts';
 import { createServer } from '../fixtures/platform/setup.ts';
 import { removeDir, startPanel, startRedis, tempDir, type PanelProcess } from '../fixtures/platform/processes.ts';
 import { startPostgres } from '../helpers/postgres-server.ts';
+import { pipelineSkeletonRate } from './pipeline-skeleton.ts';
 import { cpuByProcess, cpuPerUnit } from './process-cpu.ts';
 import { countStatements, statementCounts, statementsPerUnit } from './statement-count.ts';
 
@@ -129,6 +130,9 @@ try {
   await createServer(p, 'bench2', '10.96.0.1/20');
   await createServer(p, 'bench3', '10.112.0.1/20');
   const noop = await bullmqNoop(redis.url);
+  const skeletonCpu = cpuByProcess();
+  const skeleton = await pipelineSkeletonRate(redis.url, SERVICES, WORKERS, HTTP_PARALLEL);
+  cpuLines.push(`    pipeline skeleton: ${cpuPerUnit(skeletonCpu, cpuByProcess(), SERVICES)}`);
   const embedded = RUNS.has('embedded') ? await provision(p, 'embedded', 'bench1') : NaN;
   const bullmq = RUNS.has('sqlite') ? await provision(p, redis.url, 'bench2') : NaN;
   const onPostgres = RUNS.has('postgres') ? await provision(p, redis.url, 'bench3', await pg.createDatabase('bench_provisioning')) : NaN;
@@ -137,6 +141,7 @@ try {
   process.stdout.write([
     `provisioning benchmark: ${SERVICES} services end to end (admin API → queue → createJob → panel, simulated driver), ${WORKERS} job slots`,
     `  BullMQ no-op jobs (floor):     ${fmt(noop)} jobs/s`,
+    `  pipeline skeleton (no store):  ${fmt(skeleton)} services/s   (${floorShare(skeleton)}: the most this pipeline's shape reaches here)`,
     `  embedded queue:                ${fmt(embedded)} services/s   (${(embedded / noop).toFixed(3)} × no-op)`,
     `  BullMQ queue, SQLite store:    ${fmt(bullmq)} services/s   (${floorShare(bullmq)})`,
     `  BullMQ queue, PostgreSQL store:${fmt(onPostgres)} services/s   (${floorShare(onPostgres)}; ${(onPostgres / bullmq).toFixed(3)} × SQLite, target ≥ 0.5 × SQLite: ${onPostgres >= bullmq / 2 ? 'met' : 'NOT met'})`,
