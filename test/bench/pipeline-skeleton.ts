@@ -28,8 +28,11 @@ async function startBarePanel(): Promise<{ url: string; child: ChildProcess }> {
   return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
 }
 
-/** Runs `services` services through the skeleton on Redis `redisUrl` with `slots` job slots; answers services/s. */
-export async function pipelineSkeletonRate(redisUrl: string, services: number, slots: number, httpParallel: number): Promise<number> {
+/**
+ * Runs `services` services through the skeleton on Redis `redisUrl` with `slots` job slots and `httpParallel` requests
+ * in flight; answers services/s. `beforeStop` runs while the bare panel still lives (to read its CPU).
+ */
+export async function pipelineSkeletonRate(redisUrl: string, services: number, slots: number, httpParallel: number, beforeStop: () => void): Promise<number> {
   const connection = { url: redisUrl, maxRetriesPerRequest: null } as const;
   const name = `skeleton-${process.pid}`;
   const queue = new Queue(name, { connection });
@@ -72,7 +75,9 @@ export async function pipelineSkeletonRate(redisUrl: string, services: number, s
       }
     }));
     await all;
-    return services / ((performance.now() - started) / 1000);
+    const rate = services / ((performance.now() - started) / 1000);
+    beforeStop();
+    return rate;
   } finally {
     await worker.close();
     await app.close();

@@ -131,8 +131,9 @@ try {
   await createServer(p, 'bench3', '10.112.0.1/20');
   const noop = await bullmqNoop(redis.url);
   const skeletonCpu = cpuByProcess();
-  const skeleton = await pipelineSkeletonRate(redis.url, SERVICES, WORKERS, HTTP_PARALLEL);
-  cpuLines.push(`    pipeline skeleton: ${cpuPerUnit(skeletonCpu, cpuByProcess(), SERVICES)}`);
+  const skeleton = await pipelineSkeletonRate(redis.url, SERVICES, WORKERS, HTTP_PARALLEL, () => {
+    cpuLines.push(`    pipeline skeleton: ${cpuPerUnit(skeletonCpu, cpuByProcess(), SERVICES)} (\`node\`: the bare panel and the panel)`);
+  });
   const embedded = RUNS.has('embedded') ? await provision(p, 'embedded', 'bench1') : NaN;
   const bullmq = RUNS.has('sqlite') ? await provision(p, redis.url, 'bench2') : NaN;
   const onPostgres = RUNS.has('postgres') ? await provision(p, redis.url, 'bench3', await pg.createDatabase('bench_provisioning')) : NaN;
