@@ -74,7 +74,14 @@ export function runFlowSourceContract(label: string, setup: () => Promise<FlowSo
       assert.equal(fx.source.state().pid, null, 'stopped');
       const seen = events.length;
       await fx.produce();
-      await sleep(200);
+      // Readiness, not a pause: packets reach a new subscriber, and still none reaches the stopped one.
+      const later: FlowEvent[] = [];
+      const next = fx.source.start((event) => later.push(event), () => undefined);
+      try {
+        await until(() => fx.produce(), () => later.some(match), 'an event for the next subscriber');
+      } finally {
+        await next.stop();
+      }
       assert.equal(events.length, seen, 'no event after stop');
     });
 

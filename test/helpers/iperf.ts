@@ -11,10 +11,14 @@ export interface IperfServer {
 /** Starts `iperf3 -s -B <bind>` in `ns` and waits until it listens on `<bind>:5201`. */
 export async function startIperfServer(ns: string, bind: string): Promise<IperfServer> {
   const child: ResultPromise = execa('ip', ['netns', 'exec', ns, 'iperf3', '-s', '-B', bind], { reject: false, stdin: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const ss = await execIn(ns, 'ss', ['-Htln', 'sport = :5201'], { allowFailure: true });
-    if (ss.stdout.includes(bind.includes(':') ? `[${bind}]:5201` : `${bind}:5201`)) break;
-    await sleep(50);
+  const listening = async () => (await execIn(ns, 'ss', ['-Htln', 'sport = :5201'], { allowFailure: true })).stdout
+    .includes(bind.includes(':') ? `[${bind}]:5201` : `${bind}:5201`);
+  let ready = false;
+  for (let i = 0; i < 100 && !(ready = await listening()) && child.exitCode === null; i++) await sleep(50);
+  if (!ready) {
+    child.kill('SIGKILL'); // never listening (or exited): the caller's measurement would only fail later, less clearly
+    const res = await child;
+    throw new Error(`iperf3 -s -B ${bind} in ${ns} did not listen (exit ${res.exitCode ?? res.signal}): ${String(res.stderr).slice(0, 300)}`);
   }
   return {
     stop: async () => {

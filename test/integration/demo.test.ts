@@ -8,6 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { until } from '../fixtures/platform/http.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'vpnhost-demo-'));
@@ -85,7 +86,7 @@ async function platformGet(b: Banner, path: string): Promise<any> {
   return res.json();
 }
 
-test('demo starts panel and platform, provisions a service, and restarts on the same data without duplicating', async (t) => {
+test('demo starts panel and platform, provisions a service, and restarts on the same data without duplicating', async () => {
   const first = await startDemo();
   const b = first.banner;
   // The demo order's invoice is paid (its service is then provisioned): a restart must not order again either way.
@@ -97,11 +98,11 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   // Settled: the demo customer's mails — two invoices made (the demo order, the renewing plan's order), three paid
   // (those two and the renewal), one renewal invoice, three services ready (the demo service, the paid order's, the
   // renewing plan's).
-  let before = await seeded(b);
-  while (before.mails.length < 9 && !t.signal.aborted) {
-    await new Promise((r) => setTimeout(r, 100));
-    before = await seeded(b);
-  }
+  const before = await until(async () => {
+    const now = await seeded(b);
+    return now.mails.length >= 9 ? now : undefined;
+  }, 60_000);
+  assert.equal(before.mails.length, 9, before.mails.join(' '));
   const status = await panelGet(b, '/system/status');
   assert.equal(status.status, 'success');
   assert.equal(status.msg.count_wireguard, 1);
@@ -125,11 +126,10 @@ test('demo starts panel and platform, provisions a service, and restarts on the 
   }).then((r) => r.json());
   const action = await fetch(`${b.platformUrl}/api/admin/services/${created.uuid}/create`, { method: 'POST', headers: { authorization: `Bearer ${b.token}` } }).then((r) => r.json());
   assert.equal(action.status, 'success');
-  let service: any;
-  do {
-    if (service) await new Promise((r) => setTimeout(r, 100));
-    service = await platformGet(b, `/services/${created.uuid}`);
-  } while ((service.provision_status === 'processing' || service.provision_status === 'pending') && !t.signal.aborted);
+  const service = await until(async () => {
+    const now = await platformGet(b, `/services/${created.uuid}`);
+    return now.provision_status === 'processing' || now.provision_status === 'pending' ? undefined : now;
+  }, 60_000);
   assert.equal(service.provision_status, 'completed');
   const account = await panelGet(b, `/account/${service.provision_data.account_name}`);
   assert.equal(account.msg.username, 'demo_user');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requireTools } from '../helpers/require-tools.ts';
 import { admin } from '../fixtures/platform/http.ts';
-import { freePort, removeDir, spawnVpnhost, startRedis, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
+import { freePort, removeDir, spawnVpnhost, startRedis, stopOnFailure, tempDir, vpnhost, type Child } from '../fixtures/platform/processes.ts';
 import { billingDataDir, checkRenewals, checkRunShares, renewalsSettled } from '../fixtures/billing/seed.ts';
 
 const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'error' };
@@ -14,7 +14,7 @@ const TUNING = { VPNHOST_PLATFORM_LOCK_MS: '2000', VPNHOST_LOG_LEVEL: 'error' };
 test('BullMQ with two worker processes: the schedule and run-now at once make one invoice per service and period', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const { dataDir, seeded, token } = await billingDataDir('billing-bullmq', 2000, 10);
+  const { dataDir, seeded, token } = await billingDataDir('billing-bullmq', 2000, 10).catch(stopOnFailure(redis));
   const children: Child[] = [];
   try {
     const workers = await Promise.all([0, 1].map(() => spawnVpnhost(['platform', 'worker', '--data', dataDir, '--queue', redis.url, '--workers', '4'], /platform worker (started)/, TUNING)));
@@ -37,7 +37,7 @@ test('BullMQ with two worker processes: the schedule and run-now at once make on
 test('a remote worker (no database) that takes the billing run hands it to the platform, which makes every invoice once', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const { dataDir, seeded, token } = await billingDataDir('billing-remote', 300, 50);
+  const { dataDir, seeded, token } = await billingDataDir('billing-remote', 300, 50).catch(stopOnFailure(redis));
   const workerDir = tempDir('billing-remote-worker');
   const children: Child[] = [];
   try {

@@ -9,7 +9,7 @@ import { DnsRuntimeError } from '../../panel/dataplane/dns/dns.ts';
 import { UnboundDns } from '../../panel/dataplane/dns/linux/unbound-dns.ts';
 import { ExecaRunner } from '../../panel/dataplane/linux/runner.ts';
 import { runDnsContract } from '../contract/dns.contract.ts';
-import { createNamespace, destroyNamespace, execIn } from '../helpers/netns.ts';
+import { createNamespace, destroyAll, destroyNamespace, execIn } from '../helpers/netns.ts';
 import { processAlive } from '../helpers/process-alive.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
@@ -21,6 +21,7 @@ const gate = (t: TestContext) => requireTools(t, ['ip', 'unbound', 'unbound-cont
  */
 let keys: string | null = null;
 after(() => keys && rmSync(keys, { recursive: true, force: true }));
+after(() => destroyAll()); // namespaces of a test whose setup failed before its try
 async function resolverDir(): Promise<{ root: string; dir: string }> {
   if (!keys) {
     keys = mkdtempSync(join(tmpdir(), 'vpnhost-unbound-keys-'));
@@ -101,7 +102,10 @@ it('linux: a listen address another process holds fails with unbound\'s reason; 
     "require('node:dgram').createSocket('udp4').bind(53, '127.0.0.2', () => process.stdout.write('bound\\n'))"], { reject: false, stdin: 'ignore' });
   const config = { listen: ['127.0.0.1'], acl: ['10.77.0.0/24'], forwarders: ['192.0.2.53'], maxCacheTtl: 300 };
   try {
-    await new Promise<void>((resolve) => blocker.stdout!.on('data', (d: Buffer) => String(d).includes('bound') && resolve()));
+    await Promise.race([
+      new Promise<void>((resolve) => blocker.stdout!.on('data', (d: Buffer) => String(d).includes('bound') && resolve())),
+      blocker.then((r) => Promise.reject(new Error(`the port holder exited (${r.exitCode}) before binding: ${r.stderr}`))),
+    ]);
     await assert.rejects(dns.apply({ ...config, listen: ['127.0.0.2'] }), (err: Error) => err instanceof DnsRuntimeError && /address already in use/i.test(err.message));
     assert.equal((await dns.state()).running, false);
     assert.equal(await dns.apply(config), 'started');

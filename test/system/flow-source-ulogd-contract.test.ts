@@ -14,22 +14,30 @@ runFlowSourceContract(
   'linux (ulogd2, NFLOG)',
   async () => {
     const nsGw = await createNamespace('fsgw');
-    const nsPeer = await createNamespace('fspeer');
     const dir = mkdtempSync(join(tmpdir(), 'vpnhost-flow-source-'));
+    let nsPeer: string | null = null;
+    const cleanup = async () => {
+      if (nsPeer) await destroyNamespace(nsPeer);
+      await destroyNamespace(nsGw);
+      rmSync(dir, { recursive: true, force: true });
+    };
     const group = 20_000 + randomInt(10_000);
-    const { a } = await vethPair(nsGw, nsPeer, '10.251.0.1/30', '10.251.0.2/30');
-    // the packets the panel's chain would log (its prefix names the state): here every ICMP packet from the peer
-    await execIn(nsGw, 'iptables', ['-t', 'mangle', '-A', 'PREROUTING', '-i', a, '-p', 'icmp', '-j', 'NFLOG', '--nflog-prefix', 'new', '--nflog-group', String(group), '--nflog-threshold', '1']);
+    try {
+      nsPeer = await createNamespace('fspeer');
+      const { a } = await vethPair(nsGw, nsPeer, '10.251.0.1/30', '10.251.0.2/30');
+      // the packets the panel's chain would log (its prefix names the state): here every ICMP packet from the peer
+      await execIn(nsGw, 'iptables', ['-t', 'mangle', '-A', 'PREROUTING', '-i', a, '-p', 'icmp', '-j', 'NFLOG', '--nflog-prefix', 'new', '--nflog-group', String(group), '--nflog-threshold', '1']);
+    } catch (err) {
+      await cleanup(); // a setup that fails leaves no namespace behind (the suite's teardown only sees a built fixture)
+      throw err;
+    }
+    const peer = nsPeer;
     const source = new UlogdSource(new ExecaRunner({ netns: nsGw }), { dir: join(dir, 'ulogd'), netns: nsGw, group, threshold: 1, flushMs: 50 });
     return {
       source,
       expected: { src: '10.251.0.2', dst: '10.251.0.1', protocol: 'icmp', family: 4 },
-      produce: async () => void (await execIn(nsPeer, 'ping', ['-c', '1', '-W', '1', '10.251.0.1'], { allowFailure: true })),
-      cleanup: async () => {
-        await destroyNamespace(nsPeer);
-        await destroyNamespace(nsGw);
-        rmSync(dir, { recursive: true, force: true });
-      },
+      produce: async () => void (await execIn(peer, 'ping', ['-c', '1', '-W', '1', '10.251.0.1'], { allowFailure: true })),
+      cleanup,
     };
   },
   { gate: (t) => requireTools(t, ['ulogd', 'ip', 'iptables', 'ping'], { root: true }) },

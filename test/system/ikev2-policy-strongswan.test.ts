@@ -131,7 +131,7 @@ test('IKEv2 client under the panel policy: marks, SNAT, port forward, filter rul
     // lifting the limit removes the class again (one incremental change, no rebuild)
     await api.ok('PUT', '/account/alice', { b_download: '0', b_upload: '0' });
     assert.doesNotMatch((await execIn(nsA, 'tc', ['class', 'show', 'dev', 'ipsec0'])).stdout, /class htb 100:5 /);
-    assert.ok(Date.now() - started < 150_000, `took ${Date.now() - started} ms`);
+    t.diagnostic(`took ${Date.now() - started} ms`); // a figure, not a check: the machine's speed is no property of the policy
   } finally {
     for (const s of services) await s.stop();
     await panel?.cleanup();

@@ -17,7 +17,14 @@ for (const leases of [false, true]) {
     const ns = await createNamespace('vhic');
     const dir = mkdtempSync(join(tmpdir(), 'vpnhost-ipsec-contract-'));
     // with leases the responder listens in this process's namespace; charon's dhcp plugin reaches it over a veth
-    const identityLeases = leases ? { identityLeases: { address: (await hostLink(ns)).hostIp } } : {};
+    let identityLeases = {};
+    try {
+      if (leases) identityLeases = { identityLeases: { address: (await hostLink(ns)).hostIp } };
+    } catch (err) {
+      await destroyNamespace(ns); // a setup that fails leaves nothing behind (the suite's teardown only sees a built fixture)
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
     const made: CharonIpsec[] = [];
     const make = () => {
       const ipsec = new CharonIpsec({ runner: new ExecaRunner({ netns: ns }), dir, libipsec: true, ...identityLeases });
@@ -54,8 +61,9 @@ test('switching a running charon from one connection per account to the shared c
   const dir = mkdtempSync(join(tmpdir(), 'vpnhost-ipsec-switch-'));
   const runner = new ExecaRunner({ netns: ns });
   const perAccount = new CharonIpsec({ runner, dir, libipsec: true });
-  const shared = new CharonIpsec({ runner, dir, libipsec: true, identityLeases: { address: (await hostLink(ns)).hostIp } });
+  let shared: CharonIpsec | null = null;
   try {
+    shared = new CharonIpsec({ runner, dir, libipsec: true, identityLeases: { address: (await hostLink(ns)).hostIp } });
     const users = [
       { username: 'alice', password: 'pw-a', address: '10.9.0.2', dns: [] },
       { username: 'bob', password: 'pw-b', address: '10.9.0.3', dns: [] },
@@ -85,8 +93,8 @@ test('switching a running charon from one connection per account to the shared c
     assert.equal(shared.leases?.leaseOf('carol'), '10.9.0.4');
     assert.equal(shared.leases?.leaseOf('alice'), null);
   } finally {
-    await shared.stop().catch(() => undefined);
-    await shared.close();
+    await shared?.stop().catch(() => undefined);
+    await shared?.close();
     await destroyNamespace(ns);
     rmSync(dir, { recursive: true, force: true });
   }

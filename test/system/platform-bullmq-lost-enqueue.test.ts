@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createHooks } from '../../hooks.ts';
 import { SecretBox } from '../../shared/secret-box.ts';
@@ -17,6 +19,7 @@ import { StuckServiceSweeper } from '../../module/platform/sweeper.ts';
 import { BullmqQueue } from '../../module/task/bullmq.ts';
 import { resolveOptions } from '../../module/task/options.ts';
 import { TaskStore } from '../../module/task/task-store.ts';
+import { until } from '../fixtures/platform/http.ts';
 import { removeDir, startRedis, tempDir } from '../fixtures/platform/processes.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 
@@ -34,7 +37,11 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
     statuses: (tx) => new ServiceQueries(tx ?? query, box).statusStore(), hooks: createHooks(logger), moduleLogs: new ModuleLogRepository(query), clock: systemClock, logger,
   });
   lifecycle.attach(store.events);
-  const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300 });
+  // The queue's clock (its lost-record check) jumps ahead once the later task was seen held: the lost record is then
+  // stale without waiting for it to age on the wall clock.
+  let ahead = 0;
+  const clock = { now: () => new Date(Date.now() + ahead) };
+  const queue = new BullmqQueue(store, { url: redis.url, prefix: 'lost-enqueue', pollMs: 20, lostAfterMs: 300, clock });
   const sweeper = new StuckServiceSweeper({ services, queue, lifecycle, logger });
   const ran: string[] = [];
   queue.register('Step', async (input) => {
@@ -50,10 +57,24 @@ test('a record whose BullMQ job was never added is enqueued by the sweep; the la
     const later = await queue.add('Step', 'Module', { step: 'second' }, tags, { backoff: 0 });
     await queue.start({ queues: ['Module'], concurrency: 2 });
 
-    await sleep(800);
+    // Readiness, not a pause: a worker took the later task's job and put it back to wait (BullMQ's delayed set).
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const jobs = new Queue('Module', { connection, prefix: 'lost-enqueue' });
+    try {
+      const seen = await until(async () => {
+        if (ran.length > 0) return 'ran';
+        const job = await jobs.getJob(later.id);
+        return job?.processedOn && (await job.getState()) === 'delayed' ? 'held' : undefined;
+      }, 30_000, 20);
+      assert.equal(seen, 'held', 'a worker saw the later task and held it back');
+    } finally {
+      await jobs.close();
+      connection.disconnect();
+    }
     assert.deepEqual(ran, [], 'the later task waits for the lost one (same service)');
     assert.equal((await queue.get(later.id))?.status, 'pending');
     assert.equal((await queue.get(lost.id))?.status, 'pending');
+    ahead = 300 + 1;
 
     // The sweep finds the record without its job (older than lostAfterMs) and adds it; the one with a job is left.
     assert.deepEqual(await sweeper.run(), []);

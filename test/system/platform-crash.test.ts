@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { requireTools } from '../helpers/require-tools.ts';
 import { admin, panel, until } from '../fixtures/platform/http.ts';
-import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, tempDir, vpnhost, type Child, type PanelProcess } from '../fixtures/platform/processes.ts';
+import { freePort, removeDir, spawnVpnhost, startPanel, startRedis, stopOnFailure, tempDir, vpnhost, type Child, type PanelProcess } from '../fixtures/platform/processes.ts';
 import { createServer } from '../fixtures/platform/setup.ts';
 import { startSlowProxy, type SlowProxy } from '../fixtures/platform/slow-proxy.ts';
 
@@ -138,7 +138,7 @@ test('SIGKILL of the platform during createJob (embedded queue) leaves no servic
 test('two BullMQ worker processes on one Redis, one SIGKILLed mid-run: 200 services settle, one account each', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const h = await harness();
+  const h = await harness().catch(stopOnFailure(redis));
   try {
     const port = await freePort();
     const api = await platformServe(h, port, redis.url, 0);

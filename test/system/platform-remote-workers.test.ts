@@ -21,8 +21,6 @@ const PASSWORD = (i: number) => `Remote-secret-${i}x`;
 
 test('two remote workers without the data directory provision 50 services; one SIGKILLed mid-run, all complete; an invoice mail goes out through the survivor', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
-  const redis = await startRedis();
-  const smtp = await startSmtpServer();
   const children: Child[] = [];
   const dirs: string[] = [];
   const dir = (prefix: string) => {
@@ -30,10 +28,17 @@ test('two remote workers without the data directory provision 50 services; one S
     dirs.push(made);
     return made;
   };
-  const p = await startPanel({ accounts: 200 });
-  dirs.push(p.dataDir);
-  const proxy = await startSlowProxy(p.url);
+  const stops: Array<() => Promise<void>> = []; // what was started, stopped in reverse order even when a start fails
   try {
+    const redis = await startRedis();
+    stops.push(() => redis.stop());
+    const smtp = await startSmtpServer();
+    stops.push(() => smtp.close());
+    const p = await startPanel({ accounts: 200 });
+    dirs.push(p.dataDir);
+    stops.push(() => p.stop());
+    const proxy = await startSlowProxy(p.url);
+    stops.push(() => proxy.close());
     await createServer(p, 'main', '10.79.0.1/22');
     const dataDir = dir('platform-remote');
     const adminToken = await vpnhost(['platform', 'admin-token', 'create', '--data', dataDir, '--comment', 'remote test']);
@@ -161,10 +166,7 @@ test('two remote workers without the data directory provision 50 services; one S
     }
   } finally {
     for (const child of children) await child.kill();
-    await proxy.close();
-    await smtp.close();
-    await p.stop();
-    await redis.stop();
+    for (const stop of stops.reverse()) await stop();
     for (const made of dirs) removeDir(made);
   }
 });

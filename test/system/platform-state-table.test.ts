@@ -158,8 +158,9 @@ async function drive(r: Rig, queue: TaskQueue, cases: Awaited<ReturnType<typeof 
     const open = (await r.taskStore.list({ limit: 1000 })).filter((t) => t.status === 'pending' || t.status === 'processing');
     return open.length === 0 ? true : undefined;
   }, 60_000, 50);
-  // Hook listeners run right after the write; let them finish.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Hook listeners run right after the write: wait until each case's last event arrived (check() then wants no more).
+  const lastEvent = (c: (typeof cases)[number]) => (c.outcome === 'success' ? ROWS[c.action].event : 'service.failed');
+  await until(async () => (cases.every((c) => r.events.some((e) => e.uuid === c.uuid && e.event === lastEvent(c))) ? true : undefined), 10_000, 10);
   void queue;
 }
 

@@ -16,7 +16,7 @@ import { CustomerQueries } from '../../module/platform/store/query/repositories/
 import { FINAL_STATUSES } from '../../module/task/queue.ts';
 import { admin, until } from '../fixtures/platform/http.ts';
 import { seen, resetSeen, testImporter, testModulesConfig } from '../fixtures/platform/modules/test-modules.ts';
-import { removeDir, startRedis, tempDir } from '../fixtures/platform/processes.ts';
+import { removeDir, startRedis, stopOnFailure, tempDir } from '../fixtures/platform/processes.ts';
 import { requireTools } from '../helpers/require-tools.ts';
 import { quickSmtpConfig, startSmtpServer } from '../integration/smtp/smtp-fixture.ts';
 
@@ -76,7 +76,7 @@ test('a remote worker runs Payment and Notification jobs bound to their instance
 test('Smtp jobs run in a remote worker only: a delivery, a send and message events reach a real SMTP server, recorded sent on the platform', async (t) => {
   if (!requireTools(t, ['redis-server'])) return;
   const redis = await startRedis();
-  const server = await startSmtpServer();
+  const server = await startSmtpServer().catch(stopOnFailure(redis));
   const dataDir = tempDir('remote-smtp');
   const lines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });

@@ -179,14 +179,14 @@ test('traffic logging: NFLOG → ulogd2 → rsyslogd (RFC 5424 over UDP) and the
     assert.match(point, new RegExp(`^vpn_flow,account=alice,address=10\\.82\\.0\\.2,direction=out,in=${wgIface},out=${toLog.a},proto=icmp,state=new ` +
       `count=1i,dst="10\\.197\\.0\\.2",len=84i,mark=${mark}i,src="10\\.82\\.0\\.2",tos=16i \\d{13}$`));
 
-    // TSDB down: connections keep coming, the API answers fast, syslog still flows, the TSDB backlog waits.
+    // TSDB down: connections keep coming, the API answers, syslog still flows, the TSDB backlog waits.
     tsdb.kill('SIGKILL');
     await tsdb;
     tsdb = null;
     for (let i = 0; i < 5; i++) await execIn(nsPeer, 'ping', ['-c', '1', '-W', '1', GW_TUNNEL], { allowFailure: true });
-    const t0 = performance.now();
+    // The API answers with the TSDB down (that it never waits on a receiver is shown without a clock in
+    // test/integration/traffic-logging/traffic-logging-pipeline.test.ts, with a send held open).
     for (let i = 0; i < 10; i++) await api.ok('GET', '/traffic_logging');
-    assert.ok(performance.now() - t0 < 2_000, 'GET /traffic_logging stays fast with the TSDB down');
     await waitFor('syslog keeps flowing', () => readLogged(out).filter((l) => l.p.dst === GW_TUNNEL && l.p.state === 'new').length >= 5);
     // Back up: the waiting points arrive by themselves.
     tsdb = startTsdb();

@@ -11,5 +11,5 @@ test('120 services through 24 months end with the closed-form invoice count and 
   const want = expected(120);
   t.diagnostic(`simulated 730 days in ${ms} ms: ${JSON.stringify(outcome)}`);
   assert.deepEqual(outcome, want);
-  assert.ok(want.autoChargeFailures > 0 && want.cancelled > 0 && want.terminated > 0 && want.byStatus.failed >= 0, 'every behaviour happened');
+  assert.ok(want.autoChargeFailures > 0 && want.cancelled > 0 && want.terminated > 0, 'every behaviour happened');
 });

@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { LOG_LOSS_BOUND_MS } from '../../../panel/logger.ts';
+import { until } from '../../fixtures/platform/http.ts';
 import { PanelProcess } from '../../helpers/panel-process.ts';
 
-const TRAFFIC_MS = 2500;
+/** Requests acknowledged longer than the loss bound before the kill that the check needs (traffic runs until then). */
+const OLD_ACKS = 20;
 const WORKERS = 3;
 
 interface Ack {
@@ -47,18 +49,23 @@ test('SIGKILL loses at most the last second of access lines and no security line
       }
     };
     const running = Array.from({ length: WORKERS }, () => worker());
-    await new Promise((resolve) => setTimeout(resolve, TRAFFIC_MS));
+    // Readiness, not a fixed time: traffic runs until enough requests were acknowledged longer ago than the bound (on a
+    // slow machine that takes longer); a worker ends before the kill only by failing, and that failure is the test's.
+    await Promise.race([
+      until(async () => (acks.filter((a) => a.at < Date.now() - LOG_LOSS_BOUND_MS).length >= OLD_ACKS ? true : undefined), 60_000, 20),
+      Promise.all(running),
+    ]);
     // The last thing before the kill: a refusal, acknowledged, then SIGKILL at once while the workers keep sending.
     await refuse();
     const killedAt = Date.now();
     stop = true;
     await panel.kill('SIGKILL');
-    await Promise.allSettled(running);
+    const ended = await Promise.allSettled(running);
+    assert.deepEqual(ended.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)), [], 'no request failed before the kill');
 
     const lines = readFileSync(panel.logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const access = lines.filter((l) => l.part === 'access');
-    const old = acks.filter((a) => a.at < killedAt - LOG_LOSS_BOUND_MS);
-    assert.ok(old.length >= 20, `enough traffic acknowledged before the bound (${old.length})`);
+    const old = acks.filter((a) => a.at < killedAt - LOG_LOSS_BOUND_MS); // at least OLD_ACKS: the wait above
 
     const loggedDeletes = new Set(access.filter((l) => l.method === 'DELETE' && l.statusCode === 200).map((l) => l.url));
     const missingDeletes = old.filter((a) => a.kind === 'delete' && !loggedDeletes.has(a.path));

@@ -111,7 +111,12 @@ test('saved card, off-session charge on the due date: success, decline and authe
     const sends = (await stack.api('GET', '/smtp/sends?event=payment.auto_charge_failed')).body.sends;
     return sends.length >= 2 ? sends : undefined;
   }, 20_000, 50);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Readiness, not a pause: every mail task of the event is final, so no later send can still be on its way.
+  const mailTasks = await until(async () => {
+    const tasks = (await stack.api('GET', '/tasks?tag=event:payment.auto_charge_failed')).body.tasks;
+    return tasks.every((t: any) => ['completed', 'failed', 'duplicate'].includes(t.status)) ? tasks : undefined;
+  }, 20_000, 50);
+  assert.equal(mailTasks.length, 2, 'one mail task per refusal');
   assert.equal((await stack.api('GET', '/smtp/sends?event=payment.auto_charge_failed')).body.sends.length, 2);
   const mail = lines.map((l) => JSON.parse(l)).find((l) => l.subject === `Your card was not charged for invoice ${open.declined.number}: please pay it`);
   assert.ok(mail, 'the declined mail is named in the log (no SMTP channel)');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { env, makeTlHarness, newFlow, type TlHarness } from './harness.ts';
@@ -54,8 +54,11 @@ describe('traffic logging pipeline', () => {
     const udp = createSocket('udp4');
     const lines: string[] = [];
     udp.on('message', (m) => lines.push(m.toString('utf8')));
-    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-    const tsdb = await writeReceiver();
+    const tsdb = await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve)).then(() => writeReceiver()).catch(async (err: unknown) => {
+      udp.close(); // a failed start leaves no socket open (it would keep the file from exiting)
+      await h.close();
+      throw err;
+    });
     try {
       await seed(h);
       const res = env(await h.call('PUT', '/api/v1/traffic_logging', {
@@ -68,7 +71,10 @@ describe('traffic logging pipeline', () => {
       h.source.emit(newFlow('10.9.9.9')); // no account: not logged
       h.source.emit({ ...newFlow('10.0.1.2'), state: 'established' }); // not selected
       await waitFor('a syslog line and a write', () => lines.length >= 1 && tsdb.writes.length >= 1);
-      await new Promise((r) => setTimeout(r, 200));
+      // Readiness, not a pause: events are filtered as they arrive, so once both shippers are idle nothing else comes.
+      const stats = () => h.app.services.trafficLogging.stats();
+      await waitFor('both shippers idle', () => stats().length === 2 && stats().every((s) => s.backlog === 0 && s.sent >= 1));
+      assert.deepEqual(stats().map((s) => s.sent), [1, 1], 'one record shipped to each sink');
       assert.equal(lines.length, 1);
       assert.equal(
         lines[0].replace(/^(<134>1 \S+ )\S+ (vpnhost-panel )\d+ /, '$1HOST $2PID '),
@@ -96,13 +102,15 @@ describe('traffic logging pipeline', () => {
     }
   });
 
-  it('a TSDB that is down: the backlog stays within its cap (oldest dropped, counted), the API stays fast, sending resumes', async () => {
+  it('a TSDB that is down: the backlog stays within its cap (oldest dropped, counted), the API answers while a send hangs, sending resumes', async () => {
     const h = await makeTlHarness({ cap: 50, batchSize: 20, minRetryMs: 50, maxRetryMs: 200 });
-    const probe = await writeReceiver();
-    const port = probe.port;
-    await new Promise<void>((resolve) => probe.server.close(() => resolve())); // nothing listens there now
     let tsdb: Awaited<ReturnType<typeof writeReceiver>> | null = null;
+    let silent: TcpServer | null = null;
+    const held: Socket[] = [];
     try {
+      const probe = await writeReceiver();
+      const port = probe.port;
+      await new Promise<void>((resolve) => probe.server.close(() => resolve())); // nothing listens there now
       await seed(h);
       const res = env(await h.call('PUT', '/api/v1/traffic_logging', {
         enabled: '1', enabled_tsdb: '1', tsdb_url: `http://127.0.0.1:${port}`, tsdb_token: 't', tsdb_bucket: 'b', tsdb_organization: 'o',
@@ -114,9 +122,17 @@ describe('traffic logging pipeline', () => {
       assert.ok(stats.backlog <= 50, `backlog ${stats.backlog} within the cap`);
       assert.equal(stats.dropped, 300 - 50, 'the oldest beyond the cap were dropped and counted');
       assert.equal(stats.sent, 0);
-      const t0 = performance.now();
+      // The API does not wait on the receiver: with a send held by a receiver that never answers, it still answers.
+      const listening = createTcpServer((socket) => void held.push(socket.on('data', () => undefined)));
+      silent = listening;
+      await new Promise<void>((resolve) => listening.listen(port, '127.0.0.1', resolve));
+      await waitFor('a send held by the silent receiver', () => held.length > 0);
       for (let i = 0; i < 20; i++) assert.equal((await h.call('GET', '/api/v1/traffic_logging')).statusCode, 200);
-      assert.ok(performance.now() - t0 < 1_000, 'the API does not wait on the receiver');
+      assert.ok(held.some((socket) => !socket.destroyed), 'the send was still held while the API answered');
+      assert.equal(h.app.services.trafficLogging.stats()[0].sent, 0);
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+      silent = null;
       tsdb = await writeReceiver(port);
       await waitFor('the backlog sent', () => h.app.services.trafficLogging.stats()[0].sent === 50);
       assert.equal(h.app.services.trafficLogging.stats()[0].backlog, 0);
@@ -125,6 +141,8 @@ describe('traffic logging pipeline', () => {
       assert.ok(body[0].includes('sport=10250i'), 'the newest 50 were kept');
       assert.ok(body[49].includes('sport=10299i'));
     } finally {
+      for (const socket of held) socket.destroy();
+      silent?.close();
       await h.close();
       tsdb?.server.close();
     }

@@ -5,9 +5,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessOf } from '../../../panel/dataplane/linux/daemon-supervisor.ts';
 import { UlogdDaemon } from '../../../panel/dataplane/traffic-log/linux/ulogd-daemon.ts';
+import { until } from '../../fixtures/platform/http.ts';
 
 const isUlogdWith = (pid: number, confPath: string) => isProcessOf(pid, { cmd: 'ulogd', marker: { arg: confPath } });
 
@@ -68,9 +68,10 @@ describe('UlogdDaemon', () => {
       const next = new UlogdDaemon({ dir: join(dir, 'ulogd'), group: 9, threshold: 4, minRestartMs: 100 });
       daemons.push(next);
       await next.start(() => undefined, () => undefined);
-      // a stopped process leaves the table at its own pace: look until it is gone (bounded by the test's timeout)
-      while (isUlogdWith(stale, daemon.confPath)) await sleep(50);
-      assert.equal(isUlogdWith(stale, daemon.confPath), false, 'the stale ulogd was stopped');
+      // a stopped process leaves the table at its own pace: look until it is gone (bounded: a stale ulogd that is
+      // never stopped fails here)
+      await until(async () => (isUlogdWith(stale, daemon.confPath) ? undefined : true), 20_000, 50)
+        .catch((err: Error) => assert.fail(`the stale ulogd (pid ${stale}) was not stopped: ${err.message}`));
       const pid = next.state().pid!;
       await next.stop();
       assert.equal(next.state().pid, null);

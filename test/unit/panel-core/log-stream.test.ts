@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { BatchedLineStream, createLogger, FLUSH_INTERVAL_MS, securityEvent } from '../../../panel/logger.ts';
 
@@ -32,12 +31,15 @@ describe('BatchedLineStream', () => {
       assert.deepEqual(read(), ['one', 'two', 'refused', 'three', 'four']);
     }));
 
-  it('writes pending info lines within the flush interval and as soon as 4 KiB are pending', () =>
+  it('writes pending info lines within the flush interval and as soon as 4 KiB are pending', (t) =>
     withFile(async (fd, read) => {
+      t.mock.timers.enable({ apis: ['setInterval'] }); // the stream's flush timer, advanced by hand below
       const logger = createLogger({ level: 'info', destination: new BatchedLineStream(fd) });
       logger.info('late');
       assert.deepEqual(read(), []);
-      await sleep(FLUSH_INTERVAL_MS * 2 + 50);
+      t.mock.timers.tick(FLUSH_INTERVAL_MS - 1);
+      assert.deepEqual(read(), [], 'held until the interval is over');
+      t.mock.timers.tick(1);
       assert.deepEqual(read(), ['late'], `written within ${FLUSH_INTERVAL_MS} ms`);
       for (let i = 0; i < 100; i++) logger.info({ pad: 'x'.repeat(50) }, `bulk-${i}`);
       assert.ok(read().length > 1, 'a full batch is written without waiting for the timer');

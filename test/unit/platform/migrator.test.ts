@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { appliedMigrations, moduleScope, runMigrations, type Migration } from '../../../module/platform/store/migrator.ts';
+import { manualClock } from '../../../shared/clock.ts';
 
 const tables = (db: Database.Database) =>
   (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
@@ -58,10 +59,10 @@ test('the earlier unscoped ledger platform_migrations(id, name, applied_at) beco
     { version: 2, name: 'token-scopes', up: 'ALTER TABLE t1 ADD COLUMN y' },
     { version: 3, name: 'new', up: 'ALTER TABLE t1 ADD COLUMN z' },
   ];
-  assert.deepEqual(runMigrations(db, 'platform', steps), [3]);
+  assert.deepEqual(runMigrations(db, 'platform', steps, manualClock(new Date('2026-03-04T05:06:07.000Z'))), [3]);
   assert.deepEqual(
-    appliedMigrations(db).map((m) => [m.scope, m.version, m.name, m.applied_at.slice(0, 10)]),
-    [['platform', 1, 'initial', '2026-01-01'], ['platform', 2, 'token-scopes', '2026-01-02'], ['platform', 3, 'new', new Date().toISOString().slice(0, 10)]],
+    appliedMigrations(db).map((m) => [m.scope, m.version, m.name, m.applied_at]),
+    [['platform', 1, 'initial', '2026-01-01T00:00:00.000Z'], ['platform', 2, 'token-scopes', '2026-01-02T00:00:00.000Z'], ['platform', 3, 'new', '2026-03-04T05:06:07.000Z']],
   );
   assert.equal(tables(db).includes('platform_migrations_unscoped'), false);
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SecretBox } from '../../../shared/secret-box.ts';
+import { manualClock } from '../../../shared/clock.ts';
 import { LOST_WORKER_ERROR } from '../../../module/task/attempt.ts';
 import { resolveOptions } from '../../../module/task/options.ts';
 import { SECRET_NEEDS_BOX_ERROR, TaskStore } from '../../../module/task/task-store.ts';
@@ -83,16 +84,14 @@ test('two connections on one file never claim the same task; an expired lease is
   const b = new Database(join(dir, 'db.sqlite'));
   try {
     a.pragma('journal_mode = WAL');
-    const storeA = new TaskStore(taskQueryStore(a));
-    const storeB = new TaskStore(taskQueryStore(b));
+    const clock = manualClock(new Date('2026-11-27T10:00:00.000Z')); // both connections' time, moved by hand
+    const storeA = new TaskStore(taskQueryStore(a), undefined, clock);
+    const storeB = new TaskStore(taskQueryStore(b), undefined, clock);
     const ids = [(await storeA.insert(task({ n: 1 }))).id, (await storeA.insert(task({ n: 2 }))).id];
     const claims = [(await storeA.claimNext('embedded', 'A', 10)), (await storeB.claimNext('embedded', 'B', 10)), (await storeA.claimNext('embedded', 'A', 10))];
     assert.deepEqual(claims.slice(0, 2).map((c) => c?.record.id).sort(), [...ids].sort());
     assert.equal(claims[2], null);
-    const started = Date.now();
-    while (Date.now() - started < 20) {
-      // let both 10 ms leases expire
-    }
+    clock.advance(20); // both 10 ms leases expire
     assert.deepEqual((await storeB.release('embedded', { expired: true })).sort(), [...ids].sort());
     const again = (await storeA.get(ids[0]));
     assert.equal(again?.status, 'pending');
