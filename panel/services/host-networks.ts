@@ -14,6 +14,7 @@ export interface HostNetworkReaderOptions {
   listenAddress?: string | null;
   /** How long a read is reused by {@link HostNetworkReader.cached} (default 1000 ms). */
   ttlMs?: number;
+  /** Milliseconds since the epoch (default `Date.now`; the panel passes its clock). */
   now?: () => number;
 }
 

@@ -60,7 +60,7 @@ export const metricsFeature: Feature<PanelRegistry> = define({
 /** The servers' and accounts' repositories, the host's networks, the default-route probe and the data-plane sync. */
 export const dataplaneFeature: Feature<PanelRegistry> = define({
   name: 'dataplane',
-  needs: ['deps'],
+  needs: ['deps', 'clock'],
   provides: ['serverRepo', 'accountRepo', 'dataplaneSync', 'hosts', 'routeProbe'],
   build(get) {
     const deps = get('deps');
@@ -71,7 +71,8 @@ export const dataplaneFeature: Feature<PanelRegistry> = define({
       externalInterface: deps.externalInterface, logger: deps.logger,
     });
     const routeProbe = deps.routeProbe ?? (deps.dataplane.kind === 'simulated' ? fixedRouteProbe() : new LinuxDefaultRouteProbe(new ExecaRunner()));
-    const hosts = new HostNetworkReader(deps.dataplane.wireguard, { listenAddress: deps.listenAddress ?? null });
+    const clock = get('clock');
+    const hosts = new HostNetworkReader(deps.dataplane.wireguard, { listenAddress: deps.listenAddress ?? null, now: () => clock.now().getTime() });
     return { serverRepo, accountRepo, dataplaneSync, hosts, routeProbe };
   },
 });

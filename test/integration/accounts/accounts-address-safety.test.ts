@@ -1,7 +1,7 @@
 // Peer addresses in reserved ranges or used by the host are refused on create and edit; nothing reaches the data plane.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { manualClock } from '../../../shared/clock.ts';
 import { SimulatedDriver, SIMULATED_HOST_NETWORKS } from '../../../panel/dataplane/wireguard/simulated/simulated-driver.ts';
 import { E, OWN } from '../../../panel/http/errors.ts';
 import { makePanel, type TestPanel } from '../wireguard/panel-fixture.ts';
@@ -17,17 +17,18 @@ const RESERVED_V6 = ['::1', '::', '::ffff:10.0.1.9', 'fe80::5', 'ff02::1', 'ff05
 
 test('account addresses: reserved ranges (IPv4 and IPv6) and host networks are refused, on create and edit', async () => {
   const driver = new SimulatedDriver();
-  const p = await makePanel({ driver });
+  const clock = manualClock(new Date());
+  const p = await makePanel({ driver, clock });
   try {
     await p.ok('POST', '/wireguard', { name: 's', address: '10.0.1.1/24', ipv6: '1', address_ipv6: 'fd00:1::1/64' });
     // Host routes into the server's subnet that appear after the server was made; account checks reuse a host
-    // read for up to a second, so wait that out.
+    // read for up to a second on the panel's clock, so move it past that.
     driver.setHostNetworks([
       ...SIMULATED_HOST_NETWORKS,
       { cidr: '10.0.1.77/32', source: 'route', dev: 'eth1' },
       { cidr: 'fd00:1::77/128', source: 'route', dev: 'eth1' },
     ]);
-    await sleep(1100);
+    clock.advance(1100);
     for (const ip of RESERVED_V4) await refused(p, 'POST', '/account', { wg_name: 's', allowed_IPs: ip }, OWN.RESERVED_ADDRESS, 400);
     for (const ip of RESERVED_V6) {
       await refused(p, 'POST', '/account', { wg_name: 's', allowed_IPs: '10.0.1.9', allowed_IPs_ipv6: ip }, OWN.RESERVED_ADDRESS, 400);
