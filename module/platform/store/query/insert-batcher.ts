@@ -25,7 +25,7 @@ export class InsertBatcher<Row> {
       let settle!: Batch<Row>['settle'];
       const stored = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
       this.next = { rows: [], stored, settle };
-      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flush());
+      if (!this.flushing) this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
     }
     this.next.rows.push(row);
     return this.next.stored;
