@@ -1,7 +1,8 @@
 // Statements compiled once (store-kernel/compiled-statement.ts) and rows written in batches (insert-batcher.ts), on an
 // in-memory SQLite database: values land where the build put them, the same text serves every run, a value left unbound
 // is refused; rows added together or while a batch is on its way go in one INSERT, in order, and a failed batch
-// rejects each of its rows; a compiled write run by a transaction's store is part of that transaction.
+// rejects each of its rows (gathering a turn: every row added until the event loop's next turn); a compiled write run
+// by a transaction's store is part of that transaction.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -80,4 +81,17 @@ test('a compiled write inside a transaction is part of it (read back in it, undo
   assert.deepEqual(handle.prepare('SELECT name FROM items ORDER BY id').all(), [{ name: 'alone' }, { name: 'kept' }]);
   assert.equal(kept.runNow(sql`INSERT INTO items (name) VALUES ('late')`.compile(store.db)), undefined, 'a transaction that ended runs nothing at once');
   handle.close();
+});
+
+test('an insert batcher gathering a turn writes the rows added until the next turn of the event loop in one INSERT', async () => {
+  const batches: string[][] = [];
+  const batcher = new InsertBatcher<string>(async (rows) => void batches.push(rows), 200, 'turn');
+  const added = [batcher.add('a')];
+  await Promise.resolve();
+  added.push(batcher.add('b'));
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  added.push(batcher.add('c'));
+  assert.deepEqual(batches, [], 'nothing written before the turn ends');
+  await Promise.all(added);
+  assert.deepEqual(batches, [['a', 'b', 'c']]);
 });
