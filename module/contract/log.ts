@@ -49,6 +49,11 @@ function plain(value: unknown, seen = new WeakSet<object>()): unknown {
 
 /** Secret-named members replaced, known secret values and inline `key=value` secrets removed from every string. */
 export function scrub(value: unknown, secrets: Iterable<string>): unknown {
+  return scrubber(secrets)(value);
+}
+
+/** `scrub` with `secrets` bound (the list is sorted once for the several values of one entry). */
+function scrubber(secrets: Iterable<string>): (value: unknown) => unknown {
   const list = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
   const text = (s: string) => redactText(s, list).replace(INLINE_SECRET, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
   const walk = (v: unknown): unknown => {
@@ -57,7 +62,7 @@ export function scrub(value: unknown, secrets: Iterable<string>): unknown {
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, m]) => [k, walk(m)]));
     return v;
   };
-  return walk(redact(plain(value)));
+  return (value) => walk(redact(plain(value)));
 }
 
 /** One scrubbed entry on its way to storage (request, response and context already free of secrets). */
@@ -111,10 +116,11 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
     if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new RangeError(`unknown log level ${String(level)}`);
     const secrets = collectSecretValues({ request, response, context });
     for (const s of extraSecrets()) secrets.add(s);
+    const clean = scrubber(secrets);
     const entry = {
-      request: scrub(request, secrets),
-      response: scrub(response, secrets),
-      context: scrub(context, secrets) as Record<string, unknown>,
+      request: clean(request),
+      response: clean(response),
+      context: clean(context) as Record<string, unknown>,
     };
     const at = deps.clock.now().toISOString();
     const stored = sink.write({ module_type: type, module_name: name, action, level, ...entry, created_at: at });
@@ -122,6 +128,7 @@ export function createLogModule(deps: ModuleLogDeps): LogModule {
       stored.catch((error: unknown) =>
         deps.logger.error({ module_type: type, module_name: name, action, err: error instanceof Error ? error.message : String(error) }, 'module log entry not stored'));
     }
+    if (deps.logger.isLevelEnabled?.(level) === false) return;
     deps.logger[level]({ ...entry.context, module_type: type, module_name: name, action, request: entry.request, response: entry.response }, `module ${action}`);
   };
 }

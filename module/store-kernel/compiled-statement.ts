@@ -13,8 +13,8 @@ export interface StatementStore {
   readonly engine: StoreEngine;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type holding the statement's tables
   readonly db: Kysely<any>;
-  /** Runs a compiled read at once when the store can (QueryStore.readNow on SQLite); undefined otherwise. */
-  readNow?<R>(query: CompiledQuery<R>): R[] | undefined;
+  /** Runs a compiled statement at once when the store can (QueryStore.runNow on SQLite); undefined otherwise. */
+  runNow?<R>(query: CompiledQuery<R>): QueryResult<R> | undefined;
 }
 
 /** Marks the place of value `name` (holds NUL characters: never a real value). */
@@ -24,7 +24,6 @@ const marker = (name: string): string => `\u0000bound:${name}\u0000`;
 interface Compiled<R> {
   query: CompiledQuery<R>;
   slots: Array<string | null>;
-  read: boolean;
 }
 
 /**
@@ -37,7 +36,7 @@ export class CompiledStatement<P extends Record<string, Bound>, R> {
 
   constructor(private readonly build: (store: StatementStore, values: P) => Compilable<R>) {}
 
-  /** Runs the statement on `store` with `values` bound (a read outside a transaction on SQLite runs at once). */
+  /** Runs the statement on `store` with `values` bound (outside a transaction on SQLite it runs at once). */
   async execute(store: StatementStore, values: P): Promise<QueryResult<R>> {
     const compiled = this.compiled.get(store.engine) ?? this.compile(store);
     const parameters = compiled.query.parameters.map((constant, at) => {
@@ -45,8 +44,7 @@ export class CompiledStatement<P extends Record<string, Bound>, R> {
       return slot === null ? constant : values[slot];
     });
     const query: CompiledQuery<R> = { ...compiled.query, parameters };
-    const rows = compiled.read ? store.readNow?.(query) : undefined;
-    return rows ? { rows } : store.db.executeQuery<R>(query);
+    return store.runNow?.(query) ?? store.db.executeQuery<R>(query);
   }
 
   /** The first row of the statement's result, if any. */
@@ -66,7 +64,7 @@ export class CompiledStatement<P extends Record<string, Bound>, R> {
     const query = this.build(store, markers).compile();
     const slots = query.parameters.map((value) => (typeof value === 'string' ? names.get(value) ?? null : null));
     if (new Set(slots.filter((slot) => slot !== null)).size !== names.size) throw new Error('a compiled statement must bind every value it reads');
-    const compiled = { query, slots, read: query.query.kind === 'SelectQueryNode' };
+    const compiled = { query, slots };
     this.compiled.set(store.engine, compiled);
     return compiled;
   }

@@ -12,11 +12,35 @@ type InsertedTask = {
   options: string; dedupeKey: string; duplicateOf: string | null; availableAt: number; at: string; finishedAt: string | null;
 };
 
-export const INSERT_TASK = new CompiledStatement<InsertedTask, TaskRow>((store, v) => taskTables(store).insertInto('tasks').values({
-  id: v.id, backend: v.backend, job: v.job, queue: v.queue, input: v.input, raw_input: v.rawInput, tags: v.tags, status: v.status,
-  options: v.options, dedupe_key: v.dedupeKey, duplicate_of: v.duplicateOf, available_at: v.availableAt, lease_until: null,
-  worker_id: null, last_error: null, result: null, created_at: v.at, updated_at: v.at, finished_at: v.finishedAt, seq: NEXT_WRITE_ORDER,
-}).returningAll());
+/** The INSERT of a `tasks` row, returning it. */
+function insertTaskRow(store: StatementStore, v: InsertedTask) {
+  return taskTables(store).insertInto('tasks').values({
+    id: v.id, backend: v.backend, job: v.job, queue: v.queue, input: v.input, raw_input: v.rawInput, tags: v.tags, status: v.status,
+    options: v.options, dedupe_key: v.dedupeKey, duplicate_of: v.duplicateOf, available_at: v.availableAt, lease_until: null,
+    worker_id: null, last_error: null, result: null, created_at: v.at, updated_at: v.at, finished_at: v.finishedAt, seq: NEXT_WRITE_ORDER,
+  }).returningAll();
+}
+
+const INSERT_TASK = new CompiledStatement<InsertedTask, TaskRow>(insertTaskRow);
+
+/**
+ * PostgreSQL: the record and its tag rows in one statement (data-modifying CTEs; the tag rows' foreign key is checked at
+ * the statement's end, when the record is there), one round trip instead of two.
+ */
+const INSERT_TASK_AND_TAGS = new CompiledListStatement<InsertedTask, TaskRow>((count) => (store, v) => taskTables(store)
+  .with('inserted', () => insertTaskRow(store, v))
+  .with('tagged', (db) => db.insertInto('task_tags')
+    .values(Array.from({ length: count }, (_, at) => ({ tag: v[`tag${at}`]!, task_id: v.id })))
+    .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()).returning('task_id'))
+  .selectFrom('inserted').selectAll());
+
+/** Inserts a record and the rows of its `tags` (normalised: distinct); answers the record's row. */
+export async function insertTask(store: StatementStore, task: InsertedTask, tags: readonly string[]): Promise<TaskRow> {
+  if (store.engine === 'postgres' && tags.length > 0) return (await INSERT_TASK_AND_TAGS.execute(store, 'tag', tags, task)).rows[0]!;
+  const [row] = (await INSERT_TASK.execute(store, task)).rows;
+  if (tags.length > 0) await insertTags(store, task.id, tags);
+  return row!;
+}
 
 type AttemptStart = { id: string; workerId: string; leaseUntil: number; at: string };
 
@@ -49,6 +73,6 @@ const INSERT_TAGS = new CompiledListStatement<{ taskId: string }, unknown>((coun
   .onConflict((oc) => oc.columns(['tag', 'task_id']).doNothing()));
 
 /** Writes the rows of `tags` (already normalised: distinct) for record `taskId`. */
-export async function insertTags(store: StatementStore, taskId: string, tags: readonly string[]): Promise<void> {
+async function insertTags(store: StatementStore, taskId: string, tags: readonly string[]): Promise<void> {
   await INSERT_TAGS.execute(store, 'tag', tags, { taskId });
 }

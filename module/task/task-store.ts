@@ -14,7 +14,7 @@ import { serialTags } from './tags.ts';
 import { BLOCKED, type ClaimedTask, type TaskBackend, type TaskInsert, type TaskRecordStore } from './task-record-store.ts';
 import { duplicateOriginal, lockInsertOrder } from './task-insert.ts';
 import { waitsForEarlier } from './task-order.ts';
-import { INSERT_TASK, insertTags, SETTLE, START_ATTEMPT, START_GENERATION } from './task-statements.ts';
+import { insertTask, SETTLE, START_ATTEMPT, START_GENERATION } from './task-statements.ts';
 import { taskTables, toRecord, type TaskQueryStore, type TaskRow } from './task-schema.ts';
 
 export { migrateTaskStore } from './task-schema.ts';
@@ -100,11 +100,10 @@ export class TaskStore<S extends TaskQueryStore = TaskQueryStore> implements Tas
       await lockInsertOrder(db, tx.engine, [...serial, `dedupe:${key}`]);
       const original = await duplicateOriginal(tx, key, serial);
       const status = original ? 'duplicate' : 'pending';
-      const [inserted] = (await INSERT_TASK.execute(tx, {
+      const inserted = await insertTask(tx, {
         id, backend: task.backend, job: task.job, queue: task.queue, input: shownJson, rawInput: sealed, tags: JSON.stringify(tags), status,
         options: canonicalJson(task.options), dedupeKey: key, duplicateOf: original ?? null, availableAt: now, at: iso, finishedAt: original ? iso : null,
-      })).rows;
-      if (tags.length > 0) await insertTags(tx, id, tags);
+      }, tags);
       if (status === 'pending') await this.events.emit({ type: 'queued', task: toRecord(inserted), requeued: false }, context);
       return { id, status };
     });

@@ -1,10 +1,10 @@
 // Contract suite of the modules' ServiceRepository over ServiceQueries (`forModules`): reads and data writes on the
-// store (secrets sealed at rest), status changes handed to the lifecycle; and the admin services page's filters, on
-// SQLite and PostgreSQL.
+// store (secrets sealed at rest), status changes handed to the lifecycle; a service read with its product; and the admin
+// services page's filters, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ProvisionStatus } from '../../module/contract/provision-status.ts';
-import { ProductQueries } from '../../module/platform/store/query/repositories/products.ts';
+import { ProductQueries, productRecord } from '../../module/platform/store/query/repositories/products.ts';
 import { ServiceQueries } from '../../module/platform/store/query/repositories/services.ts';
 import { withSealedStore, type OpenStore } from './store.contract.ts';
 
@@ -33,6 +33,18 @@ export function runStoreContract(engine: string, open: OpenStore): void {
       await repo.setProvisionStatus(uuid, 'completed', 'by the module');
       assert.deepEqual(asked, [[uuid, 'completed', 'by the module']]);
       assert.equal((await services.get(uuid))?.provision_status, 'pending', 'only the lifecycle writes the status');
+    }));
+
+    test('getWithProduct: the service as get reads it (secrets opened) and its product row, in one read', (t) => withSealedStore(t, open, async (store, box, clock) => {
+      const products = new ProductQueries(store, clock);
+      const product = await products.create('VpnProduct', { server_location: 'ams' }, undefined, { name: 'Ams', position: 2 });
+      const services = new ServiceQueries(store, box, clock);
+      const { uuid } = await services.create({ product_uuid: product.uuid, module_name: 'VpnProduct', service_data: { username: 'ann', password: 'S3rviceSecret' } });
+      const both = await services.getWithProduct(uuid);
+      assert.deepEqual(both?.service, await services.get(uuid));
+      assert.equal(both?.service.service_data.password, 'S3rviceSecret');
+      assert.deepEqual(both?.product && productRecord(both.product), await products.get(product.uuid));
+      assert.equal(await services.getWithProduct('missing'), null);
     }));
 
     test('page: filters by status, product, location and text; newest first; total under the filters', (t) => withSealedStore(t, open, async (store, box, clock) => {

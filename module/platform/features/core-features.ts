@@ -102,13 +102,15 @@ export const tasksFeature = define({
   },
 });
 
-/** The module log: the modules' and the lifecycle's sink, and the admin's reads. */
+/** The module log: the modules' and the lifecycle's sink, and the admin's reads; its stop waits for the writes on their way. */
 export const moduleLogFeature = define({
   name: 'module-log',
   needs: ['store'],
   provides: ['moduleLogStore', 'moduleLogs'],
-  start(get) {
+  start(get, life) {
     const moduleLogStore = new ModuleLogRepository(get('store'));
+    // entries logged last (e.g. a CLI's module switch) are stored before the store closes: their batch waits a turn
+    life.onStop(() => moduleLogStore.settled());
     return { moduleLogStore, moduleLogs: new ModuleLogQueries(get('store'), () => moduleLogStore.settled()) };
   },
 });

@@ -8,7 +8,7 @@ import { bindProduct } from '../bind-product.ts';
 import { HttpError, UNKNOWN_ACTION, UNKNOWN_MODULE, UNKNOWN_PRODUCT, UNKNOWN_SERVICE } from '../errors.ts';
 import type { ModuleLoader } from '../loader.ts';
 import type { PageQuery, ServiceFilter } from '../store/paged-query.ts';
-import type { ProductQueries, ProductRecord } from '../store/query/repositories/products.ts';
+import { productRecord, type ProductQueries, type ProductRecord } from '../store/query/repositories/products.ts';
 import type { ServiceQueries, StoredService } from '../store/query/repositories/services.ts';
 
 export const INVALID_SERVICE_DATA = 'invalid service data';
@@ -83,7 +83,10 @@ export class ServiceAdmin {
    */
   async runAction(uuid: string, action: string, body: { product_uuid?: string }): Promise<JobResult> {
     if (!(PROVISION_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, UNKNOWN_ACTION(action));
-    const service = await this.require(uuid);
+    // The service and its product in one read (the product is read again only when change_package moves the service).
+    const read = await this.services.getWithProduct(uuid);
+    if (!read) throw new HttpError(404, UNKNOWN_SERVICE(uuid));
+    const { service } = read;
     let product: ProductRecord | null | undefined;
     if (action === 'change_package') {
       if (!body.product_uuid) throw new HttpError(422, 'change_package needs product_uuid');
@@ -98,7 +101,7 @@ export class ServiceAdmin {
     // Bound to the service as read here (after a change_package, on its new product): the action reads it no more.
     const module = product
       ? bindProduct(this.modules, uuid, { ...service, product_uuid: product.uuid }, product)
-      : bindProduct(this.modules, uuid, service, await this.products.get(service.product_uuid));
+      : bindProduct(this.modules, uuid, service, read.product && productRecord(read.product));
     const result = await module[action as ProvisionAction]();
     if (action === 'change_package' && result.status === 'error') await this.services.setProduct(uuid, service.product_uuid);
     return result;
@@ -122,8 +125,8 @@ export class ServiceAdmin {
 
   /** A Product instance bound to the service, with its product data and service data loaded. */
   async productForService(uuid: string): Promise<Product> {
-    const service = await this.services.get(uuid);
-    return bindProduct(this.modules, uuid, service, service ? await this.products.get(service.product_uuid) : null);
+    const read = await this.services.getWithProduct(uuid);
+    return bindProduct(this.modules, uuid, read?.service ?? null, read?.product ? productRecord(read.product) : null);
   }
 
   /** The service's view and a Product instance bound to it, from one read of the service and its product (404 when gone, or not `owner`'s). */

@@ -1,7 +1,8 @@
 // Statements compiled once (store-kernel/compiled-statement.ts) and rows written in batches (insert-batcher.ts), on an
 // in-memory SQLite database: values land where the build put them, the same text serves every run, a value left unbound
 // is refused; rows added together or while a batch is on its way go in one INSERT, in order, and a failed batch
-// rejects each of its rows.
+// rejects each of its rows (gathering a turn: every row added until the event loop's next turn); a compiled write run
+// by a transaction's store is part of that transaction.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -56,4 +57,41 @@ test('an insert batcher writes rows added together, and rows added while a batch
   for (const result of await Promise.allSettled(failed)) assert.equal(result.status, 'rejected');
   await batcher.add('after');
   assert.deepEqual(batches.at(-1), ['after']);
+});
+
+test('a compiled write inside a transaction is part of it (read back in it, undone by its rollback); outside one it commits at once', async () => {
+  const { handle, store } = memoryStore();
+  const insert = new CompiledStatement<{ name: string }, never>((on, v) => on.db.insertInto('items').values({ name: v.name }));
+  const count = new CompiledStatement<Record<string, never>, { n: number }>((on) => on.db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')));
+  const inserted = await insert.execute(store, { name: 'alone' });
+  assert.equal(Number(inserted.numAffectedRows), 1);
+  assert.equal(handle.inTransaction, false);
+  await assert.rejects(store.transaction(async (tx) => {
+    await insert.execute(tx, { name: 'undone' });
+    assert.equal(handle.inTransaction, true);
+    assert.equal((await count.first(tx, {}))?.n, 2, 'the transaction reads its own write');
+    throw new Error('roll back');
+  }), /roll back/);
+  assert.deepEqual(handle.prepare('SELECT name FROM items ORDER BY id').all(), [{ name: 'alone' }]);
+  let kept!: typeof store;
+  await store.transaction(async (tx) => {
+    kept = tx;
+    await insert.execute(tx, { name: 'kept' });
+  });
+  assert.deepEqual(handle.prepare('SELECT name FROM items ORDER BY id').all(), [{ name: 'alone' }, { name: 'kept' }]);
+  assert.equal(kept.runNow(sql`INSERT INTO items (name) VALUES ('late')`.compile(store.db)), undefined, 'a transaction that ended runs nothing at once');
+  handle.close();
+});
+
+test('an insert batcher gathering a turn writes the rows added until the next turn of the event loop in one INSERT', async () => {
+  const batches: string[][] = [];
+  const batcher = new InsertBatcher<string>(async (rows) => void batches.push(rows), 200, 'turn');
+  const added = [batcher.add('a')];
+  await Promise.resolve();
+  added.push(batcher.add('b'));
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  added.push(batcher.add('c'));
+  assert.deepEqual(batches, [], 'nothing written before the turn ends');
+  await Promise.all(added);
+  assert.deepEqual(batches, [['a', 'b', 'c']]);
 });

@@ -6,6 +6,8 @@ import type { Clock } from '../../../../shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
+import { CompiledStatement } from '../../../store-kernel/compiled-statement.ts';
+import type { Kysely } from 'kysely';
 
 export const SMTP_MIGRATIONS: readonly Migration[] = [
   {
@@ -94,6 +96,10 @@ export interface SendTables {
 /** What a new mail's record is: its fields, and `queued` (with its body) or `logged`. */
 export type NewSend = SendOrigin & { channel_uuid: string | null; recipient: string; subject: string; tries: number } & ({ status: 'queued'; mail: StoredMail } | { status: 'logged' });
 
+/** The send of an event key (every message job reads it: compiled once). */
+const SEND_BY_EVENT_KEY = new CompiledStatement<{ key: string }, Row>((store, v) =>
+  (store.db as Kysely<SendTables>).selectFrom('smtp_sends').selectAll().where('event_key', '=', v.key));
+
 /** The `smtp_sends` table (platform process only). */
 export class SendStore {
   constructor(private readonly store: ModuleStore<SendTables>, private readonly sealer: Sealer, private readonly clock: Clock) {}
@@ -128,7 +134,7 @@ export class SendStore {
 
   /** The send made for an event, if any. */
   async byEventKey(key: string): Promise<SendRecord | null> {
-    const row = await this.store.db.selectFrom('smtp_sends').selectAll().where('event_key', '=', key).executeTakeFirst();
+    const row = await SEND_BY_EVENT_KEY.first(this.store, { key });
     return row ? strip(row) : null;
   }
 

@@ -94,7 +94,8 @@ type EventRow = Omit<FleetEvent, 'id'>;
  * cost one INSERT per round trip, not one each; `record` answers once its row is stored.
  */
 export class FleetStore {
-  private readonly eventBatches = new InsertBatcher<EventRow>((rows) => this.insertEvents(rows));
+  /** Service events gather for a turn of the event loop (two per provisioning); `record` still answers once stored. */
+  private readonly eventBatches = new InsertBatcher<EventRow>((rows) => this.insertEvents(rows), 200, 'turn');
 
   constructor(private readonly store: ModuleStore<FleetTables>) {}
 

@@ -1,10 +1,11 @@
 // VpnProduct's own tables (scope `module:Product/VpnProduct`): the panels it provisions onto (several may serve one
 // location, each known by its unique `name`), access hashes sealed.
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { Clock } from '../../../../shared/clock.ts';
 import type { Sealer } from '../../../platform/extension.ts';
 import type { Migration } from '../../../platform/store/migrator.ts';
 import type { ModuleStore } from '../../../platform/store/query/module-store.ts';
+import { CompiledStatement } from '../../../store-kernel/compiled-statement.ts';
 import type { PanelConnectionInfo, PanelDirectory } from './panel-registry.ts';
 
 /**
@@ -86,6 +87,10 @@ export interface PanelTables {
 }
 
 /** The `vpn_product_panels` table (the PanelDirectory of the platform process). */
+/** The panels of a location (every placement reads them: compiled once). */
+const PANELS_AT = new CompiledStatement<{ location: string }, { name: string }>((store, v) =>
+  (store.db as Kysely<PanelTables>).selectFrom('vpn_product_panels').select('name').where('location', '=', v.location).orderBy('name'));
+
 export class PanelStore implements PanelDirectory {
   constructor(private readonly store: ModuleStore<PanelTables>, private readonly sealer: Sealer, private readonly clock: Clock) {}
 
@@ -112,7 +117,7 @@ export class PanelStore implements PanelDirectory {
 
   /** Names of the panels serving `location`, sorted. */
   async panelsAt(location: string): Promise<string[]> {
-    return (await this.store.db.selectFrom('vpn_product_panels').select('name').where('location', '=', location).orderBy('name').execute()).map((r) => r.name);
+    return (await PANELS_AT.execute(this.store, { location })).rows.map((r) => r.name);
   }
 
   /** The panel named `name` with its access hash opened, or null. */

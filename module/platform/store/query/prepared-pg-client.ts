@@ -26,6 +26,48 @@ function nameOf(text: string): string | undefined {
 
 type QueryArgs = Parameters<pg.Client['query']>;
 
+/** What pg's Result keeps of a row description: the fields, a parser per field and the empty row it copies per row. */
+interface RowShape {
+  fields: pg.FieldDef[];
+  _parsers: unknown[] | undefined;
+  _prebuiltEmptyResultObject: Record<string, null> | null;
+}
+
+/** pg's Result class (exported by pg, not in its typings), as far as this client drives it. */
+const PgResult = (pg as unknown as { Result: new (rowMode: undefined, types: unknown) => RowShape & { addFields(fields: pg.FieldDef[]): void } }).Result;
+
+/** The same columns, in the same order, of the same types and formats. */
+function sameFields(a: readonly pg.FieldDef[], b: readonly pg.FieldDef[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]!.name !== b[i]!.name || a[i]!.dataTypeID !== b[i]!.dataTypeID || a[i]!.format !== b[i]!.format) return false;
+  }
+  return true;
+}
+
+/**
+ * A Result that takes a named statement's row description as it was last seen on this connection (its parsers and empty
+ * row) instead of building them again on every execution (pg receives the description with each run of a prepared
+ * statement); a description that differs (a changed table) is built as pg builds it and kept instead.
+ */
+class RememberingResult extends PgResult {
+  constructor(private readonly shapes: Map<string, RowShape>, private readonly statement: string, types: unknown) {
+    super(undefined, types);
+  }
+
+  override addFields(fields: pg.FieldDef[]): void {
+    const known = this.shapes.get(this.statement);
+    if (known && sameFields(known.fields, fields)) {
+      this.fields = fields;
+      this._parsers = known._parsers;
+      this._prebuiltEmptyResultObject = known._prebuiltEmptyResultObject;
+      return;
+    }
+    super.addFields(fields);
+    this.shapes.set(this.statement, { fields, _parsers: this._parsers, _prebuiltEmptyResultObject: this._prebuiltEmptyResultObject });
+  }
+}
+
 /**
  * `query(text, values)` with at least one value runs as the named statement of its text (what Kysely sends); any other
  * form (raw text, a config object, a cursor) goes to pg unchanged. A prepared `SELECT *` whose table gained or lost
@@ -35,6 +77,8 @@ type QueryArgs = Parameters<pg.Client['query']>;
 export class PreparingClient extends pg.Client {
   /** True between a `BEGIN` and its `COMMIT`/`ROLLBACK` sent through this client as text (Kysely's and the migrator's). */
   private inTransaction = false;
+  /** Row descriptions of the named statements run on this connection (rememberingResult). */
+  private readonly shapes = new Map<string, RowShape>();
 
   override query(...args: unknown[]): never {
     const [text, values] = args;
@@ -65,7 +109,9 @@ export class PreparingClient extends pg.Client {
   private submitNamed(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
     return new Promise((resolve, reject) => {
       const query = new pg.Query(text, values, (error: Error | undefined, result: pg.QueryResult) => (error ? reject(error) : resolve(result)));
-      (query as unknown as { name: string }).name = name;
+      const internals = query as unknown as { name: string; _result: pg.Result; _results: pg.Result };
+      internals.name = name;
+      internals._result = internals._results = new RememberingResult(this.shapes, name, (this as unknown as { _types: unknown })._types) as unknown as pg.Result;
       super.query(query);
     });
   }

@@ -1,6 +1,6 @@
 // The platform's typed query layer: one Kysely instance over SQLite (better-sqlite3, the embedded default) or PostgreSQL
 // (pg), chosen by `--store` / VPNHOST_PLATFORM_STORE. Repositories written against it run unchanged on both engines.
-import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Expression, type RawBuilder, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Expression, type QueryResult, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../../../shared/clock.ts';
 import { openPlatformDb, type Db } from '../db.ts';
@@ -84,12 +84,13 @@ export interface QueryStore {
   /** True on a store handed out by `transaction`. */
   readonly inTransaction: boolean;
   /**
-   * The rows of a compiled read (`query`, built by `db` like any other) run at once, synchronously, on the prepared
-   * statement of its SQL — on SQLite, outside a transaction, while no transaction holds the connection (a page's reads
-   * skip the executor's connection lock and its promise hops). Undefined when it cannot be run so (PostgreSQL, a
-   * transaction's store, the connection inside a transaction, a statement that is not a read): run it through `db`.
+   * The result of a compiled statement (`query`, built by `db` like any other) run at once, synchronously, on the
+   * prepared statement of its SQL — on SQLite, outside a transaction, while no transaction holds the connection (a
+   * page's reads and a job's single-statement writes skip the executor's connection lock, its waiters and its promise
+   * hops) — or, by a transaction's store, inside that transaction while it is open. Undefined when it cannot be run so
+   * (PostgreSQL, the connection inside another transaction, a transaction that ended): run it through `db`.
    */
-  readNow<R>(query: CompiledQuery<R>): R[] | undefined;
+  runNow<R>(query: CompiledQuery<R>): QueryResult<R> | undefined;
   /**
    * A mark of the database's state as this store's connection sees it, or undefined where there is none (PostgreSQL, a
    * transaction's store). Two equal marks taken before and after some reads mean nothing was written in between by
@@ -104,19 +105,33 @@ export interface QueryStore {
   close(): Promise<void>;
 }
 
+/** What a store and its transactions' stores share: the engine's functions. */
+type StoreBase = Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'runNow' | 'changeMark'>;
+
+/** A transaction's `runNow` (SQLite), given whether that transaction is still the one open on the connection. */
+type TransactionRunNow = (open: () => boolean) => QueryStore['runNow'];
+
 /** `base` bound to a Kysely transaction: the same functions, `transaction` joins, `close` is the outer store's business. */
-function transactionStore(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow' | 'changeMark'>, trx: Transaction<StoreTables>): QueryStore {
+function transactionStore(base: StoreBase, trx: Transaction<StoreTables>, runNow: QueryStore['runNow']): QueryStore {
   const tx: QueryStore = {
-    ...base, db: trx, inTransaction: true, readNow: () => undefined, changeMark: () => undefined,
+    ...base, db: trx, inTransaction: true, runNow, changeMark: () => undefined,
     transaction: (work) => work(tx),
     close: async () => { throw new Error('close() is not available inside a transaction'); },
   };
   return tx;
 }
 
-/** The `transaction` of a store over `db`. */
-function transactionOf(base: Omit<QueryStore, 'db' | 'transaction' | 'inTransaction' | 'close' | 'readNow' | 'changeMark'>, db: Kysely<StoreTables>): QueryStore['transaction'] {
-  return (work) => db.transaction().execute((trx) => work(transactionStore(base, trx)));
+/** The `transaction` of a store over `db`; `runNow` runs compiled statements at once inside it (SQLite). */
+function transactionOf(base: StoreBase, db: Kysely<StoreTables>, runNow?: TransactionRunNow): QueryStore['transaction'] {
+  if (!runNow) return (work) => db.transaction().execute((trx) => work(transactionStore(base, trx, () => undefined)));
+  return (work) => db.transaction().execute(async (trx) => {
+    let open = true;
+    try {
+      return await work(transactionStore(base, trx, runNow(() => open)));
+    } finally {
+      open = false;
+    }
+  });
 }
 
 /** The functions whose SQL differs between the engines. */
@@ -169,17 +184,23 @@ export function sqliteQueryStore(handle: Db): QueryStore {
   const migrate = async (scopes: ScopeList, clock: Clock = systemClock) =>
     Object.fromEntries(scopes.map(([scope, steps]) => [scope, runMigrations(handle, scope, steps, clock)]));
   const base = { engine: 'sqlite' as const, ...dialectFunctions('sqlite'), migrate };
-  // Kysely's SQLite driver runs each query synchronously on the same handle once it holds the connection; a read run
-  // here while no transaction is open sees exactly what a query through `db` would.
-  const readNow = <R>(query: CompiledQuery<R>): R[] | undefined => {
-    if (handle.inTransaction) return undefined;
+  // Kysely's SQLite driver runs each query synchronously on the same handle once it holds the connection, a statement
+  // that returns rows by `all`, any other by `run` (its answer built as the driver builds it). One run here while no
+  // transaction is open reads and writes exactly what a query through `db` would, as its own autocommit; one run by a
+  // transaction's store while that transaction is open (Kysely holds the connection for it: it is the handle's only
+  // one) runs inside it, as the transaction's executor would, without its promise hops.
+  const run = <R>(query: CompiledQuery<R>): QueryResult<R> => {
     const statement = prepare(query.sql);
-    return statement.reader ? statement.all(query.parameters) as R[] : undefined;
+    if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(query.parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   };
+  const runNow = <R>(query: CompiledQuery<R>): QueryResult<R> | undefined => (handle.inTransaction ? undefined : run(query));
+  const runInTransaction: TransactionRunNow = (open) => (query) => (open() && handle.inTransaction ? run(query) : undefined);
   const dataVersion = handle.prepare('PRAGMA data_version').pluck();
   const ownChanges = handle.prepare('SELECT total_changes()').pluck();
   const changeMark = () => `${String(dataVersion.get())}:${String(ownChanges.get())}`;
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow, changeMark, close: () => db.destroy() };
+  return { ...base, db, transaction: transactionOf(base, db, runInTransaction), inTransaction: false, runNow, changeMark, close: () => db.destroy() };
 }
 
 /** The query layer over a PostgreSQL pool (ended by `close`). */
@@ -191,7 +212,7 @@ function postgresQueryStore(pool: pg.Pool): QueryStore {
     return Object.fromEntries(scopes.map(([scope]) => [scope, applied[scope] ?? []]));
   };
   const base = { engine: 'postgres' as const, ...dialectFunctions('postgres'), migrate };
-  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, readNow: () => undefined, changeMark: () => undefined, close: () => db.destroy() };
+  return { ...base, db, transaction: transactionOf(base, db), inTransaction: false, runNow: () => undefined, changeMark: () => undefined, close: () => db.destroy() };
 }
 
 /** Opens the store of `target` with every platform migration applied (SQLite: `openPlatformDb`; PostgreSQL: `migratePostgres`). */

@@ -2,7 +2,10 @@
 // creation, stored as a SHA-256 digest only, looked up by digest so no secret is compared.
 import { createHash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../../../../../shared/clock.ts';
+import { CompiledStatement } from '../../../../store-kernel/compiled-statement.ts';
 import type { QueryStore } from '../query-store.ts';
+import type { StoreTables } from '../tables.ts';
+import type { Kysely } from 'kysely';
 
 /** `admin` tokens open `/api/admin/*`; `worker` tokens open only `/api/worker/*` (remote worker processes). */
 export type TokenScope = 'admin' | 'worker';
@@ -20,6 +23,10 @@ function tokenDigest(token: string): string {
 }
 
 const TOKEN_PREFIX: Record<TokenScope, string> = { admin: 'vpa_', worker: 'vpw_' };
+
+/** The token of a digest in a scope (every API request reads it: compiled once). */
+const TOKEN_BY_DIGEST = new CompiledStatement<{ digest: string; scope: TokenScope }, { id: number }>((store, v) =>
+  (store.db as Kysely<StoreTables>).selectFrom('admin_tokens').select('id').where('digest', '=', v.digest).where('scope', '=', v.scope));
 
 /** Repository of `admin_tokens`, restricted to the tokens of one scope. */
 export class AdminTokenQueries {
@@ -40,8 +47,7 @@ export class AdminTokenQueries {
   /** The id of the token when it is valid in this scope, else null. */
   async verify(token: string): Promise<number | null> {
     if (!token.startsWith(TOKEN_PREFIX[this.scope]) || token.length > 200) return null;
-    const row = await this.store.db.selectFrom('admin_tokens').select('id')
-      .where('digest', '=', tokenDigest(token)).where('scope', '=', this.scope).executeTakeFirst();
+    const row = await TOKEN_BY_DIGEST.first(this.store, { digest: tokenDigest(token), scope: this.scope });
     if (!row) return null;
     const id = Number(row.id);
     const now = this.clock.now().getTime();

@@ -1,5 +1,5 @@
 // A read by one text key whose SQL is built and compiled once (store-kernel/compiled-statement.ts): a page's
-// per-request reads. On SQLite outside a transaction it runs at once on the prepared statement (`QueryStore.readNow`);
+// per-request reads. On SQLite outside a transaction it runs at once on the prepared statement (`QueryStore.runNow`);
 // otherwise through the store's `db`, as any query.
 import type { Compilable } from 'kysely';
 import { CompiledStatement } from '../../../../store-kernel/compiled-statement.ts';

@@ -28,7 +28,8 @@ export interface ProductRecord extends ProductListing {
 /** The listing of a product made without one. */
 export const DEFAULT_LISTING: ProductListing = { name: '', description: '', position: 0, visible: true };
 
-const toRecord = (row: Selectable<ProductsTable>): ProductRecord =>
+/** A product as stored → its record. */
+export const productRecord = (row: Selectable<ProductsTable>): ProductRecord =>
   ({ ...row, visible: row.visible === 1, product_data: JSON.parse(row.product_data) as Record<string, unknown> });
 
 /** Repository of the `products` table. */
@@ -53,19 +54,19 @@ export class ProductQueries {
 
   async get(uuid: string): Promise<ProductRecord | null> {
     const [row] = await this.byUuid.rows(uuid);
-    return row ? toRecord(row) : null;
+    return row ? productRecord(row) : null;
   }
 
   /** Every product in order page order (position, then creation; ties by uuid). */
   async list(): Promise<ProductRecord[]> {
-    return (await this.store.db.selectFrom('products').selectAll().orderBy('position').orderBy('created_at').orderBy('uuid').execute()).map(toRecord);
+    return (await this.store.db.selectFrom('products').selectAll().orderBy('position').orderBy('created_at').orderBy('uuid').execute()).map(productRecord);
   }
 
   /** Products whose `product_data.server_location` is `location`. */
   async listAt(location: string): Promise<ProductRecord[]> {
     const rows = await this.store.db.selectFrom('products').selectAll()
       .where(this.store.jsonText('product_data', 'server_location'), '=', location).orderBy('created_at').orderBy('uuid').execute();
-    return rows.map(toRecord);
+    return rows.map(productRecord);
   }
 
   /** Replaces the product data; false when there is no such product. */

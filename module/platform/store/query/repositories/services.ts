@@ -2,7 +2,7 @@
 // status and data (secret-named members of service and provision data sealed at rest with the platform SecretBox),
 // plus the admin list's filtered page.
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { SecretBox } from '../../../../../shared/secret-box.ts';
 import { systemClock, type Clock } from '../../../../../shared/clock.ts';
 import type { ProvisionStatus } from '../../../../contract/provision-status.ts';
@@ -13,7 +13,7 @@ import { lockedRows } from '../../../../store-kernel/row-locks.ts';
 import type { ServiceRepository } from '../../../../contract/platform-context.ts';
 import type { LifecycleService, StatusStore } from '../../../services/lifecycle.ts';
 import type { QueryStore } from '../query-store.ts';
-import type { StoreTables } from '../tables.ts';
+import type { ProductsTable, StoreTables } from '../tables.ts';
 import { CompiledRead } from './compiled-read.ts';
 
 /** A stored service; service and provision data come with their secrets opened (for modules only). */
@@ -59,6 +59,20 @@ const WRITE_STATUS = new CompiledStatement<StatusWrite, never>(writeStatus);
 const WRITE_STATUS_FROM = new CompiledStatement<StatusWrite & { from: ProvisionStatus }, never>((store, v) =>
   writeStatus(store, v).where('provision_status', '=', v.from));
 
+/** The product columns `WITH_PRODUCT` reads beside the service's, each as `product__<column>` (no service column's name). */
+const PRODUCT_COLUMNS = ['uuid', 'module', 'product_data', 'name', 'description', 'position', 'visible', 'created_at', 'updated_at'] as const;
+
+type ProductColumn = (typeof PRODUCT_COLUMNS)[number];
+
+/** A service row with its product's columns (null without a product row). */
+type ServiceWithProductRow = ServiceRow & { [C in ProductColumn as `product__${C}`]: Selectable<ProductsTable>[C] | null };
+
+/** A service and its product in one read (an action or job attempt binds its module to both). */
+const WITH_PRODUCT = new CompiledStatement<{ uuid: string }, ServiceWithProductRow>((store, v) => servicesOf(store)
+  .selectFrom('services as s').leftJoin('products as p', 'p.uuid', 's.product_uuid').selectAll('s')
+  .select(PRODUCT_COLUMNS.map((column) => `p.${column} as product__${column}` as const))
+  .where('s.uuid', '=', v.uuid) as never);
+
 const SAVE_PROVISION_DATA = new CompiledStatement<{ uuid: string; data: string; at: string }, never>((store, v) =>
   servicesOf(store).updateTable('services').set({ provision_data: v.data, updated_at: v.at }).where('uuid', '=', v.uuid));
 
@@ -84,6 +98,19 @@ export class ServiceQueries {
   async get(uuid: string): Promise<StoredService | null> {
     const [row] = await this.byUuid.rows(uuid);
     return row ? serviceRecord(this.box, row) : null;
+  }
+
+  /** The service (as `get`) and its product's row (null when gone) in one statement; null for an unknown service. */
+  async getWithProduct(uuid: string): Promise<{ service: StoredService; product: Selectable<ProductsTable> | null } | null> {
+    const row = await WITH_PRODUCT.first(this.store, { uuid });
+    if (!row) return null;
+    const service: Record<string, unknown> = {};
+    const product: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith('product__')) product[column.slice('product__'.length)] = value;
+      else service[column] = value;
+    }
+    return { service: serviceRecord(this.box, service as unknown as ServiceRow), product: product.uuid === null ? null : product as unknown as Selectable<ProductsTable> };
   }
 
   /** The product and module of a service, without reading (or opening) its data; null when unknown. */
