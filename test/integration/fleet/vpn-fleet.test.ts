@@ -68,9 +68,9 @@ test('the refresh job reads every panel: status, version, license, accounts, ser
   const edge = panels.find((p: any) => p.name === 'ams-2');
   assert.equal(edge.version, status.version);
   assert.equal(edge.license_valid, status.license_valid);
-  // on the free tier `license` is the time of the answer, so only a paid term's expiry can be compared exactly
-  if (status.license_valid) assert.equal(edge.license, status.license);
-  else assert.match(edge.license, /^\d{4}-\d{2}-\d{2}T/);
+  // the test panels run on the free tier: `license` is the time of each answer, so only its form can be compared
+  assert.equal(status.license_valid, false);
+  assert.match(edge.license, /^\d{4}-\d{2}-\d{2}T/);
   assert.equal(edge.accounts, status.count_accounts);
   assert.equal(edge.accounts_available, status.count_accounts_available);
   assert.equal(edge.servers, 1);
