@@ -1,4 +1,4 @@
-// WireGuard key math (X25519 in plain JavaScript, see x25519.ts): key pairs, public-from-private, key format checks.
+// WireGuard key math (X25519 in plain JavaScript, see x25519.ts and x25519-base.ts): key pairs, public-from-private, key format checks.
 import { randomBytes } from 'node:crypto';
 import { x25519PublicKey } from './x25519.ts';
 
