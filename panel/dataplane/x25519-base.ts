@@ -1,5 +1,5 @@
 // X25519 public keys by a fixed-base comb on edwards25519 (the twisted Edwards twin of Curve25519), mapped back to the
-// Montgomery u-coordinate: about 60 point additions from a table instead of the ladder's 255 steps.
+// Montgomery u-coordinate: at most 32 point additions from a table instead of the ladder's 255 steps.
 import { P, encode, invert, reduce } from './x25519-field.ts';
 
 /** A point in extended coordinates: x = X/Z, y = Y/Z, x·y = T/Z. */
@@ -60,19 +60,22 @@ function add(p: Point, q: CachedPoint): Point {
   return { X: reduce(e * f), Y: reduce(g * h), Z: reduce(f * g), T: reduce(e * h) };
 }
 
-/** table[i][j - 1] = j·16^i·B for the 64 nibbles of a scalar and j = 1..15; built on first use (~9,000 multiplications). */
+/**
+ * table[i][j - 1] = j·256^i·B for the 32 bytes of a scalar and j = 1..255 (8,160 points, about 1.5 MB), built on first
+ * use (about 73,000 multiplications, some 15 ms).
+ */
 let table: CachedPoint[][] | null = null;
 
 function buildTable(): CachedPoint[][] {
   const rows: CachedPoint[][] = [];
   let base = basePoint();
-  for (let i = 0; i < 64; i++) {
+  for (let i = 0; i < 32; i++) {
     const step = cached(base);
     const row = [step];
     let point = base;
-    for (let j = 2; j <= 16; j++) {
+    for (let j = 2; j <= 256; j++) {
       point = add(point, step);
-      if (j < 16) row.push(cached(point));
+      if (j < 256) row.push(cached(point));
     }
     rows.push(row);
     base = point;
@@ -82,19 +85,15 @@ function buildTable(): CachedPoint[][] {
 
 /**
  * X25519(k, 9) of RFC 7748, the public key of the private key `k` (32 bytes, clamped here as decodeScalar25519 does):
- * k·B on edwards25519 by one table addition per non-zero nibble of k, then u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y).
+ * k·B on edwards25519 by one table addition per non-zero byte of k, then u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y).
  * The same 32 little-endian bytes as the ladder; not constant-time (keys the panel makes or checks only).
  */
 export function x25519Base(k: Uint8Array): Buffer {
-  const scalar = Uint8Array.from(k);
-  scalar[0] &= 248;
-  scalar[31] = (scalar[31] & 127) | 64;
   table ??= buildTable();
   let acc = IDENTITY;
-  for (let i = 0; i < 64; i++) {
-    const nibble = (scalar[i >> 1] >> ((i & 1) << 2)) & 15;
-    if (nibble) acc = add(acc, table[i][nibble - 1]);
+  for (let i = 0; i < 32; i++) {
+    const byte = i === 0 ? k[0] & 248 : i === 31 ? (k[31] & 127) | 64 : k[i];
+    if (byte) acc = add(acc, table[i][byte - 1]);
   }
-  return encode(reduce(reduce(acc.Z + acc.Y) * invert(acc.Z + P - acc.Y)));
+  return encode(reduce(reduce(acc.Z + acc.Y) * invert(reduce(acc.Z + P - acc.Y))));
 }
-

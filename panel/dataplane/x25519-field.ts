@@ -14,29 +14,18 @@ export function reduce(a: bigint): bigint {
   return a >= P ? a - P : a;
 }
 
-/** `x`^(2^n) mod p: n squarings. */
-function squareTimes(x: bigint, n: number): bigint {
-  for (let i = 0; i < n; i++) x = reduce(x * x);
-  return x;
-}
-
 /**
- * `z`^(p-2) mod p: the inverse of `z` (Fermat; 0 for 0), by the usual addition chain for 2^255 - 21 (254 squarings and
- * 11 multiplications, where plain square and multiply takes about 250 more multiplications).
+ * The inverse of `z` mod p (0 for 0), for 0 <= z < p, by the extended Euclidean algorithm over BigInts: about half the
+ * time of Fermat's z^(p-2) (254 squarings). Not constant-time, like everything here.
  */
 export function invert(z: bigint): bigint {
-  const z2 = reduce(z * z);
-  const z9 = reduce(z * squareTimes(z2, 2));
-  const z11 = reduce(z2 * z9);
-  const z5 = reduce(z9 * reduce(z11 * z11)); // z^(2^5 - 1)
-  const z10 = reduce(z5 * squareTimes(z5, 5)); // z^(2^10 - 1)
-  const z20 = reduce(z10 * squareTimes(z10, 10));
-  const z40 = reduce(z20 * squareTimes(z20, 20));
-  const z50 = reduce(z10 * squareTimes(z40, 10));
-  const z100 = reduce(z50 * squareTimes(z50, 50));
-  const z200 = reduce(z100 * squareTimes(z100, 100));
-  const z250 = reduce(z50 * squareTimes(z200, 50));
-  return reduce(z11 * squareTimes(z250, 5)); // z^(2^255 - 32 + 11)
+  let r0 = P, r1 = z, t0 = 0n, t1 = 1n;
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1] = [r1, r0 - q * r1];
+    [t0, t1] = [t1, t0 - q * t1];
+  }
+  return r0 === P ? 0n : t0 < 0n ? t0 + P : t0;
 }
 
 /** Little-endian bytes → integer. */
