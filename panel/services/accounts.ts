@@ -155,7 +155,7 @@ export class AccountService {
 
   /** The host's networks (briefly cached), with every server interface of the panel left out. */
   private hostView(): Promise<HostNetworkView> {
-    return this.deps.hosts.cached(this.deps.servers.list().map((s) => s.interface_name));
+    return this.deps.hosts.cached(this.deps.servers.interfaceNames());
   }
 
   /** The wire shape; opens this row's password and private key only (`opened`: their plain texts, known already). */
