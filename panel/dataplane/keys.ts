@@ -1,5 +1,5 @@
-// WireGuard key math (X25519 in plain JavaScript, see x25519.ts): key pairs, public-from-private, key format checks.
-import { randomBytes } from 'node:crypto';
+// WireGuard key math (X25519 in plain JavaScript: x25519.ts, x25519-base.ts): key pairs, public keys, key format checks.
+import { randomFillSync } from 'node:crypto';
 import { x25519PublicKey } from './x25519.ts';
 
 /** A base64 key pair as `wg genkey | wg pubkey` prints it. */
@@ -7,6 +7,10 @@ export interface KeyPair {
   privateKey: string;
   publicKey: string;
 }
+
+/** CSPRNG bytes for private keys, filled 4 KiB at a time (one call per 128 keys); each byte is used once, then zeroed. */
+const keyBytes = Buffer.alloc(4096);
+let keyBytesAt = keyBytes.length;
 
 const KEY_PATTERN = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
@@ -26,7 +30,13 @@ export function isValidKey(value: unknown): value is string {
  * forever on an OpenSSL lock inside `createPrivateKey`. A panel makes a key pair for every account.
  */
 export function generateKeyPair(): KeyPair {
-  const privateKey = clamp(randomBytes(32)).toString('base64');
+  if (keyBytesAt === keyBytes.length) {
+    randomFillSync(keyBytes);
+    keyBytesAt = 0;
+  }
+  const raw = keyBytes.subarray(keyBytesAt, (keyBytesAt += 32));
+  const privateKey = clamp(raw).toString('base64');
+  raw.fill(0);
   return { privateKey, publicKey: publicKeyFrom(privateKey) };
 }
 

@@ -1,40 +1,12 @@
 // X25519 (RFC 7748) in plain JavaScript: WireGuard public keys without node:crypto key objects (see keys.ts for why).
+import { P, decode, encode, invert, reduce } from './x25519-field.ts';
+import { x25519Base } from './x25519-base.ts';
 
-const P = (1n << 255n) - 19n;
-const LOW = (1n << 255n) - 1n;
 const A24 = 121665n;
 
 /**
- * `a` mod p for 0 <= a < 2^512 (a product of two values below 2p, or below p times 121666): 2^255 = 19 mod p, so the
- * high part folds down twice, then at most one p comes off (faster than BigInt's `%` here).
- */
-function reduce(a: bigint): bigint {
-  a = (a & LOW) + 19n * (a >> 255n);
-  a = (a & LOW) + 19n * (a >> 255n);
-  return a >= P ? a - P : a;
-}
-
-/** `base`^(p-2) mod p: the inverse of `base` (Fermat), by square and multiply. */
-function invert(base: bigint): bigint {
-  let result = 1n;
-  let b = base;
-  for (let e = P - 2n; e > 0n; e >>= 1n) {
-    if (e & 1n) result = reduce(result * b);
-    b = reduce(b * b);
-  }
-  return result;
-}
-
-/** Little-endian bytes → integer. */
-function decode(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
-}
-
-/**
  * X25519(k, u) of RFC 7748 section 5: the scalar `k` (32 bytes, clamped here as the RFC's decodeScalar25519 does)
- * times the u-coordinate `u` (32 bytes, top bit masked), by the Montgomery ladder over BigInts (about 1 ms). Returns
+ * times the u-coordinate `u` (32 bytes, top bit masked), by the Montgomery ladder over BigInts (about 0.6 ms). Returns
  * 32 bytes, little endian. Not constant-time: used for keys the panel makes or checks, never in a protocol exchange.
  */
 export function x25519(k: Uint8Array, u: Uint8Array): Buffer {
@@ -61,18 +33,13 @@ export function x25519(k: Uint8Array, u: Uint8Array): Buffer {
     z2 = reduce(e * reduce(aa + A24 * e));
   }
   if (swap) [x2, z2] = [x3, z3];
-  let out = reduce(x2 * invert(z2));
-  const bytes = Buffer.alloc(32);
-  for (let i = 0; i < 32; i++) {
-    bytes[i] = Number(out & 255n);
-    out >>= 8n;
-  }
-  return bytes;
+  return encode(reduce(x2 * invert(z2)));
 }
 
-const BASE_POINT = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 9 : 0));
-
-/** The X25519 public key of a 32-byte private key (`wg pubkey`). */
+/**
+ * The X25519 public key of a 32-byte private key (`wg pubkey`): the same value as `x25519(privateKey, 9)`, computed by
+ * the fixed-base comb of x25519-base.ts (at most 32 table additions; about a sixth of the ladder's time).
+ */
 export function x25519PublicKey(privateKey: Uint8Array): Buffer {
-  return x25519(privateKey, BASE_POINT);
+  return x25519Base(privateKey);
 }

@@ -34,6 +34,12 @@ export interface AccountServiceDeps {
   otlLinks?: { killForAccount(accountId: number): void };
 }
 
+/** The plain password and private key of a row being written (its columns hold them sealed). */
+interface OpenedSecrets {
+  password: string;
+  private_key: string;
+}
+
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 const PASSWORD_LENGTH = 16;
 
@@ -85,14 +91,15 @@ export class AccountService {
     const { accounts, sync } = this.deps;
     return sync.serial(async () => {
       const { server, input } = checkAccountCreate(body, { ...this.deps, host: await this.hostView() });
-      const row = accounts.create((seq) => this.newRow(seq, server, input));
+      const opened: OpenedSecrets = { password: '', private_key: '' };
+      const row = accounts.create((seq) => this.newRow(seq, server, input, opened));
       try {
         await sync.applyAccountChange(server, null, row);
       } catch (err) {
         accounts.delete(row.id);
         throw dataplaneRefusal(err);
       }
-      return this.toWire({ ...row, wg_name: server.name });
+      return this.toWire({ ...row, wg_name: server.name }, opened);
     }, { batch: true });
   }
 
@@ -148,23 +155,23 @@ export class AccountService {
 
   /** The host's networks (briefly cached), with every server interface of the panel left out. */
   private hostView(): Promise<HostNetworkView> {
-    return this.deps.hosts.cached(this.deps.servers.list().map((s) => s.interface_name));
+    return this.deps.hosts.cached(this.deps.servers.interfaceNames());
   }
 
-  /** The wire shape; opens this row's password and private key only. */
-  toWire(row: AccountWithServer): Account {
+  /** The wire shape; opens this row's password and private key only (`opened`: their plain texts, known already). */
+  toWire(row: AccountWithServer, opened?: OpenedSecrets): Account {
     const { box } = this.deps;
     return {
       name: row.name,
       username: row.username,
-      password: box.open(row.password),
+      password: opened ? opened.password : box.open(row.password),
       status: row.status,
       wg_name: row.wg_name,
       allowed_IPs: formatIpv4(row.ip),
       b_download: String(row.b_download),
       b_upload: String(row.b_upload),
       mangle: String(row.mangle),
-      private_key: row.private_key ? box.open(row.private_key) : '',
+      private_key: opened ? opened.private_key : row.private_key ? box.open(row.private_key) : '',
       public_key: row.public_key,
     };
   }
@@ -175,14 +182,19 @@ export class AccountService {
     return peerIpv6(server.address_ipv6, ip - server.net_first, (cidr) => this.deps.accounts.ipv6InUse(cidr));
   }
 
-  /** A new row from checked input; `seq` (never reused) is the mangle mark and numbers generated names. */
-  private newRow(seq: number, server: ServerRow, input: AccountInput): Omit<AccountRow, 'id'> {
+  /**
+   * A new row from checked input; `seq` (never reused) is the mangle mark and numbers generated names. The plain texts
+   * of the sealed password and private key go to `opened` (the answer shows them without opening the row again).
+   */
+  private newRow(seq: number, server: ServerRow, input: AccountInput, opened: OpenedSecrets): Omit<AccountRow, 'id'> {
     const { accounts, box } = this.deps;
     const keys = input.keys ?? generateKeyPair();
+    opened.password = input.password ?? randomPassword();
+    opened.private_key = keys.privateKey ?? '';
     return {
       name: input.name ?? freeName(`Account_${seq}`, (v) => accounts.nameInUse(v)),
       username: input.username ?? freeName(`User_${seq}`, (v) => accounts.usernameInUse(v)),
-      password: box.seal(input.password ?? randomPassword()),
+      password: box.seal(opened.password),
       status: input.status ?? 'enable',
       server_id: server.id,
       ip: input.ip!,
@@ -191,7 +203,7 @@ export class AccountService {
       b_download: input.b_download ?? server.b_download,
       b_upload: input.b_upload ?? server.b_upload,
       mangle: seq,
-      private_key: keys.privateKey ? box.seal(keys.privateKey) : '',
+      private_key: opened.private_key ? box.seal(opened.private_key) : '',
       public_key: keys.publicKey,
     };
   }

@@ -25,6 +25,8 @@ export interface HostNetworkReaderOptions {
  */
 export class HostNetworkReader {
   private last: { at: number; networks: Promise<HostNetwork[]> } | null = null;
+  /** The view {@link cached} built last: reused while the read and the own interfaces are the same. */
+  private lastView: { networks: HostNetwork[]; own: string; view: HostNetworkView } | null = null;
   private readonly ttlMs: number;
   private readonly now: () => number;
 
@@ -40,10 +42,15 @@ export class HostNetworkReader {
   }
 
   /** Like {@link fresh}, reusing a read younger than the TTL. */
-  async cached(ownInterfaces: Iterable<string>): Promise<HostNetworkView> {
+  async cached(ownInterfaces: string[]): Promise<HostNetworkView> {
     if (!this.last || this.now() - this.last.at > this.ttlMs) return this.fresh(ownInterfaces);
     const networks = await this.last.networks.catch(() => null);
-    return networks ? this.view(networks, ownInterfaces) : this.fresh(ownInterfaces);
+    if (!networks) return this.fresh(ownInterfaces);
+    const own = ownInterfaces.join('\n');
+    if (this.lastView?.networks !== networks || this.lastView.own !== own) {
+      this.lastView = { networks, own, view: this.view(networks, ownInterfaces) };
+    }
+    return this.lastView.view;
   }
 
   private view(networks: HostNetwork[], ownInterfaces: Iterable<string>): HostNetworkView {

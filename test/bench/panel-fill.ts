@@ -18,6 +18,7 @@ import { startLinuxPanel } from '../helpers/linux-panel.ts';
 import { destroyNamespace, uniqueWgName } from '../helpers/netns.ts';
 import { PanelProcess } from '../helpers/panel-process.ts';
 import { benchNeeds, fmt, hostIp16, median } from './bench-math.ts';
+import { cpuByProcess, cpuPerUnit } from './process-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,6 +43,8 @@ interface Result {
   driver: string;
   rate: number;
   segments: number[];
+  /** CPU per account of the bench's descendants during the fill, by command (`node`: the panel), from /proc. */
+  cpu: string;
   /** Linux: the raw floor of one batch (ms) and its rate. */
   floorMs: number | null;
 }
@@ -101,7 +104,10 @@ async function measure(driver: 'simulated' | 'linux'): Promise<Result> {
     await panel.client.ok('POST', '/wireguard', { name: 'fill', interface_name: iface, listen_port: 51820, address: '10.80.0.1/16', external_ip: '192.0.2.1' });
     await panel.client.ok('PUT', '/wireguard/fill', { b_download: '8', b_upload: '4' });
     process.stderr.write(`${driver}: filling ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight\n`);
+    const cpuBefore = cpuByProcess();
     const { rate, segments } = await fill(panel);
+    cpuBefore.delete('self');
+    const cpu = cpuPerUnit(cpuBefore, new Map([...cpuByProcess()].filter(([name]) => name !== 'self')), ACCOUNTS);
     let floorMs: number | null = null;
     if (ns) {
       const runner = new ExecaRunner({ netns: ns });
@@ -109,7 +115,7 @@ async function measure(driver: 'simulated' | 'linux'): Promise<Result> {
       for (let round = 0; round < FLOOR_SAMPLES; round++) samples.push(await rawBatch(runner, iface, round));
       floorMs = median(samples);
     }
-    return { driver, rate, segments, floorMs };
+    return { driver, rate, segments, cpu, floorMs };
   } finally {
     await panel.cleanup();
     if (ns) await destroyNamespace(ns);
@@ -127,6 +133,7 @@ async function main(): Promise<number> {
     const verdict = r.rate >= TARGET[r.driver as 'simulated' | 'linux'] ? 'ok' : 'MISSED';
     process.stdout.write(`${r.driver.padEnd(10)} ${fmt(r.rate, 0).padStart(6)} accounts/s (target >= ${TARGET[r.driver as 'simulated' | 'linux']}) ${verdict}; ` +
       `by tenth: ${r.segments.map((s) => fmt(s, 0)).join(' ')}\n`);
+    if (r.cpu) process.stdout.write(`           CPU per account: ${r.cpu}\n`);
     if (r.floorMs !== null) {
       const floorRate = (IN_FLIGHT / r.floorMs) * 1000;
       process.stdout.write(`           raw floor at ${ACCOUNTS}: one batch of ${IN_FLIGHT} (wg set + ipset restore + tc -batch) ${fmt(r.floorMs, 1)} ms = ` +

@@ -41,7 +41,8 @@ export class Ikev2Sync implements SyncFollower {
   }
 
   /** Whether the daemon should run: enabled and both certificates present. */
-  wanted(row: Ikev2Row = this.deps.repo.get()): boolean {
+  wanted(row?: Ikev2Row): boolean {
+    if (!row) return this.deps.repo.daemonWanted();
     return row.enabled && !!row.ca_cert && !!row.server_cert && !!row.server_key_sealed;
   }
 

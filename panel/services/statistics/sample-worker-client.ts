@@ -182,7 +182,19 @@ export function workerEngine(file: string, timeZone: string, opts: WorkerEngineO
     return slot.worker.terminate().then(() => undefined);
   };
 
+  /**
+   * Account writes come in bursts (a group commit writes dozens of rows): the worker is told once per turn of the
+   * event loop, and always before any request posted after the write, so a sample never sees a stale key index.
+   */
+  let changeOwed = false;
+  const tellChange = (): void => {
+    if (!changeOwed) return;
+    changeOwed = false;
+    current?.worker.postMessage({ seq: 0, op: 'accountsChanged' } satisfies EngineRequest);
+  };
+
   const call = (request: EngineCall): Promise<EngineValue> => {
+    tellChange();
     const slot = (current ??= start());
     if (idle) clearTimeout(idle);
     idle = setTimeout(() => void retire(), IDLE_MS);
@@ -216,7 +228,11 @@ export function workerEngine(file: string, timeZone: string, opts: WorkerEngineO
     read: async (ifaces) => (await call({ op: 'read', ifaces })) as UnresolvedRead[],
     sample: async (input, held = []) => (await call({ op: 'sample', input, held })) as SampleOutcome,
     peerLeft: async (accountIds) => void (await call({ op: 'peerLeft', accountIds })),
-    accountsChanged: () => current?.worker.postMessage({ seq: 0, op: 'accountsChanged' } satisfies EngineRequest),
+    accountsChanged: () => {
+      if (changeOwed) return;
+      changeOwed = true;
+      setImmediate(tellChange);
+    },
     close: async () => {
       if (idle) clearTimeout(idle);
       await retire();

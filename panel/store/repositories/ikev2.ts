@@ -33,11 +33,23 @@ type RawRow = Omit<Ikev2Row, 'enabled' | 'advanced' | 'profile_password'> & { en
 /** Repository of the IKEv2 settings row (created by migration 007). */
 export class Ikev2Repository {
   private readonly getStmt;
+  private readonly daemonWantedStmt;
   private readonly db: Db;
 
   constructor(db: Db) {
     this.db = db;
     this.getStmt = db.prepare<[], RawRow>('SELECT * FROM ikev2 WHERE id = 1');
+    this.daemonWantedStmt = db.prepare<[], number>(
+      "SELECT enabled = 1 AND ca_cert <> '' AND server_cert <> '' AND server_key_sealed <> '' FROM ikev2 WHERE id = 1",
+    ).pluck();
+  }
+
+  /**
+   * Whether IKEv2 is enabled with both certificates and the server key present (what `Ikev2Sync.wanted` asks of
+   * {@link get}'s row), read without the certificates and settings: every account change asks.
+   */
+  daemonWanted(): boolean {
+    return this.daemonWantedStmt.get() === 1;
   }
 
   get(): Ikev2Row {

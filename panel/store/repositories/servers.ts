@@ -44,6 +44,7 @@ export class ServersRepository {
   private readonly byName;
   private readonly byId;
   private readonly all;
+  private readonly interfaceNamesStmt;
   private readonly insertStmt;
   private readonly insertWithIdStmt;
   private readonly updateStmt;
@@ -60,6 +61,7 @@ export class ServersRepository {
     this.byName = db.prepare<[string], ServerRow>('SELECT * FROM wireguard_servers WHERE name = ?');
     this.byId = db.prepare<[number], ServerRow>('SELECT * FROM wireguard_servers WHERE id = ?');
     this.all = db.prepare<[], ServerRow>('SELECT * FROM wireguard_servers ORDER BY id');
+    this.interfaceNamesStmt = db.prepare<[], string>('SELECT interface_name FROM wireguard_servers ORDER BY id').pluck();
     this.insertStmt = db.prepare(`INSERT INTO wireguard_servers (${COLUMNS.join(', ')}) VALUES (${named})`);
     this.insertWithIdStmt = db.prepare(`INSERT INTO wireguard_servers (id, ${COLUMNS.join(', ')}) VALUES (@id, ${named})`);
     this.updateStmt = db.prepare(`UPDATE wireguard_servers SET ${COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
@@ -85,6 +87,11 @@ export class ServersRepository {
   /** Every server, oldest first (servers are few). */
   list(): ServerRow[] {
     return this.all.all();
+  }
+
+  /** The interface name of every server, oldest first (each account change asks; no full rows). */
+  interfaceNames(): string[] {
+    return this.interfaceNamesStmt.all();
   }
 
   count(): number {

@@ -1,11 +1,11 @@
-// X25519 in plain JavaScript: RFC 7748's vectors, node:crypto's answers for random keys, and key pairs in a row (the
-// former generation through node:crypto key objects deadlocked its thread within about 15,000 pairs; at about 1 ms a
-// pair, this test makes 2,000).
+// X25519 in plain JavaScript: RFC 7748's vectors, the fixed-base comb against the ladder, node:crypto's answers for
+// random keys, and key pairs in a row (the former generation through node:crypto key objects deadlocked its thread
+// within about 15,000 pairs; this test makes 2,000).
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { generateKeyPair, publicKeyFrom } from '../../../panel/dataplane/keys.ts';
-import { x25519 } from '../../../panel/dataplane/x25519.ts';
+import { x25519, x25519PublicKey } from '../../../panel/dataplane/x25519.ts';
 
 const hex = (s: string) => Buffer.from(s, 'hex');
 
@@ -16,6 +16,12 @@ test('RFC 7748 section 5.2 vectors (the scalar clamped, the u-coordinate\'s top 
   assert.equal(
     x25519(hex('4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d'), hex('e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493')).toString('hex'),
     '95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957');
+});
+
+test('public keys by the fixed-base comb equal the ladder on u = 9, for random and extreme private keys', () => {
+  const nine = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 9 : 0));
+  const keys = [Buffer.alloc(32), Buffer.alloc(32, 0xff), ...Array.from({ length: 200 }, () => randomBytes(32))];
+  for (const k of keys) assert.equal(x25519PublicKey(k).toString('hex'), x25519(k, nine).toString('hex'), k.toString('hex'));
 });
 
 test('the same public keys as node:crypto for random private keys', () => {
