@@ -1,4 +1,4 @@
-// WireGuard key math (X25519 in plain JavaScript: x25519.ts, x25519-base.ts): key pairs, public keys, key format checks.
+// WireGuard key math (X25519 in plain JavaScript, see x25519.ts): key pairs, public keys, key format checks.
 import { randomFillSync } from 'node:crypto';
 import { x25519PublicKey } from './x25519.ts';
 

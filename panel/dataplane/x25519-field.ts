@@ -1,4 +1,5 @@
-// Arithmetic modulo 2^255 - 19 over BigInts, shared by the X25519 ladder (x25519.ts) and the fixed-base comb (x25519-base.ts).
+// Arithmetic modulo 2^255 - 19 over BigInts: the fixed-base comb's (x25519.ts) and the tests' RFC 7748 ladder's
+// (test/helpers/x25519-ladder.ts).
 
 /** The field prime 2^255 - 19. */
 export const P = (1n << 255n) - 19n;
@@ -26,13 +27,6 @@ export function invert(z: bigint): bigint {
     [t0, t1] = [t1, t0 - q * t1];
   }
   return r0 === P ? 0n : t0 < 0n ? t0 + P : t0;
-}
-
-/** Little-endian bytes → integer. */
-export function decode(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
 }
 
 /** Integer below 2^256 → 32 little-endian bytes. */

@@ -1,45 +1,101 @@
-// X25519 (RFC 7748) in plain JavaScript: WireGuard public keys without node:crypto key objects (see keys.ts for why).
-import { P, decode, encode, invert, reduce } from './x25519-field.ts';
-import { x25519Base } from './x25519-base.ts';
+// X25519 (RFC 7748) public keys in plain JavaScript, without node:crypto key objects (see keys.ts for why): a fixed-base
+// comb on edwards25519 (the twisted Edwards twin of Curve25519), mapped back to the Montgomery u-coordinate, at most 32
+// point additions from a table instead of a ladder's 255 steps. Not constant-time: used for keys the panel makes or
+// checks, never in a protocol exchange. The unit tests check it against RFC 7748's ladder (test/helpers/x25519-ladder.ts).
+import { P, encode, invert, reduce } from './x25519-field.ts';
 
-const A24 = 121665n;
+/** A point in extended coordinates: x = X/Z, y = Y/Z, x·y = T/Z. */
+interface Point {
+  X: bigint;
+  Y: bigint;
+  Z: bigint;
+  T: bigint;
+}
 
-/**
- * X25519(k, u) of RFC 7748 section 5: the scalar `k` (32 bytes, clamped here as the RFC's decodeScalar25519 does)
- * times the u-coordinate `u` (32 bytes, top bit masked), by the Montgomery ladder over BigInts (about 0.6 ms). Returns
- * 32 bytes, little endian. Not constant-time: used for keys the panel makes or checks, never in a protocol exchange.
- */
-export function x25519(k: Uint8Array, u: Uint8Array): Buffer {
-  const scalar = Uint8Array.from(k);
-  scalar[0] &= 248;
-  scalar[31] = (scalar[31] & 127) | 64;
-  const uBytes = Uint8Array.from(u);
-  uBytes[31] &= 127;
-  const x1 = reduce(decode(uBytes));
-  let x2 = 1n, z2 = 0n, x3 = x1, z3 = 1n;
-  let swap = 0;
-  for (let bit = 254; bit >= 0; bit--) {
-    const kt = (scalar[bit >> 3] >> (bit & 7)) & 1;
-    swap ^= kt;
-    if (swap) [x2, x3, z2, z3] = [x3, x2, z3, z2];
-    swap = kt;
-    // every value below p; a difference gets p added, so each product is non-negative and below (2p)^2
-    const a = x2 + z2, aa = reduce(a * a), b = x2 - z2 + P, bb = reduce(b * b), e = aa >= bb ? aa - bb : aa - bb + P;
-    const c = x3 + z3, d = x3 - z3 + P, da = reduce(d * a), cb = reduce(c * b);
-    const sum = da + cb, diff = da - cb + P;
-    x3 = reduce(sum * sum);
-    z3 = reduce(x1 * reduce(diff * diff));
-    x2 = reduce(aa * bb);
-    z2 = reduce(e * reduce(aa + A24 * e));
+/** A table point ready for addition: Y+X, Y-X, 2d·T, 2Z. */
+interface CachedPoint {
+  ypx: bigint;
+  ymx: bigint;
+  t2d: bigint;
+  z2: bigint;
+}
+
+/** d = -121665/121666 of edwards25519 (-x² + y² = 1 + d·x²·y²). */
+const D = reduce((P - 121665n) * invert(121666n));
+const D2 = reduce(2n * D);
+const IDENTITY: Point = { X: 0n, Y: 1n, Z: 1n, T: 0n };
+
+/** a^e mod p by square and multiply (table set-up only). */
+function power(a: bigint, e: bigint): bigint {
+  let result = 1n;
+  for (; e > 0n; e >>= 1n) {
+    if (e & 1n) result = reduce(result * a);
+    a = reduce(a * a);
   }
-  if (swap) [x2, z2] = [x3, z3];
-  return encode(reduce(x2 * invert(z2)));
+  return result;
 }
 
 /**
- * The X25519 public key of a 32-byte private key (`wg pubkey`): the same value as `x25519(privateKey, 9)`, computed by
- * the fixed-base comb of x25519-base.ts (at most 32 table additions; about a sixth of the ladder's time).
+ * The base point: y = 4/5, the image of Montgomery's u = 9 under y = (u - 1)/(u + 1); x from the curve equation (either
+ * root: a point and its negative have the same u-coordinate, so the keys do not depend on the choice).
  */
-export function x25519PublicKey(privateKey: Uint8Array): Buffer {
-  return x25519Base(privateKey);
+function basePoint(): Point {
+  const y = reduce(4n * invert(5n));
+  const yy = reduce(y * y);
+  const xx = reduce((yy + P - 1n) * invert(reduce(D * yy) + 1n));
+  let x = power(xx, (P + 3n) / 8n);
+  if (reduce(x * x) !== xx) x = reduce(x * power(2n, (P - 1n) / 4n));
+  return { X: x, Y: y, Z: 1n, T: reduce(x * y) };
+}
+
+function cached(q: Point): CachedPoint {
+  return { ypx: reduce(q.Y + q.X), ymx: reduce(q.Y + P - q.X), t2d: reduce(q.T * D2), z2: reduce(2n * q.Z) };
+}
+
+/** p + q (add-2008-hwcd-3 for a = -1: complete, so it also doubles and adds the identity). Every coordinate below p. */
+function add(p: Point, q: CachedPoint): Point {
+  const a = reduce((p.Y + P - p.X) * q.ymx);
+  const b = reduce((p.Y + p.X) * q.ypx);
+  const c = reduce(p.T * q.t2d);
+  const d = reduce(p.Z * q.z2);
+  const e = b + P - a, f = d + P - c, g = d + c, h = b + a;
+  return { X: reduce(e * f), Y: reduce(g * h), Z: reduce(f * g), T: reduce(e * h) };
+}
+
+/**
+ * table[i][j - 1] = j·256^i·B for the 32 bytes of a scalar and j = 1..255 (8,160 points, about 1.5 MB), built on first
+ * use (about 73,000 multiplications, some 15 ms).
+ */
+let table: CachedPoint[][] | null = null;
+
+function buildTable(): CachedPoint[][] {
+  const rows: CachedPoint[][] = [];
+  let base = basePoint();
+  for (let i = 0; i < 32; i++) {
+    const step = cached(base);
+    const row = [step];
+    let point = base;
+    for (let j = 2; j <= 256; j++) {
+      point = add(point, step);
+      if (j < 256) row.push(cached(point));
+    }
+    rows.push(row);
+    base = point;
+  }
+  return rows;
+}
+
+/**
+ * X25519(k, 9) of RFC 7748, the public key of the private key `k` (32 bytes, clamped here as decodeScalar25519 does):
+ * k·B on edwards25519 by one table addition per non-zero byte of k, then u = (1 + y)/(1 - y) = (Z + Y)/(Z - Y).
+ * The same 32 little-endian bytes as the ladder (`wg pubkey`).
+ */
+export function x25519PublicKey(k: Uint8Array): Buffer {
+  table ??= buildTable();
+  let acc = IDENTITY;
+  for (let i = 0; i < 32; i++) {
+    const byte = i === 0 ? k[0] & 248 : i === 31 ? (k[31] & 127) | 64 : k[i];
+    if (byte) acc = add(acc, table[i][byte - 1]);
+  }
+  return encode(reduce(reduce(acc.Z + acc.Y) * invert(reduce(acc.Z + P - acc.Y))));
 }

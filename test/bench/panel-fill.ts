@@ -106,7 +106,6 @@ async function measure(driver: 'simulated' | 'linux'): Promise<Result> {
     process.stderr.write(`${driver}: filling ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight\n`);
     const cpuBefore = cpuByProcess();
     const { rate, segments } = await fill(panel);
-    cpuBefore.delete('self');
     const cpu = cpuPerUnit(cpuBefore, new Map([...cpuByProcess()].filter(([name]) => name !== 'self')), ACCOUNTS);
     let floorMs: number | null = null;
     if (ns) {

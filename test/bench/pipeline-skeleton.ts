@@ -41,7 +41,11 @@ export async function pipelineSkeletonRate(redisUrl: string, services: number, s
   const app = Fastify();
   let mailed = 0;
   let resolveAll!: () => void;
-  const all = new Promise<void>((resolve) => (resolveAll = resolve));
+  let failAll!: (error: Error) => void;
+  const all = new Promise<void>((resolve, reject) => {
+    resolveAll = resolve;
+    failAll = reject;
+  });
   const worker = new Worker(name, async (job) => {
     if (job.name === 'mail') return null;
     const res = await pool.request({
@@ -57,7 +61,7 @@ export async function pipelineSkeletonRate(redisUrl: string, services: number, s
   worker.on('completed', (job) => {
     if (job.name === 'mail' && ++mailed === services) resolveAll();
   });
-  worker.on('failed', (_job, err) => { throw err; });
+  worker.on('failed', (_job, err) => failAll(err));
   app.post<{ Params: { uuid: string } }>('/api/admin/services/:uuid/create', async (req) => {
     await queue.add('create', { uuid: req.params.uuid }, { removeOnComplete: true });
     return { status: 'success' };

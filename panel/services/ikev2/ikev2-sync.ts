@@ -4,7 +4,7 @@ import type { IpsecDesired, IpsecUser } from '../../dataplane/ipsec/ipsec.ts';
 import type { IpsecWriter } from '../lane-writers.ts';
 import type { SecretBox } from '../../../shared/secret-box.ts';
 import type { AccountRow, AccountsRepository } from '../../store/repositories/accounts.ts';
-import type { Ikev2Repository, Ikev2Row } from '../../store/repositories/ikev2.ts';
+import type { Ikev2DaemonInputs, Ikev2Repository } from '../../store/repositories/ikev2.ts';
 import type { ServerRow, ServersRepository } from '../../store/repositories/servers.ts';
 import { formatIpv4 } from '../addressing.ts';
 import type { SyncFollower } from '../dataplane-sync.ts';
@@ -41,8 +41,7 @@ export class Ikev2Sync implements SyncFollower {
   }
 
   /** Whether the daemon should run: enabled and both certificates present. */
-  wanted(row?: Ikev2Row): boolean {
-    if (!row) return this.deps.repo.daemonWanted();
+  wanted(row: Ikev2DaemonInputs = this.deps.repo.daemonInputs()): boolean {
     return row.enabled && !!row.ca_cert && !!row.server_cert && !!row.server_key_sealed;
   }
 

@@ -28,28 +28,28 @@ export interface Ikev2Row {
   profile_password: boolean;
 }
 
+/** The columns that decide whether the IKEv2 daemon runs (`Ikev2Sync.wanted`). */
+export type Ikev2DaemonInputs = Pick<Ikev2Row, 'enabled' | 'ca_cert' | 'server_cert' | 'server_key_sealed'>;
+
 type RawRow = Omit<Ikev2Row, 'enabled' | 'advanced' | 'profile_password'> & { enabled: number; advanced: string; profile_password: number };
 
 /** Repository of the IKEv2 settings row (created by migration 007). */
 export class Ikev2Repository {
   private readonly getStmt;
-  private readonly daemonWantedStmt;
+  private readonly daemonInputsStmt;
   private readonly db: Db;
 
   constructor(db: Db) {
     this.db = db;
     this.getStmt = db.prepare<[], RawRow>('SELECT * FROM ikev2 WHERE id = 1');
-    this.daemonWantedStmt = db.prepare<[], number>(
-      "SELECT enabled = 1 AND ca_cert <> '' AND server_cert <> '' AND server_key_sealed <> '' FROM ikev2 WHERE id = 1",
-    ).pluck();
+    this.daemonInputsStmt = db.prepare<[], Omit<Ikev2DaemonInputs, 'enabled'> & { enabled: number }>(
+      'SELECT enabled, ca_cert, server_cert, server_key_sealed FROM ikev2 WHERE id = 1');
   }
 
-  /**
-   * Whether IKEv2 is enabled with both certificates and the server key present (what `Ikev2Sync.wanted` asks of
-   * {@link get}'s row), read without the certificates and settings: every account change asks.
-   */
-  daemonWanted(): boolean {
-    return this.daemonWantedStmt.get() === 1;
+  /** {@link get}'s columns that decide whether the daemon runs, without the rest and the settings: every account change asks. */
+  daemonInputs(): Ikev2DaemonInputs {
+    const raw = this.daemonInputsStmt.get()!;
+    return { ...raw, enabled: raw.enabled === 1 };
   }
 
   get(): Ikev2Row {

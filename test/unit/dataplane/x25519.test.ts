@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { generateKeyPair, publicKeyFrom } from '../../../panel/dataplane/keys.ts';
-import { x25519, x25519PublicKey } from '../../../panel/dataplane/x25519.ts';
+import { x25519PublicKey } from '../../../panel/dataplane/x25519.ts';
+import { x25519 } from '../../helpers/x25519-ladder.ts';
 
 const hex = (s: string) => Buffer.from(s, 'hex');
 

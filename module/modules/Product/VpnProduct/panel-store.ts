@@ -86,11 +86,11 @@ export interface PanelTables {
   vpn_product_panels: Omit<PanelRow, 'id'> & { id: Generated<number>; updated_at: string };
 }
 
-/** The `vpn_product_panels` table (the PanelDirectory of the platform process). */
 /** The panels of a location (every placement reads them: compiled once). */
 const PANELS_AT = new CompiledStatement<{ location: string }, { name: string }>((store, v) =>
   (store.db as Kysely<PanelTables>).selectFrom('vpn_product_panels').select('name').where('location', '=', v.location).orderBy('name'));
 
+/** The `vpn_product_panels` table (the PanelDirectory of the platform process). */
 export class PanelStore implements PanelDirectory {
   constructor(private readonly store: ModuleStore<PanelTables>, private readonly sealer: Sealer, private readonly clock: Clock) {}
 

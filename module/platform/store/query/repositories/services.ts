@@ -64,6 +64,10 @@ const PRODUCT_COLUMNS = ['uuid', 'module', 'product_data', 'name', 'description'
 
 type ProductColumn = (typeof PRODUCT_COLUMNS)[number];
 
+/** Every column of `products` is in PRODUCT_COLUMNS (a column added to the table and not to the list fails to compile). */
+const EVERY_PRODUCT_COLUMN: Exclude<keyof ProductsTable, ProductColumn> extends never ? true : never = true;
+void EVERY_PRODUCT_COLUMN;
+
 /** A service row with its product's columns (null without a product row). */
 type ServiceWithProductRow = ServiceRow & { [C in ProductColumn as `product__${C}`]: Selectable<ProductsTable>[C] | null };
 
